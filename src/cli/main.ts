@@ -1,0 +1,1 @@
+console.log("effect-a2a: under construction")
