@@ -1,0 +1,390 @@
+/**
+ * The A2A error model (spec 3.3.2, 5.4, 9.5, 11.6): one tagged error per protocol error, and the one table
+ * that maps each to its JSON-RPC code, HTTP status, gRPC status and ErrorInfo reason. Every binding and the
+ * client go through this module; nothing maps errors ad hoc.
+ */
+import { Schema } from "effect"
+
+/** `google.rpc.BadRequest.FieldViolation`: which field of the request is wrong, and why. */
+export const FieldViolation = Schema.Struct({
+  field: Schema.String,
+  description: Schema.String
+})
+export type FieldViolation = typeof FieldViolation.Type
+
+/** One `details` / `data` entry in ProtoJSON `Any` form (`@type` plus the message's fields). */
+export const ErrorDetail = Schema.Record(Schema.String, Schema.Unknown)
+export type ErrorDetail = typeof ErrorDetail.Type
+
+const fields = {
+  message: Schema.String,
+  /** Further detail objects (beyond the ErrorInfo / BadRequest ones the mappers add), passed through as-is. */
+  details: Schema.optionalKey(Schema.Array(ErrorDetail)),
+  /** ErrorInfo metadata (e.g. `taskId`), string to string as google.rpc.ErrorInfo requires. */
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
+}
+
+// --- A2A-specific errors (spec 3.3.2) ---
+
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", fields) {}
+export class TaskNotCancelable extends Schema.TaggedError<TaskNotCancelable>()("TaskNotCancelable", fields) {}
+export class PushNotificationNotSupported
+  extends Schema.TaggedError<PushNotificationNotSupported>()("PushNotificationNotSupported", fields)
+{}
+export class UnsupportedOperation extends Schema.TaggedError<UnsupportedOperation>()("UnsupportedOperation", fields) {}
+export class ContentTypeNotSupported
+  extends Schema.TaggedError<ContentTypeNotSupported>()("ContentTypeNotSupported", fields)
+{}
+export class InvalidAgentResponse extends Schema.TaggedError<InvalidAgentResponse>()("InvalidAgentResponse", fields) {}
+export class ExtendedAgentCardNotConfigured
+  extends Schema.TaggedError<ExtendedAgentCardNotConfigured>()("ExtendedAgentCardNotConfigured", fields)
+{}
+export class ExtensionSupportRequired
+  extends Schema.TaggedError<ExtensionSupportRequired>()("ExtensionSupportRequired", fields)
+{}
+export class VersionNotSupported extends Schema.TaggedError<VersionNotSupported>()("VersionNotSupported", fields) {}
+
+// --- JSON-RPC standard errors (spec 9.5), also used by the REST binding for malformed input ---
+
+export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", fields) {}
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {}
+export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("MethodNotFound", fields) {}
+export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", {
+  ...fields,
+  fieldViolations: Schema.optionalKey(Schema.Array(FieldViolation))
+}) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
+
+// --- Transport-level security errors (spec 7.4): HTTP 401 / 403 ---
+
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", fields) {}
+export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", fields) {}
+
+/** Every error a protocol operation can fail with on the wire. */
+export const A2AError = Schema.Union([
+  TaskNotFound,
+  TaskNotCancelable,
+  PushNotificationNotSupported,
+  UnsupportedOperation,
+  ContentTypeNotSupported,
+  InvalidAgentResponse,
+  ExtendedAgentCardNotConfigured,
+  ExtensionSupportRequired,
+  VersionNotSupported,
+  ParseError,
+  InvalidRequest,
+  MethodNotFound,
+  InvalidParams,
+  InternalError,
+  Unauthenticated,
+  PermissionDenied
+])
+export type A2AError = typeof A2AError.Type
+export type A2AErrorTag = A2AError["_tag"]
+
+/** How one error appears in each binding. */
+export interface ErrorMapping {
+  readonly jsonRpcCode: number
+  readonly httpStatus: number
+  /** google.rpc.Code name, used as `status` in google.rpc.Status JSON. */
+  readonly grpcStatus: string
+  /** ErrorInfo `reason`: the A2A error type in UPPER_SNAKE_CASE without "Error" (spec 11.6). */
+  readonly reason: string
+  /** The spec's standard message, used when nothing more specific is known. */
+  readonly defaultMessage: string
+}
+
+/** The one error table (spec 5.4 and 9.5). */
+export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
+  TaskNotFound: {
+    jsonRpcCode: -32001,
+    httpStatus: 404,
+    grpcStatus: "NOT_FOUND",
+    reason: "TASK_NOT_FOUND",
+    defaultMessage: "Task not found"
+  },
+  TaskNotCancelable: {
+    jsonRpcCode: -32002,
+    httpStatus: 400,
+    grpcStatus: "FAILED_PRECONDITION",
+    reason: "TASK_NOT_CANCELABLE",
+    defaultMessage: "Task cannot be canceled"
+  },
+  PushNotificationNotSupported: {
+    jsonRpcCode: -32003,
+    httpStatus: 400,
+    grpcStatus: "FAILED_PRECONDITION",
+    reason: "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    defaultMessage: "Push notifications are not supported"
+  },
+  UnsupportedOperation: {
+    jsonRpcCode: -32004,
+    httpStatus: 400,
+    grpcStatus: "FAILED_PRECONDITION",
+    reason: "UNSUPPORTED_OPERATION",
+    defaultMessage: "This operation is not supported"
+  },
+  ContentTypeNotSupported: {
+    jsonRpcCode: -32005,
+    httpStatus: 400,
+    grpcStatus: "INVALID_ARGUMENT",
+    reason: "CONTENT_TYPE_NOT_SUPPORTED",
+    defaultMessage: "Incompatible content types"
+  },
+  InvalidAgentResponse: {
+    jsonRpcCode: -32006,
+    httpStatus: 500,
+    grpcStatus: "INTERNAL",
+    reason: "INVALID_AGENT_RESPONSE",
+    defaultMessage: "Invalid agent response"
+  },
+  ExtendedAgentCardNotConfigured: {
+    jsonRpcCode: -32007,
+    httpStatus: 400,
+    grpcStatus: "FAILED_PRECONDITION",
+    reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+    defaultMessage: "Extended agent card is not configured"
+  },
+  ExtensionSupportRequired: {
+    jsonRpcCode: -32008,
+    httpStatus: 400,
+    grpcStatus: "FAILED_PRECONDITION",
+    reason: "EXTENSION_SUPPORT_REQUIRED",
+    defaultMessage: "A required extension is not supported by the client"
+  },
+  VersionNotSupported: {
+    jsonRpcCode: -32009,
+    httpStatus: 400,
+    grpcStatus: "FAILED_PRECONDITION",
+    reason: "VERSION_NOT_SUPPORTED",
+    defaultMessage: "Protocol version not supported"
+  },
+  ParseError: {
+    jsonRpcCode: -32700,
+    httpStatus: 400,
+    grpcStatus: "INVALID_ARGUMENT",
+    reason: "PARSE_ERROR",
+    defaultMessage: "Invalid JSON payload"
+  },
+  InvalidRequest: {
+    jsonRpcCode: -32600,
+    httpStatus: 400,
+    grpcStatus: "INVALID_ARGUMENT",
+    reason: "INVALID_REQUEST",
+    defaultMessage: "Request payload validation error"
+  },
+  MethodNotFound: {
+    jsonRpcCode: -32601,
+    httpStatus: 404,
+    grpcStatus: "UNIMPLEMENTED",
+    reason: "METHOD_NOT_FOUND",
+    defaultMessage: "Method not found"
+  },
+  InvalidParams: {
+    jsonRpcCode: -32602,
+    httpStatus: 400,
+    grpcStatus: "INVALID_ARGUMENT",
+    reason: "INVALID_PARAMS",
+    defaultMessage: "Invalid parameters"
+  },
+  InternalError: {
+    jsonRpcCode: -32603,
+    httpStatus: 500,
+    grpcStatus: "INTERNAL",
+    reason: "INTERNAL",
+    defaultMessage: "Internal error"
+  },
+  // Not in the spec's JSON-RPC tables: -32000..-32099 is the implementation range, outside A2A's -32001..-32009.
+  Unauthenticated: {
+    jsonRpcCode: -32040,
+    httpStatus: 401,
+    grpcStatus: "UNAUTHENTICATED",
+    reason: "UNAUTHENTICATED",
+    defaultMessage: "Authentication required"
+  },
+  PermissionDenied: {
+    jsonRpcCode: -32041,
+    httpStatus: 403,
+    grpcStatus: "PERMISSION_DENIED",
+    reason: "PERMISSION_DENIED",
+    defaultMessage: "Permission denied"
+  }
+}
+
+export const ERROR_DOMAIN = "a2a-protocol.org"
+export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+
+/** Builds the error for a tag, with the spec's default message unless one is given. */
+export const make = (
+  tag: A2AErrorTag,
+  options: {
+    readonly message?: string | undefined
+    readonly details?: ReadonlyArray<ErrorDetail> | undefined
+    readonly metadata?: Readonly<Record<string, string>> | undefined
+    readonly fieldViolations?: ReadonlyArray<FieldViolation> | undefined
+  } = {}
+): A2AError => {
+  const props = {
+    message: options.message ?? errorTable[tag].defaultMessage,
+    ...(options.details !== undefined ? { details: options.details } : {}),
+    ...(options.metadata !== undefined ? { metadata: options.metadata } : {})
+  }
+  switch (tag) {
+    case "TaskNotFound":
+      return new TaskNotFound(props)
+    case "TaskNotCancelable":
+      return new TaskNotCancelable(props)
+    case "PushNotificationNotSupported":
+      return new PushNotificationNotSupported(props)
+    case "UnsupportedOperation":
+      return new UnsupportedOperation(props)
+    case "ContentTypeNotSupported":
+      return new ContentTypeNotSupported(props)
+    case "InvalidAgentResponse":
+      return new InvalidAgentResponse(props)
+    case "ExtendedAgentCardNotConfigured":
+      return new ExtendedAgentCardNotConfigured(props)
+    case "ExtensionSupportRequired":
+      return new ExtensionSupportRequired(props)
+    case "VersionNotSupported":
+      return new VersionNotSupported(props)
+    case "ParseError":
+      return new ParseError(props)
+    case "InvalidRequest":
+      return new InvalidRequest(props)
+    case "MethodNotFound":
+      return new MethodNotFound(props)
+    case "InvalidParams":
+      return new InvalidParams({
+        ...props,
+        ...(options.fieldViolations !== undefined ? { fieldViolations: options.fieldViolations } : {})
+      })
+    case "InternalError":
+      return new InternalError(props)
+    case "Unauthenticated":
+      return new Unauthenticated(props)
+    case "PermissionDenied":
+      return new PermissionDenied(props)
+  }
+}
+
+/** The detail objects for an error: ErrorInfo for A2A errors, BadRequest for field violations, then any extra. */
+export const detailsOf = (error: A2AError): ReadonlyArray<ErrorDetail> => {
+  const mapping = errorTable[error._tag]
+  const out: Array<ErrorDetail> = [{
+    "@type": ERROR_INFO_TYPE,
+    reason: mapping.reason,
+    domain: ERROR_DOMAIN,
+    ...(error.metadata !== undefined ? { metadata: error.metadata } : {})
+  }]
+  if (error._tag === "InvalidParams" && error.fieldViolations !== undefined && error.fieldViolations.length > 0) {
+    out.push({ "@type": BAD_REQUEST_TYPE, fieldViolations: error.fieldViolations })
+  }
+  if (error.details !== undefined) out.push(...error.details)
+  return out
+}
+
+/** JSON-RPC 2.0 `error` member (spec 9.5). */
+export interface JsonRpcErrorObject {
+  readonly code: number
+  readonly message: string
+  readonly data?: ReadonlyArray<ErrorDetail>
+}
+
+export const toJsonRpcError = (error: A2AError): JsonRpcErrorObject => ({
+  code: errorTable[error._tag].jsonRpcCode,
+  message: error.message,
+  data: detailsOf(error)
+})
+
+/** google.rpc.Status JSON body for the HTTP+JSON binding (spec 11.6), with its HTTP status. */
+export interface HttpErrorResponse {
+  readonly status: number
+  readonly body: {
+    readonly error: {
+      readonly code: number
+      readonly status: string
+      readonly message: string
+      readonly details: ReadonlyArray<ErrorDetail>
+    }
+  }
+}
+
+export const toHttpError = (error: A2AError): HttpErrorResponse => {
+  const mapping = errorTable[error._tag]
+  return {
+    status: mapping.httpStatus,
+    body: {
+      error: { code: mapping.httpStatus, status: mapping.grpcStatus, message: error.message, details: detailsOf(error) }
+    }
+  }
+}
+
+const tags = Object.keys(errorTable) as ReadonlyArray<A2AErrorTag>
+const byJsonRpcCode = new Map(tags.map((tag) => [errorTable[tag].jsonRpcCode, tag] as const))
+const byReason = new Map(tags.map((tag) => [errorTable[tag].reason, tag] as const))
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const splitDetails = (raw: unknown) => {
+  const details = Array.isArray(raw) ? raw.filter(isRecord) : []
+  const info = details.find((d) => d["@type"] === ERROR_INFO_TYPE)
+  const badRequest = details.find((d) => d["@type"] === BAD_REQUEST_TYPE)
+  const rest = details.filter((d) => d !== info && d !== badRequest)
+  const metadata = info !== undefined && isRecord(info["metadata"])
+    ? Object.fromEntries(
+      Object.entries(info["metadata"]).flatMap(([k, v]) => typeof v === "string" ? [[k, v] as const] : [])
+    )
+    : undefined
+  const violations = badRequest !== undefined && Array.isArray(badRequest["fieldViolations"])
+    ? badRequest["fieldViolations"].flatMap((v: unknown) =>
+      isRecord(v) && typeof v["field"] === "string"
+        ? [{ field: v["field"], description: typeof v["description"] === "string" ? v["description"] : "" }]
+        : []
+    )
+    : undefined
+  const reason = info !== undefined && typeof info["reason"] === "string" ? info["reason"] : undefined
+  return { reason, metadata, violations, rest }
+}
+
+/**
+ * Reads a JSON-RPC `error` object back into a typed error (for clients). The code decides; an unknown code
+ * falls back to the ErrorInfo reason, then to InternalError, keeping the peer's message.
+ */
+export const fromJsonRpcError = (raw: unknown): A2AError => {
+  const obj = isRecord(raw) ? raw : {}
+  const code = typeof obj["code"] === "number" ? obj["code"] : undefined
+  const message = typeof obj["message"] === "string" ? obj["message"] : undefined
+  const { metadata, reason, rest, violations } = splitDetails(obj["data"])
+  const tag = (code !== undefined ? byJsonRpcCode.get(code) : undefined) ??
+    (reason !== undefined ? byReason.get(reason) : undefined) ?? "InternalError"
+  return make(tag, {
+    message: message ?? (code !== undefined ? `JSON-RPC error ${code}` : undefined),
+    metadata,
+    fieldViolations: violations,
+    details: rest.length > 0 ? rest : undefined
+  })
+}
+
+/**
+ * Reads a google.rpc.Status body (and its HTTP status) back into a typed error (for clients). The ErrorInfo
+ * reason decides; without one, the HTTP status does.
+ */
+export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
+  const error = isRecord(body) && isRecord(body["error"]) ? body["error"] : {}
+  const message = typeof error["message"] === "string" ? error["message"] : `HTTP ${httpStatus}`
+  const { metadata, reason, rest, violations } = splitDetails(error["details"])
+  const byStatus: A2AErrorTag = httpStatus === 404
+    ? "TaskNotFound"
+    : httpStatus === 401
+    ? "Unauthenticated"
+    : httpStatus === 403
+    ? "PermissionDenied"
+    : httpStatus >= 500
+    ? "InternalError"
+    : "InvalidRequest"
+  const tag = (reason !== undefined ? byReason.get(reason) : undefined) ?? byStatus
+  return make(tag, { message, metadata, fieldViolations: violations, details: rest.length > 0 ? rest : undefined })
+}
