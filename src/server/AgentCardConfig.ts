@@ -1,0 +1,79 @@
+/**
+ * The agent card (spec 4.4.1, 8): everything but the interface URLs, which only the bindings know (their
+ * mount points and the request's Host). Bindings render the public card with `publicCard(interfaces)`; the
+ * RequestHandler serves the optional extended card (spec 3.1.11, 13.3). Security fields come from Auth, so
+ * the card advertises exactly what is enforced.
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type * as v1 from "../generated/v1.ts"
+import { Auth, type Principal } from "./Auth.ts"
+
+/** An agent card without `supportedInterfaces` (the bindings fill them in). */
+export type CardTemplate = Omit<v1.AgentCard, "supportedInterfaces"> & {
+  /** Interfaces to advertise when a binding supplies none (e.g. a fixed public URL behind a proxy). */
+  readonly supportedInterfaces?: ReadonlyArray<v1.AgentInterface> | undefined
+}
+
+/** The extended card: a fixed template, or one computed per authenticated principal. */
+export type ExtendedCard = CardTemplate | ((principal: Principal) => Effect.Effect<CardTemplate>)
+
+export interface AgentCardOptions {
+  readonly card: CardTemplate
+  readonly extendedCard?: ExtendedCard | undefined
+}
+
+export class AgentCardConfig extends Context.Service<AgentCardConfig, {
+  /** The effective capabilities (defaults applied), used for capability validation (spec 3.3.4). */
+  readonly capabilities: v1.AgentCapabilities
+  /** Renders the public card for the interfaces a binding serves (in preference order). */
+  readonly publicCard: (interfaces: ReadonlyArray<v1.AgentInterface>) => v1.AgentCard
+  /** Renders the extended card for a principal; None when none is configured. */
+  readonly extendedCard: Option.Option<
+    (interfaces: ReadonlyArray<v1.AgentInterface>, principal: Principal) => Effect.Effect<v1.AgentCard>
+  >
+}>()("effect-a2a/server/AgentCardConfig") {}
+
+const render = (
+  template: CardTemplate,
+  capabilities: v1.AgentCapabilities,
+  auth: Auth["Service"],
+  interfaces: ReadonlyArray<v1.AgentInterface>
+): v1.AgentCard => {
+  const securitySchemes = { ...template.securitySchemes, ...auth.securitySchemes }
+  const securityRequirements = template.securityRequirements ?? auth.securityRequirements
+  const { supportedInterfaces: fallback, ...rest } = template
+  return {
+    ...rest,
+    supportedInterfaces: interfaces.length > 0 ? interfaces : (fallback ?? []),
+    capabilities,
+    ...(Object.keys(securitySchemes).length > 0 ? { securitySchemes } : {}),
+    ...(securityRequirements.length > 0 ? { securityRequirements } : {})
+  }
+}
+
+/** Builds the service from a card template; `streaming` defaults to true, `extendedAgentCard` to whether one is given. */
+export const make = (options: AgentCardOptions, auth: Auth["Service"]): AgentCardConfig["Service"] => {
+  const declared = options.card.capabilities
+  const capabilities: v1.AgentCapabilities = {
+    ...declared,
+    streaming: declared.streaming ?? true,
+    pushNotifications: declared.pushNotifications ?? false,
+    extendedAgentCard: declared.extendedAgentCard ?? (options.extendedCard !== undefined)
+  }
+  const extended = options.extendedCard
+  return {
+    capabilities,
+    publicCard: (interfaces) => render(options.card, capabilities, auth, interfaces),
+    extendedCard: extended === undefined ? Option.none() : Option.some((interfaces, principal) =>
+      Effect.map(
+        typeof extended === "function" ? extended(principal) : Effect.succeed(extended),
+        (template) =>
+          render(template, { ...capabilities, ...template.capabilities, extendedAgentCard: true }, auth, interfaces)
+      )
+    )
+  }
+}
+
+/** The card service for these options; the security fields come from the Auth in context. */
+export const layer = (options: AgentCardOptions): Layer.Layer<AgentCardConfig, never, Auth> =>
+  Layer.effect(AgentCardConfig, Auth.useSync((auth) => make(options, auth)))

@@ -1,0 +1,212 @@
+/**
+ * Authentication (spec 7.3-7.5): turns a request's credentials into a Principal, or fails with
+ * Unauthenticated. Each implementation also says which securitySchemes / securityRequirements the agent card
+ * must advertise, so the card always matches what is enforced.
+ */
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { createHash, timingSafeEqual } from "node:crypto"
+import type * as v1 from "../generated/v1.ts"
+import { Unauthenticated } from "../protocol/A2AError.ts"
+
+/** Who is calling. `id` is the owner key every task access is scoped by (spec 13.1). */
+export interface Principal {
+  readonly id: string
+  readonly anonymous: boolean
+  /** Name of the security scheme (card `securitySchemes` key) that authenticated this principal. */
+  readonly scheme?: string | undefined
+}
+
+/** The principal of every call when authentication is off. All anonymous callers share one scope. */
+export const anonymous: Principal = { id: "anonymous", anonymous: true }
+
+/** The credentials of one request, as a binding sees them. */
+export interface AuthRequest {
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>
+  /** Query parameters of the request URL. */
+  readonly query?: Readonly<Record<string, string>> | undefined
+}
+
+export class Auth extends Context.Service<Auth, {
+  readonly authenticate: (request: AuthRequest) => Effect.Effect<Principal, Unauthenticated>
+  /** Card `securitySchemes` entries for what this implementation accepts. */
+  readonly securitySchemes: Readonly<Record<string, v1.SecurityScheme>>
+  /** Card `securityRequirements` (any one of them satisfies the agent). Empty when auth is off. */
+  readonly securityRequirements: ReadonlyArray<v1.SecurityRequirement>
+}>()("effect-a2a/server/Auth") {}
+
+// Credentials are compared by their SHA-256 digests in constant time, so lookups leak no timing about
+// which prefix of a secret matched.
+const digest = (secret: string): Buffer => createHash("sha256").update(secret, "utf8").digest()
+
+const makeMatcher = (credentials: Iterable<readonly [string, string]>) => {
+  const entries = Array.from(credentials, ([secret, id]) => [digest(secret), id] as const)
+  return (candidate: string): Option.Option<string> => {
+    const d = digest(candidate)
+    let found: Option.Option<string> = Option.none()
+    for (const [secret, id] of entries) {
+      if (timingSafeEqual(secret, d) && Option.isNone(found)) found = Option.some(id)
+    }
+    return found
+  }
+}
+
+const toEntries = (
+  credentials: Readonly<Record<string, string>> | ReadonlyMap<string, string>
+): ReadonlyArray<readonly [string, string]> =>
+  credentials instanceof Map
+    ? Array.from(credentials.entries())
+    : Object.entries(credentials as Readonly<Record<string, string>>)
+
+/** No authentication: every call is the anonymous principal, the card advertises no security. */
+export const none: Auth["Service"] = {
+  authenticate: () => Effect.succeed(anonymous),
+  securitySchemes: {},
+  securityRequirements: []
+}
+
+export interface BearerOptions {
+  /** Accepted tokens, each mapped to the principal id it authenticates. */
+  readonly tokens: Readonly<Record<string, string>> | ReadonlyMap<string, string>
+  /** Card `securitySchemes` key. Default "bearer". */
+  readonly schemeName?: string | undefined
+  /** Card `bearerFormat` hint, e.g. "JWT". */
+  readonly bearerFormat?: string | undefined
+}
+
+/** HTTP bearer tokens (`Authorization: Bearer <token>`) mapped statically to principals. */
+export const bearer = (options: BearerOptions): Auth["Service"] => {
+  const schemeName = options.schemeName ?? "bearer"
+  const match = makeMatcher(toEntries(options.tokens))
+  const challenge = { wwwAuthenticate: `Bearer realm="a2a"`, scheme: schemeName }
+  return {
+    authenticate: (request) => {
+      const header = request.headers["authorization"]
+      if (header === undefined) {
+        return Effect.fail(new Unauthenticated({ message: "Missing bearer token", metadata: challenge }))
+      }
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
+      const token = m?.[1]
+      if (token === undefined) {
+        return Effect.fail(
+          new Unauthenticated({ message: "Authorization header is not a bearer token", metadata: challenge })
+        )
+      }
+      return Option.match(match(token), {
+        onNone: () => Effect.fail(new Unauthenticated({ message: "Invalid bearer token", metadata: challenge })),
+        onSome: (id) => Effect.succeed<Principal>({ id, anonymous: false, scheme: schemeName })
+      })
+    },
+    securitySchemes: {
+      [schemeName]: {
+        httpAuthSecurityScheme: {
+          scheme: "Bearer",
+          ...(options.bearerFormat !== undefined ? { bearerFormat: options.bearerFormat } : {})
+        }
+      }
+    },
+    securityRequirements: [{ schemes: { [schemeName]: { list: [] } } }]
+  }
+}
+
+export type ApiKeyLocation = "header" | "query" | "cookie"
+
+export interface ApiKeyOptions {
+  /** Accepted keys, each mapped to the principal id it authenticates. */
+  readonly keys: Readonly<Record<string, string>> | ReadonlyMap<string, string>
+  /** Header, query parameter or cookie name. Default "X-API-Key". */
+  readonly name?: string | undefined
+  /** Where the key is sent. Default "header". */
+  readonly location?: ApiKeyLocation | undefined
+  /** Card `securitySchemes` key. Default "apiKey". */
+  readonly schemeName?: string | undefined
+}
+
+const readCookie = (header: string | undefined, name: string): string | undefined => {
+  if (header === undefined) return undefined
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=")
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const raw = part.slice(eq + 1).trim()
+      try {
+        return decodeURIComponent(raw)
+      } catch {
+        return raw
+      }
+    }
+  }
+  return undefined
+}
+
+/** API keys in a header, query parameter or cookie, as the card's APIKeySecurityScheme declares. */
+export const apiKey = (options: ApiKeyOptions): Auth["Service"] => {
+  const name = options.name ?? "X-API-Key"
+  const location = options.location ?? "header"
+  const schemeName = options.schemeName ?? "apiKey"
+  const match = makeMatcher(toEntries(options.keys))
+  const read = (request: AuthRequest): string | undefined =>
+    location === "header"
+      ? request.headers[name.toLowerCase()]
+      : location === "query"
+      ? request.query?.[name]
+      : readCookie(request.headers["cookie"], name)
+  const challenge = { scheme: schemeName, location, name }
+  return {
+    authenticate: (request) => {
+      const key = read(request)
+      if (key === undefined || key.length === 0) {
+        return Effect.fail(
+          new Unauthenticated({ message: `Missing API key (${location} "${name}")`, metadata: challenge })
+        )
+      }
+      return Option.match(match(key), {
+        onNone: () => Effect.fail(new Unauthenticated({ message: "Invalid API key", metadata: challenge })),
+        onSome: (id) => Effect.succeed<Principal>({ id, anonymous: false, scheme: schemeName })
+      })
+    },
+    securitySchemes: { [schemeName]: { apiKeySecurityScheme: { location, name } } },
+    securityRequirements: [{ schemes: { [schemeName]: { list: [] } } }]
+  }
+}
+
+export const layerNone: Layer.Layer<Auth> = Layer.succeed(Auth, none)
+export const layerBearer = (options: BearerOptions): Layer.Layer<Auth> => Layer.succeed(Auth, bearer(options))
+export const layerApiKey = (options: ApiKeyOptions): Layer.Layer<Auth> => Layer.succeed(Auth, apiKey(options))
+
+/** Parses "secret1:alice,secret2:bob" into secret -> principal id. */
+const parseCredentialList = (raw: string): ReadonlyMap<string, string> =>
+  new Map(
+    raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((entry) => {
+      const i = entry.lastIndexOf(":")
+      return i > 0 ? [entry.slice(0, i), entry.slice(i + 1)] as const : [entry, entry] as const
+    })
+  )
+
+/**
+ * Auth from configuration:
+ * - `A2A_AUTH`: "none" (default) | "bearer" | "apikey"
+ * - `A2A_AUTH_TOKENS` (bearer) / `A2A_AUTH_KEYS` (apikey): "secret:principal,..." (redacted)
+ * - `A2A_AUTH_KEY_NAME` (default "X-API-Key"), `A2A_AUTH_KEY_LOCATION` ("header" | "query" | "cookie")
+ */
+export const layerConfig: Layer.Layer<Auth, Config.ConfigError> = Layer.effect(
+  Auth,
+  Effect.gen(function*() {
+    const mode = yield* Config.Literals(["none", "bearer", "apikey"], "A2A_AUTH").pipe(Config.withDefault("none"))
+    switch (mode) {
+      case "none":
+        return none
+      case "bearer": {
+        const tokens = yield* Config.Redacted("A2A_AUTH_TOKENS")
+        return bearer({ tokens: parseCredentialList(Redacted.value(tokens)) })
+      }
+      case "apikey": {
+        const keys = yield* Config.Redacted("A2A_AUTH_KEYS")
+        const name = yield* Config.String("A2A_AUTH_KEY_NAME").pipe(Config.withDefault("X-API-Key"))
+        const location = yield* Config.Literals(["header", "query", "cookie"], "A2A_AUTH_KEY_LOCATION").pipe(
+          Config.withDefault("header" as const)
+        )
+        return apiKey({ keys: parseCredentialList(Redacted.value(keys)), name, location })
+      }
+    }
+  })
+)

@@ -1,0 +1,35 @@
+/**
+ * What a binding knows about one call, handed to every RequestHandler operation: who is calling, which
+ * protocol version and extensions were negotiated, and the raw service parameters (spec 3.2.6).
+ */
+import type * as v1 from "../generated/v1.ts"
+import { anonymous, type Principal } from "./Auth.ts"
+
+export interface CallContext {
+  /** From Auth; the anonymous principal when auth is off. Scopes every task access (spec 13.1). */
+  readonly principal: Principal
+  /** Negotiated protocol version (`Major.Minor`), e.g. "1.0". */
+  readonly requestedVersion: string
+  /** Extension URIs from the `A2A-Extensions` service parameter. */
+  readonly extensions: ReadonlyArray<string>
+  /** Lower-cased request headers (service parameters). */
+  readonly headers: Readonly<Record<string, string>>
+  /**
+   * The interfaces the binding advertises for this request (its base URL and mount points). Used to render
+   * the extended agent card; when absent, the card's configured `supportedInterfaces` are used.
+   */
+  readonly interfaces?: ReadonlyArray<v1.AgentInterface> | undefined
+}
+
+/** A call context with defaults (anonymous principal, version 1.0, no extensions, no headers). */
+export const make = (options: Partial<CallContext> = {}): CallContext => ({
+  principal: options.principal ?? anonymous,
+  requestedVersion: options.requestedVersion ?? "1.0",
+  extensions: options.extensions ?? [],
+  headers: options.headers ?? {},
+  ...(options.interfaces !== undefined ? { interfaces: options.interfaces } : {})
+})
+
+/** Parses an `A2A-Extensions` value: comma-separated URIs, blanks dropped. */
+export const parseExtensions = (value: string | undefined): ReadonlyArray<string> =>
+  value === undefined ? [] : value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
