@@ -1,0 +1,65 @@
+/**
+ * Client-side failures that are not A2A protocol errors: the peer could not be reached, or what it sent back
+ * is not an A2A response. Protocol errors the peer reports (TaskNotFound, ...) are the tagged errors of
+ * `src/protocol/A2AError.ts`.
+ */
+import { Schema } from "effect"
+import type { A2AError } from "../protocol/A2AError.ts"
+
+/** The request did not get a response: connection refused or reset, DNS failure, timeout. */
+export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("A2ATransportError", {
+  reason: Schema.Literals(["Unreachable", "Timeout", "BodyReadFailed", "InvalidUrl"]),
+  method: Schema.String,
+  url: Schema.String,
+  message: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {}
+
+/**
+ * A response arrived but is not a valid A2A response. Says what was received: status, content type and the
+ * start of the body, so the message alone is enough to diagnose a misconfigured URL or proxy.
+ */
+export class A2AResponseError extends Schema.TaggedError<A2AResponseError>()("A2AResponseError", {
+  reason: Schema.Literals([
+    "UnexpectedStatus",
+    "UnexpectedContentType",
+    "InvalidJson",
+    "InvalidJsonRpc",
+    "SchemaMismatch"
+  ]),
+  method: Schema.String,
+  url: Schema.String,
+  status: Schema.Number,
+  contentType: Schema.optionalKey(Schema.String),
+  /** The first characters of the body (or of the offending SSE event). */
+  body: Schema.optionalKey(Schema.String),
+  message: Schema.String
+}) {}
+
+/** The agent card offers no interface this client can talk to (binding and protocol version). */
+export class A2ANoCompatibleInterface extends Schema.TaggedError<A2ANoCompatibleInterface>()(
+  "A2ANoCompatibleInterface",
+  {
+    offered: Schema.Array(Schema.Struct({
+      url: Schema.String,
+      protocolBinding: Schema.String,
+      protocolVersion: Schema.String
+    })),
+    supported: Schema.Array(Schema.String),
+    message: Schema.String
+  }
+) {}
+
+/** Every failure of an operation on an A2A peer. */
+export type A2AClientError = A2AError | A2ATransportError | A2AResponseError
+
+/** Every failure of resolving a card into a client (before any operation). */
+export type A2AResolveError = A2ATransportError | A2AResponseError | A2ANoCompatibleInterface
+
+const SNIPPET = 300
+
+/** The start of a body for error messages, on one line. */
+export const snippet = (body: string): string => {
+  const flat = body.replace(/\s+/g, " ").trim()
+  return flat.length > SNIPPET ? `${flat.slice(0, SNIPPET)}…` : flat
+}

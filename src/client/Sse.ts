@@ -1,0 +1,106 @@
+/**
+ * Server-Sent Events parsing (WHATWG HTML "event stream interpretation"), incremental and pull-based: the
+ * parser only sees the text chunks the consumer pulls, so a slow consumer slows the socket down.
+ */
+import { Stream } from "effect"
+
+/** One dispatched event. `id` is the last event id seen so far (it persists across events, as in the spec). */
+export interface SseEvent {
+  readonly event: string
+  readonly data: string
+  readonly id: string | undefined
+  readonly retry: number | undefined
+}
+
+/**
+ * An incremental SSE parser: feed it text in chunks of any size (a CR/LF pair may be split across chunks),
+ * it returns the events completed so far. An event still open when the input ends is discarded, as the spec
+ * requires.
+ */
+export interface SseParser {
+  readonly feed: (chunk: string) => ReadonlyArray<SseEvent>
+}
+
+export const makeParser = (): SseParser => {
+  let buffer = ""
+  let first = true
+  // A chunk ended in CR: if the next one starts with LF, that LF belongs to the same line break.
+  let skipLeadingLf = false
+  let data: Array<string> = []
+  let hasData = false
+  let eventType = ""
+  let lastEventId: string | undefined = undefined
+  let retry: number | undefined = undefined
+
+  const line = (text: string, out: Array<SseEvent>) => {
+    if (text === "") {
+      if (hasData) {
+        out.push({ event: eventType === "" ? "message" : eventType, data: data.join("\n"), id: lastEventId, retry })
+      }
+      data = []
+      hasData = false
+      eventType = ""
+      return
+    }
+    if (text.charCodeAt(0) === 58 /* ":" */) return // comment / keep-alive
+    const colon = text.indexOf(":")
+    const field = colon === -1 ? text : text.slice(0, colon)
+    let value = colon === -1 ? "" : text.slice(colon + 1)
+    if (value.charCodeAt(0) === 32 /* " " */) value = value.slice(1)
+    switch (field) {
+      case "data":
+        data.push(value)
+        hasData = true
+        break
+      case "event":
+        eventType = value
+        break
+      case "id":
+        if (!value.includes("\u0000")) lastEventId = value
+        break
+      case "retry":
+        if (/^[0-9]+$/.test(value)) retry = Number(value)
+        break
+    }
+  }
+
+  return {
+    feed(chunk) {
+      const out: Array<SseEvent> = []
+      let text = chunk
+      if (first && text.length > 0) {
+        first = false
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+      }
+      if (skipLeadingLf && text.length > 0) {
+        skipLeadingLf = false
+        if (text.charCodeAt(0) === 10) text = text.slice(1)
+      }
+      buffer += text
+      let start = 0
+      for (let i = 0; i < buffer.length; i++) {
+        const c = buffer.charCodeAt(i)
+        if (c !== 10 && c !== 13) continue
+        line(buffer.slice(start, i), out)
+        if (c === 13) {
+          if (i + 1 < buffer.length) {
+            if (buffer.charCodeAt(i + 1) === 10) i++
+          } else {
+            skipLeadingLf = true
+          }
+        }
+        start = i + 1
+      }
+      buffer = buffer.slice(start)
+      return out
+    }
+  }
+}
+
+/** Parses a text stream into SSE events; a fresh parser per run of the stream. */
+export const events = <E, R>(self: Stream.Stream<string, E, R>): Stream.Stream<SseEvent, E, R> =>
+  Stream.mapAccum(self, makeParser, (parser, chunk) => [parser, parser.feed(chunk)] as const)
+
+/** Parses a byte stream (e.g. an HTTP response body) into SSE events. */
+export const decode = <E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<SseEvent, E, R> =>
+  events(Stream.decodeText(self))
