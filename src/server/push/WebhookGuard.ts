@@ -1,0 +1,310 @@
+/**
+ * SSRF guard for push-notification webhooks (spec 13.2): a webhook URL is a request the server makes on a
+ * client's behalf, so it must not reach the server's own network (loopback, private ranges, link-local,
+ * CGNAT, unique-local, cloud metadata endpoints...) unless the operator allowlisted it.
+ *
+ * Checked twice:
+ * - when a config is created: a clear InvalidParams for a URL that is malformed, not http(s), or whose host
+ *   is (or resolves to) a blocked address;
+ * - at every delivery: the host is resolved again and the connection is pinned to the vetted addresses
+ *   (`lookup` below, given to the HTTP agent), so a DNS answer that changes after validation (DNS rebinding)
+ *   cannot redirect a delivery into the private network.
+ */
+import { Array as Arr, Config, Context, Effect, Layer, Option, Result, Schema, SchemaIssue } from "effect"
+import { Dns, type DnsError } from "effect/net/Dns"
+import * as IpNetwork from "effect/net/IpNetwork"
+import * as NetAddress from "effect/net/NetAddress"
+import type { LookupFunction } from "node:net"
+import { InvalidParams } from "../../protocol/A2AError.ts"
+
+// --- address classification ---
+
+interface BlockedRange {
+  readonly network: IpNetwork.IpNetwork
+  readonly reason: string
+}
+
+const range = (cidr: string, reason: string): BlockedRange => ({
+  network: IpNetwork.fromStringUnsafe(cidr),
+  reason: `${reason} (${cidr})`
+})
+
+// Order matters: the first match names the reason, so specific entries come before the ranges holding them.
+const blockedV4: ReadonlyArray<BlockedRange> = [
+  range("169.254.169.254/32", "cloud metadata endpoint"),
+  range("0.0.0.0/8", "unspecified / \"this network\" address"),
+  range("10.0.0.0/8", "private address"),
+  range("100.64.0.0/10", "carrier-grade NAT (shared) address"),
+  range("127.0.0.0/8", "loopback address"),
+  range("169.254.0.0/16", "link-local address"),
+  range("172.16.0.0/12", "private address"),
+  range("192.0.0.0/24", "IETF protocol assignment (reserved)"),
+  range("192.0.2.0/24", "documentation address (reserved)"),
+  range("192.88.99.0/24", "6to4 relay anycast (reserved)"),
+  range("192.168.0.0/16", "private address"),
+  range("198.18.0.0/15", "benchmarking address (reserved)"),
+  range("198.51.100.0/24", "documentation address (reserved)"),
+  range("203.0.113.0/24", "documentation address (reserved)"),
+  range("224.0.0.0/4", "multicast address"),
+  range("240.0.0.0/4", "reserved address (incl. broadcast)")
+]
+
+const blockedV6: ReadonlyArray<BlockedRange> = [
+  range("::/128", "unspecified address"),
+  range("::1/128", "loopback address"),
+  range("fd00:ec2::254/128", "cloud metadata endpoint"),
+  range("::/96", "IPv4-compatible address (deprecated)"),
+  range("64:ff9b:1::/48", "local-use NAT64 address"),
+  range("100::/64", "discard-only address (reserved)"),
+  range("2001::/32", "Teredo tunnel address"),
+  range("2001:db8::/32", "documentation address (reserved)"),
+  range("fc00::/7", "unique-local address"),
+  range("fe80::/10", "link-local address"),
+  range("fec0::/10", "site-local address (deprecated)"),
+  range("ff00::/8", "multicast address")
+]
+
+// IPv6 forms that embed an IPv4 address: judge the embedded one (e.g. ::ffff:127.0.0.1 is loopback).
+const nat64 = IpNetwork.fromStringUnsafe("64:ff9b::/96")
+const sixToFour = IpNetwork.fromStringUnsafe("2002::/16")
+
+const embeddedIpv4 = (address: NetAddress.Ipv6Address): Option.Option<NetAddress.Ipv4Address> => {
+  const mapped = NetAddress.fromIpv4Mapped(address)
+  if (Option.isSome(mapped)) return mapped
+  const bytes = NetAddress.ipv6ToOctets(address)
+  if (IpNetwork.contains(nat64, address)) {
+    return Option.some(NetAddress.ipv4FromBytesUnsafe(Uint8Array.from(bytes.slice(12, 16))))
+  }
+  if (IpNetwork.contains(sixToFour, address)) {
+    return Option.some(NetAddress.ipv4FromBytesUnsafe(Uint8Array.from(bytes.slice(2, 6))))
+  }
+  return Option.none()
+}
+
+/**
+ * Why an address must not receive webhooks, or `undefined` when it is a public unicast address. Covers
+ * loopback, private (RFC 1918), link-local, CGNAT, unique-local, cloud metadata, multicast, reserved and
+ * documentation ranges, for IPv4 and IPv6, including IPv4 embedded in IPv6 (mapped, NAT64, 6to4).
+ */
+export const blockedReason = (address: NetAddress.IpAddress): string | undefined => {
+  if (NetAddress.isIpv4Address(address)) {
+    return blockedV4.find((r) => IpNetwork.contains(r.network, address))?.reason
+  }
+  const embedded = embeddedIpv4(address)
+  if (Option.isSome(embedded)) {
+    const reason = blockedReason(embedded.value)
+    return reason === undefined ? undefined : `${reason} embedded in ${NetAddress.formatIp(address)}`
+  }
+  return blockedV6.find((r) => IpNetwork.contains(r.network, address))?.reason
+}
+
+// --- allowlist ---
+
+/** Operator-approved exceptions: exact host names (any address they resolve to) and address ranges. */
+export interface Allowlist {
+  readonly hosts: ReadonlySet<string>
+  readonly networks: ReadonlyArray<IpNetwork.IpNetwork>
+}
+
+export const emptyAllowlist: Allowlist = { hosts: new Set(), networks: [] }
+
+const normalizeHost = (host: string): string => host.toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1")
+
+const parseEntry = (entry: string): Result.Result<IpNetwork.IpNetwork | string, string> => {
+  const value = normalizeHost(entry)
+  if (value.includes("/")) {
+    return Result.mapError(IpNetwork.fromString(value), () => `"${entry}" is not a valid CIDR range`)
+  }
+  const ip = NetAddress.ipFromString(value)
+  if (Result.isSuccess(ip)) return Result.succeed(IpNetwork.fromAddressUnsafe(ip.success, NetAddress.width(ip.success)))
+  if (/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(value)) {
+    return Result.succeed(value)
+  }
+  return Result.fail(`"${entry}" is neither a host name, an IP address nor a CIDR range`)
+}
+
+/**
+ * Parses a comma-separated allowlist: host names (`hooks.internal`, `localhost`), IP addresses (`127.0.0.1`,
+ * `::1`, `[::1]`) and CIDR ranges (`10.1.0.0/16`, `fd00::/8`).
+ */
+export const parseAllowlist = (raw: string): Result.Result<Allowlist, string> => {
+  const entries = raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+  const hosts = new Set<string>()
+  const networks: Array<IpNetwork.IpNetwork> = []
+  for (const entry of entries) {
+    const parsed = parseEntry(entry)
+    if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+    if (typeof parsed.success === "string") hosts.add(parsed.success)
+    else networks.push(parsed.success)
+  }
+  return Result.succeed({ hosts, networks })
+}
+
+// --- the service ---
+
+/** A delivery refused because the webhook's host is, or resolves to, a blocked address. */
+export class WebhookBlocked extends Schema.TaggedError<WebhookBlocked>()("WebhookBlocked", {
+  message: Schema.String
+}) {}
+
+export class WebhookGuard extends Context.Service<WebhookGuard, {
+  /**
+   * Config-time check of a webhook URL (spec 13.2): fails with InvalidParams (field `url`) and a message
+   * naming the problem. Resolves the host name; a name that does not exist is refused, a transient DNS failure
+   * is let through (the delivery-time check still applies).
+   */
+  readonly validate: (url: string) => Effect.Effect<URL, InvalidParams>
+  /** Delivery-time check of a URL whose host is an IP literal (the agent's `lookup` is not used for those). */
+  readonly checkLiteral: (url: URL) => Effect.Effect<void, WebhookBlocked>
+  /** Resolves a host name to addresses that may all be contacted, or fails. */
+  readonly resolve: (host: string) => Effect.Effect<Arr.NonEmptyReadonlyArray<NetAddress.IpAddress>, WebhookBlocked>
+  /** A `net` lookup function that only ever yields vetted addresses: give it to the HTTP agent. */
+  readonly lookup: LookupFunction
+}>()("effect-a2a/server/push/WebhookGuard") {}
+
+export interface WebhookGuardOptions {
+  readonly allowlist?: Allowlist | undefined
+}
+
+const invalidUrl = (description: string) =>
+  new InvalidParams({
+    message: `Invalid push notification URL: ${description}`,
+    fieldViolations: [{ field: "url", description }]
+  })
+
+/** Builds the guard over the `Dns` service (the system resolver in production, a fake one in tests). */
+export const make = Effect.fnUntraced(function*(options: WebhookGuardOptions = {}) {
+  const dns = yield* Dns
+  const allowlist = options.allowlist ?? emptyAllowlist
+  const services = yield* Effect.context<never>()
+
+  const allowedAddress = (address: NetAddress.IpAddress): string | undefined => {
+    const reason = blockedReason(address)
+    if (reason === undefined) return undefined
+    return allowlist.networks.some((n) => IpNetwork.contains(n, address)) ? undefined : reason
+  }
+
+  const literal = (host: string): Option.Option<NetAddress.IpAddress> =>
+    Result.getSuccess(NetAddress.ipFromString(normalizeHost(host)))
+
+  const refusal = (host: string, address: NetAddress.IpAddress, reason: string) =>
+    `host ${host} ${
+      literal(host).pipe(Option.isSome) ? "is" : `resolves to ${NetAddress.formatIp(address)}, which is`
+    } a ${reason}; webhooks to internal networks are refused (allow it with A2A_WEBHOOK_ALLOWLIST)`
+
+  const check = (host: string, addresses: ReadonlyArray<NetAddress.IpAddress>): string | undefined => {
+    if (allowlist.hosts.has(normalizeHost(host))) return undefined
+    for (const address of addresses) {
+      const reason = allowedAddress(address)
+      if (reason !== undefined) return refusal(host, address, reason)
+    }
+    return undefined
+  }
+
+  const lookupAll = (host: string): Effect.Effect<Arr.NonEmptyReadonlyArray<NetAddress.IpAddress>, DnsError> =>
+    dns.lookup(host)
+
+  const resolve = (host: string) => {
+    const name = normalizeHost(host)
+    const ip = literal(name)
+    const addresses = Option.isSome(ip)
+      ? Effect.succeed(Arr.of(ip.value) as Arr.NonEmptyReadonlyArray<NetAddress.IpAddress>)
+      : lookupAll(name).pipe(
+        Effect.mapError((e) => new WebhookBlocked({ message: `cannot resolve webhook host ${name}: ${e.message}` }))
+      )
+    return Effect.flatMap(addresses, (all) => {
+      const refused = check(name, all)
+      return refused === undefined ? Effect.succeed(all) : Effect.fail(new WebhookBlocked({ message: refused }))
+    })
+  }
+
+  const validate = (raw: string): Effect.Effect<URL, InvalidParams> =>
+    Effect.gen(function*() {
+      if (!URL.canParse(raw)) return yield* invalidUrl(`"${raw}" is not an absolute URL`)
+      const url = new URL(raw)
+      if (url.protocol !== "https:" && url.protocol !== "http:") {
+        return yield* invalidUrl(`scheme ${url.protocol.replace(/:$/, "")} is not allowed; use https (or http)`)
+      }
+      if (url.username !== "" || url.password !== "") {
+        return yield* invalidUrl("credentials in the URL are not allowed; use the authentication field")
+      }
+      const host = normalizeHost(url.hostname)
+      if (host.length === 0) return yield* invalidUrl("the URL has no host")
+      if (allowlist.hosts.has(host)) return url
+      const ip = literal(host)
+      if (Option.isSome(ip)) {
+        const refused = check(host, [ip.value])
+        return refused === undefined ? url : yield* invalidUrl(refused)
+      }
+      const resolved = yield* Effect.result(lookupAll(host))
+      if (Result.isFailure(resolved)) {
+        const error = resolved.failure
+        if (error.reason === "NotFound" || error.reason === "BadName") {
+          return yield* invalidUrl(`host ${host} does not resolve (${error.reason})`)
+        }
+        // Transient: accept now, the delivery-time check decides.
+        return url
+      }
+      const refused = check(host, resolved.success)
+      return refused === undefined ? url : yield* invalidUrl(refused)
+    })
+
+  const checkLiteral = (url: URL): Effect.Effect<void, WebhookBlocked> => {
+    const host = normalizeHost(url.hostname)
+    const ip = literal(host)
+    if (Option.isNone(ip)) return Effect.void
+    const refused = check(host, [ip.value])
+    return refused === undefined ? Effect.void : Effect.fail(new WebhookBlocked({ message: refused }))
+  }
+
+  // Node's callback-style lookup, pinned to the addresses `resolve` vetted.
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    const wanted = lookupOptions.family === 4 || lookupOptions.family === "IPv4"
+      ? "IPv4"
+      : lookupOptions.family === 6 || lookupOptions.family === "IPv6"
+      ? "IPv6"
+      : undefined
+    const fail = (message: string, code: string) => callback(Object.assign(new Error(message), { code }), "", 4)
+    Effect.runCallbackWith(services)(Effect.result(resolve(hostname)), {
+      onExit: (exit) => {
+        if (exit._tag === "Failure") return fail(`lookup of ${hostname} was interrupted`, "ECANCELLED")
+        if (Result.isFailure(exit.value)) return fail(exit.value.failure.message, "EA2AWEBHOOKBLOCKED")
+        const entries = exit.value.success
+          .filter((a) => wanted === undefined || NetAddress.familyOf(a) === wanted)
+          .map((a) => ({ address: NetAddress.formatIp(a), family: NetAddress.familyOf(a) === "IPv4" ? 4 : 6 }))
+        const first = entries[0]
+        if (first === undefined) return fail(`no ${wanted} address for ${hostname}`, "ENOTFOUND")
+        return lookupOptions.all === true ? callback(null, entries) : callback(null, first.address, first.family)
+      }
+    })
+  }
+
+  return WebhookGuard.of({ validate, checkLiteral, resolve, lookup })
+})
+
+export const layer = (options: WebhookGuardOptions = {}): Layer.Layer<WebhookGuard, never, Dns> =>
+  Layer.effect(WebhookGuard, make(options))
+
+/** `A2A_WEBHOOK_ALLOWLIST`: comma-separated host names, IP addresses and CIDR ranges (default: none). */
+export const allowlistConfig: Config.Config<Allowlist> = Config.String("A2A_WEBHOOK_ALLOWLIST").pipe(
+  Config.withDefault(""),
+  Config.mapEffect((raw) =>
+    Result.match(parseAllowlist(raw), {
+      onFailure: (message) =>
+        Effect.fail(
+          new Config.ConfigError(
+            new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: `A2A_WEBHOOK_ALLOWLIST: ${message}` }, raw))
+          )
+        ),
+      onSuccess: Effect.succeed
+    })
+  )
+)
+
+export const layerConfig: Layer.Layer<WebhookGuard, Config.ConfigError, Dns> = Layer.effect(
+  WebhookGuard,
+  Effect.gen(function*() {
+    const allowlist = yield* allowlistConfig
+    return yield* make({ allowlist })
+  })
+)
