@@ -1,0 +1,29 @@
+/**
+ * Task lifecycle rules (spec 4.1.3, 3.2.2): which states are terminal (the task accepts nothing more),
+ * which are interrupted (the task waits for the client), and which transitions an agent may make.
+ */
+import type * as v1 from "../generated/v1.ts"
+
+export type TaskState = v1.TaskState
+
+/** COMPLETED, FAILED, CANCELED, REJECTED: the task is over; it accepts no messages and no cancel. */
+export const isTerminal = (state: TaskState): boolean =>
+  state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED" ||
+  state === "TASK_STATE_REJECTED"
+
+/** INPUT_REQUIRED, AUTH_REQUIRED: the task waits for the client before it can go on. */
+export const isInterrupted = (state: TaskState): boolean =>
+  state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED"
+
+/** Terminal or interrupted: a blocking SendMessage returns, a send stream closes (spec 3.2.2). */
+export const isFinal = (state: TaskState): boolean => isTerminal(state) || isInterrupted(state)
+
+/**
+ * Whether an agent may move a task from `from` to `to`. Nothing leaves a terminal state, and nothing enters
+ * UNSPECIFIED; every other move is allowed (agents may skip states, e.g. SUBMITTED -> COMPLETED).
+ */
+export const canTransition = (from: TaskState, to: TaskState): boolean =>
+  !isTerminal(from) && to !== "TASK_STATE_UNSPECIFIED"
+
+/** Short lower-case name for messages: TASK_STATE_INPUT_REQUIRED -> "input-required". */
+export const label = (state: TaskState): string => state.replace(/^TASK_STATE_/, "").toLowerCase().replace(/_/g, "-")

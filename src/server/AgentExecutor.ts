@@ -1,0 +1,103 @@
+/**
+ * The user's agent. Given the context of one SendMessage it returns a Stream of agent events: one Message
+ * (a direct reply), or a Task followed by status and artifact updates (a bare update first also works: the
+ * server then creates the task). The stream ends at a terminal or interrupted state. CancelTask interrupts
+ * the stream's fiber, so the agent's finalizers run: cancellation is Effect interruption, never a flag.
+ *
+ * Failing the stream with an A2AError before any event answers the client with that error; any other
+ * failure, or a failure after the task exists, ends the task FAILED.
+ */
+import { Context, Effect, Layer, type Option, Stream } from "effect"
+import type * as v1 from "../generated/v1.ts"
+import type { Principal } from "./Auth.ts"
+import type { CallContext } from "./CallContext.ts"
+import * as Ids from "./Ids.ts"
+import * as TaskUpdater from "./TaskUpdater.ts"
+
+/** One agent event, in its wire wrapper: `{ message }`, `{ task }`, `{ statusUpdate }` or `{ artifactUpdate }`. */
+export type AgentEvent = v1.StreamResponse
+
+export interface RequestContext {
+  /** The client's message; `contextId` is always set, `taskId` when it continues a task. */
+  readonly message: v1.Message
+  /** The task this execution works on: the continued task's id, or the id to give a new task. */
+  readonly taskId: string
+  readonly contextId: string
+  /** The task being continued (its history already holds `message`); None for a new task. */
+  readonly task: Option.Option<v1.Task>
+  readonly principal: Principal
+  /** `SendMessageRequest.metadata`. */
+  readonly metadata: { readonly [k: string]: unknown } | undefined
+  readonly configuration: v1.SendMessageConfiguration | undefined
+  /** Extension URIs the client declared for this request. */
+  readonly extensions: ReadonlyArray<string>
+  readonly call: CallContext
+}
+
+export class AgentExecutor extends Context.Service<AgentExecutor, {
+  readonly execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
+}>()("effect-a2a/server/AgentExecutor") {}
+
+/** An executor from its execute function. */
+export const make = (
+  execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
+): AgentExecutor["Service"] => AgentExecutor.of({ execute })
+
+/** The layer for an executor, or for an effect that builds one (which may use other services). */
+export const layer = <E = never, R = never>(
+  executor: AgentExecutor["Service"] | Effect.Effect<AgentExecutor["Service"], E, R>
+): Layer.Layer<AgentExecutor, E, R> =>
+  Effect.isEffect(executor) ? Layer.effect(AgentExecutor, executor) : Layer.succeed(AgentExecutor, executor)
+
+/** The concatenated text parts of a message ("" when it has none). */
+export const textOf = (message: v1.Message): string =>
+  message.parts.flatMap((part) => ("text" in part ? [part.text] : [])).join("\n")
+
+/** An agent message in the request's context (and task, if one is given). */
+export const agentMessage = (
+  parts: string | ReadonlyArray<v1.Part>,
+  options: { readonly contextId?: string | undefined; readonly taskId?: string | undefined } = {}
+): Effect.Effect<v1.Message> =>
+  Effect.map(Ids.randomId, (messageId) => ({
+    messageId,
+    role: "ROLE_AGENT" as const,
+    parts: typeof parts === "string" ? [{ text: parts }] : parts,
+    ...(options.contextId !== undefined ? { contextId: options.contextId } : {}),
+    ...(options.taskId !== undefined ? { taskId: options.taskId } : {})
+  }))
+
+/**
+ * An agent that answers every message with one text Message (no task). `reply` gets the message's text.
+ *
+ * @example
+ * AgentExecutor.replyWithText((text) => `You said: ${text}`)
+ */
+export const replyWithText = <E = never>(
+  reply: (text: string, context: RequestContext) => string | Effect.Effect<string, E>
+): AgentExecutor["Service"] =>
+  make((context) =>
+    Stream.fromEffect(
+      Effect.suspend(() => {
+        const out = reply(textOf(context.message), context)
+        return typeof out === "string" ? Effect.succeed(out) : out
+      }).pipe(
+        Effect.flatMap((text) => agentMessage(text, { contextId: context.contextId })),
+        Effect.map((message): AgentEvent => ({ message }))
+      )
+    )
+  )
+
+/**
+ * A task-oriented agent: `work` drives a TaskUpdater (status, artifacts, input-required, ...). The task is
+ * created (SUBMITTED) before `work` starts when it is new; when `work` returns without a final state the
+ * task is completed. Interrupting the task (CancelTask) interrupts `work`.
+ *
+ * @example
+ * AgentExecutor.task((task, ctx) => Effect.gen(function*() {
+ *   yield* task.working("Thinking...")
+ *   yield* task.artifact({ parts: [{ text: "42" }], name: "answer" })
+ * }))
+ */
+export const task = <E = never>(
+  work: (updater: TaskUpdater.TaskUpdater, context: RequestContext) => Effect.Effect<void, E>
+): AgentExecutor["Service"] => make((context) => TaskUpdater.stream(context, work))

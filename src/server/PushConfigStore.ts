@@ -1,0 +1,31 @@
+/**
+ * Persistence of push notification configs (spec 3.1.7-3.1.10), keyed by task. Callers check that the task
+ * exists for the principal first, so the store itself needs no owner.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type * as v1 from "../generated/v1.ts"
+import type { TaskStoreError } from "./TaskStore.ts"
+
+/** A stored config: `id` and `taskId` are always set. */
+export type PushConfig = v1.TaskPushNotificationConfig & { readonly id: string; readonly taskId: string }
+
+export interface PushConfigPage {
+  readonly configs: ReadonlyArray<PushConfig>
+  /** Id of the last config on this page when more follow. */
+  readonly next: Option.Option<string>
+}
+
+export class PushConfigStore extends Context.Service<PushConfigStore, {
+  /** Inserts or replaces the config (keyed by task id and config id). */
+  readonly set: (config: PushConfig) => Effect.Effect<void, TaskStoreError>
+  readonly get: (taskId: string, id: string) => Effect.Effect<Option.Option<PushConfig>, TaskStoreError>
+  /** Configs of a task ordered by id, `pageSize` at most, strictly after config id `after`. */
+  readonly list: (
+    taskId: string,
+    options: { readonly pageSize: number; readonly after?: string | undefined }
+  ) => Effect.Effect<PushConfigPage, TaskStoreError>
+  /** Idempotent: deleting a missing config succeeds. */
+  readonly delete: (taskId: string, id: string) => Effect.Effect<void, TaskStoreError>
+  /** Every config of a task (for delivery). */
+  readonly forTask: (taskId: string) => Effect.Effect<ReadonlyArray<PushConfig>, TaskStoreError>
+}>()("effect-a2a/server/PushConfigStore") {}

@@ -1,0 +1,27 @@
+/**
+ * The hook for push notification delivery (spec 3.5.3, 4.3): called with every event persisted for a task,
+ * in order. Webhook delivery (timeouts, retries, SSRF guard) is a separate implementation; the default
+ * does nothing.
+ */
+import { Context, Effect, Layer } from "effect"
+import type * as v1 from "../generated/v1.ts"
+
+export interface PushEvent {
+  readonly taskId: string
+  /** The event as a StreamResponse, the push payload shape (spec 4.3.3). */
+  readonly event: v1.StreamResponse
+  /** The task after the event was applied. */
+  readonly task: v1.Task
+}
+
+export class PushNotifier extends Context.Service<PushNotifier, {
+  /**
+   * Must not fail nor block the task for long: delivery problems are the notifier's to log and retry.
+   * Runs after the event is persisted and published.
+   */
+  readonly notify: (event: PushEvent) => Effect.Effect<void>
+}>()("effect-a2a/server/PushNotifier") {}
+
+export const noop: PushNotifier["Service"] = { notify: () => Effect.void }
+
+export const layerNoop: Layer.Layer<PushNotifier> = Layer.succeed(PushNotifier, noop)

@@ -1,0 +1,103 @@
+/**
+ * Persistence of tasks. Every access is scoped by the owner principal (spec 13.1): a task of another owner
+ * does not exist. The list query is structured (filters, cursor, shaping) so a SQL implementation can do it
+ * all in SQL; the pagination token's wire form belongs to the RequestHandler, not to the store.
+ */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type * as v1 from "../generated/v1.ts"
+
+export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
+  message: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {}
+
+/** A stored task: the task, who owns it, and its version (incremented by every saved change). */
+export interface TaskRecord {
+  readonly task: v1.Task
+  /** Principal id of the owner. */
+  readonly owner: string
+  /**
+   * Monotonic per task. Event-bus events carry the version they produced, so a subscriber that reads a
+   * snapshot at version v replays exactly the events with a larger sequence (spec 3.1.6).
+   */
+  readonly version: number
+}
+
+/** Where a page ends, in the list's order (status timestamp descending, then task id descending). */
+export interface TaskCursor {
+  /** Status timestamp in epoch milliseconds. */
+  readonly timestamp: number
+  readonly id: string
+}
+
+export interface TaskQuery {
+  readonly contextId?: string | undefined
+  readonly status?: v1.TaskState | undefined
+  /** Only tasks whose status timestamp (epoch ms) is >= this. */
+  readonly statusTimestampAfter?: number | undefined
+  /** 1..100, already validated. */
+  readonly pageSize: number
+  /** Return only tasks strictly after this cursor. */
+  readonly after?: TaskCursor | undefined
+  /** Keep at most this many most recent history messages; 0 drops `history`. Unset keeps all. */
+  readonly historyLength?: number | undefined
+  /** When false, `artifacts` is omitted from every task. */
+  readonly includeArtifacts: boolean
+}
+
+export interface TaskPage {
+  readonly tasks: ReadonlyArray<v1.Task>
+  /** Number of tasks matching the filters, ignoring pagination. */
+  readonly totalSize: number
+  /** Cursor of the last task on this page when more tasks follow; None on the last page. */
+  readonly next: Option.Option<TaskCursor>
+}
+
+export class TaskStore extends Context.Service<TaskStore, {
+  /** The task if it exists and belongs to `owner`. */
+  readonly get: (taskId: string, owner: string) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
+  /** Inserts or replaces the task (keyed by `record.task.id`). */
+  readonly save: (record: TaskRecord) => Effect.Effect<void, TaskStoreError>
+  /** Tasks of `owner` matching the query, newest status first (ties: larger id first). */
+  readonly list: (owner: string, query: TaskQuery) => Effect.Effect<TaskPage, TaskStoreError>
+}>()("effect-a2a/server/TaskStore") {}
+
+// --- helpers shared by implementations ---
+
+/** Status timestamp in epoch ms; tasks without one sort oldest. */
+export const statusTimestampOf = (task: v1.Task): number => {
+  const ts = task.status.timestamp
+  if (ts === undefined) return 0
+  const ms = Date.parse(ts)
+  return Number.isNaN(ms) ? 0 : ms
+}
+
+/** Compares in list order: negative when `a` comes first (newer status, then larger id). */
+export const compareCursor = (a: TaskCursor, b: TaskCursor): number =>
+  a.timestamp !== b.timestamp ? b.timestamp - a.timestamp : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+
+export const cursorOf = (task: v1.Task): TaskCursor => ({ timestamp: statusTimestampOf(task), id: task.id })
+
+/** Applies history-length semantics (spec 3.2.4): unset keeps all, 0 omits `history`, n keeps the last n. */
+export const limitHistory = (task: v1.Task, historyLength: number | undefined): v1.Task => {
+  if (historyLength === undefined || task.history === undefined) return task
+  if (historyLength <= 0) {
+    const { history: _, ...rest } = task
+    return rest
+  }
+  return task.history.length <= historyLength ? task : { ...task, history: task.history.slice(-historyLength) }
+}
+
+/** Omits `artifacts` entirely unless asked for (spec 3.1.4); an empty list is kept when included. */
+export const shapeArtifacts = (task: v1.Task, includeArtifacts: boolean): v1.Task => {
+  if (includeArtifacts) return task.artifacts === undefined ? { ...task, artifacts: [] } : task
+  if (task.artifacts === undefined) return task
+  const { artifacts: _, ...rest } = task
+  return rest
+}
+
+/** Whether a task matches the filters of a query (not the cursor). */
+export const matchesQuery = (task: v1.Task, query: TaskQuery): boolean =>
+  (query.contextId === undefined || task.contextId === query.contextId) &&
+  (query.status === undefined || task.status.state === query.status) &&
+  (query.statusTimestampAfter === undefined || statusTimestampOf(task) >= query.statusTimestampAfter)

@@ -1,0 +1,143 @@
+/**
+ * An Effect-native way for an agent to work on a task: each method emits one agent event (status or
+ * artifact update) on the execution's stream, in call order.
+ */
+import { Effect, Option, Queue, Stream } from "effect"
+import type * as v1 from "../generated/v1.ts"
+import { isFinal } from "../protocol/TaskStates.ts"
+import type { AgentEvent, RequestContext } from "./AgentExecutor.ts"
+import * as Ids from "./Ids.ts"
+
+/** A status message: plain text, parts, or a full message (its task/context ids are filled in). */
+export type StatusMessage = string | ReadonlyArray<v1.Part> | v1.Message
+
+export interface ArtifactInput {
+  /** Defaults to a new random id; reuse one to stream chunks of the same artifact. */
+  readonly artifactId?: string | undefined
+  readonly parts: ReadonlyArray<v1.Part>
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly metadata?: { readonly [k: string]: unknown } | undefined
+  readonly extensions?: ReadonlyArray<string> | undefined
+}
+
+export interface TaskUpdater {
+  readonly taskId: string
+  readonly contextId: string
+  /** Moves the task to `state`, with an optional agent message. */
+  readonly status: (state: v1.TaskState, message?: StatusMessage) => Effect.Effect<void>
+  readonly working: (message?: StatusMessage) => Effect.Effect<void>
+  readonly complete: (message?: StatusMessage) => Effect.Effect<void>
+  readonly fail: (message?: StatusMessage) => Effect.Effect<void>
+  readonly reject: (message?: StatusMessage) => Effect.Effect<void>
+  /** Ends this turn waiting for the client's next message (multi-turn, spec 3.4.3). */
+  readonly requireInput: (message: StatusMessage) => Effect.Effect<void>
+  /** Ends this turn waiting for the client to authenticate (spec 7.6). */
+  readonly requireAuth: (message: StatusMessage) => Effect.Effect<void>
+  /**
+   * Adds or replaces an artifact; with `append` the parts are added to the artifact with the same id
+   * (streamed chunks), `lastChunk` marks its end. Returns the artifact id.
+   */
+  readonly artifact: (
+    artifact: ArtifactInput,
+    options?: { readonly append?: boolean | undefined; readonly lastChunk?: boolean | undefined }
+  ) => Effect.Effect<string>
+  /** Builds an agent message for this task. */
+  readonly message: (content: string | ReadonlyArray<v1.Part>) => Effect.Effect<v1.Message>
+}
+
+/**
+ * The agent event stream of `work`: a SUBMITTED task first when the task is new, then whatever `work` emits,
+ * then COMPLETED if `work` returned without reaching a final state.
+ */
+export const stream = <E>(
+  context: RequestContext,
+  work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>
+): Stream.Stream<AgentEvent, E> =>
+  Stream.callback<AgentEvent, E>((queue) =>
+    Effect.gen(function*() {
+      const { contextId, taskId } = context
+      let final = false
+      const emit = (event: AgentEvent) => Effect.asVoid(Queue.offer(queue, event))
+
+      const message = (content: string | ReadonlyArray<v1.Part>): Effect.Effect<v1.Message> =>
+        Effect.map(Ids.randomId, (messageId) => ({
+          messageId,
+          role: "ROLE_AGENT" as const,
+          parts: typeof content === "string" ? [{ text: content }] : content,
+          contextId,
+          taskId
+        }))
+
+      const toMessage = (m: StatusMessage): Effect.Effect<v1.Message> =>
+        typeof m === "string" || Array.isArray(m)
+          ? message(m as string | ReadonlyArray<v1.Part>)
+          : Effect.succeed({ ...(m as v1.Message), contextId, taskId })
+
+      const status = (state: v1.TaskState, m?: StatusMessage) =>
+        Effect.gen(function*() {
+          const statusMessage = m === undefined ? undefined : yield* toMessage(m)
+          const timestamp = yield* Ids.now
+          if (isFinal(state)) final = true
+          yield* emit({
+            statusUpdate: {
+              taskId,
+              contextId,
+              status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+            }
+          })
+        })
+
+      const artifact: TaskUpdater["artifact"] = (input, options = {}) =>
+        Effect.gen(function*() {
+          const artifactId = input.artifactId ?? (yield* Ids.randomId)
+          yield* emit({
+            artifactUpdate: {
+              taskId,
+              contextId,
+              artifact: {
+                artifactId,
+                parts: input.parts,
+                ...(input.name !== undefined ? { name: input.name } : {}),
+                ...(input.description !== undefined ? { description: input.description } : {}),
+                ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+                ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
+              },
+              ...(options.append !== undefined ? { append: options.append } : {}),
+              ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
+            }
+          })
+          return artifactId
+        })
+
+      const updater: TaskUpdater = {
+        taskId,
+        contextId,
+        status,
+        working: (m) => status("TASK_STATE_WORKING", m),
+        complete: (m) => status("TASK_STATE_COMPLETED", m),
+        fail: (m) => status("TASK_STATE_FAILED", m),
+        reject: (m) => status("TASK_STATE_REJECTED", m),
+        requireInput: (m) => status("TASK_STATE_INPUT_REQUIRED", m),
+        requireAuth: (m) => status("TASK_STATE_AUTH_REQUIRED", m),
+        artifact,
+        message
+      }
+
+      if (Option.isNone(context.task)) {
+        const timestamp = yield* Ids.now
+        yield* emit({
+          task: {
+            id: taskId,
+            contextId,
+            status: { state: "TASK_STATE_SUBMITTED", timestamp },
+            history: [context.message]
+          }
+        })
+      }
+      yield* work(updater, context)
+      if (!final) yield* status("TASK_STATE_COMPLETED")
+      // Failures of `work` travel through the queue (Stream.callback), after the events emitted before them.
+      yield* Queue.end(queue)
+    })
+  )
