@@ -1,0 +1,243 @@
+/**
+ * Prints the model as one TypeScript module of Effect Schemas. The text follows the repository's dprint style so
+ * the generated files lint clean as written; the output depends only on the model and the prelude text.
+ */
+import { Effect } from "effect"
+import { UnsupportedSchema } from "./CodegenError.ts"
+import type { Definition, Field, Module, Type } from "./Model.ts"
+
+/** A helper block of the prelude (`codegen/prelude/ProtoJson.ts`). */
+export interface Helper {
+  readonly name: string
+  readonly needs: ReadonlyArray<string>
+  /** the block's source, `export` removed */
+  readonly text: string
+}
+
+/** Splits the prelude source into its `// @helper` blocks. */
+export const parsePrelude = (source: string): ReadonlyMap<string, Helper> => {
+  const helpers = new Map<string, Helper>()
+  const blocks = source.split(/^\/\/ @helper /m).slice(1)
+  for (const block of blocks) {
+    const [head = "", ...rest] = block.split("\n")
+    const name = head.trim()
+    const needsLine = rest[0]?.startsWith("// @needs ") ? rest.shift() : undefined
+    const needs = needsLine === undefined ? [] : needsLine.slice("// @needs ".length).trim().split(/[\s,]+/)
+    const text = rest.join("\n").replace(/^export /gm, "").trim()
+    helpers.set(name, { name, needs, text })
+  }
+  return helpers
+}
+
+const LINE_WIDTH = 120
+
+const isIdentifier = (s: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(s)
+const propertyKey = (s: string) => isIdentifier(s) ? s : JSON.stringify(s)
+
+/** A description as a JSDoc block at the given indentation. */
+const jsDoc = (description: string | undefined, indent: string): string => {
+  if (description === undefined || description.trim() === "") return ""
+  const lines = description.replace(/\*\//g, "*\\/").split("\n").map((l) => l.trimEnd())
+  // protoc keeps the space after `//` on continuation lines: drop the common indentation of lines 2..n
+  const rest = lines.slice(1).filter((l) => l.trim() !== "")
+  const common = rest.length === 0 ? 0 : Math.min(...rest.map((l) => l.length - l.trimStart().length))
+  const text = [lines[0]!.trim(), ...lines.slice(1).map((l) => l.slice(common))]
+  while (text.length > 0 && text[text.length - 1] === "") text.pop()
+  if (text.length === 1 && indent.length + 7 + text[0]!.length <= LINE_WIDTH) return `${indent}/** ${text[0]} */\n`
+  return `${indent}/**\n${text.map((l) => l === "" ? `${indent} *\n` : `${indent} * ${l}\n`).join("")}${indent} */\n`
+}
+
+const literal = (v: string | number | boolean | null) => JSON.stringify(v)
+
+const regex = (pattern: string) => `/${new RegExp(pattern).source}/`
+
+interface Printer {
+  readonly used: Set<string>
+}
+
+const typeExpr = (type: Type, p: Printer): string => {
+  switch (type._tag) {
+    case "String":
+      return type.pattern === undefined
+        ? "Schema.String"
+        : `Schema.String.check(Schema.isPattern(${regex(type.pattern)}))`
+    case "Boolean":
+      return "Schema.Boolean"
+    case "Number":
+      return "Schema.Finite"
+    case "Integer":
+      return "Schema.Int"
+    case "Null":
+      return "Schema.Null"
+    case "Unknown":
+      return "Schema.Unknown"
+    case "Int32":
+      p.used.add("Int32")
+      return "Int32"
+    case "Bytes":
+      p.used.add("Bytes")
+      return "Bytes"
+    case "DateTime":
+      p.used.add("RFC3339")
+      return "RFC3339"
+    case "JsonObject":
+      return "Schema.Record(Schema.String, Schema.Unknown)"
+    case "Literals":
+      return type.values.length === 1
+        ? `Schema.Literal(${literal(type.values[0]!)})`
+        : `Schema.Literals([${type.values.map(literal).join(", ")}])`
+    case "Ref":
+      return type.name
+    case "ProtoEnumRef":
+      p.used.add("protoEnum")
+      return `protoEnum(${type.name})`
+    case "Array": {
+      const array = `Schema.Array(${typeExpr(type.items, p)})`
+      return type.nonEmpty ? `${array}.check(Schema.isMinLength(1))` : array
+    }
+    case "Record":
+      return `Schema.Record(Schema.String, ${typeExpr(type.values, p)})`
+    case "Union": {
+      if (type.members.every((m) => m._tag === "Literals")) {
+        return typeExpr({
+          _tag: "Literals",
+          values: type.members.flatMap((m) => m._tag === "Literals" ? m.values : [])
+        }, p)
+      }
+      return `Schema.Union([${type.members.map((m) => typeExpr(m, p)).join(", ")}])`
+    }
+  }
+}
+
+const fieldLine = (field: Field, indent: string, p: Printer): string => {
+  const type = typeExpr(field.type, p)
+  const value = field.required ? type : `Schema.optionalKey(${type})`
+  return `${jsDoc(field.description, indent)}${indent}${propertyKey(field.name)}: ${value}`
+}
+
+const fieldsBlock = (fields: ReadonlyArray<string>, indent: string) =>
+  fields.length === 0 ? "{}" : `{\n${fields.join(",\n")}\n${indent}}`
+
+/** `message("X", { ... })`, wrapped when it does not fit on the line that starts with `prefix` */
+const messageCall = (
+  name: string,
+  aliases: ReadonlyArray<readonly [string, string]>,
+  oneof: ReadonlyArray<string> | undefined,
+  prefix: string
+): string => {
+  const entries: Array<string> = []
+  if (aliases.length > 0) {
+    entries.push(`aliases: [${aliases.map(([a, b]) => `[${literal(a)}, ${literal(b)}]`).join(", ")}]`)
+  }
+  if (oneof !== undefined) entries.push(`oneof: [${oneof.map(literal).join(", ")}]`)
+  const options = entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`
+  const oneLine = `message(${literal(name)}, ${options})`
+  if (prefix.length + oneLine.length + 1 <= LINE_WIDTH) return oneLine
+  const wrapped = entries.map((e) => {
+    if (`  ${e},`.length <= LINE_WIDTH) return `  ${e}`
+    // one item per line
+    const [key] = e.split(":")
+    const items = key === "aliases"
+      ? aliases.map(([a, b]) => `    [${literal(a)}, ${literal(b)}]`)
+      : (oneof ?? []).map((m) => `    ${literal(m)}`)
+    return `  ${key}: [\n${items.join(",\n")}\n  ]`
+  })
+  return `message(${literal(name)}, {\n${wrapped.join(",\n")}\n})`
+}
+
+const typeAlias = (name: string) => `export type ${name} = typeof ${name}.Type\n`
+
+const definitionText = (definition: Definition, p: Printer): string => {
+  const doc = jsDoc(definition.description, "")
+  switch (definition._tag) {
+    case "ProtoEnum": {
+      const values = definition.values.map(literal)
+      const oneLine = `export const ${definition.name} = Schema.Literals([${values.join(", ")}])`
+      const body = oneLine.length <= LINE_WIDTH
+        ? oneLine
+        : `export const ${definition.name} = Schema.Literals([\n${values.map((v) => `  ${v}`).join(",\n")}\n])`
+      return `${doc}${body}\n${typeAlias(definition.name)}`
+    }
+    case "Alias":
+      return `${doc}export const ${definition.name} = ${typeExpr(definition.type, p)}\n${typeAlias(definition.name)}`
+    case "Object": {
+      const { aliases, fields, oneof } = definition.shape
+      const name = definition.name
+      if (!definition.protoMessage) {
+        const lines = fields.map((f) => fieldLine(f, "  ", p))
+        return `${doc}export const ${name} = Schema.Struct(${fieldsBlock(lines, "")}).annotate({ identifier: ${
+          literal(name)
+        } })\n${typeAlias(name)}`
+      }
+      p.used.add("message")
+      if (oneof === undefined) {
+        const lines = fields.map((f) => fieldLine(f, "  ", p))
+        const close = "}).pipe("
+        return `${doc}export const ${name} = Schema.Struct(${fieldsBlock(lines, "").slice(0, -1)}${close}${
+          messageCall(name, aliases, undefined, close)
+        })\n${typeAlias(name)}`
+      }
+      // A oneof message is a union of one struct per member: the shared fields plus that member, required.
+      const shared = fields.filter((f) => !oneof.includes(f.name)).map((f) => fieldLine(f, "  ", p))
+      const spread = shared.length === 0 ? "" : `    ...${name}Fields,\n`
+      const variants = oneof.map((member) => {
+        const field = fields.find((f) => f.name === member)!
+        return `  Schema.Struct({\n${spread}${fieldLine({ ...field, required: true }, "    ", p)}\n  })`
+      })
+      const close = "]).pipe("
+      const sharedConst = shared.length === 0 ? "" : `const ${name}Fields = ${fieldsBlock(shared, "")}\n\n`
+      return `${sharedConst}${doc}export const ${name} = Schema.Union([\n${
+        variants.join(",\n")
+      }\n${close}${messageCall(name, aliases, oneof, close)})\n${typeAlias(name)}`
+    }
+  }
+}
+
+const header = (module: Module, fingerprint: string): string => {
+  const lines = [
+    `A2A protocol ${module.version}: an Effect Schema, and its type, for every definition of the A2A JSON Schema.`,
+    ...(module.title === undefined
+      ? []
+      : [`Source: ${module.title}${module.description ? ` (${module.description})` : ""}`]),
+    `Normalised schema sha256: ${fingerprint}`,
+    "",
+    "DO NOT EDIT: generated, do not edit by hand. Regenerate with `npm run codegen` (see codegen/main.ts).",
+    `Generated by effect-a2a codegen from ${module.source}.`
+  ]
+  return `/**\n${lines.map((l) => l === "" ? " *\n" : ` * ${l}\n`).join("")} */\n`
+}
+
+/** Prints a module; `prelude` is the helper source (`codegen/prelude/ProtoJson.ts`). */
+export const emit = (
+  module: Module,
+  prelude: ReadonlyMap<string, Helper>,
+  fingerprint: string
+): Effect.Effect<string, UnsupportedSchema> =>
+  Effect.suspend(() => {
+    const p: Printer = { used: new Set() }
+    const body = module.definitions.map((d) => definitionText(d, p)).join("\n")
+    // helpers in prelude order, with what they need
+    const wanted = new Set<string>()
+    const want = (name: string) => {
+      if (wanted.has(name)) return
+      wanted.add(name)
+      for (const need of prelude.get(name)?.needs ?? []) want(need)
+    }
+    for (const name of p.used) want(name)
+    const helpers = [...prelude.values()].filter((h) => wanted.has(h.name))
+    const missing = [...wanted].filter((name) => !prelude.has(name))
+    if (missing.length > 0) {
+      return Effect.fail(new UnsupportedSchema({ problems: [`the prelude lacks the helpers ${missing.join(", ")}`] }))
+    }
+    const helperText = helpers.map((h) => h.text).join("\n\n")
+    const imports = /\bSchemaGetter\./.test(helperText) ? "Schema, SchemaGetter" : "Schema"
+    const sections = [
+      header(module, fingerprint),
+      `import { ${imports} } from "effect"\n`,
+      ...(helpers.length === 0
+        ? []
+        : [`// --- ProtoJSON helpers (from codegen/prelude/ProtoJson.ts) ---\n\n${helperText}\n`]),
+      `// --- Definitions ---\n\n${body}`
+    ]
+    return Effect.succeed(sections.join("\n"))
+  })

@@ -1,0 +1,165 @@
+/**
+ * The generator as an Effect: read a published A2A JSON Schema (file or URL; pinned sources are checked against
+ * their sha256), apply our overlay, and print the module of Effect Schemas for that protocol version.
+ *
+ * `render` returns the module text; `generate` also writes it to `<outDir>/<module>.ts`. The CLI
+ * (`effect-a2a codegen`) and `npm run codegen` (codegen/main.ts) both call `generate`.
+ */
+import { Effect, FileSystem, Path, Schema } from "effect"
+import { HttpClient } from "effect/http/HttpClient"
+import { createHash } from "node:crypto"
+import { fileURLToPath } from "node:url"
+import { CodegenConfigError, PinnedSourceMismatch, SchemaSourceError, type UnsupportedSchema } from "./CodegenError.ts"
+import { emit, parsePrelude } from "./Emitter.ts"
+import { fromJsonSchema } from "./FromJsonSchema.ts"
+import { Overlay, Sources, type VersionSources } from "./Overlay.ts"
+import { canonicalJson, normalize } from "./SchemaDocument.ts"
+
+/** The repository root (this file is `<root>/codegen/Generate.ts`). */
+export const repositoryRoot: string = fileURLToPath(new URL("..", import.meta.url))
+
+export interface RenderOptions {
+  /** protocol version, a key of schema/sources.json: "1.0" or "0.3" */
+  readonly version: string
+  /** a file path or an http(s) URL; default: the pinned offline copy of schema/sources.json */
+  readonly input?: string | undefined
+  /** where schema/, codegen/ and the default inputs are found; default: this repository */
+  readonly root?: string | undefined
+}
+
+export interface GenerateOptions extends RenderOptions {
+  /** output directory; default: <root>/src/generated */
+  readonly outDir?: string | undefined
+}
+
+export interface Rendered {
+  /** module name, e.g. "v1" */
+  readonly module: string
+  readonly text: string
+  /** sha256 of the normalised schema: the same for every published form of one schema */
+  readonly fingerprint: string
+}
+
+export type GenerateError =
+  | SchemaSourceError
+  | PinnedSourceMismatch
+  | UnsupportedSchema
+  | CodegenConfigError
+
+const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex")
+
+const isUrl = (input: string) => /^https?:\/\//i.test(input)
+
+const readJson = <A, I>(file: string, schema: Schema.Codec<A, I>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
+    )
+    return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(text).pipe(
+      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
+    )
+  })
+
+/** schema/sources.json entry of a version */
+export const versionSources = (version: string, root: string = repositoryRoot) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const sources = yield* readJson(path.join(root, "schema", "sources.json"), Sources)
+    const entry = sources.versions[version]
+    if (entry === undefined) {
+      return yield* new CodegenConfigError({
+        message: `unknown protocol version ${version}; schema/sources.json knows ${
+          Object.keys(sources.versions).join(", ")
+        }`
+      })
+    }
+    return entry
+  })
+
+/** The versions schema/sources.json pins, in file order. */
+export const knownVersions = (root: string = repositoryRoot) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const sources = yield* readJson(path.join(root, "schema", "sources.json"), Sources)
+    return Object.keys(sources.versions)
+  })
+
+/** Reads a file or URL; a pinned source must match its sha256. */
+const readSource = (input: string, entry: VersionSources, root: string) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    let bytes: Uint8Array
+    if (isUrl(input)) {
+      const client = yield* HttpClient
+      const response = yield* client.get(input).pipe(
+        Effect.mapError((e) => new SchemaSourceError({ source: input, message: e.message }))
+      )
+      if (response.status !== 200) {
+        return yield* new SchemaSourceError({ source: input, message: `HTTP status ${response.status}` })
+      }
+      bytes = new Uint8Array(
+        yield* response.arrayBuffer.pipe(
+          Effect.mapError((e) => new SchemaSourceError({ source: input, message: e.message }))
+        )
+      )
+    } else {
+      const fs = yield* FileSystem.FileSystem
+      bytes = yield* fs.readFile(input).pipe(
+        Effect.mapError((e) => new SchemaSourceError({ source: input, message: e.message }))
+      )
+    }
+    const resolved = isUrl(input) ? input : path.resolve(input)
+    for (const pin of entry.pinned) {
+      const matches = pin.url === input || (pin.path !== undefined && path.resolve(root, pin.path) === resolved)
+      if (!matches) continue
+      const actual = sha256(bytes)
+      if (actual !== pin.sha256) return yield* new PinnedSourceMismatch({ source: input, expected: pin.sha256, actual })
+    }
+    return yield* Effect.try({
+      try: () => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown,
+      catch: (e) => new SchemaSourceError({ source: input, message: `not UTF-8 JSON: ${String(e)}` })
+    })
+  })
+
+/** Renders the generated module of one protocol version. */
+export const render = (options: RenderOptions) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const root = options.root ?? repositoryRoot
+    const entry = yield* versionSources(options.version, root)
+    const overlay = yield* readJson(path.join(root, "schema", entry.overlay), Overlay)
+    if (overlay.version !== options.version || overlay.module !== entry.module) {
+      return yield* new CodegenConfigError({
+        message: `schema/${entry.overlay} is for ${overlay.version} (${overlay.module}), not ${options.version}`
+      })
+    }
+    const input = options.input ?? path.resolve(root, entry.default)
+    const raw = yield* readSource(input, entry, root)
+    const document = yield* normalize(raw)
+    const fingerprint = sha256(canonicalJson(document))
+    const source = `the published JSON Schema and schema/${entry.overlay}`
+    const module = yield* fromJsonSchema(document, overlay, source)
+    const preludeFile = path.join(root, "codegen", "prelude", "ProtoJson.ts")
+    const prelude = yield* fs.readFileString(preludeFile).pipe(
+      Effect.mapError((e) => new CodegenConfigError({ message: `${preludeFile}: ${e.message}` }))
+    )
+    const text = yield* emit(module, parsePrelude(prelude), fingerprint)
+    return { module: entry.module, text, fingerprint } satisfies Rendered
+  })
+
+/** Renders one protocol version and writes `<outDir>/<module>.ts`; returns the file written. */
+export const generate = (options: GenerateOptions) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const rendered = yield* render(options)
+    const outDir = options.outDir ?? path.join(options.root ?? repositoryRoot, "src", "generated")
+    const file = path.join(outDir, `${rendered.module}.ts`)
+    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
+      Effect.andThen(fs.writeFileString(file, rendered.text)),
+      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
+    )
+    return { ...rendered, file }
+  })

@@ -1,0 +1,53 @@
+/**
+ * The files in `schema/`: the overlay per protocol version (what the published JSON Schema lacks) and the pinned
+ * upstream sources.
+ */
+import { Schema } from "effect"
+
+export const OverlayMessage = Schema.Struct({
+  /** REQUIRED fields (proto `field_behavior`), by JSON name */
+  required: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** REQUIRED arrays that may nevertheless be empty (otherwise a REQUIRED array needs one element, spec 5.7) */
+  mayBeEmpty: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** the message's oneof group: group name -> member fields (JSON names) */
+  oneof: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String)))
+})
+export type OverlayMessage = typeof OverlayMessage.Type
+
+export const OverlayEnum = Schema.Struct({
+  /** the inline `title` that marks the enum's fields in the bundle */
+  title: Schema.String,
+  description: Schema.optionalKey(Schema.String)
+})
+
+export const Overlay = Schema.Struct({
+  version: Schema.String,
+  module: Schema.String,
+  /** read the schema as protoc-gen-jsonschema output (ProtoJSON idioms: int32, bytes, enums, snake_case aliases) */
+  protoJson: Schema.Boolean,
+  enums: Schema.Record(Schema.String, OverlayEnum),
+  messages: Schema.Record(Schema.String, OverlayMessage)
+})
+export type Overlay = typeof Overlay.Type
+
+export const PinnedSource = Schema.Struct({
+  form: Schema.String,
+  url: Schema.optionalKey(Schema.String),
+  path: Schema.optionalKey(Schema.String),
+  sha256: Schema.String.check(Schema.isPattern(/^[0-9a-f]{64}$/))
+})
+export type PinnedSource = typeof PinnedSource.Type
+
+export const VersionSources = Schema.Struct({
+  module: Schema.String,
+  overlay: Schema.String,
+  /** the input when none is given, relative to the repository root */
+  default: Schema.String,
+  pinned: Schema.Array(PinnedSource)
+})
+export type VersionSources = typeof VersionSources.Type
+
+export const Sources = Schema.Struct({
+  versions: Schema.Record(Schema.String, VersionSources)
+})
+export type Sources = typeof Sources.Type

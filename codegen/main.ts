@@ -1,0 +1,38 @@
+/**
+ * `npm run codegen`: regenerate src/generated from the A2A JSON Schema.
+ *
+ *   node codegen/main.ts                                   every version, from the pinned offline copies
+ *   node codegen/main.ts --version 1.0 --input <path|url>  one version from another file or URL
+ *   [--out <dir>]                                          write somewhere else than src/generated
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect, Layer } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import { parseArgs } from "node:util"
+import { CodegenConfigError } from "./CodegenError.ts"
+import { generate, knownVersions } from "./Generate.ts"
+
+const program = Effect.gen(function*() {
+  const { values } = yield* Effect.try({
+    try: () =>
+      parseArgs({
+        options: { input: { type: "string" }, version: { type: "string" }, out: { type: "string" } },
+        strict: true,
+        allowPositionals: false
+      }),
+    catch: (e) => new CodegenConfigError({ message: e instanceof Error ? e.message : String(e) })
+  })
+  if (values.input !== undefined && values.version === undefined) {
+    return yield* new CodegenConfigError({ message: "--input needs --version (1.0 or 0.3)" })
+  }
+  const versions = values.version === undefined ? yield* knownVersions() : [values.version]
+  for (const version of versions) {
+    const result = yield* generate({ version, input: values.input, outDir: values.out })
+    yield* Console.log(`A2A ${version}: wrote ${result.file} (schema sha256 ${result.fingerprint.slice(0, 12)}…)`)
+  }
+})
+
+program.pipe(
+  Effect.provide(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)),
+  NodeRuntime.runMain
+)

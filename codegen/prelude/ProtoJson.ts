@@ -1,0 +1,121 @@
+/**
+ * ProtoJSON runtime helpers. This file is not imported at run time: the emitter copies the blocks a generated
+ * module uses into that module (dropping the `export`s), so `src/generated/*` stays self-contained. It lives here
+ * as real TypeScript so it is type-checked and linted like everything else.
+ *
+ * Each block starts with a `// @helper <name>` line and may name the helpers it needs with `// @needs <names>`.
+ */
+import { Schema, SchemaGetter } from "effect"
+
+// @helper JsonObject
+/** A JSON object as it arrives on the wire, before field-name normalisation. */
+export type JsonObject = { readonly [key: string]: unknown }
+export const JsonObject = Schema.declare<JsonObject>(
+  (u): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u),
+  { expected: "object" }
+)
+
+// @helper message
+// @needs JsonObject
+/** How a proto message reads ProtoJSON: snake_case aliases of its fields and at most one oneof group. */
+export interface MessageOptions {
+  /** [proto name, JSON name] pairs for the fields whose names differ. */
+  readonly aliases?: ReadonlyArray<readonly [string, string]>
+  /** Fields of a oneof group: exactly one of them must be present. */
+  readonly oneof?: ReadonlyArray<string>
+}
+
+/**
+ * Wraps a message schema so decoding accepts the proto (snake_case) field names (the JSON name wins when both are
+ * present) and enforces its oneof group on the wire object. Encoding emits the JSON (camelCase) names only.
+ */
+export const message = (identifier: string, options: MessageOptions) => <S extends Schema.Top>(schema: S) => {
+  const aliases = options.aliases ?? []
+  const oneof = options.oneof
+  const protoName = new Map(aliases.map(([proto, json]) => [json, proto]))
+  const has = (o: JsonObject, key: string) => {
+    const proto = protoName.get(key)
+    return Object.hasOwn(o, key) || (proto !== undefined && Object.hasOwn(o, proto))
+  }
+  const from = oneof === undefined ? JsonObject : JsonObject.check(Schema.makeFilter((o) => {
+    const present = oneof.filter((key) => has(o, key))
+    if (present.length === 1) return undefined
+    return present.length === 0
+      ? `${identifier} must set exactly one of ${oneof.join(", ")}; none is set`
+      : `${identifier} must set exactly one of ${oneof.join(", ")}; ${present.join(" and ")} are set`
+  }))
+  return from.pipe(
+    Schema.decodeTo(schema, {
+      decode: SchemaGetter.transform((o: JsonObject) => {
+        let out: Record<string, unknown> | undefined
+        for (const [proto, json] of aliases) {
+          if (Object.hasOwn(o, proto)) {
+            out ??= { ...o }
+            if (!Object.hasOwn(o, json)) out[json] = o[proto]
+            delete out[proto]
+          }
+        }
+        // The message schema checks every field right after this step.
+        return (out ?? o) as S["Encoded"]
+      }),
+      encode: SchemaGetter.transform((e: S["Encoded"]) => e as JsonObject)
+    })
+  ).annotate({ identifier })
+}
+
+// @helper Int32
+/** A proto int32: a JSON number, or a decimal string on input (ProtoJSON); always encoded as a number. */
+export const Int32 = Schema.Union([Schema.Number, Schema.String.check(Schema.isPattern(/^-?[0-9]+$/))]).pipe(
+  Schema.decodeTo(Schema.Number.check(Schema.isInt32()), {
+    decode: SchemaGetter.transform((n: number | string) => typeof n === "string" ? Number(n) : n),
+    encode: SchemaGetter.transform((n: number): number | string => n)
+  })
+)
+
+// @helper Bytes
+/**
+ * Proto bytes: standard base64 with padding. Input may also use the URL-safe alphabet or omit the padding
+ * (ProtoJSON); it is normalised to the standard form.
+ */
+export const Bytes = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9+/_-]*={0,2}$/)).pipe(
+  Schema.decodeTo(
+    Schema.String.check(
+      Schema.isPattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, {
+        expected: "base64 bytes"
+      })
+    ),
+    {
+      decode: SchemaGetter.transform((s: string) => {
+        const standard = s.replace(/-/g, "+").replace(/_/g, "/")
+        return standard.includes("=") ? standard : standard.padEnd(Math.ceil(standard.length / 4) * 4, "=")
+      }),
+      encode: SchemaGetter.transform((s: string) => s)
+    }
+  )
+)
+
+// @helper RFC3339
+/** google.protobuf.Timestamp in JSON: an RFC 3339 date-time string. */
+export const RFC3339 = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/, {
+    expected: "an RFC 3339 timestamp such as 2025-01-01T00:00:00Z"
+  })
+)
+
+// @helper protoEnum
+/**
+ * A proto enum field: the value names, or (ProtoJSON) their numbers on input; always encoded as names. The names
+ * are listed in number order, starting at 0.
+ */
+export const protoEnum = <const Names extends ReadonlyArray<string>>(names: Schema.Literals<Names>) =>
+  Schema.Union([
+    names,
+    Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: names.literals.length - 1 }))
+  ]).pipe(
+    Schema.decodeTo(names, {
+      decode: SchemaGetter.transform((v: Names[number] | number) =>
+        typeof v === "number" ? names.literals[v] as Names[number] : v
+      ),
+      encode: SchemaGetter.transform((v: Names[number]): Names[number] | number => v)
+    })
+  )
