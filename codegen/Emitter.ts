@@ -186,9 +186,9 @@ const definitionText = (definition: Definition, p: Printer): string => {
       })
       const close = "]).pipe("
       const sharedConst = shared.length === 0 ? "" : `const ${name}Fields = ${fieldsBlock(shared, "")}\n\n`
-      return `${sharedConst}${doc}export const ${name} = Schema.Union([\n${
-        variants.join(",\n")
-      }\n${close}${messageCall(name, aliases, oneof, close)})\n${typeAlias(name)}`
+      return `${sharedConst}${doc}export const ${name} = Schema.Union([\n${variants.join(",\n")}\n${close}${
+        messageCall(name, aliases, oneof, close)
+      })\n${typeAlias(name)}`
     }
   }
 }
