@@ -1,0 +1,68 @@
+/**
+ * Schema decode failures as google.rpc.BadRequest field violations (spec 3.3.2, 9.5): every problem of a
+ * request, each with the path of the offending field (`message.parts[0].text`) and what was expected.
+ */
+import { Result, Schema, SchemaIssue } from "effect"
+import { type FieldViolation, InvalidParams } from "./A2AError.ts"
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+// A violation echoes part of the client's input; long values are cut so an error stays small.
+const MAX_DESCRIPTION = 300
+
+const truncate = (s: string): string => (s.length > MAX_DESCRIPTION ? `${s.slice(0, MAX_DESCRIPTION - 1)}…` : s)
+
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+
+/** `["message", "parts", 0, "text"]` -> `message.parts[0].text` (google.rpc.BadRequest field path syntax). */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
+  let out = ""
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`
+    else {
+      const key = typeof segment === "symbol" ? String(segment) : segment
+      out += identifier.test(key) ? (out === "" ? key : `.${key}`) : `[${JSON.stringify(key)}]`
+    }
+  }
+  return out
+}
+
+/** The violations of one schema issue, with `prefix` before every field path (e.g. the params' name). */
+export const fromIssue = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<PropertyKey> = []): Array<FieldViolation> => {
+  const seen = new Set<string>()
+  const out: Array<FieldViolation> = []
+  for (const i of formatter(issue).issues) {
+    const path = (i.path ?? []).map((s) => (typeof s === "object" ? s.key : s))
+    const field = formatPath([...prefix, ...path])
+    const description = truncate(i.message)
+    const key = `${field}\u0000${description}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ field, description })
+  }
+  return out
+}
+
+/** InvalidParams for a schema issue: a short message naming the fields, every violation in the details. */
+export const toInvalidParams = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<PropertyKey> = []): InvalidParams => {
+  const fieldViolations = fromIssue(issue, prefix)
+  const fields = [...new Set(fieldViolations.map((v) => v.field || "(root)"))]
+  const first = fieldViolations[0]
+  const message = fieldViolations.length === 1 && first !== undefined
+    ? `Invalid parameters: ${first.field || "(root)"}: ${first.description}`
+    : `Invalid parameters: ${fields.slice(0, 5).join(", ")}${fields.length > 5 ? ", …" : ""}`
+  return new InvalidParams({ message, fieldViolations })
+}
+
+/**
+ * A decoder that reports every violation at once (`errors: "all"`) and fails with InvalidParams. Build it
+ * once per schema and reuse it: the parser is compiled on creation.
+ */
+export const decoder = <S extends Schema.ConstraintDecoder<unknown>>(
+  schema: S,
+  prefix: ReadonlyArray<PropertyKey> = []
+) => {
+  const decode = Schema.decodeUnknownResult(schema, { errors: "all" })
+  return (input: unknown): Result.Result<S["Type"], InvalidParams> =>
+    Result.mapError(decode(input), (e) => toInvalidParams(e.issue, prefix))
+}

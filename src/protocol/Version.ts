@@ -1,0 +1,68 @@
+/**
+ * Protocol version negotiation (spec 3.6). A request names its version with the `A2A-Version` service
+ * parameter (header, or query parameter of the same name); only `Major.Minor` counts, and an empty or absent
+ * value means 0.3. The server answers with the semantics of that version or with VersionNotSupported.
+ *
+ * A version is served through an "edge": whatever translates its wire shapes to the 1.0 model the
+ * RequestHandler speaks. Bindings keep one edge per served version and pick it with `negotiate`, so adding
+ * 0.3 is adding an edge, not touching the bindings.
+ */
+import { Result } from "effect"
+import { VersionNotSupported } from "./A2AError.ts"
+
+/** The version this library speaks natively. */
+export const CURRENT = "1.0"
+
+/** What an empty or absent `A2A-Version` means (spec 3.6.2). */
+export const IMPLICIT = "0.3"
+
+/** Service parameter name, as header and as query parameter (spec 3.6.1, 14.2.1). */
+export const HEADER = "a2a-version"
+export const QUERY_PARAM = "A2A-Version"
+
+const versionPattern = /^\s*v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.\d{1,9})?(?:[-+][0-9A-Za-z.-]*)?\s*$/
+
+/**
+ * `Major.Minor` of a requested version: "1.0.3" -> "1.0", "1" -> "1.0", "" -> "0.3". Returns undefined for
+ * a value that is not a version at all.
+ */
+export const normalize = (raw: string | null | undefined): string | undefined => {
+  if (raw === undefined || raw === null || raw.trim() === "") return IMPLICIT
+  const m = versionPattern.exec(raw)
+  if (m === null) return undefined
+  return `${Number(m[1])}.${Number(m[2] ?? "0")}`
+}
+
+/**
+ * Picks the served version for a request, or the VersionNotSupported error to answer with (its ErrorInfo
+ * metadata lists what is served).
+ */
+export const negotiate = <Served extends string>(
+  raw: string | null | undefined,
+  served: ReadonlyArray<Served>
+): Result.Result<Served, VersionNotSupported> => {
+  const version = normalize(raw)
+  const match = version === undefined ? undefined : served.find((v) => v === version)
+  if (match !== undefined) return Result.succeed(match)
+  const requested = raw === undefined || raw === null || raw.trim() === "" ? `${IMPLICIT} (no A2A-Version given)` : raw
+  return Result.fail(
+    new VersionNotSupported({
+      message: `A2A protocol version ${requested} is not supported; supported versions: ${served.join(", ")}`,
+      metadata: {
+        requestedVersion: version ?? raw ?? "",
+        supportedVersions: served.join(",")
+      }
+    })
+  )
+}
+
+/** Reads the requested version of an HTTP request: the header wins over the query parameter. */
+export const fromHttp = (
+  headers: Readonly<Record<string, string | undefined>>,
+  searchParams: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+): string | undefined => {
+  const header = headers[HEADER]
+  if (header !== undefined && header.trim() !== "") return header
+  const query = searchParams[QUERY_PARAM] ?? searchParams[HEADER]
+  return typeof query === "string" ? query : query?.[0]
+}

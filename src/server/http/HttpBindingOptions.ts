@@ -1,0 +1,147 @@
+/**
+ * Settings of the HTTP bindings: where each binding is mounted, how public URLs are derived, and the
+ * request limits. Every setting has an explicit default; `config` reads them from the environment.
+ */
+import { Config, Duration, Effect, Option, type Predicate, Schema, SchemaIssue } from "effect"
+import * as IpNetwork from "effect/net/IpNetwork"
+import type * as NetAddress from "effect/net/NetAddress"
+import * as Version from "../../protocol/Version.ts"
+
+/** Which A2A protocol binding an interface speaks (card `protocolBinding`, spec 5.3). */
+export type BindingName = "JSONRPC" | "HTTP+JSON"
+
+export interface HttpBindingOptions {
+  /**
+   * Path of the JSON-RPC endpoint (`POST`), or false to not mount JSON-RPC. Default "/".
+   */
+  readonly jsonRpcPath?: `/${string}` | false | undefined
+  /**
+   * Base path of the HTTP+JSON/REST routes (`/message:send` etc. below it), or false to not mount REST.
+   * Default "/" (the origin root).
+   */
+  readonly restPath?: `/${string}` | false | undefined
+  /** Where the public agent card is served. Default "/.well-known/agent-card.json" (spec 8.2). */
+  readonly cardPath?: `/${string}` | false | undefined
+  /** The card lists this binding first (the preferred interface, spec 8.3.1). Default "JSONRPC". */
+  readonly preferredBinding?: BindingName | undefined
+  /**
+   * Public origin (e.g. "https://agent.example.com") used in the card's interface URLs instead of the one
+   * derived from each request. Set it when a proxy rewrites the Host header.
+   */
+  readonly publicUrl?: string | undefined
+  /**
+   * Proxies whose X-Forwarded-For/-Host/-Proto are believed (their own address must match). When unset,
+   * forwarding headers are ignored and the URL comes from the Host header of the request.
+   */
+  readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | Predicate.Predicate<NetAddress.IpAddress> | undefined
+  /** Maximum request body size in bytes; larger bodies get 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number | undefined
+  /** Interval of SSE keep-alive comments; zero disables them. Default 15 seconds. */
+  readonly keepAliveInterval?: Duration.Input | undefined
+  /**
+   * How long a streaming operation may take to produce its first event before the SSE response is
+   * committed anyway. Failures inside this window are answered as plain error responses. Default 1 second.
+   */
+  readonly firstEventWindow?: Duration.Input | undefined
+  /** `Cache-Control: max-age` of the public agent card (spec 8.6.1). Default 300 seconds. */
+  readonly cardMaxAge?: Duration.Input | undefined
+  /** Also serve the REST routes below a `/{tenant}` path segment (spec 11.3, proto bindings). Default true. */
+  readonly tenantPaths?: boolean | undefined
+  /** Protocol versions served (`Major.Minor`). Default ["1.0"]. */
+  readonly versions?: ReadonlyArray<string> | undefined
+}
+
+/** The options with every default applied. */
+export interface ResolvedOptions {
+  readonly jsonRpcPath: `/${string}` | undefined
+  readonly restPath: `/${string}` | undefined
+  readonly cardPath: `/${string}` | undefined
+  readonly preferredBinding: BindingName
+  readonly publicUrl: string | undefined
+  readonly trustedProxies: HttpBindingOptions["trustedProxies"]
+  readonly maxBodyBytes: number
+  readonly keepAliveInterval: Duration.Duration
+  readonly firstEventWindow: Duration.Duration
+  readonly cardMaxAge: Duration.Duration
+  readonly tenantPaths: boolean
+  readonly versions: ReadonlyArray<string>
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+const normalizePath = (path: `/${string}`): `/${string}` =>
+  path.length > 1 && path.endsWith("/") ? (path.replace(/\/+$/, "") || "/") as `/${string}` : path
+
+export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "")
+  return {
+    jsonRpcPath: options.jsonRpcPath === false ? undefined : normalizePath(options.jsonRpcPath ?? "/"),
+    restPath: options.restPath === false ? undefined : normalizePath(options.restPath ?? "/"),
+    cardPath: options.cardPath === false ? undefined : (options.cardPath ?? "/.well-known/agent-card.json"),
+    preferredBinding: options.preferredBinding ?? "JSONRPC",
+    publicUrl: publicUrl === "" ? undefined : publicUrl,
+    trustedProxies: options.trustedProxies,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    keepAliveInterval: Duration.fromInputUnsafe(options.keepAliveInterval ?? Duration.seconds(15)),
+    firstEventWindow: Duration.fromInputUnsafe(options.firstEventWindow ?? Duration.seconds(1)),
+    cardMaxAge: Duration.fromInputUnsafe(options.cardMaxAge ?? Duration.seconds(300)),
+    tenantPaths: options.tenantPaths ?? true,
+    versions: options.versions ?? [Version.CURRENT]
+  }
+}
+
+const invalid = (message: string) =>
+  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message })))
+
+const path = (name: string) =>
+  Config.String(name).pipe(
+    Config.mapEffect((s) =>
+      s.startsWith("/")
+        ? Effect.succeed(s as `/${string}`)
+        : Effect.fail(invalid(`${name} must start with "/"`))
+    ),
+    Config.option
+  )
+
+/**
+ * Binding options from the environment, each optional (the defaults above apply):
+ * - `A2A_PREFIX`: mounts JSON-RPC and REST under one path (e.g. "/a2a")
+ * - `A2A_JSONRPC_PATH`, `A2A_REST_PATH`: each binding's own path (win over A2A_PREFIX)
+ * - `A2A_PUBLIC_URL`: public origin for the card's URLs
+ * - `A2A_TRUSTED_PROXIES`: comma-separated CIDRs whose X-Forwarded-* headers are believed
+ * - `A2A_MAX_BODY_BYTES`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"), `A2A_CARD_MAX_AGE`
+ */
+export const config: Config.Config<HttpBindingOptions> = Config.all({
+  prefix: path("A2A_PREFIX"),
+  jsonRpcPath: path("A2A_JSONRPC_PATH"),
+  restPath: path("A2A_REST_PATH"),
+  publicUrl: Config.option(Config.String("A2A_PUBLIC_URL")),
+  trustedProxies: Config.option(Config.String("A2A_TRUSTED_PROXIES")),
+  maxBodyBytes: Config.option(Config.Int("A2A_MAX_BODY_BYTES")),
+  keepAlive: Config.option(Config.Duration("A2A_SSE_KEEPALIVE")),
+  cardMaxAge: Config.option(Config.Duration("A2A_CARD_MAX_AGE"))
+}).pipe(
+  Config.mapEffect((c) => {
+    const proxies: Array<IpNetwork.IpNetwork> = []
+    if (Option.isSome(c.trustedProxies)) {
+      for (const cidr of c.trustedProxies.value.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+        const network = IpNetwork.fromString(cidr)
+        if (network._tag === "Failure") {
+          return Effect.fail(invalid(`A2A_TRUSTED_PROXIES: invalid network "${cidr}"`))
+        }
+        proxies.push(network.success)
+      }
+    }
+    const prefix = Option.getOrUndefined(c.prefix)
+    const options: HttpBindingOptions = {
+      jsonRpcPath: Option.getOrUndefined(c.jsonRpcPath) ?? prefix,
+      restPath: Option.getOrUndefined(c.restPath) ?? prefix,
+      publicUrl: Option.getOrUndefined(c.publicUrl),
+      trustedProxies: proxies.length > 0 ? proxies : undefined,
+      maxBodyBytes: Option.getOrUndefined(c.maxBodyBytes),
+      keepAliveInterval: Option.getOrUndefined(c.keepAlive),
+      cardMaxAge: Option.getOrUndefined(c.cardMaxAge)
+    }
+    return Effect.succeed(options)
+  })
+)

@@ -1,0 +1,75 @@
+/**
+ * The agent card's `supportedInterfaces` (spec 8.3): exactly the bindings mounted, in preference order, with
+ * URLs a client can reach. The origin is the one the client used: the Host header of the request (so a card
+ * fetched by name never advertises a loopback IP), X-Forwarded-Host/-Proto only from trusted proxies
+ * (applied before this runs), or a configured public URL. The bound address is only a fallback for requests
+ * without a usable Host header, and never a wildcard address.
+ */
+import { Option } from "effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as NetAddress from "effect/net/NetAddress"
+import type * as v1 from "../../generated/v1.ts"
+import type { BindingName, ResolvedOptions } from "./HttpBindingOptions.ts"
+
+export interface PublicInterfaces {
+  /** `scheme://host[:port]` as the client sees this server. */
+  readonly origin: (request: HttpServerRequest.HttpServerRequest) => string
+  /** The interfaces served at an origin, in preference order. */
+  readonly forOrigin: (origin: string) => ReadonlyArray<v1.AgentInterface>
+}
+
+// Same shape as Effect's forwarded-host check: a DNS name or IP literal with an optional port, nothing else
+// (no userinfo, path or list), so a hostile Host header cannot smuggle anything into the card.
+const hostShape = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/
+
+export const isValidHost = (host: string): boolean => hostShape.test(host) && URL.canParse(`http://${host}`)
+
+const fallbackHostOf = (address: Option.Option<NetAddress.SocketAddress>): string => {
+  if (Option.isNone(address) || !NetAddress.isInetAddress(address.value)) return "localhost"
+  const inet = address.value
+  if (NetAddress.isUnspecified(inet.address)) return `localhost:${inet.port}`
+  const ip = NetAddress.formatIp(inet.address)
+  return inet._tag === "InetAddressV6" ? `[${ip}]:${inet.port}` : `${ip}:${inet.port}`
+}
+
+const MAX_CACHED_ORIGINS = 256
+
+export const make = (
+  options: ResolvedOptions,
+  serverAddress: Option.Option<NetAddress.SocketAddress>
+): PublicInterfaces => {
+  const fallbackHost = fallbackHostOf(serverAddress)
+  const bindings: Array<{ readonly binding: BindingName; readonly path: string }> = []
+  if (options.jsonRpcPath !== undefined) bindings.push({ binding: "JSONRPC", path: options.jsonRpcPath })
+  // REST URLs are bases that clients append `/message:send` to, so no trailing slash.
+  if (options.restPath !== undefined) {
+    bindings.push({ binding: "HTTP+JSON", path: options.restPath === "/" ? "" : options.restPath })
+  }
+  bindings.sort((a, b) =>
+    a.binding === b.binding ? 0 : a.binding === options.preferredBinding ? -1 : b.binding === options.preferredBinding
+      ? 1
+      : 0
+  )
+  const cache = new Map<string, ReadonlyArray<v1.AgentInterface>>()
+  const build = (origin: string): ReadonlyArray<v1.AgentInterface> =>
+    options.versions.flatMap((protocolVersion) =>
+      bindings.map(({ binding, path }) => ({ url: `${origin}${path}`, protocolBinding: binding, protocolVersion }))
+    )
+  return {
+    origin: (request) => {
+      if (options.publicUrl !== undefined) return options.publicUrl
+      const host = request.headers["host"]
+      const scheme = request.protocol ?? (/^https:/i.test(request.originalUrl) ? "https" : "http")
+      return `${scheme}://${host !== undefined && isValidHost(host) ? host : fallbackHost}`
+    },
+    forOrigin: (origin) => {
+      let interfaces = cache.get(origin)
+      if (interfaces === undefined) {
+        if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
+        interfaces = build(origin)
+        cache.set(origin, interfaces)
+      }
+      return interfaces
+    }
+  }
+}
