@@ -55,7 +55,40 @@ interface Printer {
   readonly used: Set<string>
 }
 
-const typeExpr = (type: Type, p: Printer): string => {
+/** A type expression: text, or a call whose arguments may go one per line when the line is too long. */
+type Doc = string | {
+  readonly head: string
+  readonly open: string
+  readonly items: ReadonlyArray<Doc>
+  readonly close: string
+  readonly tail?: string
+}
+
+const call = (head: string, open: string, items: ReadonlyArray<Doc>, close: string, tail?: string): Doc =>
+  tail === undefined ? { head, open, items, close } : { head, open, items, close, tail }
+
+const flat = (d: Doc): string =>
+  typeof d === "string" ? d : `${d.head}${d.open}${d.items.map(flat).join(", ")}${d.close}${d.tail ?? ""}`
+
+/** Lays a Doc out from `column`, keeping `reserve` characters free at the end of its last line. */
+const layout = (d: Doc, indent: string, column: number, reserve: number): string => {
+  const oneLine = flat(d)
+  if (typeof d === "string" || column + oneLine.length + reserve <= LINE_WIDTH) return oneLine
+  const tail = d.tail ?? ""
+  const only = d.items.length === 1 ? d.items[0] : undefined
+  if (only !== undefined && typeof only !== "string") {
+    // a single call argument hugs its parentheses: f(g([ ... ]))
+    const start = `${d.head}${d.open}`
+    return `${start}${
+      layout(only, indent, column + start.length, reserve + d.close.length + tail.length)
+    }${d.close}${tail}`
+  }
+  const inner = `${indent}  `
+  const items = d.items.map((item) => `${inner}${layout(item, inner, inner.length, 1)}`)
+  return `${d.head}${d.open}\n${items.join(",\n")}\n${indent}${d.close}${tail}`
+}
+
+const typeDoc = (type: Type, p: Printer): Doc => {
   switch (type._tag) {
     case "String":
       return type.pattern === undefined
@@ -85,34 +118,39 @@ const typeExpr = (type: Type, p: Printer): string => {
     case "Literals":
       return type.values.length === 1
         ? `Schema.Literal(${literal(type.values[0]!)})`
-        : `Schema.Literals([${type.values.map(literal).join(", ")}])`
+        : call("Schema.Literals", "([", type.values.map(literal), "])")
     case "Ref":
       return type.name
     case "ProtoEnumRef":
       p.used.add("protoEnum")
       return `protoEnum(${type.name})`
-    case "Array": {
-      const array = `Schema.Array(${typeExpr(type.items, p)})`
-      return type.nonEmpty ? `${array}.check(Schema.isMinLength(1))` : array
-    }
+    case "Array":
+      return call(
+        "Schema.Array",
+        "(",
+        [typeDoc(type.items, p)],
+        ")",
+        type.nonEmpty ? ".check(Schema.isMinLength(1))" : undefined
+      )
     case "Record":
-      return `Schema.Record(Schema.String, ${typeExpr(type.values, p)})`
+      return call("Schema.Record", "(", ["Schema.String", typeDoc(type.values, p)], ")")
     case "Union": {
       if (type.members.every((m) => m._tag === "Literals")) {
-        return typeExpr({
+        return typeDoc({
           _tag: "Literals",
           values: type.members.flatMap((m) => m._tag === "Literals" ? m.values : [])
         }, p)
       }
-      return `Schema.Union([${type.members.map((m) => typeExpr(m, p)).join(", ")}])`
+      return call("Schema.Union", "([", type.members.map((m) => typeDoc(m, p)), "])")
     }
   }
 }
 
 const fieldLine = (field: Field, indent: string, p: Printer): string => {
-  const type = typeExpr(field.type, p)
-  const value = field.required ? type : `Schema.optionalKey(${type})`
-  return `${jsDoc(field.description, indent)}${indent}${propertyKey(field.name)}: ${value}`
+  const type = typeDoc(field.type, p)
+  const value = field.required ? type : call("Schema.optionalKey", "(", [type], ")")
+  const start = `${indent}${propertyKey(field.name)}: `
+  return `${jsDoc(field.description, indent)}${start}${layout(value, indent, start.length, 1)}`
 }
 
 const fieldsBlock = (fields: ReadonlyArray<string>, indent: string) =>
@@ -145,7 +183,10 @@ const messageCall = (
   return `message(${literal(name)}, {\n${wrapped.join(",\n")}\n})`
 }
 
-const typeAlias = (name: string) => `export type ${name} = typeof ${name}.Type\n`
+const typeAlias = (name: string) => {
+  const line = `export type ${name} = typeof ${name}.Type`
+  return line.length <= LINE_WIDTH ? `${line}\n` : `export type ${name} =\n  typeof ${name}.Type\n`
+}
 
 const definitionText = (definition: Definition, p: Printer): string => {
   const doc = jsDoc(definition.description, "")
@@ -158,8 +199,10 @@ const definitionText = (definition: Definition, p: Printer): string => {
         : `export const ${definition.name} = Schema.Literals([\n${values.map((v) => `  ${v}`).join(",\n")}\n])`
       return `${doc}${body}\n${typeAlias(definition.name)}`
     }
-    case "Alias":
-      return `${doc}export const ${definition.name} = ${typeExpr(definition.type, p)}\n${typeAlias(definition.name)}`
+    case "Alias": {
+      const start = `export const ${definition.name} = `
+      return `${doc}${start}${layout(typeDoc(definition.type, p), "", start.length, 0)}\n${typeAlias(definition.name)}`
+    }
     case "Object": {
       const { aliases, fields, oneof } = definition.shape
       const name = definition.name
