@@ -6,9 +6,12 @@
 import { Schema } from "effect"
 import type { A2AError } from "../protocol/A2AError.ts"
 
-/** The request did not get a response: connection refused or reset, DNS failure, timeout. */
+/**
+ * The exchange failed below the protocol: the peer is unreachable (connection refused, DNS), did not answer
+ * in time, or the connection broke while the response was being read.
+ */
 export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("A2ATransportError", {
-  reason: Schema.Literals(["Unreachable", "Timeout", "BodyReadFailed", "InvalidUrl"]),
+  reason: Schema.Literals(["Unreachable", "Timeout", "ConnectionLost", "InvalidUrl", "EncodeFailed"]),
   method: Schema.String,
   url: Schema.String,
   message: Schema.String,

@@ -1,0 +1,324 @@
+/**
+ * The A2A client: resolves an agent card, selects an interface (spec 8.3.2), and runs the eleven operations
+ * (spec 3.1) over it with typed errors. Streams are Effect Streams that end at a terminal task state (or
+ * when the server closes) and are pulled from the socket as the consumer reads them; interrupting the
+ * consumer closes the connection.
+ *
+ * Built on Effect's HttpClient: provide one (FetchHttpClient.layer, NodeHttpClient.layerUndici, ...) and
+ * customise it (interceptors, proxies, mTLS) with `transformClient` or by providing your own.
+ */
+import { Context, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
+import * as Headers from "effect/http/Headers"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as v1 from "../generated/v1.ts"
+import { type A2AClientError, A2ANoCompatibleInterface, type A2AResolveError } from "./A2AClientError.ts"
+import * as AgentCardResolver from "./AgentCardResolver.ts"
+import * as Credentials from "./Credentials.ts"
+import * as Http from "./HttpExchange.ts"
+import * as InterfaceSelection from "./InterfaceSelection.ts"
+import * as JsonRpcTransport from "./JsonRpcTransport.ts"
+import * as RestTransport from "./RestTransport.ts"
+import type { Call, Transport, TransportFactory } from "./Transport.ts"
+
+/** The protocol version this client speaks natively; sent as `A2A-Version` (spec 3.6.1). */
+export const PROTOCOL_VERSION = "1.0"
+
+/** Transports tried, for each card interface in the agent's order. */
+export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransport.factory, RestTransport.factory]
+
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 2. */
+  readonly times?: number | undefined
+  /** First backoff delay, doubled on each retry (with jitter). Default 100 millis. */
+  readonly delay?: Duration.Input | undefined
+}
+
+export interface Options {
+  /** Transport factories (default: JSON-RPC and HTTP+JSON for A2A 1.0). */
+  readonly transports?: ReadonlyArray<TransportFactory> | undefined
+  /** Restrict the bindings the client may select, e.g. ["HTTP+JSON"]; the card's order still decides. */
+  readonly bindings?: ReadonlyArray<string> | undefined
+  /** Restrict the protocol versions (`Major.Minor`) the client may select. */
+  readonly protocolVersions?: ReadonlyArray<string> | undefined
+  /** Credentials by security scheme name, sent as the card's security requirements ask. */
+  readonly credentials?: Credentials.Credentials | undefined
+  /** Extension URIs to activate on every request (`A2A-Extensions`). */
+  readonly extensions?: ReadonlyArray<string> | undefined
+  /** Extra headers on every request. */
+  readonly headers?: Headers.Input | undefined
+  /** Bound on each unary call, and on opening each stream. Default: none. */
+  readonly timeout?: Duration.Input | undefined
+  /**
+   * Backoff retries of idempotent operations (card fetch, getTask, listTasks, get/list push configs,
+   * getExtendedAgentCard) on transient failures: unreachable, timeout, connection lost, HTTP 429/502/503/504.
+   * Never for sendMessage, cancelTask, streams, create/delete push configs. `false` disables.
+   */
+  readonly retry?: RetryOptions | false | undefined
+  /** Transforms the HttpClient used for every request: interceptors, logging, proxies. */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+}
+
+export interface ResolveOptions<E = never> extends Options {
+  /** Runs on a fetched card before it is used, e.g. to check its signatures (spec 8.4). */
+  readonly verifyCard?: ((card: v1.AgentCard) => Effect.Effect<void, E>) | undefined
+  /** Headers for the card request only (credentials are chosen from the card, so they come later). */
+  readonly cardHeaders?: Headers.Input | undefined
+}
+
+/** Per-call additions. */
+export interface CallOptions {
+  /** More extension URIs for this call, added to the client's. */
+  readonly extensions?: ReadonlyArray<string> | undefined
+  readonly headers?: Headers.Input | undefined
+}
+
+/** Request types without `tenant`: the client sets it from the selected interface (spec 8.3.2). */
+export type Request<T> = T extends unknown ? Omit<T, "tenant"> : never
+
+export interface A2AClientShape {
+  readonly card: v1.AgentCard
+  /** The selected interface. */
+  readonly interface: v1.AgentInterface
+  /** Absolute URL of the selected interface. */
+  readonly url: string
+  readonly sendMessage: (
+    request: Request<v1.SendMessageRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.SendMessageResponse, A2AClientError>
+  /** Events until the task reaches a terminal state, the single Message, or the server closes the stream. */
+  readonly sendStreamingMessage: (
+    request: Request<v1.SendMessageRequest>,
+    options?: CallOptions
+  ) => Stream.Stream<v1.StreamResponse, A2AClientError>
+  readonly getTask: (
+    request: Request<v1.GetTaskRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.Task, A2AClientError>
+  readonly listTasks: (
+    request?: Request<v1.ListTasksRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.ListTasksResponse, A2AClientError>
+  /** Every task matching the filter, walking all pages as the stream is pulled. */
+  readonly listAllTasks: (
+    request?: Omit<Request<v1.ListTasksRequest>, "pageToken">,
+    options?: CallOptions
+  ) => Stream.Stream<v1.Task, A2AClientError>
+  readonly cancelTask: (
+    request: Request<v1.CancelTaskRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.Task, A2AClientError>
+  /** The task snapshot, then its events until a terminal state or the server closes the stream. */
+  readonly subscribeToTask: (
+    request: Request<v1.SubscribeToTaskRequest>,
+    options?: CallOptions
+  ) => Stream.Stream<v1.StreamResponse, A2AClientError>
+  readonly createTaskPushNotificationConfig: (
+    request: Request<v1.TaskPushNotificationConfig>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AClientError>
+  readonly getTaskPushNotificationConfig: (
+    request: Request<v1.GetTaskPushNotificationConfigRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AClientError>
+  readonly listTaskPushNotificationConfigs: (
+    request: Request<v1.ListTaskPushNotificationConfigsRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<v1.ListTaskPushNotificationConfigsResponse, A2AClientError>
+  readonly deleteTaskPushNotificationConfig: (
+    request: Request<v1.DeleteTaskPushNotificationConfigRequest>,
+    options?: CallOptions
+  ) => Effect.Effect<void, A2AClientError>
+  readonly getExtendedAgentCard: (options?: CallOptions) => Effect.Effect<v1.AgentCard, A2AClientError>
+}
+
+export class A2AClient extends Context.Service<A2AClient, A2AClientShape>()("effect-a2a/client/A2AClient") {}
+
+export const TERMINAL_STATES: ReadonlyArray<v1.TaskState> = [
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_REJECTED"
+]
+
+export const isTerminal = (state: v1.TaskState): boolean => TERMINAL_STATES.includes(state)
+
+/**
+ * Ends a raw event stream where the protocol says it is over: after a Message that opens the stream
+ * (message-only stream) or after any event carrying a terminal task state (spec 3.1.2, 3.1.6).
+ */
+export const untilDone = <E, R>(
+  events: Stream.Stream<v1.StreamResponse, E, R>
+): Stream.Stream<v1.StreamResponse, E, R> =>
+  Stream.suspend(() => {
+    let first = true
+    return Stream.takeUntil(events, (event) => {
+      const opening = first
+      first = false
+      if ("message" in event) return opening
+      if ("task" in event) return isTerminal(event.task.status.state)
+      if ("statusUpdate" in event) return isTerminal(event.statusUpdate.status.state)
+      return false
+    })
+  })
+
+/** Transient failures worth retrying an idempotent call for. */
+export const isTransient = (error: A2AClientError): boolean =>
+  (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed") ||
+  (error._tag === "A2AResponseError" && error.reason === "UnexpectedStatus" &&
+    [429, 502, 503, 504].includes(error.status))
+
+const retryPolicy = (options: RetryOptions | false | undefined) => {
+  if (options === false) return undefined
+  const times = options?.times ?? 2
+  if (times <= 0) return undefined
+  return {
+    schedule: Schedule.exponential(options?.delay ?? Duration.millis(100)).pipe(Schedule.jittered),
+    times,
+    while: isTransient
+  }
+}
+
+const withRetry = (options: RetryOptions | false | undefined) => {
+  const policy = retryPolicy(options)
+  return <A, E extends A2AClientError>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    policy === undefined ? effect : Effect.retry(effect, policy)
+}
+
+/** Builds a client for a card value (no fetching). `cardUrl` resolves relative interface URLs. */
+export const make = (
+  card: v1.AgentCard,
+  options: Options & { readonly cardUrl?: string | undefined } = {}
+): Effect.Effect<A2AClientShape, A2ANoCompatibleInterface, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const selection = InterfaceSelection.select(card, {
+      factories: options.transports ?? defaultTransports,
+      bindings: options.bindings,
+      protocolVersions: options.protocolVersions,
+      cardUrl: options.cardUrl
+    })
+    if (selection instanceof A2ANoCompatibleInterface) return yield* selection
+    const base = yield* HttpClient.HttpClient
+    const credentials = Credentials.select(card, options.credentials ?? {})
+    const httpClient = (options.transformClient ?? ((c) => c))(base).pipe(
+      HttpClient.mapRequestEffect(Credentials.apply(credentials))
+    )
+    const transport = selection.factory.make({ interface: selection.interface, url: selection.url, httpClient })
+    return fromTransport(card, selection.interface, transport, options)
+  })
+
+/** A client over an already built transport (custom bindings, tests). */
+export const fromTransport = (
+  card: v1.AgentCard,
+  iface: v1.AgentInterface,
+  transport: Transport,
+  options: Options = {}
+): A2AClientShape => {
+  const timeout = options.timeout !== undefined ? Duration.fromInputUnsafe(options.timeout) : undefined
+  const baseHeaders = Headers.merge(
+    Headers.fromInput(options.headers ?? {}),
+    Headers.fromInput({ "a2a-version": transport.protocolVersion })
+  )
+  const tenant = iface.tenant !== undefined && iface.tenant !== "" ? { tenant: iface.tenant } : {}
+  const retry = withRetry(options.retry)
+
+  const callOf = (call: CallOptions | undefined): Call => {
+    const extensions = [...new Set([...(options.extensions ?? []), ...(call?.extensions ?? [])])]
+    let headers = baseHeaders
+    if (call?.headers !== undefined) headers = Headers.merge(headers, Headers.fromInput(call.headers))
+    if (extensions.length > 0) headers = Headers.set(headers, "a2a-extensions", extensions.join(","))
+    return { headers, timeout }
+  }
+
+  const bounded = <A>(operation: string, effect: Effect.Effect<A, A2AClientError>): Effect.Effect<A, A2AClientError> =>
+    timeout === undefined ? effect : Effect.timeoutOrElse(effect, {
+      duration: timeout,
+      orElse: () => Effect.fail(Http.timeoutError({ method: operation, url: transport.url }, timeout))
+    })
+
+  const listTasks = (request: Request<v1.ListTasksRequest> = {}, options?: CallOptions) =>
+    retry(bounded("ListTasks", transport.listTasks({ ...request, ...tenant }, callOf(options))))
+
+  return {
+    card,
+    interface: iface,
+    url: transport.url,
+    sendMessage: (request, options) =>
+      bounded("SendMessage", transport.sendMessage({ ...request, ...tenant }, callOf(options))),
+    sendStreamingMessage: (request, options) =>
+      untilDone(transport.sendStreamingMessage({ ...request, ...tenant }, callOf(options))),
+    getTask: (request, options) =>
+      retry(bounded("GetTask", transport.getTask({ ...request, ...tenant }, callOf(options)))),
+    listTasks,
+    listAllTasks: (request = {}, options) =>
+      Stream.paginate(
+        Option.none<string>(),
+        (pageToken) =>
+          Effect.map(
+            listTasks({ ...request, ...(Option.isSome(pageToken) ? { pageToken: pageToken.value } : {}) }, options),
+            (page) => {
+              // Stop on an empty token, and on a token that repeats (a server bug would otherwise loop forever).
+              const next = page.nextPageToken !== "" &&
+                  !(Option.isSome(pageToken) && pageToken.value === page.nextPageToken)
+                ? Option.some(Option.some(page.nextPageToken))
+                : Option.none()
+              return [page.tasks, next] as const
+            }
+          )
+      ),
+    cancelTask: (request, options) =>
+      bounded("CancelTask", transport.cancelTask({ ...request, ...tenant }, callOf(options))),
+    subscribeToTask: (request, options) =>
+      untilDone(transport.subscribeToTask({ ...request, ...tenant }, callOf(options))),
+    createTaskPushNotificationConfig: (request, options) =>
+      bounded(
+        "CreateTaskPushNotificationConfig",
+        transport.createTaskPushNotificationConfig({ ...request, ...tenant }, callOf(options))
+      ),
+    getTaskPushNotificationConfig: (request, options) =>
+      retry(
+        bounded(
+          "GetTaskPushNotificationConfig",
+          transport.getTaskPushNotificationConfig({ ...request, ...tenant }, callOf(options))
+        )
+      ),
+    listTaskPushNotificationConfigs: (request, options) =>
+      retry(
+        bounded(
+          "ListTaskPushNotificationConfigs",
+          transport.listTaskPushNotificationConfigs({ ...request, ...tenant }, callOf(options))
+        )
+      ),
+    deleteTaskPushNotificationConfig: (request, options) =>
+      bounded(
+        "DeleteTaskPushNotificationConfig",
+        transport.deleteTaskPushNotificationConfig({ ...request, ...tenant }, callOf(options))
+      ),
+    getExtendedAgentCard: (options) =>
+      retry(bounded("GetExtendedAgentCard", transport.getExtendedAgentCard({ ...tenant }, callOf(options))))
+  }
+}
+
+/** Fetches the agent's card (from its base URL or the card URL), verifies it if asked, and builds a client. */
+export const resolve = <E = never>(
+  url: string,
+  options: ResolveOptions<E> = {}
+): Effect.Effect<A2AClientShape, A2AResolveError | E, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const base = yield* HttpClient.HttpClient
+    const httpClient = (options.transformClient ?? ((c) => c))(base)
+    const fetched = yield* withRetry(options.retry)(
+      AgentCardResolver.fetchCard(httpClient, url, {
+        headers: Headers.merge(Headers.fromInput(options.headers ?? {}), Headers.fromInput(options.cardHeaders ?? {})),
+        timeout: options.timeout
+      })
+    )
+    if (options.verifyCard !== undefined) yield* options.verifyCard(fetched.card)
+    return yield* make(fetched.card, { ...options, cardUrl: fetched.url })
+  })
+
+/** The client as a layer, from an agent URL or a card value. */
+export const layer = <E = never>(
+  source: string | v1.AgentCard,
+  options: ResolveOptions<E> = {}
+): Layer.Layer<A2AClient, A2AResolveError | E, HttpClient.HttpClient> =>
+  Layer.effect(A2AClient, typeof source === "string" ? resolve(source, options) : make(source, options))

@@ -1,0 +1,114 @@
+/**
+ * Client authentication (spec 7.3): the user supplies credentials by security scheme name (the keys of the
+ * card's `securitySchemes`); the client picks the first of the card's `securityRequirements` it can satisfy
+ * completely and sends each credential where its scheme says. Credentials never go to an agent whose card
+ * does not ask for them.
+ */
+import { Effect, Redacted } from "effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as v1 from "../generated/v1.ts"
+
+/**
+ * One credential: a secret, or an Effect producing one (run per request, so tokens can be refreshed).
+ * For HTTP Basic schemes give "user:password"; for API keys, bearer, OAuth 2 and OpenID Connect the token.
+ */
+export type Credential =
+  | string
+  | Redacted.Redacted<string>
+  | Effect.Effect<string | Redacted.Redacted<string>>
+
+/** Credentials by security scheme name. */
+export type Credentials = { readonly [schemeName: string]: Credential }
+
+/** One scheme of the chosen requirement, with the credential to send for it. */
+export interface Selected {
+  readonly schemeName: string
+  readonly scheme: v1.SecurityScheme
+  readonly credential: Credential
+}
+
+/**
+ * The schemes to authenticate with: the first requirement whose every scheme has a credential. A card that
+ * declares schemes but no requirements gets the first scheme we have a credential for. An empty list means
+ * "send nothing".
+ */
+export const select = (card: v1.AgentCard, credentials: Credentials): ReadonlyArray<Selected> => {
+  const schemes = card.securitySchemes ?? {}
+  const pick = (names: ReadonlyArray<string>): ReadonlyArray<Selected> | undefined => {
+    const out: Array<Selected> = []
+    for (const schemeName of names) {
+      const scheme = schemes[schemeName]
+      const credential = credentials[schemeName]
+      if (scheme === undefined || credential === undefined) return undefined
+      out.push({ schemeName, scheme, credential })
+    }
+    return out
+  }
+  const requirements = card.securityRequirements ?? []
+  if (requirements.length === 0) {
+    const name = Object.keys(schemes).find((n) => credentials[n] !== undefined)
+    return name !== undefined ? pick([name]) ?? [] : []
+  }
+  for (const requirement of requirements) {
+    const names = Object.keys(requirement.schemes ?? {})
+    if (names.length === 0) continue // "no authentication" alternative: keep looking for one we can satisfy
+    const chosen = pick(names)
+    if (chosen !== undefined) return chosen
+  }
+  return []
+}
+
+const reveal = (credential: Credential): Effect.Effect<string> => {
+  if (typeof credential === "string") return Effect.succeed(credential)
+  if (Redacted.isRedacted(credential)) return Effect.succeed(Redacted.value(credential))
+  return Effect.map(credential, (value) => (typeof value === "string" ? value : Redacted.value(value)))
+}
+
+const appendCookie = (request: HttpClientRequest.HttpClientRequest, name: string, value: string) => {
+  const existing = request.headers["cookie"]
+  const pair = `${name}=${encodeURIComponent(value)}`
+  return HttpClientRequest.setHeader(request, "cookie", existing !== undefined ? `${existing}; ${pair}` : pair)
+}
+
+const applyOne = (request: HttpClientRequest.HttpClientRequest, scheme: v1.SecurityScheme, secret: string) => {
+  if ("apiKeySecurityScheme" in scheme && scheme.apiKeySecurityScheme !== undefined) {
+    const { location, name } = scheme.apiKeySecurityScheme
+    switch (location.toLowerCase()) {
+      case "query":
+        return HttpClientRequest.appendUrlParam(request, name, secret)
+      case "cookie":
+        return appendCookie(request, name, secret)
+      default:
+        return HttpClientRequest.setHeader(request, name, secret)
+    }
+  }
+  if ("httpAuthSecurityScheme" in scheme && scheme.httpAuthSecurityScheme !== undefined) {
+    const kind = scheme.httpAuthSecurityScheme.scheme
+    if (kind.toLowerCase() === "basic") {
+      return HttpClientRequest.setHeader(request, "authorization", `Basic ${Buffer.from(secret).toString("base64")}`)
+    }
+    const label = kind.toLowerCase() === "bearer" ? "Bearer" : kind
+    return HttpClientRequest.setHeader(request, "authorization", `${label} ${secret}`)
+  }
+  if (
+    ("oauth2SecurityScheme" in scheme && scheme.oauth2SecurityScheme !== undefined) ||
+    ("openIdConnectSecurityScheme" in scheme && scheme.openIdConnectSecurityScheme !== undefined)
+  ) {
+    return HttpClientRequest.setHeader(request, "authorization", `Bearer ${secret}`)
+  }
+  // Mutual TLS is configured on the HTTP client (agent / dispatcher), not per request.
+  return request
+}
+
+/** Adds the selected credentials to a request. */
+export const apply = (selected: ReadonlyArray<Selected>) =>
+(
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientRequest.HttpClientRequest> =>
+  selected.length === 0
+    ? Effect.succeed(request)
+    : Effect.reduce(
+      selected,
+      () => request,
+      (req, { credential, scheme }) => Effect.map(reveal(credential), (secret) => applyOne(req, scheme, secret))
+    )

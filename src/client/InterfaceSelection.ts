@@ -1,0 +1,73 @@
+/**
+ * Client protocol selection (spec 8.3.2, 3.6): walk the card's `supportedInterfaces` in the agent's
+ * preference order and take the first one a transport factory speaks (binding and `Major.Minor` version),
+ * restricted to the bindings / versions the user allows.
+ */
+import type * as v1 from "../generated/v1.ts"
+import { A2ANoCompatibleInterface } from "./A2AClientError.ts"
+import type { TransportFactory } from "./Transport.ts"
+
+export interface Selection {
+  readonly interface: v1.AgentInterface
+  /** Absolute URL of the interface. */
+  readonly url: string
+  readonly factory: TransportFactory
+}
+
+export interface SelectOptions {
+  readonly factories: ReadonlyArray<TransportFactory>
+  /** Only these bindings (e.g. ["HTTP+JSON"]); the card's order still decides among them. */
+  readonly bindings?: ReadonlyArray<string> | undefined
+  /** Only these protocol versions (`Major.Minor`); default: every version a factory speaks. */
+  readonly protocolVersions?: ReadonlyArray<string> | undefined
+  /** Where the card came from, to resolve relative interface URLs. */
+  readonly cardUrl?: string | undefined
+}
+
+/** `Major.Minor` of a version string: patch versions never take part in negotiation (spec 3.6). */
+export const majorMinor = (version: string): string => {
+  const [major = "", minor = "0"] = version.trim().replace(/^v/i, "").split(".")
+  return `${major}.${minor}`
+}
+
+const sameBinding = (a: string, b: string) => a.trim().toUpperCase() === b.trim().toUpperCase()
+
+const resolveUrl = (url: string, base: string | undefined): string | undefined => {
+  try {
+    return new URL(url, base).toString()
+  } catch {
+    return undefined
+  }
+}
+
+export const select = (
+  card: v1.AgentCard,
+  options: SelectOptions
+): A2ANoCompatibleInterface | Selection => {
+  const allowedVersions = options.protocolVersions?.map(majorMinor)
+  const usable = options.factories.filter((f) =>
+    (options.bindings === undefined || options.bindings.some((b) => sameBinding(b, f.protocolBinding))) &&
+    (allowedVersions === undefined || allowedVersions.includes(majorMinor(f.protocolVersion)))
+  )
+  for (const iface of card.supportedInterfaces) {
+    const factory = usable.find((f) =>
+      sameBinding(f.protocolBinding, iface.protocolBinding) &&
+      majorMinor(f.protocolVersion) === majorMinor(iface.protocolVersion)
+    )
+    const url = resolveUrl(iface.url, options.cardUrl)
+    if (factory !== undefined && url !== undefined) return { interface: iface, url, factory }
+  }
+  const supported = usable.map((f) => `${f.protocolBinding} ${majorMinor(f.protocolVersion)}`)
+  const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} at ${i.url}`)
+  return new A2ANoCompatibleInterface({
+    offered: card.supportedInterfaces.map((i) => ({
+      url: i.url,
+      protocolBinding: i.protocolBinding,
+      protocolVersion: i.protocolVersion
+    })),
+    supported,
+    message: `Agent "${card.name}" offers no interface this client supports. Offered: ${
+      offered.length > 0 ? offered.join("; ") : "none"
+    }. Supported: ${supported.length > 0 ? supported.join(", ") : "none"}.`
+  })
+}

@@ -1,0 +1,25 @@
+/** Small helpers for building and reading messages, so simple calls stay short. */
+import type * as v1 from "../generated/v1.ts"
+
+export interface TextMessageOptions {
+  readonly taskId?: string | undefined
+  readonly contextId?: string | undefined
+  readonly messageId?: string | undefined
+  readonly referenceTaskIds?: ReadonlyArray<string> | undefined
+  readonly metadata?: v1.Struct | undefined
+}
+
+/** A user message with one text part and a fresh message id. */
+export const userText = (text: string, options: TextMessageOptions = {}): v1.Message => ({
+  messageId: options.messageId ?? crypto.randomUUID(),
+  role: "ROLE_USER",
+  parts: [{ text }],
+  ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
+  ...(options.contextId !== undefined ? { contextId: options.contextId } : {}),
+  ...(options.referenceTaskIds !== undefined ? { referenceTaskIds: options.referenceTaskIds } : {}),
+  ...(options.metadata !== undefined ? { metadata: options.metadata } : {})
+})
+
+/** The text parts of a message or artifact, concatenated. */
+export const textOf = (parts: ReadonlyArray<v1.Part>): string =>
+  parts.map((part) => ("text" in part ? part.text : "")).join("")

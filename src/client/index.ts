@@ -1,0 +1,11 @@
+/** effect-a2a client: `A2AClient` and what it is made of. */
+export * as A2AClient from "./A2AClient.ts"
+export * from "./A2AClientError.ts"
+export * as AgentCardResolver from "./AgentCardResolver.ts"
+export * as Credentials from "./Credentials.ts"
+export * as InterfaceSelection from "./InterfaceSelection.ts"
+export * as JsonRpcTransport from "./JsonRpcTransport.ts"
+export * as Messages from "./Messages.ts"
+export * as RestTransport from "./RestTransport.ts"
+export * as Sse from "./Sse.ts"
+export type * from "./Transport.ts"
