@@ -1,0 +1,186 @@
+/**
+ * The benchmark report: per scenario the median of the rounds for each server, the ratios
+ * ours/theirs and ours/ceiling, as text tables (stdout) and as JSON (bench/results).
+ */
+import type { ProfileSummary } from "./CpuProfile.ts"
+import type { Machine } from "./Machine.ts"
+import type { Sample } from "./Sample.ts"
+import type { Scenario } from "./Scenarios.ts"
+import { type Memory, type ServerKind, serverLabel } from "./ServerProcess.ts"
+
+export interface Settings {
+  readonly durationSec: number
+  readonly warmupSec: number
+  readonly rounds: number
+  readonly connections: number
+  readonly idleStreams: number
+  readonly scenarios: ReadonlyArray<string>
+  readonly servers: ReadonlyArray<ServerKind>
+  readonly quick: boolean
+  readonly profile?: ServerKind | undefined
+}
+
+export interface Ratios {
+  /** ours / sdk; > 1 is better for throughput, < 1 is better for latency and memory. */
+  readonly oursVsSdk?: Partial<Record<"throughput" | "p50Ms" | "p99Ms" | "rssKb" | "perStreamKb", number>>
+  readonly oursVsCeiling?: Partial<Record<"throughput", number>>
+}
+
+export interface ScenarioResult {
+  readonly id: string
+  readonly title: string
+  readonly measures: string
+  readonly unit: Scenario["unit"]
+  readonly rounds: Partial<Record<ServerKind, ReadonlyArray<Sample>>>
+  readonly median: Partial<Record<ServerKind, Sample>>
+  readonly ratios: Ratios
+}
+
+export interface ServerMemory {
+  readonly atStart: Memory
+  readonly atEnd: Memory
+}
+
+export interface BenchReport {
+  readonly startedAt: string
+  readonly finishedAt: string
+  readonly machine: Machine
+  readonly settings: Settings
+  readonly memory: Partial<Record<ServerKind, ServerMemory>>
+  readonly scenarios: ReadonlyArray<ScenarioResult>
+  readonly profiles: ReadonlyArray<ProfileSummary>
+}
+
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || b === 0 ? undefined : Math.round((a / b) * 100) / 100
+
+const defined = <K extends string>(record: Partial<Record<K, number | undefined>>): Partial<Record<K, number>> =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Partial<Record<K, number>>
+
+export const ratiosOf = (median: Partial<Record<ServerKind, Sample>>): Ratios => {
+  const { ceiling, ours, sdk } = median
+  if (ours === undefined) return {}
+  return {
+    ...(sdk === undefined ? {} : {
+      oursVsSdk: defined({
+        throughput: ratio(ours.throughput, sdk.throughput),
+        p50Ms: ratio(ours.p50Ms, sdk.p50Ms),
+        p99Ms: ratio(ours.p99Ms, sdk.p99Ms),
+        rssKb: ratio(ours.rssKb, sdk.rssKb),
+        perStreamKb: ratio(ours.idle?.perStreamKb, sdk.idle?.perStreamKb)
+      })
+    }),
+    ...(ceiling === undefined
+      ? {}
+      : { oursVsCeiling: defined({ throughput: ratio(ours.throughput, ceiling.throughput) }) })
+  }
+}
+
+// --- text ---
+
+const int = (n: number) => Math.round(n).toLocaleString("en-US")
+// autocannon's latencies are whole milliseconds; the stream driver's are not.
+const ms = (n: number) => Number.isInteger(n) ? String(n) : n.toFixed(n < 10 ? 2 : 1)
+const mb = (kb: number) => (kb / 1024).toFixed(1)
+const x = (n: number | undefined) => n === undefined ? "-" : `x${n.toFixed(2)}`
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((c, i) => i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)).join("  ").trimEnd()
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n")
+}
+
+const loadTable = (result: ScenarioResult): string => {
+  const streaming = result.unit === "streams/s"
+  const header = [
+    "server",
+    result.unit,
+    ...(streaming ? ["events/s"] : []),
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "RSS MiB"
+  ]
+  const rows = Object.entries(result.median).map(([kind, s]) => [
+    serverLabel[kind as ServerKind],
+    int(s.throughput),
+    ...(streaming ? [int(s.eventsPerSec ?? 0)] : []),
+    ms(s.p50Ms),
+    ms(s.p99Ms),
+    int(s.errors),
+    mb(s.rssKb)
+  ])
+  return table(header, rows)
+}
+
+const idleTable = (result: ScenarioResult): string => {
+  const header = [
+    "server",
+    "streams",
+    "opened",
+    "still open",
+    "RSS before MiB",
+    "RSS after MiB",
+    "KiB/stream",
+    "open s"
+  ]
+  const rows = Object.entries(result.median).flatMap(([kind, s]) =>
+    s.idle === undefined ? [] : [[
+      serverLabel[kind as ServerKind],
+      int(s.idle.requested),
+      int(s.idle.opened),
+      int(s.idle.stillOpen),
+      mb(s.idle.rssBeforeKb),
+      mb(s.idle.rssAfterKb),
+      s.idle.perStreamKb.toFixed(1),
+      (s.idle.openMs / 1000).toFixed(2)
+    ]]
+  )
+  return table(header, rows)
+}
+
+const ratioLine = (result: ScenarioResult): string => {
+  const { oursVsCeiling, oursVsSdk } = result.ratios
+  const parts: Array<string> = []
+  if (oursVsSdk !== undefined) {
+    parts.push(
+      result.unit === "KiB/stream"
+        ? `ours/sdk: memory per stream ${x(oursVsSdk.perStreamKb)}`
+        : `ours/sdk: ${result.unit} ${x(oursVsSdk.throughput)}, p50 ${x(oursVsSdk.p50Ms)}, p99 ${
+          x(oursVsSdk.p99Ms)
+        }, RSS ${x(oursVsSdk.rssKb)}`
+    )
+  }
+  if (oursVsCeiling !== undefined) parts.push(`ours/ceiling: ${result.unit} ${x(oursVsCeiling.throughput)}`)
+  return parts.join("   ")
+}
+
+export const formatScenario = (result: ScenarioResult, rounds: number): string =>
+  [
+    `## ${result.title} (${result.id})`,
+    result.measures,
+    "",
+    result.unit === "KiB/stream" ? idleTable(result) : loadTable(result),
+    ...(ratioLine(result) === "" ? [] : ["", ratioLine(result)]),
+    `(median of ${rounds} round${rounds === 1 ? "" : "s"}; errors summed over the rounds)`
+  ].join("\n")
+
+export const formatMachine = (machine: Machine): string =>
+  `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}; Node ${machine.node}; `
+  + `load average ${machine.loadAverage.join(" / ")}; commit ${machine.commit}`
+
+export const formatSettings = (settings: Settings): string =>
+  `Settings: ${settings.rounds} round(s) x ${settings.durationSec} s per scenario and server, warm-up ${settings.warmupSec} s, `
+  + `${settings.connections} connections, ${settings.idleStreams} idle streams${settings.quick ? " (quick)" : ""}`
+
+export const formatMemory = (memory: BenchReport["memory"]): string =>
+  table(
+    ["server", "RSS at start MiB", "RSS at end MiB", "peak RSS MiB"],
+    Object.entries(memory).map(([kind, m]) => [
+      serverLabel[kind as ServerKind],
+      mb(m.atStart.rssKb),
+      mb(m.atEnd.rssKb),
+      mb(m.atEnd.peakKb)
+    ])
+  )

@@ -1,0 +1,253 @@
+/**
+ * The benchmark scenarios. Each one is prepared once per server (setup + a probe that checks a
+ * real answer, so a broken server fails loudly instead of measuring fast errors) and then run
+ * once per round.
+ */
+import { Effect, Schema } from "effect"
+import { BenchError } from "./BenchError.ts"
+import { type IdleSettings, runIdle } from "./IdleSubscribers.ts"
+import { type HttpLoad, ID, type LoadSettings, runLoad } from "./LoadGen.ts"
+import { AgentMessage, call, CompletedTask, rpcBody, RpcResult, sendMessageParams, TaskOf } from "./Requests.ts"
+import type { Sample } from "./Sample.ts"
+import type { BenchServer, ServerKind } from "./ServerProcess.ts"
+import { newMessageId, readOneStream, runStreams, type StreamLoad } from "./StreamDriver.ts"
+import { ECHO, STREAM, TASK } from "./TrivialAgent.ts"
+
+export interface RunSettings extends LoadSettings {
+  readonly idle: IdleSettings
+}
+
+/** A prepared scenario for one server: runs one measurement (RSS is added by the caller). */
+export type Runner = (settings: RunSettings) => Effect.Effect<Omit<Sample, "rssKb">, BenchError>
+
+export interface Scenario {
+  readonly id: string
+  readonly title: string
+  readonly measures: string
+  readonly unit: "req/s" | "streams/s" | "KiB/stream"
+  readonly servers: ReadonlyArray<ServerKind>
+  /**
+   * Runs on a fresh server process each round instead of the shared one: memory growth is only
+   * readable in RSS before the heap has grown (and kept free space) under the other loads.
+   */
+  readonly isolated: boolean
+  readonly prepare: (server: BenchServer) => Effect.Effect<Runner, BenchError>
+}
+
+const ALL: ReadonlyArray<ServerKind> = ["ours", "sdk", "ceiling"]
+const A2A: ReadonlyArray<ServerKind> = ["ours", "sdk"]
+
+const ECHO_TEXT = `${ECHO} hello`
+const TASK_TEXT = `${TASK} hello`
+
+/** Cheap body checks for the load generator: the success marker is there and no error is. */
+const has = (...markers: ReadonlyArray<string>) => (body: string) =>
+  markers.every((m) => body.includes(m)) && !body.includes("\"error\"")
+
+const httpRunner = (load: HttpLoad): Runner => (settings) => runLoad(load, settings)
+
+const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new BenchError({ message }))
+
+const echoed = (parts: ReadonlyArray<{ readonly text: string }>, server: BenchServer) =>
+  check(parts[0]?.text === ECHO_TEXT, `${server.kind}: the echo reply does not carry the text back`)
+
+/** A completed task to read back (the ceiling answers any id with a fixed task). */
+const existingTask = (server: BenchServer) =>
+  server.kind === "ceiling"
+    ? Effect.succeed("ceiling-task")
+    : call(RpcResult(Schema.Struct({ task: CompletedTask })), server.endpoints.jsonRpc, {
+      method: "POST",
+      body: rpcBody("SendMessage", sendMessageParams(TASK_TEXT, newMessageId()))
+    }).pipe(Effect.map((answer) => answer.result.task.id))
+
+const rpcMessage: Scenario = {
+  id: "rpc-message",
+  title: "JSON-RPC SendMessage -> direct Message",
+  measures: "The lightest full A2A round trip: decode, run the agent, encode one Message.",
+  unit: "req/s",
+  servers: ALL,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const probe = yield* call(RpcResult(Schema.Struct({ message: AgentMessage })), server.endpoints.jsonRpc, {
+        method: "POST",
+        body: rpcBody("SendMessage", sendMessageParams(ECHO_TEXT, newMessageId()))
+      })
+      yield* echoed(probe.result.message.parts, server)
+      return httpRunner({
+        url: server.endpoints.jsonRpc,
+        method: "POST",
+        body: rpcBody("SendMessage", sendMessageParams(ECHO_TEXT, ID)),
+        uniqueIds: true,
+        verify: has("\"result\"", "ROLE_AGENT")
+      })
+    })
+}
+
+const rpcTask: Scenario = {
+  id: "rpc-task",
+  title: "JSON-RPC SendMessage -> Task completed (blocking)",
+  measures: "Task lifecycle: create, store, one artifact, complete, answer with the final Task.",
+  unit: "req/s",
+  servers: A2A,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const probe = yield* call(RpcResult(Schema.Struct({ task: CompletedTask })), server.endpoints.jsonRpc, {
+        method: "POST",
+        body: rpcBody("SendMessage", sendMessageParams(TASK_TEXT, newMessageId()))
+      })
+      yield* check(
+        probe.result.task.artifacts.length === 1 && probe.result.task.artifacts[0]?.parts[0]?.text === TASK_TEXT,
+        `${server.kind}: the completed task does not hold exactly the one artifact`
+      )
+      return httpRunner({
+        url: server.endpoints.jsonRpc,
+        method: "POST",
+        body: rpcBody("SendMessage", sendMessageParams(TASK_TEXT, ID)),
+        uniqueIds: true,
+        verify: has("\"result\"", "TASK_STATE_COMPLETED")
+      })
+    })
+}
+
+const restMessage: Scenario = {
+  id: "rest-message",
+  title: "REST POST /message:send -> direct Message",
+  measures: "The same round trip as rpc-message through the HTTP+JSON binding.",
+  unit: "req/s",
+  servers: ALL,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const url = `${server.endpoints.rest}/message:send`
+      const body = JSON.stringify(sendMessageParams(ECHO_TEXT, ID))
+      const probe = yield* call(Schema.Struct({ message: AgentMessage }), url, {
+        method: "POST",
+        body: JSON.stringify(sendMessageParams(ECHO_TEXT, newMessageId()))
+      })
+      yield* echoed(probe.message.parts, server)
+      return httpRunner({ url, method: "POST", body, uniqueIds: true, verify: has("ROLE_AGENT") })
+    })
+}
+
+const rpcGetTask: Scenario = {
+  id: "rpc-get-task",
+  title: "JSON-RPC GetTask of an existing task",
+  measures: "A read: look the task up in the store and encode it (with history and artifact).",
+  unit: "req/s",
+  servers: ALL,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const id = yield* existingTask(server)
+      const body = rpcBody("GetTask", { id })
+      const probe = yield* call(RpcResult(CompletedTask), server.endpoints.jsonRpc, { method: "POST", body })
+      yield* check(server.kind === "ceiling" || probe.result.id === id, `${server.kind}: GetTask returned another task`)
+      return httpRunner({
+        url: server.endpoints.jsonRpc,
+        method: "POST",
+        body,
+        verify: has("\"result\"", "TASK_STATE_COMPLETED")
+      })
+    })
+}
+
+const restGetTask: Scenario = {
+  id: "rest-get-task",
+  title: "REST GET /tasks/{id} of an existing task",
+  measures: "The same read as rpc-get-task through the HTTP+JSON binding.",
+  unit: "req/s",
+  servers: ALL,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const id = yield* existingTask(server)
+      const url = `${server.endpoints.rest}/tasks/${encodeURIComponent(id)}`
+      const probe = yield* call(CompletedTask, url, { method: "GET" })
+      yield* check(server.kind === "ceiling" || probe.id === id, `${server.kind}: GET /tasks returned another task`)
+      return httpRunner({ url, method: "GET", verify: has("TASK_STATE_COMPLETED") })
+    })
+}
+
+const card: Scenario = {
+  id: "card",
+  title: "GET /.well-known/agent-card.json",
+  measures: "Discovery: serve the agent card (a static document).",
+  unit: "req/s",
+  servers: ALL,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      yield* call(Schema.Struct({ name: Schema.Literal("bench-agent") }), server.endpoints.card, { method: "GET" })
+      return httpRunner({ url: server.endpoints.card, method: "GET", verify: has("supportedInterfaces") })
+    })
+}
+
+/** A stream is right when it starts with the task, ends completed and carries no error. */
+const streamIsComplete = (events: ReadonlyArray<string>) =>
+  events.length >= 2
+  && (events[0]?.includes("\"task\"") ?? false)
+  && (events[events.length - 1]?.includes("TASK_STATE_COMPLETED") ?? false)
+  && events.every((e) => !e.includes("\"error\""))
+
+const rpcStream: Scenario = {
+  id: "rpc-stream",
+  title: "JSON-RPC SendStreamingMessage, 10 artifact chunks",
+  measures: "SSE streaming: task, 10 artifact-update events, final status; whole streams read and checked.",
+  unit: "streams/s",
+  servers: A2A,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const load: StreamLoad = {
+        url: server.endpoints.jsonRpc,
+        body: () => rpcBody("SendStreamingMessage", sendMessageParams(`${STREAM} hello`, newMessageId())),
+        verify: streamIsComplete
+      }
+      yield* readOneStream(load)
+      return (settings) => runStreams(load, settings)
+    })
+}
+
+const idleSubscribe: Scenario = {
+  id: "idle-subscribe",
+  title: "Idle SubscribeToTask streams on input-required tasks",
+  measures: "Memory per parked subscriber: server RSS growth divided by the streams opened.",
+  unit: "KiB/stream",
+  servers: A2A,
+  isolated: true,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      yield* call(
+        RpcResult(Schema.Struct({ task: TaskOf(Schema.Literal("TASK_STATE_INPUT_REQUIRED")) })),
+        server.endpoints.jsonRpc,
+        {
+          method: "POST",
+          body: rpcBody("SendMessage", sendMessageParams("wait probe", newMessageId()))
+        }
+      )
+      return (settings) =>
+        runIdle(server, settings.idle).pipe(
+          Effect.map((idle) => ({
+            throughput: idle.opened,
+            p50Ms: 0,
+            p99Ms: 0,
+            errors: idle.requested - idle.opened + (idle.opened - idle.stillOpen),
+            completed: idle.opened,
+            idle
+          }))
+        )
+    })
+}
+
+export const scenarios: ReadonlyArray<Scenario> = [
+  rpcMessage,
+  rpcTask,
+  restMessage,
+  rpcGetTask,
+  restGetTask,
+  card,
+  rpcStream,
+  idleSubscribe
+]

@@ -1,0 +1,151 @@
+/**
+ * One benchmarked server in its own child process: spawned with the Node running the harness,
+ * ready once it prints its origin, its endpoints discovered from its agent card, killed (SIGTERM,
+ * then SIGKILL) when the scope closes. RSS is read from /proc/<pid>/status.
+ */
+import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import * as Path from "node:path"
+import { BenchError } from "./BenchError.ts"
+import { AGENT_CARD_PATH, READY_PREFIX } from "./TrivialAgent.ts"
+
+export const serverKinds = ["ours", "sdk", "ceiling"] as const
+export type ServerKind = typeof serverKinds[number]
+
+export const serverLabel: Record<ServerKind, string> = {
+  ours: "effect-a2a",
+  sdk: "@a2a-js/sdk",
+  ceiling: "node:http ceiling"
+}
+
+export interface Endpoints {
+  readonly card: string
+  readonly jsonRpc: string
+  readonly rest: string
+}
+
+export interface BenchServer {
+  readonly kind: ServerKind
+  readonly pid: number
+  readonly origin: string
+  readonly endpoints: Endpoints
+  /** Resident set size of the server process, in KiB. */
+  readonly rssKb: Effect.Effect<number, BenchError>
+  /** Current and peak (VmHWM) resident set size, in KiB. */
+  readonly memory: Effect.Effect<Memory, BenchError>
+}
+
+export interface Memory {
+  readonly rssKb: number
+  readonly peakKb: number
+}
+
+export interface StartOptions {
+  /** Write a V8 CPU profile of this server to the folder (`node --cpu-prof`). */
+  readonly cpuProfDir?: string | undefined
+}
+
+const benchDir = import.meta.dirname
+const repoRoot = Path.resolve(benchDir, "..")
+
+const ReadyLine = Schema.fromJsonString(Schema.Struct({ origin: Schema.String }))
+
+const CardInterfaces = Schema.Struct({
+  supportedInterfaces: Schema.Array(Schema.Struct({ url: Schema.String, protocolBinding: Schema.String }))
+})
+
+const fetchCard = Effect.fnUntraced(function*(origin: string) {
+  const url = `${origin}${AGENT_CARD_PATH}`
+  const body = yield* Effect.tryPromise({
+    try: async () => {
+      const response = await fetch(url, { headers: { "A2A-Version": "1.0" } })
+      if (!response.ok) throw new Error(`HTTP ${response.status}`)
+      return (await response.json()) as unknown
+    },
+    catch: (cause) => new BenchError({ message: `GET ${url} failed`, cause })
+  })
+  const card = yield* Schema.decodeUnknownEffect(CardInterfaces)(body).pipe(
+    Effect.mapError((cause) => new BenchError({ message: `agent card at ${url} has no usable interfaces`, cause }))
+  )
+  const find = (binding: string) =>
+    Effect.fromNullishOr(card.supportedInterfaces.find((i) => i.protocolBinding === binding)?.url).pipe(
+      Effect.mapError(() => new BenchError({ message: `agent card at ${url} has no ${binding} interface` }))
+    )
+  return { card: url, jsonRpc: yield* find("JSONRPC"), rest: yield* find("HTTP+JSON") } satisfies Endpoints
+})
+
+/** VmRSS and VmHWM of a process, in KiB (Linux /proc). */
+export const readMemory = (pid: number): Effect.Effect<Memory, BenchError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const status = yield* fs.readFileString(`/proc/${pid}/status`)
+    const field = (name: string) => {
+      const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB$`, "m").exec(status)
+      return match?.[1] === undefined ? undefined : Number(match[1])
+    }
+    const rssKb = field("VmRSS")
+    const peakKb = field("VmHWM")
+    if (rssKb === undefined || peakKb === undefined) {
+      return yield* new BenchError({ message: `no VmRSS/VmHWM in /proc/${pid}/status` })
+    }
+    return { rssKb, peakKb }
+  }).pipe(
+    Effect.catchTag(
+      "PlatformError",
+      (cause) => Effect.fail(new BenchError({ message: `cannot read RSS of ${pid}`, cause }))
+    )
+  )
+
+export const start = Effect.fnUntraced(function*(
+  kind: ServerKind,
+  options: StartOptions
+): Effect.fn.Return<
+  BenchServer,
+  BenchError,
+  Scope.Scope | ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem
+> {
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const fs = yield* FileSystem.FileSystem
+  const profArgs = options.cpuProfDir === undefined
+    ? []
+    : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir, "--cpu-prof-name", `${kind}-${Date.now()}.cpuprofile`]
+  const script = Path.join(benchDir, "servers", `${kind}.ts`)
+  const handle = yield* spawner.spawn(
+    ChildProcess.make(process.execPath, [...profArgs, script], {
+      cwd: repoRoot,
+      env: { NODE_ENV: "production" },
+      extendEnv: true,
+      stdout: "pipe",
+      stderr: "inherit",
+      forceKillAfter: "10 seconds"
+    })
+  ).pipe(Effect.mapError((cause) => new BenchError({ message: `cannot start the ${kind} server`, cause })))
+  const pid = Number(handle.pid)
+
+  // The first READY line resolves `ready`; every other stdout line is passed through, prefixed.
+  const ready = yield* Deferred.make<string, BenchError>()
+  yield* handle.stdout.pipe(
+    Stream.decodeText(),
+    Stream.splitLines,
+    Stream.runForEach((line) =>
+      line.startsWith(READY_PREFIX)
+        ? Schema.decodeEffect(ReadyLine)(line.slice(READY_PREFIX.length)).pipe(
+          Effect.flatMap(({ origin }) => Deferred.succeed(ready, origin)),
+          Effect.catch((cause) => Deferred.fail(ready, new BenchError({ message: `bad ready line: ${line}`, cause })))
+        )
+        : Effect.sync(() => process.stderr.write(`[${kind}] ${line}\n`))
+    ),
+    Effect.ensuring(Deferred.fail(ready, new BenchError({ message: `the ${kind} server exited before it was ready` }))),
+    Effect.ignore,
+    Effect.forkScoped
+  )
+  const origin = yield* Deferred.await(ready).pipe(
+    Effect.timeoutOrElse({
+      duration: "60 seconds",
+      orElse: () => Effect.fail(new BenchError({ message: `the ${kind} server was not ready within 60 s` }))
+    })
+  )
+  const endpoints = yield* fetchCard(origin)
+  const memory = readMemory(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+  return { kind, pid, origin, endpoints, memory, rssKb: Effect.map(memory, (m) => m.rssKb) }
+})

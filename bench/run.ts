@@ -1,0 +1,274 @@
+/**
+ * `npm run bench`: effect-a2a vs the official @a2a-js/sdk vs a bare node:http ceiling, each in
+ * its own child process on 127.0.0.1, driven alternately with the same load generator. Prints a
+ * table per scenario (median of the rounds) and writes bench/results/latest.json plus a
+ * timestamped copy. Every flag also reads an environment variable (BENCH_DURATION, ...).
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Config, Console, Effect, FileSystem, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import type { ChildProcessSpawner } from "effect/process"
+import * as Path from "node:path"
+import { BenchError } from "./BenchError.ts"
+import { formatSummary, summariseDir } from "./CpuProfile.ts"
+import * as Machine from "./Machine.ts"
+import {
+  type BenchReport,
+  formatMachine,
+  formatMemory,
+  formatScenario,
+  formatSettings,
+  ratiosOf,
+  type ScenarioResult,
+  type ServerMemory,
+  type Settings
+} from "./Report.ts"
+import { medianSample, type Sample } from "./Sample.ts"
+import { type Runner, type RunSettings, type Scenario, scenarios } from "./Scenarios.ts"
+import { type BenchServer, type ServerKind, serverKinds, serverLabel, start } from "./ServerProcess.ts"
+
+const resultsDir = Path.join(import.meta.dirname, "results")
+
+const number = (name: string, env: string, description: string) =>
+  Flag.Finite(name).pipe(
+    Flag.withDescription(description),
+    Flag.withFallbackConfig(Config.Finite(env)),
+    Flag.optional
+  )
+
+const list = (name: string, env: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.withFallbackConfig(Config.String(env)),
+    Flag.optional,
+    Flag.map(Option.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)))
+  )
+
+const flags = {
+  quick: Flag.Boolean("quick").pipe(
+    Flag.withDescription("Smoke run: 1 round of 1 s, 0.5 s warm-up, 100 idle streams (explicit flags still win)"),
+    Flag.withFallbackConfig(Config.Boolean("BENCH_QUICK")),
+    Flag.withDefault(false)
+  ),
+  duration: number("duration", "BENCH_DURATION", "Seconds per scenario, server and round (default 5)"),
+  warmup: number("warmup", "BENCH_WARMUP", "Warm-up seconds per scenario and server (default 2)"),
+  rounds: number("rounds", "BENCH_ROUNDS", "Alternating rounds; the report shows their median (default 3)"),
+  connections: number("connections", "BENCH_CONNECTIONS", "Concurrent connections / streams (default 32)"),
+  idleStreams: number("idle-streams", "BENCH_IDLE_STREAMS", "Idle SubscribeToTask streams (default 1000)"),
+  scenarios: list("scenarios", "BENCH_SCENARIOS", `Comma list of: ${scenarios.map((s) => s.id).join(", ")}`),
+  servers: list("servers", "BENCH_SERVERS", `Comma list of: ${serverKinds.join(", ")}`),
+  profile: Flag.Literals("profile", serverKinds).pipe(
+    Flag.withDescription("Run this server under `node --cpu-prof` and summarise its profile"),
+    Flag.withFallbackConfig(Config.Literals(serverKinds, "BENCH_PROFILE")),
+    Flag.optional
+  )
+}
+
+type Flags = {
+  readonly [K in keyof typeof flags]: (typeof flags)[K] extends Flag.Flag<infer A> ? A : never
+}
+
+const resolveSettings = (f: Flags): Effect.Effect<Settings, BenchError> =>
+  Effect.gen(function*() {
+    const pick = (value: Option.Option<number>, normal: number, quick: number) =>
+      Option.getOrElse(value, () => f.quick ? quick : normal)
+    const known = scenarios.map((s) => s.id)
+    const chosenScenarios = Option.getOrElse(f.scenarios, () => known)
+    const unknownScenario = chosenScenarios.find((id) => !known.includes(id))
+    if (unknownScenario !== undefined) {
+      return yield* new BenchError({ message: `unknown scenario "${unknownScenario}" (known: ${known.join(", ")})` })
+    }
+    const chosenServers = Option.getOrElse(f.servers, () => [...serverKinds])
+    const servers = serverKinds.filter((k) => chosenServers.includes(k))
+    if (servers.length !== chosenServers.length) {
+      return yield* new BenchError({
+        message: `unknown server in "${chosenServers.join(",")}" (known: ${serverKinds.join(", ")})`
+      })
+    }
+    const settings: Settings = {
+      durationSec: pick(f.duration, 5, 1),
+      warmupSec: pick(f.warmup, 2, 0.5),
+      rounds: Math.max(1, Math.round(pick(f.rounds, 3, 1))),
+      connections: Math.max(1, Math.round(pick(f.connections, 32, 32))),
+      idleStreams: Math.max(1, Math.round(pick(f.idleStreams, 1000, 100))),
+      scenarios: chosenScenarios,
+      servers,
+      quick: f.quick,
+      profile: Option.getOrUndefined(f.profile)
+    }
+    if (settings.profile !== undefined && !servers.includes(settings.profile)) {
+      return yield* new BenchError({ message: `--profile ${settings.profile} but that server is not selected` })
+    }
+    return settings
+  })
+
+const progress = (text: string) => Effect.sync(() => process.stderr.write(`${text}\n`))
+
+/** The order servers take their turn in round `round`: rotated, so none always goes first. */
+const rotate = <A>(items: ReadonlyArray<A>, round: number): ReadonlyArray<A> =>
+  items.length === 0 ? items : [...items.slice(round % items.length), ...items.slice(0, round % items.length)]
+
+/** A scenario ready to run on one server: on the shared process, or on a fresh one per round. */
+interface Entry {
+  readonly scenario: Scenario
+  readonly kind: ServerKind
+  readonly run: (
+    settings: RunSettings
+  ) => Effect.Effect<Sample, BenchError, ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem>
+}
+
+const measure = (server: BenchServer, runner: Runner, settings: RunSettings) =>
+  Effect.gen(function*() {
+    const sample = yield* runner(settings)
+    const rssKb = yield* server.rssKb
+    return { ...sample, rssKb } satisfies Sample
+  })
+
+const benchmark = (settings: Settings, profileDir: string | undefined) =>
+  Effect.gen(function*() {
+    const servers: Array<BenchServer> = []
+    for (const kind of settings.servers) {
+      yield* progress(`starting ${serverLabel[kind]}...`)
+      servers.push(yield* start(kind, { cpuProfDir: kind === settings.profile ? profileDir : undefined }))
+    }
+    const atStart = new Map<ServerKind, ServerMemory["atStart"]>()
+    for (const server of servers) atStart.set(server.kind, yield* server.memory)
+
+    const chosen = scenarios.filter((s) => settings.scenarios.includes(s.id))
+    const entries: Array<ReadonlyArray<Entry>> = []
+    for (const scenario of chosen) {
+      const row: Array<Entry> = []
+      for (const server of servers.filter((s) => scenario.servers.includes(s.kind))) {
+        if (scenario.isolated) {
+          const run = (runSettings: RunSettings) =>
+            Effect.gen(function*() {
+              const fresh = yield* start(server.kind, {})
+              return yield* measure(fresh, yield* scenario.prepare(fresh), runSettings)
+            }).pipe(Effect.scoped)
+          row.push({ scenario, kind: server.kind, run })
+        } else {
+          // Prepared once: the setup and the probe run before any measurement.
+          const runner = yield* scenario.prepare(server)
+          row.push({ scenario, kind: server.kind, run: (runSettings) => measure(server, runner, runSettings) })
+        }
+      }
+      entries.push(row)
+    }
+
+    const runSettings = (durationSec: number): RunSettings => ({
+      connections: settings.connections,
+      durationSec,
+      idle: { streams: settings.idleStreams, parallel: settings.connections }
+    })
+
+    if (settings.warmupSec > 0) {
+      yield* progress(`warm-up: ${settings.warmupSec} s per scenario and server`)
+      for (const row of entries) {
+        for (const entry of row) {
+          if (!entry.scenario.isolated) yield* entry.run(runSettings(settings.warmupSec))
+        }
+      }
+    }
+
+    const samples = new Map<string, Map<ServerKind, Array<Sample>>>()
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const row of entries) {
+        for (const { kind, run, scenario } of rotate(row, round)) {
+          const sample = yield* run(runSettings(settings.durationSec))
+          const byServer = samples.get(scenario.id) ?? new Map<ServerKind, Array<Sample>>()
+          samples.set(scenario.id, byServer.set(kind, [...(byServer.get(kind) ?? []), sample]))
+          yield* progress(
+            `round ${round + 1}/${settings.rounds} ${scenario.id.padEnd(14)} ${serverLabel[kind].padEnd(18)} `
+              + (sample.idle === undefined
+                ? `${Math.round(sample.throughput)} ${scenario.unit}, p99 ${
+                  sample.p99Ms.toFixed(2)
+                } ms, errors ${sample.errors}`
+                : `${sample.idle.opened} streams, ${sample.idle.perStreamKb.toFixed(1)} KiB/stream`)
+          )
+        }
+      }
+    }
+
+    const memory: Partial<Record<ServerKind, ServerMemory>> = {}
+    for (const server of servers) {
+      const first = atStart.get(server.kind)
+      if (first !== undefined) memory[server.kind] = { atStart: first, atEnd: yield* server.memory }
+    }
+
+    const results: Array<ScenarioResult> = chosen.map((scenario) => {
+      // Report servers in their fixed order (ours, sdk, ceiling), whatever order they ran in.
+      const byServer = samples.get(scenario.id)
+      const rounds: ScenarioResult["rounds"] = {}
+      const median: ScenarioResult["median"] = {}
+      for (const kind of serverKinds) {
+        const list = byServer?.get(kind)
+        if (list === undefined) continue
+        rounds[kind] = list
+        median[kind] = medianSample(list)
+      }
+      return {
+        id: scenario.id,
+        title: scenario.title,
+        measures: scenario.measures,
+        unit: scenario.unit,
+        rounds,
+        median,
+        ratios: ratiosOf(median)
+      }
+    })
+    return { results, memory }
+  }).pipe(Effect.scoped)
+
+const writeReport = (report: BenchReport) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.makeDirectory(resultsDir, { recursive: true })
+    const json = `${JSON.stringify(report, null, 2)}\n`
+    const stamped = Path.join(resultsDir, `bench-${report.startedAt.replace(/[:.]/g, "-")}.json`)
+    yield* fs.writeFileString(stamped, json)
+    yield* fs.writeFileString(Path.join(resultsDir, "latest.json"), json)
+    return stamped
+  }).pipe(Effect.mapError((cause) => new BenchError({ message: "cannot write the results", cause })))
+
+const main = Command.make("bench", flags, (f) =>
+  Effect.gen(function*() {
+    const settings = yield* resolveSettings(f)
+    const startedAt = new Date().toISOString()
+    const machine = yield* Machine.describe
+    yield* Console.log(`# effect-a2a benchmarks, ${startedAt}\n${formatMachine(machine)}\n${formatSettings(settings)}`)
+
+    const profileDir = settings.profile === undefined
+      ? undefined
+      : Path.join(resultsDir, "profiles", startedAt.replace(/[:.]/g, "-"))
+    if (profileDir !== undefined) {
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.makeDirectory(profileDir, { recursive: true }).pipe(
+        Effect.mapError((cause) => new BenchError({ message: `cannot create ${profileDir}`, cause }))
+      )
+    }
+
+    const { memory, results } = yield* benchmark(settings, profileDir)
+    for (const result of results) yield* Console.log(`\n${formatScenario(result, settings.rounds)}`)
+    yield* Console.log(`\n## Server memory\n${formatMemory(memory)}`)
+
+    // The profiled server has exited with the scope above, so its profile is on disk now.
+    const profiles = profileDir === undefined ? [] : yield* summariseDir(profileDir, 25)
+    for (const summary of profiles) yield* Console.log(`\n## ${formatSummary(summary)}`)
+
+    const file = yield* writeReport({
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      machine,
+      settings,
+      memory,
+      scenarios: results,
+      profiles
+    })
+    yield* Console.log(`\nResults: ${Path.relative(process.cwd(), file)} (and bench/results/latest.json)`)
+  })).pipe(Command.withDescription("Benchmark effect-a2a against the official A2A SDK and a bare node:http ceiling"))
+
+main.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)
