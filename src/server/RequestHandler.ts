@@ -3,10 +3,33 @@
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
  */
-import { Context, type Effect, type Stream } from "effect"
+import { type Cause, Context, Effect, Layer, Option, Queue, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
-import type { A2AError } from "../protocol/A2AError.ts"
+import {
+  type A2AError,
+  ContentTypeNotSupported,
+  ExtendedAgentCardNotConfigured,
+  ExtensionSupportRequired,
+  type FieldViolation,
+  InternalError,
+  PushNotificationNotSupported,
+  TaskNotFound,
+  Unauthenticated,
+  UnsupportedOperation
+} from "../protocol/A2AError.ts"
+import { isTerminal, label } from "../protocol/TaskStates.ts"
+import { AgentCardConfig } from "./AgentCardConfig.ts"
+import { type AgentExecutor } from "./AgentExecutor.ts"
 import type { CallContext } from "./CallContext.ts"
+import { EventBus } from "./EventBus.ts"
+import * as Ids from "./Ids.ts"
+import * as MediaTypes from "./MediaTypes.ts"
+import * as PageToken from "./PageToken.ts"
+import { type PushConfig, PushConfigStore } from "./PushConfigStore.ts"
+import { type PushNotifier } from "./PushNotifier.ts"
+import * as TaskRunner from "./TaskRunner.ts"
+import { limitHistory, type TaskRecord, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import * as Validation from "./Validation.ts"
 
 export class RequestHandler extends Context.Service<RequestHandler, {
   readonly sendMessage: (
@@ -45,3 +68,330 @@ export class RequestHandler extends Context.Service<RequestHandler, {
     ctx: CallContext
   ) => Effect.Effect<v1.AgentCard, A2AError>
 }>()("effect-a2a/server/RequestHandler") {}
+
+/** ListTasks page size when the request sets none (spec 3.1.4). */
+export const DEFAULT_PAGE_SIZE = 50
+export const MAX_PAGE_SIZE = 100
+
+const internal = (e: TaskStoreError) => new InternalError({ message: `Task storage failed: ${e.message}` })
+
+const notFound = (taskId: string) => new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
+
+const noStreaming = () =>
+  new UnsupportedOperation({ message: "Streaming is not supported by this agent (capabilities.streaming is false)" })
+
+const noPush = () =>
+  new PushNotificationNotSupported({
+    message: "Push notifications are not supported by this agent (capabilities.pushNotifications is false)"
+  })
+
+export const make = Effect.gen(function*() {
+  const store = yield* TaskStore
+  const pushConfigs = yield* PushConfigStore
+  const bus = yield* EventBus
+  const cards = yield* AgentCardConfig
+  const runner = yield* TaskRunner.make
+  const capabilities = cards.capabilities
+  const card = cards.publicCard([])
+  const requiredExtensions = (capabilities.extensions ?? []).filter((e) => e.required === true && e.uri !== undefined)
+
+  const getOwned = (taskId: string, ctx: CallContext): Effect.Effect<TaskRecord, A2AError> =>
+    store.get(taskId, ctx.principal.id).pipe(
+      Effect.mapError(internal),
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(taskId)), onSome: Effect.succeed }))
+    )
+
+  const checkExtensions = (ctx: CallContext): Effect.Effect<void, ExtensionSupportRequired> => {
+    const missing = requiredExtensions.filter((e) => !ctx.extensions.includes(e.uri!)).map((e) => e.uri!)
+    return missing.length === 0 ? Effect.void : Effect.fail(
+      new ExtensionSupportRequired({
+        message: `This agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; declare ${
+          missing.length > 1 ? "them" : "it"
+        } in the A2A-Extensions service parameter`,
+        metadata: { extensions: missing.join(",") }
+      })
+    )
+  }
+
+  const pushConfigChecks = (field: string, config: v1.TaskPushNotificationConfig): Validation.Check =>
+    Validation.httpUrl(`${field}.url`, config.url)
+
+  /** Checks a SendMessage request and starts its execution. */
+  const start = (req: v1.SendMessageRequest, ctx: CallContext): Effect.Effect<TaskRunner.Execution, A2AError> =>
+    Effect.gen(function*() {
+      yield* checkExtensions(ctx)
+      const { configuration, message } = req
+      const pushConfig = configuration?.taskPushNotificationConfig
+      yield* Validation.verify(
+        Validation.nonEmpty("message.messageId", message.messageId),
+        message.parts.length === 0 ? [{ field: "message.parts", description: "Must contain at least one part" }] : [],
+        Validation.historyLength("configuration.historyLength", configuration?.historyLength),
+        pushConfig !== undefined ? pushConfigChecks("configuration.taskPushNotificationConfig", pushConfig) : []
+      )
+      const unsupportedInputs = message.parts.flatMap((part) =>
+        part.mediaType !== undefined && part.mediaType.length > 0 &&
+          !MediaTypes.accepts(card.defaultInputModes, part.mediaType)
+          ? [part.mediaType]
+          : []
+      )
+      if (unsupportedInputs.length > 0) {
+        return yield* new ContentTypeNotSupported({
+          message: `Unsupported input media type ${unsupportedInputs.join(", ")}; this agent accepts ${
+            card.defaultInputModes.join(", ")
+          }`
+        })
+      }
+      const accepted = configuration?.acceptedOutputModes ?? []
+      if (accepted.length > 0 && !card.defaultOutputModes.some((mode) => MediaTypes.accepts(accepted, mode))) {
+        return yield* new ContentTypeNotSupported({
+          message: `None of the accepted output modes (${accepted.join(", ")}) is produced by this agent (${
+            card.defaultOutputModes.join(", ")
+          })`
+        })
+      }
+      if (pushConfig !== undefined && capabilities.pushNotifications !== true) return yield* noPush()
+      return yield* runner.start({
+        message,
+        owner: ctx.principal.id,
+        call: ctx,
+        metadata: req.metadata,
+        configuration,
+        pushConfig
+      })
+    })
+
+  const closed = (execution: TaskRunner.Execution) => Effect.addFinalizer(() => Queue.shutdown(execution))
+
+  const noResponse = () => new InternalError({ message: "The task ended without a response" })
+
+  const toResponse = (
+    processed: TaskRunner.Processed,
+    historyLength: number | undefined
+  ): Effect.Effect<v1.SendMessageResponse, InternalError> =>
+    Option.isSome(processed.task)
+      ? Effect.succeed({ task: limitHistory(processed.task.value, historyLength) })
+      : "message" in processed.event
+      ? Effect.succeed({ message: processed.event.message })
+      : Effect.fail(noResponse())
+
+  const sendMessage: RequestHandler["Service"]["sendMessage"] = (req, ctx) =>
+    Effect.scoped(Effect.gen(function*() {
+      const execution = yield* start(req, ctx)
+      yield* closed(execution)
+      const historyLength = req.configuration?.historyLength
+      if (req.configuration?.returnImmediately === true) {
+        const first = yield* Queue.take(execution).pipe(
+          Effect.catchIf(isDone, () => Effect.fail(noResponse()))
+        )
+        return yield* toResponse(first, historyLength)
+      }
+      const last = yield* Stream.runLast(Stream.fromQueue(execution))
+      return yield* Option.match(last, {
+        onNone: () => Effect.fail(noResponse()),
+        onSome: (p) => toResponse(p, historyLength)
+      })
+    }))
+
+  const sendStreamingMessage: RequestHandler["Service"]["sendStreamingMessage"] = (req, ctx) =>
+    capabilities.streaming !== true ? Stream.fail(noStreaming()) : Stream.unwrap(Effect.gen(function*() {
+      const execution = yield* start(req, ctx)
+      yield* closed(execution)
+      return Stream.fromQueue(execution).pipe(Stream.map((p) => p.event))
+    }))
+
+  const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) =>
+    Effect.gen(function*() {
+      yield* Validation.verify(Validation.historyLength("historyLength", req.historyLength))
+      const record = yield* getOwned(req.id, ctx)
+      return limitHistory(record.task, req.historyLength)
+    })
+
+  const listTasks: RequestHandler["Service"]["listTasks"] = (req, ctx) =>
+    Effect.gen(function*() {
+      const violations: Array<FieldViolation> = [
+        ...Validation.intInRange("pageSize", req.pageSize, 1, MAX_PAGE_SIZE),
+        ...Validation.historyLength("historyLength", req.historyLength)
+      ]
+      let statusTimestampAfter: number | undefined
+      if (req.statusTimestampAfter !== undefined) {
+        const parsed = Validation.timestamp("statusTimestampAfter", req.statusTimestampAfter)
+        if (typeof parsed === "number") statusTimestampAfter = parsed
+        else violations.push(parsed)
+      }
+      const filters: PageToken.Filters = {
+        contextId: req.contextId !== undefined && req.contextId.length > 0 ? req.contextId : undefined,
+        status: req.status !== undefined && req.status !== "TASK_STATE_UNSPECIFIED" ? req.status : undefined,
+        statusTimestampAfter
+      }
+      let after: ReturnType<typeof PageToken.decode> | undefined
+      if (req.pageToken !== undefined && req.pageToken.length > 0) {
+        after = PageToken.decode(req.pageToken, filters)
+        if (after === "malformed") {
+          violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
+        } else if (after === "filters") {
+          violations.push({
+            field: "pageToken",
+            description: "The page token was issued for different filters (contextId, status, statusTimestampAfter)"
+          })
+        }
+      }
+      yield* Validation.verify(violations)
+      const pageSize = req.pageSize ?? DEFAULT_PAGE_SIZE
+      const page = yield* store.list(ctx.principal.id, {
+        contextId: filters.contextId,
+        status: filters.status as v1.TaskState | undefined,
+        statusTimestampAfter,
+        pageSize,
+        after: typeof after === "object" ? after : undefined,
+        historyLength: req.historyLength,
+        includeArtifacts: req.includeArtifacts === true
+      }).pipe(Effect.mapError(internal))
+      return {
+        tasks: page.tasks,
+        nextPageToken: Option.match(page.next, {
+          onNone: () => "",
+          onSome: (cursor) => PageToken.encode(cursor, filters)
+        }),
+        pageSize,
+        totalSize: page.totalSize
+      }
+    })
+
+  const cancelTask: RequestHandler["Service"]["cancelTask"] = (req, ctx) => runner.cancel(req.id, ctx.principal.id)
+
+  const subscribeToTask: RequestHandler["Service"]["subscribeToTask"] = (req, ctx) =>
+    capabilities.streaming !== true ? Stream.fail(noStreaming()) : Stream.unwrap(Effect.gen(function*() {
+      const terminal = (task: v1.Task) =>
+        new UnsupportedOperation({
+          message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
+          metadata: { taskId: task.id }
+        })
+      const before = yield* getOwned(req.id, ctx)
+      if (isTerminal(before.task.status.state)) return yield* terminal(before.task)
+      // Subscribe first, then read the snapshot: events newer than its version follow it exactly once.
+      const events = yield* bus.subscribe(req.id)
+      const snapshot = yield* getOwned(req.id, ctx)
+      const first = Stream.succeed<v1.StreamResponse>({ task: snapshot.task })
+      if (isTerminal(snapshot.task.status.state)) return first
+      return Stream.concat(
+        first,
+        events.pipe(
+          Stream.filter((e) => e.sequence > snapshot.version),
+          Stream.map((e) => e.event),
+          Stream.takeUntil(endsTask)
+        )
+      )
+    }))
+
+  // --- push notification configs (spec 3.1.7-3.1.10) ---
+
+  const withPush = <A>(effect: Effect.Effect<A, A2AError>): Effect.Effect<A, A2AError> =>
+    capabilities.pushNotifications === true ? effect : Effect.fail(noPush())
+
+  const createTaskPushNotificationConfig: RequestHandler["Service"]["createTaskPushNotificationConfig"] = (req, ctx) =>
+    withPush(Effect.gen(function*() {
+      yield* Validation.verify(Validation.nonEmpty("taskId", req.taskId), pushConfigChecks("config", req))
+      const taskId = req.taskId!
+      yield* getOwned(taskId, ctx)
+      const id = req.id !== undefined && req.id.length > 0 ? req.id : yield* Ids.randomId
+      const config: PushConfig = { ...req, id, taskId }
+      yield* pushConfigs.set(config).pipe(Effect.mapError(internal))
+      return config
+    }))
+
+  const getTaskPushNotificationConfig: RequestHandler["Service"]["getTaskPushNotificationConfig"] = (req, ctx) =>
+    withPush(Effect.gen(function*() {
+      yield* getOwned(req.taskId, ctx)
+      const config = yield* pushConfigs.get(req.taskId, req.id).pipe(Effect.mapError(internal))
+      return yield* Option.match(config, {
+        onNone: () =>
+          Effect.fail(
+            new TaskNotFound({
+              message: `Push notification config ${req.id} not found for task ${req.taskId}`,
+              metadata: { taskId: req.taskId, configId: req.id }
+            })
+          ),
+        onSome: (c) => Effect.succeed<v1.TaskPushNotificationConfig>(c)
+      })
+    }))
+
+  const listTaskPushNotificationConfigs: RequestHandler["Service"]["listTaskPushNotificationConfigs"] = (req, ctx) =>
+    withPush(Effect.gen(function*() {
+      const pageSize = req.pageSize === undefined || req.pageSize === 0 ? DEFAULT_PAGE_SIZE : req.pageSize
+      let after: string | undefined
+      const violations: Array<FieldViolation> = [...Validation.intInRange("pageSize", pageSize, 1, MAX_PAGE_SIZE)]
+      if (req.pageToken !== undefined && req.pageToken.length > 0) {
+        after = /^[A-Za-z0-9_-]+$/.test(req.pageToken)
+          ? Buffer.from(req.pageToken, "base64url").toString("utf8")
+          : undefined
+        if (after === undefined || after.length === 0) {
+          violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
+        }
+      }
+      yield* Validation.verify(violations)
+      yield* getOwned(req.taskId, ctx)
+      const page = yield* pushConfigs.list(req.taskId, { pageSize, after }).pipe(Effect.mapError(internal))
+      return {
+        configs: page.configs,
+        nextPageToken: Option.match(page.next, {
+          onNone: () => "",
+          onSome: (id) => Buffer.from(id, "utf8").toString("base64url")
+        })
+      }
+    }))
+
+  const deleteTaskPushNotificationConfig: RequestHandler["Service"]["deleteTaskPushNotificationConfig"] = (req, ctx) =>
+    withPush(Effect.gen(function*() {
+      yield* getOwned(req.taskId, ctx)
+      yield* pushConfigs.delete(req.taskId, req.id).pipe(Effect.mapError(internal))
+    }))
+
+  const getExtendedAgentCard: RequestHandler["Service"]["getExtendedAgentCard"] = (_req, ctx) =>
+    Effect.gen(function*() {
+      if (capabilities.extendedAgentCard !== true) {
+        return yield* new UnsupportedOperation({
+          message: "This agent has no extended agent card (capabilities.extendedAgentCard is false)"
+        })
+      }
+      if (Option.isNone(cards.extendedCard)) {
+        return yield* new ExtendedAgentCardNotConfigured({
+          message: "This agent declares an extended agent card but none is configured"
+        })
+      }
+      if (ctx.principal.anonymous) {
+        return yield* new Unauthenticated({ message: "The extended agent card requires an authenticated client" })
+      }
+      return yield* cards.extendedCard.value(ctx.interfaces ?? [], ctx.principal)
+    })
+
+  return RequestHandler.of({
+    sendMessage,
+    sendStreamingMessage,
+    getTask,
+    listTasks,
+    cancelTask,
+    subscribeToTask,
+    createTaskPushNotificationConfig,
+    getTaskPushNotificationConfig,
+    listTaskPushNotificationConfigs,
+    deleteTaskPushNotificationConfig,
+    getExtendedAgentCard
+  })
+})
+
+/** Whether a stream event ends a subscription: the task reached a terminal state. */
+const endsTask = (event: v1.StreamResponse): boolean =>
+  "task" in event
+    ? isTerminal(event.task.status.state)
+    : "statusUpdate" in event
+    ? isTerminal(event.statusUpdate.status.state)
+    : false
+
+const isDone = (u: unknown): u is Cause.Done => typeof u === "object" && u !== null && "_tag" in u && u._tag === "Done"
+
+/** The handler over the services in context; its executions live as long as this layer. */
+export const layer: Layer.Layer<
+  RequestHandler,
+  never,
+  TaskStore | PushConfigStore | EventBus | PushNotifier | AgentExecutor | AgentCardConfig
+> = Layer.effect(RequestHandler, make)

@@ -1,0 +1,72 @@
+/**
+ * The server core in one layer: RequestHandler, AgentCardConfig and Auth over the memory stores, the
+ * in-process EventBus and the no-op PushNotifier. To swap a service, build from `layerCore` and provide your
+ * layer before `memoryServices` (the first provider of a service wins):
+ *
+ *   A2AServer.layerCore({ card }).pipe(
+ *     Layer.provide(AgentExecutor.layer(myAgent)),
+ *     Layer.provide(mySqlTaskStore),
+ *     Layer.provide(A2AServer.memoryServices)
+ *   )
+ */
+import { type Config, Layer } from "effect"
+import * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
+import * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
+import * as AgentCardConfig from "./AgentCardConfig.ts"
+import * as AgentExecutor from "./AgentExecutor.ts"
+import * as Auth from "./Auth.ts"
+import * as EventBus from "./EventBus.ts"
+import type * as PushConfigStore from "./PushConfigStore.ts"
+import * as PushNotifier from "./PushNotifier.ts"
+import * as RequestHandler from "./RequestHandler.ts"
+import type * as TaskStore from "./TaskStore.ts"
+
+/** What the bindings need: the handler, the card, and the authenticator. */
+export type Services = RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig | Auth.Auth
+
+/** What the core needs besides Auth. */
+export type Requirements =
+  | TaskStore.TaskStore
+  | PushConfigStore.PushConfigStore
+  | EventBus.EventBus
+  | PushNotifier.PushNotifier
+  | AgentExecutor.AgentExecutor
+
+/** RequestHandler and AgentCardConfig over whatever services (and Auth) are provided. */
+export const layerCore = (
+  options: AgentCardConfig.AgentCardOptions
+): Layer.Layer<RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig, never, Requirements | Auth.Auth> =>
+  RequestHandler.layer.pipe(Layer.provideMerge(AgentCardConfig.layer(options)))
+
+/** Memory TaskStore and PushConfigStore, in-process EventBus, no-op PushNotifier. */
+export const memoryServices: Layer.Layer<
+  TaskStore.TaskStore | PushConfigStore.PushConfigStore | EventBus.EventBus | PushNotifier.PushNotifier
+> = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess, PushNotifier.layerNoop)
+
+export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
+  /** The agent: an executor, or a layer that builds one. */
+  readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
+  /** Authentication; default none (anonymous). */
+  readonly auth?: Auth.Auth["Service"] | undefined
+}
+
+const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<AgentExecutor.AgentExecutor, E, R> =>
+  "execute" in executor ? AgentExecutor.layer(executor) : executor
+
+/** A complete in-memory server core. */
+export const layer = <E = never, R = never>(options: Options<E, R>): Layer.Layer<Services, E, R> =>
+  layerCore(options).pipe(
+    Layer.provide(executorLayer(options.executor)),
+    Layer.provide(memoryServices),
+    Layer.provideMerge(Layer.succeed(Auth.Auth, options.auth ?? Auth.none))
+  )
+
+/** Like `layer`, with Auth read from configuration (see `Auth.layerConfig`). */
+export const layerConfig = <E = never, R = never>(
+  options: Omit<Options<E, R>, "auth">
+): Layer.Layer<Services, E | Config.ConfigError, R> =>
+  layerCore(options).pipe(
+    Layer.provide(executorLayer(options.executor)),
+    Layer.provide(memoryServices),
+    Layer.provideMerge(Auth.layerConfig)
+  )

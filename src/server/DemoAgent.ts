@@ -1,0 +1,128 @@
+/**
+ * A demo agent that shows every shape of interaction:
+ * - any text: echoed back as a direct Message;
+ * - "task ...": a task worked in steps, streaming an artifact in chunks, then completed;
+ * - "ask ...": asks for input (input-required); the answer, sent with the task id, completes the task;
+ * - "slow ...": works for a long time in small steps, to try CancelTask (its finalizer records the stop);
+ * - "fail ...": the agent fails, and the task ends FAILED.
+ */
+import { Duration, Effect, type Layer, Option, Schema } from "effect"
+import type { CardTemplate } from "./AgentCardConfig.ts"
+import * as AgentExecutor from "./AgentExecutor.ts"
+
+export interface DemoOptions {
+  /** Pause between the steps of "task" and "slow". Default 200 millis. */
+  readonly stepDelay?: Duration.Duration | undefined
+  /** Steps of "slow". Default 600. */
+  readonly slowSteps?: number | undefined
+  /** Called when a "slow" task stops (finished or interrupted): lets tests and logs see the finalizer run. */
+  readonly onSlowStopped?: ((taskId: string) => Effect.Effect<void>) | undefined
+}
+
+class DemoFailure extends Schema.TaggedError<DemoFailure>()("DemoFailure", { message: Schema.String }) {}
+
+const keyword = (text: string): string => text.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? ""
+
+export const make = (options: DemoOptions = {}): AgentExecutor.AgentExecutor["Service"] => {
+  const delay = options.stepDelay ?? Duration.millis(200)
+  const slowSteps = options.slowSteps ?? 600
+
+  const multiStep = AgentExecutor.task((task) =>
+    Effect.gen(function*() {
+      yield* task.working("Working on it: step 1 of 3")
+      yield* Effect.sleep(delay)
+      yield* task.working("Step 2 of 3: writing the result")
+      const artifactId = yield* task.artifact({ name: "result", parts: [{ text: "Chunk 1. " }] }, { lastChunk: false })
+      yield* Effect.sleep(delay)
+      yield* task.artifact({ artifactId, parts: [{ text: "Chunk 2. " }] }, { append: true, lastChunk: false })
+      yield* Effect.sleep(delay)
+      yield* task.artifact({ artifactId, parts: [{ text: "Chunk 3." }] }, { append: true, lastChunk: true })
+      yield* task.complete("Done: step 3 of 3")
+    })
+  )
+
+  const askName = AgentExecutor.task((task, context) =>
+    Option.match(context.task, {
+      onNone: () => task.requireInput("What is your name?"),
+      onSome: () =>
+        Effect.gen(function*() {
+          const name = AgentExecutor.textOf(context.message).trim()
+          yield* task.artifact({ name: "greeting", parts: [{ text: `Hello, ${name}!` }] })
+          yield* task.complete(`Nice to meet you, ${name}.`)
+        })
+    })
+  )
+
+  const slow = AgentExecutor.task((task) =>
+    Effect.gen(function*() {
+      for (let step = 1; step <= slowSteps; step++) {
+        yield* task.working(`Slow step ${step} of ${slowSteps}`)
+        yield* Effect.sleep(delay)
+      }
+      yield* task.complete("Slow work finished")
+    }).pipe(Effect.ensuring(options.onSlowStopped?.(task.taskId) ?? Effect.void))
+  )
+
+  const failing = AgentExecutor.task((task) =>
+    task.working("About to fail").pipe(
+      Effect.andThen(Effect.fail(new DemoFailure({ message: "the demo agent failed on purpose" })))
+    )
+  )
+
+  const echo = AgentExecutor.replyWithText((text) => `Echo: ${text}`)
+
+  return AgentExecutor.make((context) => {
+    // A continued task goes back to the flow that created it (here only "ask" asks for more input).
+    if (Option.isSome(context.task)) return askName.execute(context)
+    switch (keyword(AgentExecutor.textOf(context.message))) {
+      case "task":
+        return multiStep.execute(context)
+      case "ask":
+        return askName.execute(context)
+      case "slow":
+        return slow.execute(context)
+      case "fail":
+        return failing.execute(context)
+      default:
+        return echo.execute(context)
+    }
+  })
+}
+
+export const layer = (options?: DemoOptions): Layer.Layer<AgentExecutor.AgentExecutor> =>
+  AgentExecutor.layer(make(options))
+
+/** The demo agent's card (the bindings add the interfaces). */
+export const card: CardTemplate = {
+  name: "effect-a2a demo agent",
+  description: "Echoes text; 'task' works in steps and streams an artifact, 'ask' asks for input, " +
+    "'slow' runs until canceled, 'fail' fails.",
+  version: "1.0.0",
+  capabilities: { streaming: true, pushNotifications: true },
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
+  skills: [
+    { id: "echo", name: "Echo", description: "Replies with the text it receives", tags: ["demo"], examples: ["hi"] },
+    {
+      id: "task",
+      name: "Multi-step task",
+      description: "Works on a task in steps and streams an artifact in chunks",
+      tags: ["demo", "streaming"],
+      examples: ["task write a report"]
+    },
+    {
+      id: "ask",
+      name: "Multi-turn",
+      description: "Asks for input (input-required) and completes with the answer",
+      tags: ["demo", "multi-turn"],
+      examples: ["ask"]
+    },
+    {
+      id: "slow",
+      name: "Slow task",
+      description: "Works for a long time; cancel it with CancelTask",
+      tags: ["demo", "cancel"],
+      examples: ["slow"]
+    }
+  ]
+}

@@ -1,0 +1,59 @@
+/**
+ * Semantic checks the request schemas cannot express (spec 3.3.2 "Validation Errors"): each check yields
+ * field violations, and one InvalidParams carries all of them at once.
+ */
+import { Effect } from "effect"
+import { type FieldViolation, InvalidParams } from "../protocol/A2AError.ts"
+
+export type Check = ReadonlyArray<FieldViolation>
+
+export const ok: Check = []
+
+/** `historyLength` (spec 3.2.4): a non-negative integer when set. */
+export const historyLength = (field: string, value: number | undefined): Check =>
+  value === undefined || (Number.isInteger(value) && value >= 0)
+    ? ok
+    : [{ field, description: `Must be a non-negative integer, got ${value}` }]
+
+/** An integer within [min, max] when set. */
+export const intInRange = (field: string, value: number | undefined, min: number, max: number): Check =>
+  value === undefined || (Number.isInteger(value) && value >= min && value <= max)
+    ? ok
+    : [{ field, description: `Must be between ${min} and ${max} inclusive, got ${value}` }]
+
+/** An ISO 8601 timestamp; returns its epoch milliseconds or the violation. */
+export const timestamp = (field: string, value: string): number | FieldViolation => {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value)
+    ? Date.parse(value)
+    : NaN
+  return Number.isNaN(ms)
+    ? { field, description: `Must be an ISO 8601 timestamp such as "2023-10-27T10:00:00Z", got "${value}"` }
+    : ms
+}
+
+/** An absolute http(s) URL. */
+export const httpUrl = (field: string, value: string): Check => {
+  try {
+    const url = new URL(value)
+    return url.protocol === "http:" || url.protocol === "https:"
+      ? ok
+      : [{ field, description: `Must be an http or https URL, got "${url.protocol}"` }]
+  } catch {
+    return [{ field, description: `Must be an absolute URL, got "${value}"` }]
+  }
+}
+
+export const nonEmpty = (field: string, value: string | undefined): Check =>
+  value !== undefined && value.length > 0 ? ok : [{ field, description: "Must not be empty" }]
+
+/** Fails with one InvalidParams listing every violation, or succeeds when there are none. */
+export const verify = (...checks: ReadonlyArray<Check>): Effect.Effect<void, InvalidParams> => {
+  const fieldViolations = checks.flat()
+  if (fieldViolations.length === 0) return Effect.void
+  const fields = [...new Set(fieldViolations.map((v) => v.field))]
+  const first = fieldViolations[0]!
+  const message = fieldViolations.length === 1
+    ? `Invalid parameters: ${first.field}: ${first.description}`
+    : `Invalid parameters: ${fields.join(", ")}`
+  return Effect.fail(new InvalidParams({ message, fieldViolations }))
+}
