@@ -1,0 +1,87 @@
+/**
+ * Schema of the SQL stores, one migration per step, for SQLite and PostgreSQL. Applied on start by effect's
+ * Migrator (recorded in `a2a_migrations`, run in a transaction; on PostgreSQL under a table lock, so nodes
+ * starting together migrate once).
+ *
+ * Tasks are stored as their JSON (TEXT on SQLite, JSONB on PostgreSQL) next to the columns that ListTasks
+ * filters and sorts on. Each index leads with `owner`, since every query is scoped by it (spec 13.1), and
+ * ends with the list order (status timestamp, id), so a page is one index range scan.
+ * Ids use the "C" collation on PostgreSQL so they sort by bytes, as on SQLite and in the memory store.
+ */
+import { Effect } from "effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+
+const createTasks = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE a2a_tasks (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        owner TEXT COLLATE "C" NOT NULL,
+        context_id TEXT COLLATE "C",
+        state TEXT NOT NULL,
+        status_ts BIGINT NOT NULL,
+        version INTEGER NOT NULL,
+        node_id TEXT,
+        updated_at BIGINT NOT NULL,
+        task JSONB NOT NULL
+      )`,
+    orElse: () =>
+      sql`CREATE TABLE a2a_tasks (
+        id TEXT PRIMARY KEY NOT NULL,
+        owner TEXT NOT NULL,
+        context_id TEXT,
+        state TEXT NOT NULL,
+        status_ts INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        node_id TEXT,
+        updated_at INTEGER NOT NULL,
+        task TEXT NOT NULL
+      )`
+  })
+  yield* sql`CREATE INDEX a2a_tasks_by_owner ON a2a_tasks (owner, status_ts DESC, id DESC)`
+  yield* sql`CREATE INDEX a2a_tasks_by_context ON a2a_tasks (owner, context_id, status_ts DESC, id DESC)`
+  yield* sql`CREATE INDEX a2a_tasks_by_state ON a2a_tasks (owner, state, status_ts DESC, id DESC)`
+  // Small: only tasks in flight, for the restart recovery.
+  yield* sql`CREATE INDEX a2a_tasks_in_flight ON a2a_tasks (node_id)
+    WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`
+})
+
+const createPushConfigs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE a2a_push_configs (
+        task_id TEXT COLLATE "C" NOT NULL,
+        id TEXT COLLATE "C" NOT NULL,
+        config JSONB NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (task_id, id)
+      )`,
+    orElse: () =>
+      sql`CREATE TABLE a2a_push_configs (
+        task_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (task_id, id)
+      )`
+  })
+})
+
+/** The migrations, in order. Never edit a released one: add the next. */
+export const migrations = Migrator.fromRecord({
+  "1_create_tasks": createTasks,
+  "2_create_push_configs": createPushConfigs
+})
+
+export const MIGRATIONS_TABLE = "a2a_migrations"
+
+/** Applies pending migrations; returns those it ran. */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient
+> = Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE })

@@ -1,0 +1,16 @@
+/**
+ * This server process, as the SQL stores know it: a random id per start, written next to every task it saves.
+ * After a crash, the tasks left in flight by a process that is gone are found by its id (SqlTaskRecovery).
+ */
+import { Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+
+export class SqlNode extends Context.Service<SqlNode, {
+  readonly id: string
+}>()("effect-a2a/store/SqlNode") {}
+
+/** A fresh node id for this process. */
+export const layer: Layer.Layer<SqlNode> = Layer.effect(SqlNode, Effect.sync(() => SqlNode.of({ id: randomUUID() })))
+
+/** A fixed node id (tests). */
+export const layerId = (id: string): Layer.Layer<SqlNode> => Layer.succeed(SqlNode, SqlNode.of({ id }))

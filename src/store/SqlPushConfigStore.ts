@@ -1,0 +1,90 @@
+/**
+ * PushConfigStore over `effect/sql`: one row per (task, config id) holding the config's JSON (TEXT on SQLite,
+ * JSONB on PostgreSQL). Listing is keyset-paginated on the primary key.
+ */
+import { Clock, Effect, Layer, Option, Schema } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import * as v1 from "../generated/v1.ts"
+import { type PushConfig, PushConfigStore } from "../server/PushConfigStore.ts"
+import { TaskStoreError } from "../server/TaskStore.ts"
+
+const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
+  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
+
+const ConfigJson = Schema.fromJsonString(v1.TaskPushNotificationConfig)
+const decodeConfig = Schema.decodeUnknownEffect(ConfigJson)
+const encodeConfig = Schema.encodeEffect(ConfigJson)
+
+interface ConfigRow {
+  readonly task_id: string
+  readonly id: string
+  readonly config: string
+}
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const configColumn = sql.literal(isPg ? "config::text AS config" : "config")
+  const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
+
+  // The row's keys are authoritative for `taskId` and `id`.
+  const toConfig = (row: ConfigRow) =>
+    Effect.map(decodeConfig(row.config), (config): PushConfig => ({ ...config, taskId: row.task_id, id: row.id }))
+
+  const set: PushConfigStore["Service"]["set"] = (config) =>
+    Effect.gen(function*() {
+      const json = yield* encodeConfig(config)
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`INSERT INTO a2a_push_configs (task_id, id, config, created_at)
+        VALUES (${config.taskId}, ${config.id}, ${jsonParam(json)}, ${now})
+        ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config`
+    }).pipe(
+      Effect.mapError(storeError(`Cannot save push config ${config.id} of task ${config.taskId}`)),
+      Effect.withSpan("SqlPushConfigStore.set")
+    )
+
+  const get: PushConfigStore["Service"]["get"] = (taskId, id) =>
+    sql<ConfigRow>`SELECT task_id, id, ${configColumn} FROM a2a_push_configs
+      WHERE task_id = ${taskId} AND id = ${id}`.pipe(
+      Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(toConfig(rows[0]))),
+      Effect.mapError(storeError(`Cannot read push config ${id} of task ${taskId}`)),
+      Effect.withSpan("SqlPushConfigStore.get")
+    )
+
+  const list: PushConfigStore["Service"]["list"] = (taskId, { after, pageSize }) =>
+    Effect.gen(function*() {
+      const rows = yield* sql<ConfigRow>`SELECT task_id, id, ${configColumn} FROM a2a_push_configs
+        WHERE task_id = ${taskId}${after === undefined ? sql`` : sql` AND id > ${after}`}
+        ORDER BY id LIMIT ${pageSize + 1}`
+      const configs = yield* Effect.forEach(rows.slice(0, pageSize), toConfig)
+      const last = configs[configs.length - 1]
+      return {
+        configs,
+        next: rows.length > configs.length && last !== undefined ? Option.some(last.id) : Option.none()
+      }
+    }).pipe(
+      Effect.mapError(storeError(`Cannot list push configs of task ${taskId}`)),
+      Effect.withSpan("SqlPushConfigStore.list")
+    )
+
+  const remove: PushConfigStore["Service"]["delete"] = (taskId, id) =>
+    sql`DELETE FROM a2a_push_configs WHERE task_id = ${taskId} AND id = ${id}`.pipe(
+      Effect.asVoid,
+      Effect.mapError(storeError(`Cannot delete push config ${id} of task ${taskId}`)),
+      Effect.withSpan("SqlPushConfigStore.delete")
+    )
+
+  const forTask: PushConfigStore["Service"]["forTask"] = (taskId) =>
+    sql<ConfigRow>`SELECT task_id, id, ${configColumn} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
+      .pipe(
+        Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
+        Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),
+        Effect.withSpan("SqlPushConfigStore.forTask")
+      )
+
+  return PushConfigStore.of({ set, get, list, delete: remove, forTask })
+})
+
+/** The PushConfigStore over the SqlClient in context (migrations must have run: see SqlStore). */
+export const layer: Layer.Layer<PushConfigStore, never, SqlClient.SqlClient> = Layer.effect(PushConfigStore, make)

@@ -1,0 +1,116 @@
+/**
+ * The durable stores in one layer: a SqlClient (embedded SQLite by default, PostgreSQL when a URL is given),
+ * schema migrations applied on start, the SQL TaskStore and PushConfigStore, and the restart recovery
+ * (SqlTaskRecovery) run before anything is served.
+ *
+ * Configuration (Effect `Config`, i.e. environment variables by default):
+ * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, PostgreSQL is used.
+ * - `A2A_DATA_DIR` (default `./.a2a-data`): where the SQLite file (`a2a.db`) is created on first run.
+ * - `A2A_SQLITE_SYNCHRONOUS` (default `NORMAL`, or `FULL`): see SqliteClient for the trade-off.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import type { MigrationError } from "effect/sql/Migrator"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { join, resolve } from "node:path"
+import type { PushConfigStore } from "../server/PushConfigStore.ts"
+import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
+import * as SqliteClient from "./SqliteClient.ts"
+import * as SqlMigrations from "./SqlMigrations.ts"
+import * as SqlNode from "./SqlNode.ts"
+import * as SqlPushConfigStore from "./SqlPushConfigStore.ts"
+import * as SqlTaskRecovery from "./SqlTaskRecovery.ts"
+import * as SqlTaskStore from "./SqlTaskStore.ts"
+
+/** Everything the SQL store layers provide. */
+export type Services =
+  | TaskStore
+  | PushConfigStore
+  | SqlClient.SqlClient
+  | SqlNode.SqlNode
+  | SqlTaskRecovery.RecoveredTasks
+
+export type StoreError = SqlError | MigrationError | TaskStoreError
+
+export interface Options {
+  readonly recovery?: SqlTaskRecovery.RecoveryOptions | undefined
+}
+
+/**
+ * The stores over a given SqlClient layer: migrate, take this node's liveness lock, recover interrupted
+ * tasks, then provide the stores. The client (and the database) close with the layer.
+ */
+export const layerFrom = <E, R>(
+  client: Layer.Layer<SqlClient.SqlClient, E, R>,
+  options: Options = {}
+): Layer.Layer<Services, E | StoreError, R> => {
+  const prepared = Layer.effectDiscard(
+    Effect.andThen(SqlMigrations.run, SqlTaskRecovery.holdLiveness)
+  )
+  const stores = Layer.mergeAll(SqlTaskStore.layer, SqlPushConfigStore.layer)
+  return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery)).pipe(
+    Layer.provideMerge(prepared),
+    Layer.provideMerge(SqlNode.layer),
+    Layer.provideMerge(client)
+  )
+}
+
+export interface SqliteOptions extends Options {
+  /** Database file; created (with its directory) on first run. */
+  readonly filename: string
+  readonly synchronous?: "NORMAL" | "FULL" | undefined
+}
+
+/** The embedded default: one SQLite file, no server. */
+export const layerSqlite = (options: SqliteOptions): Layer.Layer<Services, StoreError> =>
+  layerFrom(SqliteClient.layer({ filename: options.filename, synchronous: options.synchronous }), options)
+
+export interface PgOptions extends Options {
+  readonly url: Redacted.Redacted<string>
+  /** Pool size (default: the driver's). */
+  readonly maxConnections?: number | undefined
+}
+
+/** PostgreSQL, for several server nodes sharing one database. */
+export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =>
+  layerFrom(
+    PgClient.layer({
+      url: options.url,
+      applicationName: "effect-a2a",
+      ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
+    }),
+    options
+  )
+
+/** Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`. */
+export const SQLITE_FILE = "a2a.db"
+
+export type Database =
+  | { readonly _tag: "sqlite"; readonly filename: string; readonly synchronous: "NORMAL" | "FULL" }
+  | { readonly _tag: "pg"; readonly url: Redacted.Redacted<string> }
+
+/** Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR` and `A2A_SQLITE_SYNCHRONOUS`. */
+export const databaseConfig: Config.Config<Database> = Config.all({
+  url: Config.option(Config.Redacted("A2A_DATABASE_URL")),
+  dataDir: Config.String("A2A_DATA_DIR").pipe(Config.withDefault("./.a2a-data")),
+  synchronous: Config.Literals(["NORMAL", "FULL"], "A2A_SQLITE_SYNCHRONOUS").pipe(Config.withDefault("NORMAL"))
+}).pipe(
+  Config.map(({ dataDir, synchronous, url }): Database =>
+    Option.isSome(url) && Redacted.value(url.value).trim().length > 0
+      ? { _tag: "pg", url: url.value }
+      : { _tag: "sqlite", filename: join(resolve(dataDir), SQLITE_FILE), synchronous }
+  )
+)
+
+/** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */
+export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const database = yield* databaseConfig
+    yield* Effect.logInfo(
+      database._tag === "pg" ? "Task store: PostgreSQL (A2A_DATABASE_URL)" : `Task store: SQLite ${database.filename}`
+    )
+    return database._tag === "pg"
+      ? layerPg({ ...options, url: database.url })
+      : layerSqlite({ ...options, filename: database.filename, synchronous: database.synchronous })
+  }))

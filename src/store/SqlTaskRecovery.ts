@@ -1,0 +1,169 @@
+/**
+ * Restart semantics of the SQL stores. A task whose agent was running (SUBMITTED or WORKING) when its server
+ * process died can never finish: nothing is executing it any more. On start, such tasks are moved to FAILED
+ * with a status message saying the server restarted, so clients polling or subscribing see an end instead of
+ * a task that stays "working" forever. INPUT_REQUIRED and AUTH_REQUIRED tasks are left alone: they wait for the
+ * client, not for a process, and continue normally after the restart.
+ *
+ * Which processes are gone: every task records the id of the process (SqlNode) that last saved it.
+ * - SQLite serves one process per database file, so every other process id is gone.
+ * - PostgreSQL may serve several nodes at once. Each node holds a session advisory lock on its id for its
+ *   whole life; the lock vanishes with the node's connection. A node id whose lock can be taken is gone, and
+ *   only its tasks are failed. The check runs at start and then periodically, so a node that crashes while
+ *   others keep running has its tasks failed too.
+ */
+import { Clock, Context, Duration, Effect, Layer, Queue, Schedule, Schema, type Scope } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { randomUUID } from "node:crypto"
+import * as v1 from "../generated/v1.ts"
+import { statusTimestampOf, TaskStoreError } from "../server/TaskStore.ts"
+import { SqlNode } from "./SqlNode.ts"
+
+/** The status message of a task failed by the restart recovery. */
+export const RESTART_MESSAGE =
+  "The server restarted while this task was being worked on, so it was interrupted and marked as failed. " +
+  "Send the request again to start a new task."
+
+const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const
+
+// Advisory lock key space: (hashtext of this constant, hashtext of the node id).
+const LOCK_SPACE = "effect-a2a/node"
+
+const TaskJson = Schema.fromJsonString(v1.Task)
+const decodeTask = Schema.decodeUnknownEffect(TaskJson)
+const encodeTask = Schema.encodeEffect(TaskJson)
+
+const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
+  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
+
+/** A task the recovery failed, with the event that did it (for push notifications). */
+export interface RecoveredTask {
+  readonly task: v1.Task
+  readonly statusUpdate: v1.TaskStatusUpdateEvent
+}
+
+/**
+ * Takes this node's liveness lock (PostgreSQL) for the life of the scope; a no-op on SQLite. Must run before
+ * the node saves tasks, so no other node can mistake it for a dead one.
+ */
+export const holdLiveness: Effect.Effect<void, SqlError, SqlClient.SqlClient | SqlNode | Scope.Scope> = Effect.gen(
+  function*() {
+    const sql = yield* SqlClient.SqlClient
+    if (sql.onDialectOrElse({ pg: () => false, orElse: () => true })) return
+    const node = yield* SqlNode
+    const connection = yield* sql.reserve
+    yield* connection.executeRaw(`SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node.id])
+  }
+)
+
+const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
+  const status: v1.TaskStatus = {
+    state: "TASK_STATE_FAILED",
+    timestamp,
+    message: {
+      messageId: randomUUID(),
+      role: "ROLE_AGENT",
+      parts: [{ text: RESTART_MESSAGE }],
+      taskId: task.id,
+      ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
+    }
+  }
+  return {
+    task: { ...task, status },
+    statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status }
+  }
+}
+
+/** Fails the in-flight tasks of processes that are gone; returns them. */
+export const recover: Effect.Effect<ReadonlyArray<RecoveredTask>, TaskStoreError, SqlClient.SqlClient | SqlNode> =
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const node = yield* SqlNode
+    const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const taskColumn = sql.literal(isPg ? "task::text AS task" : "task")
+    const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
+
+    const owners = yield* sql<{ node_id: string | null }>`SELECT DISTINCT node_id FROM a2a_tasks
+      WHERE state IN ${sql.in(IN_FLIGHT)} AND (node_id IS NULL OR node_id <> ${node.id})`
+
+    const failTasksOf = (nodeId: string | null) =>
+      sql.withTransaction(Effect.gen(function*() {
+        if (isPg && nodeId !== null) {
+          // Held until this transaction ends; taken only if the node's own session lock is gone.
+          const [free] = yield* sql<{ free: boolean }>`
+            SELECT pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${nodeId})) AS free`
+          if (free?.free !== true) return []
+        }
+        const rows = yield* sql<{ id: string; version: number; task: string }>`
+          SELECT id, version, ${taskColumn} FROM a2a_tasks
+          WHERE state IN ${sql.in(IN_FLIGHT)} AND ${nodeId === null ? sql`node_id IS NULL` : sql`node_id = ${nodeId}`}
+          ${isPg ? sql`FOR UPDATE` : sql``}`
+        const now = yield* Clock.currentTimeMillis
+        const timestamp = new Date(now).toISOString()
+        return yield* Effect.forEach(rows, (row) =>
+          Effect.gen(function*() {
+            const recovered = failTask(yield* decodeTask(row.task), timestamp)
+            const json = yield* encodeTask(recovered.task)
+            yield* sql`UPDATE a2a_tasks SET state = 'TASK_STATE_FAILED',
+                status_ts = ${statusTimestampOf(recovered.task)}, version = ${Number(row.version) + 1},
+                node_id = ${node.id}, updated_at = ${now}, task = ${jsonParam(json)}
+              WHERE id = ${row.id} AND version = ${row.version}`
+            return recovered
+          }))
+      }))
+
+    const recovered = yield* Effect.forEach(owners, (row) => failTasksOf(row.node_id))
+    return recovered.flat()
+  }).pipe(
+    Effect.catchTags({
+      SqlError: storeError("Restart recovery failed"),
+      SchemaError: storeError("Restart recovery found a stored task it cannot read")
+    }),
+    Effect.withSpan("SqlTaskRecovery.recover")
+  )
+
+export interface RecoveryOptions {
+  /** PostgreSQL only: how often to look for nodes that died while this one runs (default 1 minute). */
+  readonly interval?: Duration.Input | undefined
+}
+
+/** What the recovery failed: at start, and (PostgreSQL) later, for the webhook notifier to announce. */
+export class RecoveredTasks extends Context.Service<RecoveredTasks, {
+  /** The tasks failed while the layer was built. */
+  readonly atStart: ReadonlyArray<RecoveredTask>
+  /** Every recovered task, those at start first; one consumer (the notifier). Bounded: oldest dropped. */
+  readonly queue: Queue.Dequeue<RecoveredTask>
+}>()("effect-a2a/store/RecoveredTasks") {}
+
+const recoverAndLog = Effect.tap(recover, (recovered) =>
+  recovered.length === 0 ? Effect.void : Effect.logWarning(
+    `Restart recovery: ${recovered.length} interrupted task(s) marked failed`
+  ).pipe(Effect.annotateLogs("taskIds", recovered.map((r) => r.task.id).join(","))))
+
+/**
+ * Runs the recovery once while the layer builds (before the server takes requests); on PostgreSQL, repeats it
+ * in the background. Provides the tasks recovered at start (the webhook notifier sends their FAILED status).
+ */
+export const layer = (
+  options: RecoveryOptions = {}
+): Layer.Layer<RecoveredTasks, TaskStoreError, SqlClient.SqlClient | SqlNode> =>
+  Layer.effect(
+    RecoveredTasks,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const queue = yield* Queue.sliding<RecoveredTask>(10_000)
+      const recovered = yield* recoverAndLog
+      Queue.offerAllUnsafe(queue, recovered)
+      if (sql.onDialectOrElse({ pg: () => true, orElse: () => false })) {
+        yield* recoverAndLog.pipe(
+          Effect.tap((later) => Queue.offerAll(queue, later)),
+          Effect.catchCause((cause) => Effect.logWarning("Restart recovery failed; will retry", cause)),
+          Effect.repeat(Schedule.spaced(options.interval ?? Duration.minutes(1))),
+          Effect.delay(options.interval ?? Duration.minutes(1)),
+          Effect.forkScoped
+        )
+      }
+      return RecoveredTasks.of({ atStart: recovered, queue })
+    })
+  )

@@ -1,0 +1,127 @@
+/**
+ * TaskStore over `effect/sql` (SQLite or PostgreSQL; see SqlMigrations for the schema). Filters, ordering,
+ * cursor pagination and the total count are done in SQL on indexed columns; only history/artifact shaping of
+ * the returned page happens here. Every statement is scoped by owner (spec 13.1).
+ *
+ * Writes are one atomic upsert that also guards against lost updates: a save only replaces the stored task
+ * when it belongs to the same owner and carries a newer version, so two writers racing on the same task
+ * cannot silently overwrite each other (the loser fails with a TaskStoreError).
+ */
+import { Clock, Effect, Layer, Option, Schema } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import * as v1 from "../generated/v1.ts"
+import {
+  cursorOf,
+  limitHistory,
+  shapeArtifacts,
+  statusTimestampOf,
+  type TaskRecord,
+  TaskStore,
+  TaskStoreError
+} from "../server/TaskStore.ts"
+import { SqlNode } from "./SqlNode.ts"
+
+const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
+  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
+
+const TaskJson = Schema.fromJsonString(v1.Task)
+const decodeTask = Schema.decodeUnknownEffect(TaskJson)
+const encodeTask = Schema.encodeEffect(TaskJson)
+
+interface TaskRow {
+  readonly task: string
+  readonly version: number
+  readonly owner: string
+}
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const node = yield* SqlNode
+  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  // JSONB comes back as text, so both dialects hand the same JSON to the decoder.
+  const taskColumn = sql.literal(isPg ? "task::text AS task" : "task")
+  const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
+
+  const toRecord = (row: TaskRow) =>
+    Effect.map(decodeTask(row.task), (task): TaskRecord => ({ task, owner: row.owner, version: Number(row.version) }))
+
+  const get: TaskStore["Service"]["get"] = (taskId, owner) =>
+    sql<TaskRow>`SELECT ${taskColumn}, version, owner FROM a2a_tasks WHERE id = ${taskId} AND owner = ${owner}`.pipe(
+      Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(toRecord(rows[0]))),
+      Effect.mapError(storeError(`Cannot read task ${taskId}`)),
+      Effect.withSpan("SqlTaskStore.get")
+    )
+
+  const save: TaskStore["Service"]["save"] = (record) =>
+    Effect.gen(function*() {
+      const { owner, task, version } = record
+      const json = yield* encodeTask(task)
+      const now = yield* Clock.currentTimeMillis
+      const saved = yield* sql<{ id: string }>`
+        INSERT INTO a2a_tasks (id, owner, context_id, state, status_ts, version, node_id, updated_at, task)
+        VALUES (${task.id}, ${owner}, ${task.contextId ?? null}, ${task.status.state}, ${statusTimestampOf(task)},
+          ${version}, ${node.id}, ${now}, ${jsonParam(json)})
+        ON CONFLICT (id) DO UPDATE SET
+          context_id = excluded.context_id,
+          state = excluded.state,
+          status_ts = excluded.status_ts,
+          version = excluded.version,
+          node_id = excluded.node_id,
+          updated_at = excluded.updated_at,
+          task = excluded.task
+        WHERE a2a_tasks.owner = excluded.owner AND a2a_tasks.version < excluded.version
+        RETURNING id`
+      if (saved.length > 0) return
+      // Nothing written: say why.
+      const [current] = yield* sql<{ owner: string; version: number }>`
+        SELECT owner, version FROM a2a_tasks WHERE id = ${task.id}`
+      return yield* new TaskStoreError({
+        message: current === undefined
+          ? `Task ${task.id} was not saved`
+          : current.owner !== owner
+          ? `Task id ${task.id} is taken by another owner`
+          : `Task ${task.id} was updated concurrently: stored version ${current.version}, this save has ${version}`
+      })
+    }).pipe(
+      Effect.catchTags({
+        SqlError: storeError(`Cannot save task ${record.task.id}`),
+        SchemaError: storeError(`Cannot encode task ${record.task.id}`)
+      }),
+      Effect.withSpan("SqlTaskStore.save")
+    )
+
+  const list: TaskStore["Service"]["list"] = (owner, query) =>
+    Effect.gen(function*() {
+      const filters = [sql`owner = ${owner}`]
+      if (query.contextId !== undefined) filters.push(sql`context_id = ${query.contextId}`)
+      if (query.status !== undefined) filters.push(sql`state = ${query.status}`)
+      if (query.statusTimestampAfter !== undefined) filters.push(sql`status_ts >= ${query.statusTimestampAfter}`)
+      const after = query.after
+      const paged = after === undefined
+        ? filters
+        : [...filters, sql`(status_ts, id) < (${after.timestamp}, ${after.id})`]
+      // One snapshot for the page and the count (SQLite: one connection; PostgreSQL: one transaction).
+      const [rows, counted] = yield* sql.withTransaction(Effect.all([
+        sql<TaskRow>`SELECT ${taskColumn}, version, owner FROM a2a_tasks WHERE ${sql.and(paged)}
+          ORDER BY status_ts DESC, id DESC LIMIT ${query.pageSize + 1}`,
+        sql<{ n: number | string }>`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM a2a_tasks WHERE ${sql.and(filters)}`
+      ]))
+      const page = rows.slice(0, query.pageSize)
+      const tasks = yield* Effect.forEach(page, (row) => decodeTask(row.task))
+      const last = tasks[tasks.length - 1]
+      return {
+        tasks: tasks.map((t) => shapeArtifacts(limitHistory(t, query.historyLength), query.includeArtifacts)),
+        totalSize: Number(counted[0]?.n ?? 0),
+        next: rows.length > page.length && last !== undefined ? Option.some(cursorOf(last)) : Option.none()
+      }
+    }).pipe(
+      Effect.mapError(storeError("Cannot list tasks")),
+      Effect.withSpan("SqlTaskStore.list")
+    )
+
+  return TaskStore.of({ get, save, list })
+})
+
+/** The TaskStore over the SqlClient in context (migrations must have run: see SqlStore). */
+export const layer: Layer.Layer<TaskStore, never, SqlClient.SqlClient | SqlNode> = Layer.effect(TaskStore, make)
