@@ -7,7 +7,10 @@
  * a typed error; once the first event is out the response is committed to `text/event-stream` and later
  * failures travel as events.
  */
-import { type Cause, Duration, Effect, Exit, Fiber, Option, Pull, type Scope, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Option, Pull, type Scope, Stream } from "effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { A2AError } from "../../protocol/A2AError.ts"
+import { fromCause } from "./HttpErrors.ts"
 
 const encoder = new TextEncoder()
 
@@ -64,3 +67,37 @@ export const start = <A, E>(
     })
     return { _tag: "Ready", stream: Stream.fromPull(Effect.succeed(resumed)) } as const
   })
+
+export const HEADERS: Readonly<Record<string, string>> = {
+  "cache-control": "no-cache",
+  // Tells nginx-style proxies not to buffer the event stream.
+  "x-accel-buffering": "no"
+}
+
+/**
+ * The `text/event-stream` response for a started stream: each element framed by `encode`; a failure is
+ * framed by `encodeError` as the last event and ends the stream cleanly. An interruption (the client went
+ * away) is left alone: there is nobody to tell.
+ */
+export const respond = <A>(
+  stream: Stream.Stream<A, A2AError>,
+  options: {
+    readonly encode: (event: A) => Uint8Array
+    readonly encodeError: (error: A2AError) => Uint8Array
+    readonly keepAlive: Duration.Duration
+    readonly headers?: Record<string, string> | undefined
+  }
+): HttpServerResponse.HttpServerResponse => {
+  const events = stream.pipe(
+    Stream.map(options.encode),
+    Stream.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Stream.failCause(cause)
+        : Stream.fromEffect(Effect.map(fromCause(cause), options.encodeError))
+    )
+  )
+  return HttpServerResponse.stream(withKeepAlive(events, options.keepAlive), {
+    contentType: "text/event-stream",
+    headers: { ...HEADERS, ...options.headers }
+  })
+}

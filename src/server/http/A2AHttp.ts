@@ -1,0 +1,150 @@
+/**
+ * The A2A HTTP server: the agent card, JSON-RPC and HTTP+JSON/REST routes on Effect's HttpRouter.
+ *
+ * - `routes(options)` adds the routes to the HttpRouter in context, so an application can mount A2A on its
+ *   own router next to its other routes.
+ * - `serve(options)` runs them on a Node HTTP server (host, port, timeouts, graceful shutdown), with a
+ *   Status-shaped 404 for every other path.
+ * - `layerConfig` is `serve` configured from the environment (HOST, PORT, A2A_*).
+ *
+ * All of them need the RequestHandler, Auth and AgentCardConfig services.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Config, Duration, Effect, Layer } from "effect"
+import * as HttpMiddleware from "effect/http/HttpMiddleware"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import type { ServeError } from "effect/http/HttpServerError"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as NetAddress from "effect/net/NetAddress"
+import { createServer } from "node:http"
+import type { AgentCardConfig } from "../AgentCardConfig.ts"
+import type { Auth } from "../Auth.ts"
+import type { RequestHandler } from "../RequestHandler.ts"
+import * as AgentCardRoute from "./AgentCardRoute.ts"
+import * as HttpBindingOptions from "./HttpBindingOptions.ts"
+import * as HttpCallContext from "./HttpCallContext.ts"
+import * as JsonRpcBinding from "./JsonRpcBinding.ts"
+import * as RestBinding from "./RestBinding.ts"
+
+/** The services the routes run on. */
+export type Requirements = RequestHandler | Auth | AgentCardConfig
+
+/**
+ * Adds the A2A routes to the HttpRouter: the public card at `cardPath`, JSON-RPC at `jsonRpcPath`, REST
+ * below `restPath` (see HttpBindingOptions for the defaults).
+ */
+export const routes = (
+  options: HttpBindingOptions.HttpBindingOptions = {}
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
+  HttpRouter.use((router) =>
+    Effect.gen(function*() {
+      const resolved = HttpBindingOptions.resolve(options)
+      const env = yield* HttpCallContext.makeEnv(resolved)
+      const proxies = resolved.trustedProxies
+      const behindProxies = <E, R>(
+        handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      ) => proxies === undefined ? handler : HttpMiddleware.xForwardedHeaders({ trustedProxies: proxies })(handler)
+
+      if (resolved.cardPath !== undefined) {
+        yield* router.add("GET", resolved.cardPath, behindProxies(AgentCardRoute.handler(env)))
+      }
+      if (resolved.jsonRpcPath !== undefined) {
+        yield* router.add("POST", resolved.jsonRpcPath, behindProxies(JsonRpcBinding.handler(env)))
+      }
+      if (resolved.restPath !== undefined) {
+        const rest = resolved.restPath === "/" ? router : router.prefixed(resolved.restPath)
+        yield* rest.addAll(RestBinding.routes(env, behindProxies))
+      }
+    })
+  )
+
+/** A google.rpc.Status 404 for every request no other route takes. */
+export const notFound: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.add(
+  "*",
+  "*",
+  RestBinding.notFoundHandler
+)
+
+export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
+  /** Address to listen on. Default "127.0.0.1"; "0.0.0.0" or "::" listen on every interface. */
+  readonly host?: string | undefined
+  /** Port to listen on; 0 picks a free one. Default 8080. */
+  readonly port?: number | undefined
+  /** Longest time to receive one request (headers and body); Node answers 408 after it. Default 30 s. */
+  readonly requestTimeout?: Duration.Input | undefined
+  /**
+   * On shutdown, how long in-flight requests may take to finish before they are interrupted (open streams
+   * then end). Default 10 s.
+   */
+  readonly shutdownTimeout?: Duration.Input | undefined
+}
+
+export const DEFAULT_HOST = "127.0.0.1"
+export const DEFAULT_PORT = 8080
+
+/** The base URL of a listening server, for humans: a wildcard address is shown as localhost. */
+export const baseUrl = (address: NetAddress.SocketAddress): string => {
+  if (!NetAddress.isInetAddress(address)) return HttpServer.formatAddress(address)
+  if (NetAddress.isUnspecified(address.address)) return `http://localhost:${address.port}`
+  return HttpServer.formatAddress(address)
+}
+
+const logListening = (options: HttpBindingOptions.ResolvedOptions) =>
+  Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    const base = options.publicUrl ?? baseUrl(server.address)
+    const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
+    yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address)}${card}`)
+  })
+
+/**
+ * Serves the A2A routes (and the 404 fallback) on a Node HTTP server. The layer's scope is the server's
+ * lifetime: closing it stops accepting connections, lets in-flight requests finish for `shutdownTimeout`,
+ * then interrupts what is left (which ends open streams). Request logging is off: nothing is written per
+ * request.
+ */
+export const serve = (
+  options: ServeOptions = {}
+): Layer.Layer<HttpServer.HttpServer, ServeError, Requirements> => {
+  const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
+  const server = NodeHttpServer.layer(
+    () =>
+      createServer({
+        requestTimeout,
+        headersTimeout: Math.min(requestTimeout, 15_000),
+        keepAliveTimeout: 5_000
+      }),
+    {
+      host: options.host ?? DEFAULT_HOST,
+      port: options.port ?? DEFAULT_PORT,
+      gracefulShutdownTimeout: options.shutdownTimeout ?? Duration.seconds(10)
+    }
+  )
+  const app = HttpRouter.serve(Layer.mergeAll(routes(options), notFound), {
+    disableLogger: true,
+    disableListenLog: true
+  })
+  return Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options)))).pipe(
+    Layer.provideMerge(server)
+  )
+}
+
+/** `HOST` (default 127.0.0.1) and `PORT` (default 8080), plus the binding settings of HttpBindingOptions.config. */
+export const serveConfig: Config.Config<ServeOptions> = Config.all({
+  host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
+  port: Config.Port("PORT").pipe(Config.withDefault(DEFAULT_PORT)),
+  binding: HttpBindingOptions.config
+}).pipe(Config.map(({ binding, host, port }): ServeOptions => ({ ...binding, host, port })))
+
+/** `serve` configured from the environment; `overrides` win over it (e.g. command-line flags). */
+export const layerConfig = (
+  overrides: ServeOptions = {}
+): Layer.Layer<HttpServer.HttpServer, ServeError | Config.ConfigError, Requirements> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const fromEnv = yield* serveConfig
+    return serve({ ...fromEnv, ...withoutUndefined(overrides) })
+  }))
+
+const withoutUndefined = <A extends object>(a: A): Partial<A> =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>

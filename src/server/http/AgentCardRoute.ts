@@ -1,0 +1,61 @@
+/**
+ * `GET /.well-known/agent-card.json` (spec 8.2): the public card with the interfaces this server mounts,
+ * at the origin the client used. Cacheable per spec 8.6.1: `Cache-Control: max-age`, an `ETag` from the
+ * card's bytes, and `304 Not Modified` for a matching `If-None-Match`. The card is public, so any origin may
+ * read it (CORS). Rendered cards are kept per origin; rendering happens once per origin, not per request.
+ */
+import { Duration, Effect } from "effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { createHash } from "node:crypto"
+import type { BindingEnv } from "./HttpCallContext.ts"
+import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
+
+interface Rendered {
+  readonly body: string
+  readonly etag: string
+}
+
+const MAX_CACHED_ORIGINS = 256
+
+/** Whether an `If-None-Match` value matches an entity tag (weak comparison, RFC 9110 13.1.2). */
+export const matchesEtag = (ifNoneMatch: string, etag: string): boolean => {
+  const opaque = etag.replace(/^W\//, "")
+  return ifNoneMatch.split(",").some((candidate) => {
+    const c = candidate.trim()
+    return c === "*" || c.replace(/^W\//, "") === opaque
+  })
+}
+
+export const handler = (
+  env: BindingEnv
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
+  const cache = new Map<string, Rendered>()
+  const render = (origin: string): Rendered => {
+    let rendered = cache.get(origin)
+    if (rendered === undefined) {
+      const body = JSON.stringify(env.card.publicCard(env.interfaces.forOrigin(origin)))
+      const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
+      if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
+      rendered = { body, etag }
+      cache.set(origin, rendered)
+    }
+    return rendered
+  }
+  const maxAge = Math.floor(Duration.toSeconds(env.options.cardMaxAge))
+  const varies = env.options.trustedProxies !== undefined ? "X-Forwarded-Host, X-Forwarded-Proto" : undefined
+  return HttpServerRequest.HttpServerRequest.use((request) => {
+    const { body, etag } = render(env.interfaces.origin(request))
+    const headers: Record<string, string> = {
+      "cache-control": `public, max-age=${maxAge}`,
+      etag,
+      "access-control-allow-origin": "*",
+      ...(varies !== undefined ? { vary: varies } : {})
+    }
+    const ifNoneMatch = request.headers["if-none-match"]
+    if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+      return Effect.succeed(HttpServerResponse.empty({ status: 304, headers }))
+    }
+    return Effect.succeed(HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers }))
+  })
+}

@@ -1,0 +1,119 @@
+/**
+ * What every HTTP binding does before an operation runs: authenticate the caller (spec 7.4), negotiate the
+ * protocol version (spec 3.6.2) and so pick the version's edge, read the `A2A-Extensions` service parameter
+ * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
+ * routes are built; per request this is a few header reads.
+ */
+import { Effect, Option, Result } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type { Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
+import * as Version from "../../protocol/Version.ts"
+import { AgentCardConfig } from "../AgentCardConfig.ts"
+import { Auth, type Principal } from "../Auth.ts"
+import * as CallContext from "../CallContext.ts"
+import { RequestHandler } from "../RequestHandler.ts"
+import type { ResolvedOptions } from "./HttpBindingOptions.ts"
+import { type Edge, v1Edge } from "./Operations.ts"
+import * as PublicInterfaces from "./PublicInterfaces.ts"
+
+/** Query parameters as the router parsed them. */
+export type SearchParams = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+export const EXTENSIONS_HEADER = "a2a-extensions"
+
+/** The services and settings the bindings share, resolved once. */
+export interface BindingEnv {
+  readonly options: ResolvedOptions
+  readonly handler: RequestHandler["Service"]
+  readonly auth: Auth["Service"]
+  readonly card: AgentCardConfig["Service"]
+  readonly edges: ReadonlyMap<string, Edge>
+  readonly interfaces: PublicInterfaces.PublicInterfaces
+  /** Extension URIs the agent card declares; only these are echoed as activated. */
+  readonly supportedExtensions: ReadonlySet<string>
+}
+
+/** The edges this library has. A version listed in the options but without an edge is not served. */
+const knownEdges: ReadonlyArray<Edge> = [v1Edge]
+
+export const makeEnv = (
+  options: ResolvedOptions
+): Effect.Effect<BindingEnv, never, RequestHandler | Auth | AgentCardConfig> =>
+  Effect.gen(function*() {
+    const handler = yield* RequestHandler
+    const auth = yield* Auth
+    const card = yield* AgentCardConfig
+    // Only a fallback for Host-less requests: absent when the routes are mounted outside an HttpServer.
+    const server = yield* Effect.serviceOption(HttpServer.HttpServer)
+    const edges = new Map(
+      knownEdges.filter((edge) => options.versions.includes(edge.version)).map((edge) => [edge.version, edge] as const)
+    )
+    const served = { ...options, versions: [...edges.keys()] }
+    return {
+      options: served,
+      handler,
+      auth,
+      card,
+      edges,
+      interfaces: PublicInterfaces.make(served, Option.map(server, (s) => s.address)),
+      supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? []))
+    }
+  })
+
+const firstValues = (params: SearchParams): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const key in params) {
+    const value = params[key]
+    const first = typeof value === "string" ? value : value?.[0]
+    if (first !== undefined) out[key] = first
+  }
+  return out
+}
+
+export const authenticate = (
+  env: BindingEnv,
+  request: HttpServerRequest.HttpServerRequest,
+  searchParams: SearchParams
+): Effect.Effect<Principal, Unauthenticated> =>
+  env.auth.authenticate({ headers: request.headers, query: firstValues(searchParams) })
+
+/** The edge for the requested version, or the error naming the versions served. */
+export const negotiate = (
+  env: BindingEnv,
+  request: HttpServerRequest.HttpServerRequest,
+  searchParams: SearchParams
+): Result.Result<Edge, VersionNotSupported> => {
+  const raw = Version.fromHttp(request.headers, searchParams)
+  const served = [...env.edges.keys()]
+  return Result.map(Version.negotiate(raw, served), (version) => env.edges.get(version)!)
+}
+
+export const make = (
+  env: BindingEnv,
+  request: HttpServerRequest.HttpServerRequest,
+  principal: Principal,
+  edge: Edge
+): CallContext.CallContext => {
+  const headers = request.headers
+  return CallContext.make({
+    principal,
+    requestedVersion: edge.version,
+    extensions: CallContext.parseExtensions(headers[EXTENSIONS_HEADER]),
+    headers,
+    interfaces: env.interfaces.forOrigin(env.interfaces.origin(request))
+  })
+}
+
+/**
+ * Response headers for a call: `A2A-Extensions` lists the requested extensions this agent supports, i.e.
+ * the ones active for the response. Absent when none is.
+ */
+export const responseHeaders = (
+  env: BindingEnv,
+  ctx: CallContext.CallContext
+): Record<string, string> | undefined => {
+  if (ctx.extensions.length === 0 || env.supportedExtensions.size === 0) return undefined
+  const active = ctx.extensions.filter((uri) => env.supportedExtensions.has(uri))
+  return active.length === 0 ? undefined : { [EXTENSIONS_HEADER]: active.join(",") }
+}

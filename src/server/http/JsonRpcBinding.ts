@@ -1,0 +1,163 @@
+/**
+ * The JSON-RPC 2.0 binding (spec 9): one POST endpoint for all eleven methods, SSE for the streaming ones.
+ *
+ * Per request: authenticate (before the body is read, so unauthenticated clients cannot make the server
+ * buffer their bodies), read and parse the body once, negotiate the version, then dispatch each request
+ * object. Errors follow JSON-RPC 2.0 exactly: -32700 for bad JSON, -32600 for a malformed envelope, -32601
+ * for an unknown method, -32602 when the method's schema rejects the params (with field violations).
+ * Notifications are run but never answered; a batch is answered with an array, without streaming methods.
+ */
+import { Effect, Result, type Scope, type Stream } from "effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { type A2AError, InvalidRequest, MethodNotFound } from "../../protocol/A2AError.ts"
+import * as JsonRpc from "../../protocol/JsonRpc.ts"
+import type { CallContext } from "../CallContext.ts"
+import * as HttpCallContext from "./HttpCallContext.ts"
+import { fromCause, JSON_CONTENT_TYPE, jsonRpcError } from "./HttpErrors.ts"
+import type { Edge } from "./Operations.ts"
+import * as RequestBody from "./RequestBody.ts"
+import * as Sse from "./Sse.ts"
+
+/** Requests in one batch beyond this are refused as a whole (one entry's worth of work each). */
+export const MAX_BATCH_SIZE = 100
+
+/** How many entries of a batch run at once. */
+const BATCH_CONCURRENCY = 16
+
+type Call = Result.Result<{ readonly ctx: CallContext; readonly edge: Edge }, A2AError>
+
+type Outcome =
+  | { readonly _tag: "Json"; readonly body: string }
+  | { readonly _tag: "None" }
+  | {
+    readonly _tag: "Stream"
+    readonly id: JsonRpc.JsonRpcId
+    readonly stream: Stream.Stream<unknown, A2AError>
+  }
+
+const none: Outcome = { _tag: "None" }
+const json = (body: string): Outcome => ({ _tag: "Json", body })
+
+/** Runs one request object of a call; never fails (every error becomes an error response, or none). */
+const dispatch = (
+  env: HttpCallContext.BindingEnv,
+  call: Call,
+  u: unknown,
+  inBatch: boolean
+): Effect.Effect<Outcome> => {
+  const parsed = JsonRpc.parseRequest(u)
+  if (Result.isFailure(parsed)) {
+    return Effect.succeed(json(JsonRpc.encodeFailure(parsed.failure.id, parsed.failure.error)))
+  }
+  const request = parsed.success
+  const notification = JsonRpc.isNotification(request)
+  const id = request.id ?? null
+  const fail = (error: A2AError): Outcome => notification ? none : json(JsonRpc.encodeFailure(id, error))
+  if (Result.isFailure(call)) return Effect.succeed(fail(call.failure))
+  const { ctx, edge } = call.success
+  const operation = edge.operations.get(request.method)
+  if (operation === undefined) {
+    return Effect.succeed(fail(new MethodNotFound({ message: `Method not found: ${request.method}` })))
+  }
+  const params = request.params ?? {}
+  if (operation._tag === "Streaming") {
+    const prepared = operation.prepare(params)
+    if (Result.isFailure(prepared)) return Effect.succeed(fail(prepared.failure))
+    if (inBatch) {
+      return Effect.succeed(fail(
+        new InvalidRequest({ message: `${request.method} streams its result and cannot be part of a batch` })
+      ))
+    }
+    // Nobody would read the events of a streaming notification.
+    if (notification) return Effect.succeed(none)
+    return Effect.succeed({ _tag: "Stream", id, stream: prepared.success(env.handler, ctx) })
+  }
+  const prepared = operation.prepare(params)
+  if (Result.isFailure(prepared)) return Effect.succeed(fail(prepared.failure))
+  return prepared.success(env.handler, ctx).pipe(
+    Effect.matchCauseEffect({
+      onSuccess: (result) => Effect.succeed(notification ? none : json(JsonRpc.encodeSuccess(id, result))),
+      onFailure: (cause) => Effect.map(fromCause(cause), fail)
+    })
+  )
+}
+
+const jsonResponse = (body: string, headers: Record<string, string> | undefined) =>
+  HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
+
+const noContent = (headers: Record<string, string> | undefined) => HttpServerResponse.empty({ status: 204, headers })
+
+/**
+ * The SSE response of a streaming method: each event a full JSON-RPC response with the request's id
+ * (spec 9.4.2). A failure before the first event is a plain JSON-RPC error response instead; a later one is
+ * sent as a last error event, and the stream ends.
+ */
+const streamResponse = (
+  env: HttpCallContext.BindingEnv,
+  id: JsonRpc.JsonRpcId,
+  stream: Stream.Stream<unknown, A2AError>,
+  headers: Record<string, string> | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const started = yield* Sse.start(stream, env.options.firstEventWindow)
+    if (started._tag === "Failed") return jsonRpcError(id, yield* fromCause(started.cause), { headers })
+    return Sse.respond(started.stream, {
+      encode: (event) => Sse.frame(JsonRpc.encodeSuccess(id, event)),
+      encodeError: (error) => Sse.frame(JsonRpc.encodeFailure(id, error)),
+      keepAlive: env.options.keepAliveInterval,
+      headers
+    })
+  })
+
+/** The handler of the JSON-RPC endpoint. */
+export const handler = (
+  env: HttpCallContext.BindingEnv
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const searchParams = yield* HttpServerRequest.ParsedSearchParams
+    const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
+    if (Result.isFailure(principal)) return jsonRpcError(null, principal.failure)
+    const body = yield* Effect.result(RequestBody.readJson(request, { maxBytes: env.options.maxBodyBytes }))
+    if (Result.isFailure(body)) return jsonRpcError(null, body.failure.error, { status: body.failure.status })
+
+    const call: Call = Result.map(
+      HttpCallContext.negotiate(env, request, searchParams),
+      (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal.success, edge) })
+    )
+    const headers = Result.isSuccess(call) ? HttpCallContext.responseHeaders(env, call.success.ctx) : undefined
+
+    const payload = body.success
+    if (Array.isArray(payload)) {
+      if (payload.length === 0) {
+        return jsonRpcError(null, new InvalidRequest({ message: "Invalid Request: empty batch" }), { headers })
+      }
+      if (payload.length > MAX_BATCH_SIZE) {
+        return jsonRpcError(
+          null,
+          new InvalidRequest({ message: `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} requests` }),
+          { headers }
+        )
+      }
+      const outcomes = yield* Effect.forEach(payload, (u) => dispatch(env, call, u, true), {
+        concurrency: BATCH_CONCURRENCY
+      })
+      const bodies = outcomes.flatMap((o) => o._tag === "Json" ? [o.body] : [])
+      return bodies.length === 0 ? noContent(headers) : jsonResponse(`[${bodies.join(",")}]`, headers)
+    }
+
+    const outcome = yield* dispatch(env, call, payload, false)
+    switch (outcome._tag) {
+      case "Json":
+        return jsonResponse(outcome.body, headers)
+      case "None":
+        return noContent(headers)
+      case "Stream":
+        return yield* streamResponse(env, outcome.id, outcome.stream, headers)
+    }
+  })

@@ -1,0 +1,287 @@
+/**
+ * The HTTP+JSON/REST binding (spec 11): the routes of spec 11.3, each also below a `/{tenant}` segment (the
+ * proto's additional bindings), request parameters from the path, the query (spec 11.5) or the JSON body,
+ * responses as JSON, streams as SSE with bare StreamResponse events, and errors as google.rpc.Status with an
+ * ErrorInfo detail (spec 11.6).
+ *
+ * Custom verbs (`/tasks/{id}:cancel`) share a path segment with the id, which a path router cannot split,
+ * so `/tasks/{id}` routes read the verb from the raw segment: the last unescaped `:` starts it, and an
+ * escaped one (`%3A`) stays part of the id.
+ */
+import { Effect, Result, type Scope } from "effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { type A2AError, InvalidRequest, MethodNotFound, toHttpError } from "../../protocol/A2AError.ts"
+import * as HttpCallContext from "./HttpCallContext.ts"
+import {
+  A2A_JSON_CONTENT_TYPE,
+  fromCause,
+  type HttpFailure,
+  JSON_CONTENT_TYPE,
+  restError,
+  restFailure
+} from "./HttpErrors.ts"
+import type { OperationName } from "./Operations.ts"
+import * as RequestBody from "./RequestBody.ts"
+import * as Sse from "./Sse.ts"
+
+type RouteParams = Readonly<Record<string, string | undefined>>
+
+/** Where an operation's request comes from, once the route has matched. */
+interface Resolved {
+  readonly name: OperationName
+  readonly input: Readonly<Record<string, unknown>>
+}
+
+type Resolve = (
+  request: HttpServerRequest.HttpServerRequest,
+  params: RouteParams,
+  searchParams: HttpCallContext.SearchParams,
+  maxBodyBytes: number
+) => Effect.Effect<Resolved, HttpFailure>
+
+// --- Request parameters (spec 11.5) ---
+
+type QueryType = "string" | "int32" | "bool"
+
+/**
+ * Query parameters to request fields: camelCase names, numbers as decimal strings, booleans as
+ * `true`/`false`. A value that does not convert is passed on unchanged, so the schema reports it as a field
+ * violation next to every other problem of the request. Unknown parameters are ignored.
+ */
+const fromQuery = (
+  spec: Readonly<Record<string, QueryType>>,
+  searchParams: HttpCallContext.SearchParams
+): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const name in spec) {
+    const raw = searchParams[name]
+    if (raw === undefined) continue
+    const value = typeof raw === "string" ? raw : raw.length === 1 ? raw[0] : raw
+    switch (spec[name]) {
+      case "int32":
+        out[name] = typeof value === "string" && /^-?\d{1,10}$/.test(value) ? Number(value) : value
+        break
+      case "bool":
+        out[name] = value === "true" ? true : value === "false" ? false : value
+        break
+      default:
+        out[name] = value
+    }
+  }
+  return out
+}
+
+const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => ({
+  error: new MethodNotFound({
+    message: `No A2A operation at ${request.method} ${request.url.split("?")[0]}`
+  })
+})
+
+const objectBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBodyBytes: number
+): Effect.Effect<Readonly<Record<string, unknown>>, HttpFailure> =>
+  Effect.flatMap(
+    RequestBody.readJson(request, { maxBytes: maxBodyBytes, empty: () => ({}) }),
+    (body) =>
+      typeof body === "object" && body !== null && !Array.isArray(body)
+        ? Effect.succeed(body as Readonly<Record<string, unknown>>)
+        : Effect.fail<HttpFailure>({ error: new InvalidRequest({ message: "The request body must be a JSON object" }) })
+  )
+
+const withTenant = (input: Readonly<Record<string, unknown>>, params: RouteParams) =>
+  params["tenant"] === undefined ? input : { ...input, tenant: params["tenant"] }
+
+/** The raw last path segment, split at its last unescaped `:` into the id and the custom verb. */
+const splitVerb = (url: string): { readonly id: string; readonly verb: string | undefined } | undefined => {
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  const segment = path.slice(path.lastIndexOf("/") + 1)
+  const colon = segment.lastIndexOf(":")
+  try {
+    return colon === -1
+      ? { id: decodeURIComponent(segment), verb: undefined }
+      : { id: decodeURIComponent(segment.slice(0, colon)), verb: segment.slice(colon + 1) }
+  } catch {
+    return undefined
+  }
+}
+
+const resolved = (name: OperationName, input: Readonly<Record<string, unknown>>): Effect.Effect<Resolved> =>
+  Effect.succeed({ name, input })
+
+const bodyOperation = (name: OperationName): Resolve => (request, params, _search, max) =>
+  Effect.map(objectBody(request, max), (body) => ({ name, input: withTenant(body, params) }))
+
+const getTaskQuery = { historyLength: "int32" } as const
+const listTasksQuery = {
+  contextId: "string",
+  status: "string",
+  pageSize: "int32",
+  pageToken: "string",
+  historyLength: "int32",
+  statusTimestampAfter: "string",
+  includeArtifacts: "bool"
+} as const
+const listConfigsQuery = { pageSize: "int32", pageToken: "string" } as const
+
+/** GET /tasks/{id} and GET /tasks/{id}:subscribe (the proto binds subscribe to GET, the spec text to POST). */
+const getTaskOrSubscribe: Resolve = (request, params, searchParams) => {
+  const split = splitVerb(request.url)
+  if (split === undefined) return Effect.fail(notFound(request))
+  if (split.verb === undefined) {
+    return resolved("GetTask", withTenant({ ...fromQuery(getTaskQuery, searchParams), id: split.id }, params))
+  }
+  if (split.verb === "subscribe") return resolved("SubscribeToTask", withTenant({ id: split.id }, params))
+  return Effect.fail(notFound(request))
+}
+
+/** POST /tasks/{id}:cancel and POST /tasks/{id}:subscribe. */
+const taskVerb: Resolve = (request, params, _search, max) => {
+  const split = splitVerb(request.url)
+  const name: OperationName | undefined = split?.verb === "cancel"
+    ? "CancelTask"
+    : split?.verb === "subscribe"
+    ? "SubscribeToTask"
+    : undefined
+  if (split === undefined || name === undefined) return Effect.fail(notFound(request))
+  return Effect.map(
+    objectBody(request, max),
+    (body) => ({ name, input: withTenant({ ...body, id: split.id }, params) })
+  )
+}
+
+const taskId = (params: RouteParams) => params["id"] ?? ""
+
+const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/${string}`, Resolve]> = [
+  ["POST", "/message::send", bodyOperation("SendMessage")],
+  ["POST", "/message::stream", bodyOperation("SendStreamingMessage")],
+  [
+    "GET",
+    "/tasks",
+    (_r, params, search) => resolved("ListTasks", withTenant(fromQuery(listTasksQuery, search), params))
+  ],
+  ["GET", "/tasks/:id", getTaskOrSubscribe],
+  ["POST", "/tasks/:id", taskVerb],
+  [
+    "POST",
+    "/tasks/:id/pushNotificationConfigs",
+    (request, params, _s, max) =>
+      Effect.map(objectBody(request, max), (body) => ({
+        name: "CreateTaskPushNotificationConfig",
+        input: withTenant({ ...body, taskId: taskId(params) }, params)
+      }))
+  ],
+  [
+    "GET",
+    "/tasks/:id/pushNotificationConfigs",
+    (_r, params, search) =>
+      resolved(
+        "ListTaskPushNotificationConfigs",
+        withTenant({ ...fromQuery(listConfigsQuery, search), taskId: taskId(params) }, params)
+      )
+  ],
+  [
+    "GET",
+    "/tasks/:id/pushNotificationConfigs/:configId",
+    (_r, params) =>
+      resolved(
+        "GetTaskPushNotificationConfig",
+        withTenant({ taskId: taskId(params), id: params["configId"] ?? "" }, params)
+      )
+  ],
+  [
+    "DELETE",
+    "/tasks/:id/pushNotificationConfigs/:configId",
+    (_r, params) =>
+      resolved(
+        "DeleteTaskPushNotificationConfig",
+        withTenant({ taskId: taskId(params), id: params["configId"] ?? "" }, params)
+      )
+  ],
+  ["GET", "/extendedAgentCard", (_r, params) => resolved("GetExtendedAgentCard", withTenant({}, params))]
+]
+
+// --- Responses ---
+
+/** `application/a2a+json` (spec 11.1) unless the client only accepts plain JSON. */
+const contentTypeFor = (request: HttpServerRequest.HttpServerRequest): string => {
+  const accept = request.headers["accept"]
+  return accept === undefined || accept.includes("a2a+json") || accept.includes("*/*") ||
+      !accept.includes("application/json")
+    ? A2A_JSON_CONTENT_TYPE
+    : JSON_CONTENT_TYPE
+}
+
+// Mid-stream failures: an `error` event carrying the same Status body as an error response.
+const errorEvent = (error: A2AError): Uint8Array => Sse.frame(JSON.stringify(toHttpError(error).body), "error")
+
+/** One REST route's handler: authenticate, negotiate, resolve the request, run the operation, respond. */
+const handle = (
+  env: HttpCallContext.BindingEnv,
+  resolve: Resolve
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const searchParams = yield* HttpServerRequest.ParsedSearchParams
+    const params = yield* HttpRouter.params
+    const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
+    if (Result.isFailure(principal)) return restError(principal.failure)
+    const edge = HttpCallContext.negotiate(env, request, searchParams)
+    if (Result.isFailure(edge)) return restError(edge.failure)
+    const ctx = HttpCallContext.make(env, request, principal.success, edge.success)
+    const headers = HttpCallContext.responseHeaders(env, ctx)
+
+    const input = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
+    if (Result.isFailure(input)) return restFailure(input.failure, headers)
+    const operation = edge.success.byName(input.success.name)
+
+    if (operation._tag === "Streaming") {
+      const prepared = operation.prepare(input.success.input)
+      if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
+      const started = yield* Sse.start(prepared.success(env.handler, ctx), env.options.firstEventWindow)
+      if (started._tag === "Failed") return restError(yield* fromCause(started.cause), { headers })
+      return Sse.respond(started.stream, {
+        encode: (event) => Sse.frame(JSON.stringify(event)),
+        encodeError: errorEvent,
+        keepAlive: env.options.keepAliveInterval,
+        headers
+      })
+    }
+    const prepared = operation.prepare(input.success.input)
+    if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
+    const result = yield* Effect.result(
+      prepared.success(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
+    )
+    if (Result.isFailure(result)) return restError(result.failure, { headers })
+    return HttpServerResponse.text(JSON.stringify(result.success), { contentType: contentTypeFor(request), headers })
+  })
+
+/** A 404 google.rpc.Status for a path no operation lives at. */
+export const notFoundHandler: Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest
+> = HttpServerRequest.HttpServerRequest.use((request) => Effect.succeed(restFailure(notFound(request))))
+
+type RouteHandler = ReturnType<typeof handle>
+
+/** The REST routes, relative to the binding's base path; `wrap` applies middleware to each handler. */
+export const routes = (
+  env: HttpCallContext.BindingEnv,
+  wrap: (handler: RouteHandler) => RouteHandler = (handler) => handler
+): ReadonlyArray<HttpRouter.Route<never, never>> => {
+  const out: Array<HttpRouter.Route<never, never>> = []
+  for (const [method, path, resolve] of routeTable) {
+    const handler = wrap(handle(env, resolve))
+    out.push(HttpRouter.route(method, path, handler))
+    if (env.options.tenantPaths) out.push(HttpRouter.route(method, `/:tenant${path}`, handler))
+  }
+  return out
+}
