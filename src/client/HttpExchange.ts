@@ -195,7 +195,7 @@ export const securityError = (r: Received, body: string): Unauthenticated | Perm
 
 /** Decodes a response payload with a generated Schema; a mismatch says which value and why. */
 export const decode = <A, I>(schema: Schema.Codec<A, I>, what: string) => {
-  const decodeUnknown = Schema.decodeUnknownEffect(schema)
+  const decodeUnknown = Schema.decodeUnknownEffect(schema, { errors: "all" })
   return (value: unknown, r: Received, body: string): Effect.Effect<A, A2AResponseError> =>
     decodeUnknown(value).pipe(
       Effect.mapError((error) => {
