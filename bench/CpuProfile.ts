@@ -78,6 +78,8 @@ export const summarise = (profile: Profile, file: string, top: number): ProfileS
   for (const [id, us] of selfByNode) {
     const frame = frames.get(id)
     if (frame === undefined) continue
+    // Stopping the profiler itself shows up as inspector time: not the server's work.
+    if (frame.url === "node:inspector") continue
     totalUs += us
     if (frame.functionName === "(idle)") {
       idleUs += us

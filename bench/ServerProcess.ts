@@ -7,7 +7,7 @@ import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
 import { BenchError } from "./BenchError.ts"
-import { AGENT_CARD_PATH, READY_PREFIX } from "./TrivialAgent.ts"
+import { AGENT_CARD_PATH, PROFILE_ENV, PROFILE_START_SIGNAL, READY_PREFIX } from "./TrivialAgent.ts"
 
 export const serverKinds = ["ours", "sdk", "ceiling"] as const
 export type ServerKind = typeof serverKinds[number]
@@ -33,6 +33,8 @@ export interface BenchServer {
   readonly rssKb: Effect.Effect<number, BenchError>
   /** Current and peak (VmHWM) resident set size, in KiB. */
   readonly memory: Effect.Effect<Memory, BenchError>
+  /** Starts the CPU profiler of a server started with `cpuProfile` (no-op otherwise). */
+  readonly startProfiler: Effect.Effect<void>
 }
 
 export interface Memory {
@@ -41,8 +43,8 @@ export interface Memory {
 }
 
 export interface StartOptions {
-  /** Write a V8 CPU profile of this server to the folder (`node --cpu-prof`). */
-  readonly cpuProfDir?: string | undefined
+  /** Profile this server's CPU into the file, from `startProfiler` until it exits. */
+  readonly cpuProfile?: string | undefined
 }
 
 const benchDir = import.meta.dirname
@@ -106,14 +108,11 @@ export const start = Effect.fnUntraced(function*(
 > {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const fs = yield* FileSystem.FileSystem
-  const profArgs = options.cpuProfDir === undefined
-    ? []
-    : ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir, "--cpu-prof-name", `${kind}-${Date.now()}.cpuprofile`]
   const script = Path.join(benchDir, "servers", `${kind}.ts`)
   const handle = yield* spawner.spawn(
-    ChildProcess.make(process.execPath, [...profArgs, script], {
+    ChildProcess.make(process.execPath, [script], {
       cwd: repoRoot,
-      env: { NODE_ENV: "production" },
+      env: { NODE_ENV: "production", [PROFILE_ENV]: options.cpuProfile },
       extendEnv: true,
       stdout: "pipe",
       stderr: "inherit",
@@ -147,5 +146,8 @@ export const start = Effect.fnUntraced(function*(
   )
   const endpoints = yield* fetchCard(origin)
   const memory = readMemory(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-  return { kind, pid, origin, endpoints, memory, rssKb: Effect.map(memory, (m) => m.rssKb) }
+  const startProfiler = options.cpuProfile === undefined
+    ? Effect.void
+    : Effect.ignore(Effect.try(() => process.kill(pid, PROFILE_START_SIGNAL)))
+  return { kind, pid, origin, endpoints, memory, rssKb: Effect.map(memory, (m) => m.rssKb), startProfiler }
 })

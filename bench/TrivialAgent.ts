@@ -71,3 +71,8 @@ export interface ReadyLine {
 }
 
 export const readyLine = (ready: ReadyLine): string => `${READY_PREFIX}${JSON.stringify(ready)}\n`
+
+/** Set to a file path, a server process profiles its CPU into it (see servers/lifecycle.ts). */
+export const PROFILE_ENV = "BENCH_CPU_PROFILE"
+/** The signal that starts the profiler in a server process. */
+export const PROFILE_START_SIGNAL = "SIGUSR2"

@@ -58,7 +58,7 @@ const flags = {
   scenarios: list("scenarios", "BENCH_SCENARIOS", `Comma list of: ${scenarios.map((s) => s.id).join(", ")}`),
   servers: list("servers", "BENCH_SERVERS", `Comma list of: ${serverKinds.join(", ")}`),
   profile: Flag.Literals("profile", serverKinds).pipe(
-    Flag.withDescription("Run this server under `node --cpu-prof` and summarise its profile"),
+    Flag.withDescription("Profile this server's CPU during the measured rounds and summarise the profile"),
     Flag.withFallbackConfig(Config.Literals(serverKinds, "BENCH_PROFILE")),
     Flag.optional
   )
@@ -129,7 +129,10 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
     const servers: Array<BenchServer> = []
     for (const kind of settings.servers) {
       yield* progress(`starting ${serverLabel[kind]}...`)
-      servers.push(yield* start(kind, { cpuProfDir: kind === settings.profile ? profileDir : undefined }))
+      const cpuProfile = kind === settings.profile && profileDir !== undefined
+        ? Path.join(profileDir, `${kind}.cpuprofile`)
+        : undefined
+      servers.push(yield* start(kind, { cpuProfile }))
     }
     const atStart = new Map<ServerKind, ServerMemory["atStart"]>()
     for (const server of servers) atStart.set(server.kind, yield* server.memory)
@@ -169,6 +172,9 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
         }
       }
     }
+
+    // The profile covers the measured rounds only.
+    for (const server of servers) yield* server.startProfiler
 
     const samples = new Map<string, Map<ServerKind, Array<Sample>>>()
     for (let round = 0; round < settings.rounds; round++) {

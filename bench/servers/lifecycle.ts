@@ -1,10 +1,12 @@
 /**
  * What every benchmark server process shares: it listens on an ephemeral port of 127.0.0.1,
- * announces its origin on stdout, and exits cleanly on SIGTERM/SIGINT (so that a `--cpu-prof`
- * profile gets written).
+ * announces its origin on stdout, exits cleanly on SIGTERM/SIGINT, and can profile its CPU for
+ * the measured part of a run only.
  */
+import * as Fs from "node:fs"
 import type * as Http from "node:http"
-import { readyLine } from "../TrivialAgent.ts"
+import * as Inspector from "node:inspector"
+import { PROFILE_ENV, PROFILE_START_SIGNAL, readyLine } from "../TrivialAgent.ts"
 
 export const listen = (server: Http.Server): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -31,4 +33,30 @@ export const exitOnSignal = (server: Http.Server): void => {
   }
   process.once("SIGTERM", stop)
   process.once("SIGINT", stop)
+}
+
+/**
+ * When PROFILE_ENV names a file: the V8 CPU profiler starts on PROFILE_START_SIGNAL (the harness
+ * sends it after the warm-up, so start-up and warm-up stay out of the profile) and the profile is
+ * written to that file when the process exits. Inspector calls on the main thread are synchronous,
+ * so this works inside an "exit" listener.
+ */
+export const installProfiler = (): void => {
+  const file = process.env[PROFILE_ENV]
+  if (file === undefined || file === "") return
+  const session = new Inspector.Session()
+  session.connect()
+  session.post("Profiler.enable")
+  let started = false
+  process.on(PROFILE_START_SIGNAL, () => {
+    if (started) return
+    started = true
+    session.post("Profiler.start")
+  })
+  process.once("exit", () => {
+    if (!started) return
+    session.post("Profiler.stop", (error, result) => {
+      if (error === null) Fs.writeFileSync(file, JSON.stringify(result.profile))
+    })
+  })
 }

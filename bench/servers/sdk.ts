@@ -25,7 +25,7 @@ import {
   REST_PATH,
   STREAM_CHUNKS
 } from "../TrivialAgent.ts"
-import { announce, exitOnSignal, listen } from "./lifecycle.ts"
+import { announce, exitOnSignal, installProfiler, listen } from "./lifecycle.ts"
 
 const textPart = (text: string): Part => ({
   content: { $case: "text", value: text },
@@ -128,5 +128,6 @@ app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: requestHandler })
 app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }))
 app.use(REST_PATH, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }))
 
+installProfiler()
 exitOnSignal(server)
 announce(origin)
