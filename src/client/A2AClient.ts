@@ -40,8 +40,11 @@ export interface Options {
   readonly bindings?: ReadonlyArray<string> | undefined
   /** Restrict the protocol versions (`Major.Minor`) the client may select. */
   readonly protocolVersions?: ReadonlyArray<string> | undefined
-  /** Credentials by security scheme name, sent as the card's security requirements ask. */
-  readonly credentials?: Credentials.Credentials | undefined
+  /**
+   * Credentials by security scheme name, sent as the card's security requirements ask. A function gets the
+   * card first (useful when the scheme names are only known from the card).
+   */
+  readonly credentials?: Credentials.Credentials | ((card: v1.AgentCard) => Credentials.Credentials) | undefined
   /** Extension URIs to activate on every request (`A2A-Extensions`). */
   readonly extensions?: ReadonlyArray<string> | undefined
   /** Extra headers on every request. */
@@ -198,7 +201,10 @@ export const make = (
     })
     if (selection instanceof A2ANoCompatibleInterface) return yield* selection
     const base = yield* HttpClient.HttpClient
-    const credentials = Credentials.select(card, options.credentials ?? {})
+    const credentials = Credentials.select(
+      card,
+      typeof options.credentials === "function" ? options.credentials(card) : options.credentials ?? {}
+    )
     const httpClient = (options.transformClient ?? ((c) => c))(base).pipe(
       HttpClient.mapRequestEffect(Credentials.apply(credentials))
     )

@@ -1,0 +1,126 @@
+/**
+ * `effect-a2a card <url> [--json]`: fetch an agent card and print a readable summary (or the card as JSON).
+ * Also home of what the client commands share: how errors read on a terminal.
+ */
+import { Console, Effect } from "effect"
+import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
+import * as AgentCardResolver from "../client/AgentCardResolver.ts"
+import type * as v1 from "../generated/v1.ts"
+
+/** One line that says what went wrong, for a terminal. */
+export const describeError = (error: A2AClientError | A2AResolveError): string => {
+  switch (error._tag) {
+    case "A2ATransportError":
+    case "A2AResponseError":
+    case "A2ANoCompatibleInterface":
+      return error.message
+    default:
+      return `${error._tag}: ${error.message}`
+  }
+}
+
+/** Fails a command with a message the CLI prints (on stderr) before exiting non-zero. */
+export const userError = (error: A2AClientError | A2AResolveError) =>
+  new CliError.UserError({ cause: error, userMessage: describeError(error) })
+
+const schemeSummary = (scheme: v1.SecurityScheme): string => {
+  if ("apiKeySecurityScheme" in scheme) {
+    const { location, name } = scheme.apiKeySecurityScheme
+    return `API key in ${location} "${name}"`
+  }
+  if ("httpAuthSecurityScheme" in scheme) {
+    const { bearerFormat, scheme: kind } = scheme.httpAuthSecurityScheme
+    return `HTTP ${kind}${bearerFormat !== undefined ? ` (${bearerFormat})` : ""}`
+  }
+  if ("oauth2SecurityScheme" in scheme) {
+    const flows = scheme.oauth2SecurityScheme.flows
+    return `OAuth 2.0 (${Object.keys(flows).join(", ")})`
+  }
+  if ("openIdConnectSecurityScheme" in scheme) {
+    return `OpenID Connect (${scheme.openIdConnectSecurityScheme.openIdConnectUrl})`
+  }
+  return "mutual TLS"
+}
+
+const requirementSummary = (requirement: v1.SecurityRequirement): string => {
+  const names = Object.entries(requirement.schemes ?? {}).map(([name, scopes]) =>
+    scopes.list !== undefined && scopes.list.length > 0 ? `${name}[${scopes.list.join(", ")}]` : name
+  )
+  return names.length === 0 ? "(anonymous)" : names.length === 1 ? names[0]! : `(${names.join(" AND ")})`
+}
+
+const pad = (s: string, width: number) => s.padEnd(width)
+
+/** The readable summary `effect-a2a card` prints. */
+export const renderCard = (card: v1.AgentCard): string => {
+  const lines: Array<string> = []
+  lines.push(`${card.name}  v${card.version}`)
+  if (card.description !== "") lines.push(card.description)
+  if (card.provider !== undefined) lines.push(`Provider: ${card.provider.organization} (${card.provider.url})`)
+  if (card.documentationUrl !== undefined) lines.push(`Docs: ${card.documentationUrl}`)
+  lines.push("", "Interfaces (in the agent's order of preference):")
+  const bindingWidth = Math.max(...card.supportedInterfaces.map((i) => i.protocolBinding.length))
+  card.supportedInterfaces.forEach((i, n) => {
+    const tenant = i.tenant !== undefined && i.tenant !== "" ? `  (tenant ${i.tenant})` : ""
+    lines.push(`  ${n + 1}. ${pad(i.protocolBinding, bindingWidth)}  ${pad(i.protocolVersion, 4)} ${i.url}${tenant}`)
+  })
+  const caps = card.capabilities
+  const capabilities = [
+    caps.streaming === true ? "streaming" : undefined,
+    caps.pushNotifications === true ? "push notifications" : undefined,
+    caps.extendedAgentCard === true ? "extended agent card" : undefined
+  ].filter((c) => c !== undefined)
+  lines.push("", `Capabilities: ${capabilities.length > 0 ? capabilities.join(", ") : "none"}`)
+  for (const extension of caps.extensions ?? []) {
+    lines.push(`  extension ${extension.uri ?? "?"}${extension.required === true ? " (required)" : ""}`)
+  }
+  lines.push(`Input modes:  ${card.defaultInputModes.join(", ")}`)
+  lines.push(`Output modes: ${card.defaultOutputModes.join(", ")}`)
+  lines.push("", `Skills (${card.skills.length}):`)
+  for (const skill of card.skills) {
+    lines.push(`  - ${skill.name} [${skill.id}]: ${skill.description}`)
+    if (skill.tags.length > 0) lines.push(`      tags: ${skill.tags.join(", ")}`)
+    for (const example of skill.examples ?? []) lines.push(`      e.g. ${example}`)
+  }
+  const schemes = Object.entries(card.securitySchemes ?? {})
+  lines.push("", "Security:")
+  if (schemes.length === 0) lines.push("  none (anonymous access)")
+  for (const [name, scheme] of schemes) lines.push(`  ${name}: ${schemeSummary(scheme)}`)
+  const requirements = card.securityRequirements ?? []
+  if (requirements.length > 0) lines.push(`  requires: ${requirements.map(requirementSummary).join(" OR ")}`)
+  const signatures = card.signatures?.length ?? 0
+  if (signatures > 0) lines.push(`Signed: ${signatures} signature${signatures === 1 ? "" : "s"}`)
+  return lines.join("\n")
+}
+
+/** Fetches the card at `url` (an agent base URL or a card URL) and prints it. */
+export const showCard = (url: string, options: { readonly json: boolean }) =>
+  Effect.gen(function*() {
+    const httpClient = yield* HttpClient.HttpClient
+    const { card } = yield* AgentCardResolver.fetchCard(httpClient, url).pipe(Effect.mapError(userError))
+    yield* Console.log(options.json ? JSON.stringify(card, null, 2) : renderCard(card))
+  })
+
+export const cardCommand = Command.make(
+  "card",
+  {
+    url: Argument.String("url").pipe(
+      Argument.withDescription("Agent base URL (its card is at /.well-known/agent-card.json) or a card URL")
+    ),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print the card as JSON instead of a summary"),
+      Flag.withDefault(false)
+    )
+  },
+  ({ json, url }) => showCard(url, { json })
+).pipe(
+  Command.withDescription("Show an agent's card: identity, interfaces, capabilities, skills and security"),
+  Command.withExamples([
+    { command: "effect-a2a card http://localhost:8080", description: "Summarise the agent's card" },
+    { command: "effect-a2a card http://localhost:8080 --json", description: "Print the card as JSON" }
+  ]),
+  Command.provide(FetchHttpClient.layer)
+)
