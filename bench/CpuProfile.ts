@@ -1,6 +1,7 @@
 /**
- * Summary of a V8 CPU profile (`node --cpu-prof`): self time per function and per area (each of
- * our source files, each Effect module, each other dependency, Node internals, GC), largest first.
+ * Summary of a V8 CPU profile: self time per function and per area (each of our source files,
+ * each Effect module, each other dependency, Node internals, GC), and the inclusive time of our
+ * own (src/) functions, largest first.
  */
 import { Effect, FileSystem, Schema } from "effect"
 import * as Path from "node:path"
@@ -14,7 +15,11 @@ const CallFrame = Schema.Struct({
 })
 
 const Profile = Schema.Struct({
-  nodes: Schema.Array(Schema.Struct({ id: Schema.Number, callFrame: CallFrame })),
+  nodes: Schema.Array(Schema.Struct({
+    id: Schema.Number,
+    callFrame: CallFrame,
+    children: Schema.optionalKey(Schema.Array(Schema.Number))
+  })),
   startTime: Schema.Number,
   endTime: Schema.Number,
   samples: Schema.Array(Schema.Number),
@@ -24,6 +29,7 @@ type Profile = typeof Profile.Type
 
 export interface SelfTime {
   readonly name: string
+  /** Self time, or inclusive time in the `ours` list. */
   readonly selfMs: number
   readonly percent: number
 }
@@ -35,6 +41,8 @@ export interface ProfileSummary {
   readonly busyMs: number
   readonly functions: ReadonlyArray<SelfTime>
   readonly areas: ReadonlyArray<SelfTime>
+  /** Inclusive time (self + callees) of the functions in src/. */
+  readonly ours: ReadonlyArray<SelfTime>
 }
 
 const repoRoot = Path.resolve(import.meta.dirname, "..")
@@ -65,14 +73,20 @@ export const areaOf = (url: string, functionName: string): string => {
   return path.replace(/\.[cm]?[jt]s$/, "")
 }
 
+const frameName = (frame: typeof CallFrame.Type) =>
+  `${frame.functionName || "(anonymous)"}${frame.url === "" ? "" : ` ${relative(frame.url)}:${frame.lineNumber + 1}`}`
+
 export const summarise = (profile: Profile, file: string, top: number): ProfileSummary => {
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
+  const parents = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
   const selfByNode = new Map<number, number>()
   profile.samples.forEach((id, i) => {
     selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
   })
   const byFunction = new Map<string, number>()
   const byArea = new Map<string, number>()
+  const inclusive = new Map<string, number>()
   let idleUs = 0
   let totalUs = 0
   for (const [id, us] of selfByNode) {
@@ -85,11 +99,20 @@ export const summarise = (profile: Profile, file: string, top: number): ProfileS
       idleUs += us
       continue
     }
-    const where = frame.url === "" ? "" : ` ${relative(frame.url)}:${frame.lineNumber + 1}`
-    const name = `${frame.functionName || "(anonymous)"}${where}`
+    const name = frameName(frame)
     byFunction.set(name, (byFunction.get(name) ?? 0) + us)
     const area = areaOf(frame.url, frame.functionName)
     byArea.set(area, (byArea.get(area) ?? 0) + us)
+    // Inclusive time: every distinct src/ function on the stack gets the sample once (recursion too).
+    const seen = new Set<string>()
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+      const onStack = frames.get(at)
+      if (onStack === undefined || !relative(onStack.url).startsWith("src/")) continue
+      const key = frameName(onStack)
+      if (seen.has(key)) continue
+      seen.add(key)
+      inclusive.set(key, (inclusive.get(key) ?? 0) + us)
+    }
   }
   const busyUs = totalUs - idleUs
   const rank = (entries: Map<string, number>): ReadonlyArray<SelfTime> =>
@@ -103,7 +126,8 @@ export const summarise = (profile: Profile, file: string, top: number): ProfileS
     totalMs: Math.round(totalUs / 1000),
     busyMs: Math.round(busyUs / 1000),
     functions: rank(byFunction),
-    areas: rank(byArea)
+    areas: rank(byArea),
+    ours: rank(inclusive)
   }
 }
 
@@ -128,6 +152,9 @@ export const formatSummary = (summary: ProfileSummary): string => {
     "Self time by area (% of busy time):",
     ...summary.areas.map(line),
     "Self time by function (% of busy time):",
-    ...summary.functions.map(line)
+    ...summary.functions.map(line),
+    ...(summary.ours.length === 0
+      ? []
+      : ["Inclusive time of src/ functions (% of busy time):", ...summary.ours.map(line)])
   ].join("\n")
 }

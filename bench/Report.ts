@@ -22,8 +22,10 @@ export interface Settings {
 
 export interface Ratios {
   /** ours / sdk; > 1 is better for throughput, < 1 is better for latency and memory. */
-  readonly oursVsSdk?: Partial<Record<"throughput" | "p50Ms" | "p99Ms" | "rssKb" | "perStreamKb", number>>
-  readonly oursVsCeiling?: Partial<Record<"throughput", number>>
+  readonly oursVsSdk?: Partial<
+    Record<"throughput" | "p50Ms" | "p99Ms" | "cpuUsPerOp" | "rssKb" | "perStreamKb", number>
+  >
+  readonly oursVsCeiling?: Partial<Record<"throughput" | "cpuUsPerOp", number>>
 }
 
 export interface ScenarioResult {
@@ -66,13 +68,19 @@ export const ratiosOf = (median: Partial<Record<ServerKind, Sample>>): Ratios =>
         throughput: ratio(ours.throughput, sdk.throughput),
         p50Ms: ratio(ours.p50Ms, sdk.p50Ms),
         p99Ms: ratio(ours.p99Ms, sdk.p99Ms),
+        cpuUsPerOp: ratio(ours.cpuUsPerOp, sdk.cpuUsPerOp),
         rssKb: ratio(ours.rssKb, sdk.rssKb),
         perStreamKb: ratio(ours.idle?.perStreamKb, sdk.idle?.perStreamKb)
       })
     }),
     ...(ceiling === undefined
       ? {}
-      : { oursVsCeiling: defined({ throughput: ratio(ours.throughput, ceiling.throughput) }) })
+      : {
+        oursVsCeiling: defined({
+          throughput: ratio(ours.throughput, ceiling.throughput),
+          cpuUsPerOp: ratio(ours.cpuUsPerOp, ceiling.cpuUsPerOp)
+        })
+      })
   }
 }
 
@@ -99,6 +107,7 @@ const loadTable = (result: ScenarioResult): string => {
     ...(streaming ? ["events/s"] : []),
     "p50 ms",
     "p99 ms",
+    "CPU µs/op",
     "errors",
     "RSS MiB"
   ]
@@ -108,6 +117,7 @@ const loadTable = (result: ScenarioResult): string => {
     ...(streaming ? [int(s.eventsPerSec ?? 0)] : []),
     ms(s.p50Ms),
     ms(s.p99Ms),
+    int(s.cpuUsPerOp),
     int(s.errors),
     mb(s.rssKb)
   ])
@@ -147,13 +157,19 @@ const ratioLine = (result: ScenarioResult): string => {
     parts.push(
       result.unit === "KiB/stream"
         ? `ours/sdk: memory per stream ${x(oursVsSdk.perStreamKb)}`
-        : `ours/sdk: ${result.unit} ${x(oursVsSdk.throughput)}, p50 ${x(oursVsSdk.p50Ms)}, p99 ${
-          x(oursVsSdk.p99Ms)
-        }, RSS ${x(oursVsSdk.rssKb)}`
+        : [
+          `ours/sdk: ${result.unit} ${x(oursVsSdk.throughput)}`,
+          `p50 ${x(oursVsSdk.p50Ms)}`,
+          `p99 ${x(oursVsSdk.p99Ms)}`,
+          `CPU/op ${x(oursVsSdk.cpuUsPerOp)}`,
+          `RSS ${x(oursVsSdk.rssKb)}`
+        ].join(", ")
     )
   }
-  if (oursVsCeiling !== undefined) parts.push(`ours/ceiling: ${result.unit} ${x(oursVsCeiling.throughput)}`)
-  return parts.join("   ")
+  if (oursVsCeiling !== undefined) {
+    parts.push(`ours/ceiling: ${result.unit} ${x(oursVsCeiling.throughput)}, CPU/op ${x(oursVsCeiling.cpuUsPerOp)}`)
+  }
+  return parts.join("\n")
 }
 
 export const formatScenario = (result: ScenarioResult, rounds: number): string =>

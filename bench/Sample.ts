@@ -11,6 +11,8 @@ export interface Sample {
   /** Non-2xx answers + socket errors and timeouts + wrong bodies (JSON-RPC errors, missing result). */
   readonly errors: number
   readonly completed: number
+  /** Server CPU time (user + system) per completed request or stream, µs: robust on a busy machine. */
+  readonly cpuUsPerOp: number
   /** Server RSS right after the run, KiB. */
   readonly rssKb: number
   /** Idle-subscription scenario only. */
@@ -61,6 +63,7 @@ export const medianSample = (samples: ReadonlyArray<Sample>): Sample => {
     p99Ms: median(samples.map((s) => s.p99Ms)),
     errors: samples.reduce((sum, s) => sum + s.errors, 0),
     completed: median(samples.map((s) => s.completed)),
+    cpuUsPerOp: median(samples.map((s) => s.cpuUsPerOp)),
     rssKb: median(samples.map((s) => s.rssKb)),
     ...(idles.length === 0 ? {} : {
       idle: {

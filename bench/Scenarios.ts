@@ -17,8 +17,8 @@ export interface RunSettings extends LoadSettings {
   readonly idle: IdleSettings
 }
 
-/** A prepared scenario for one server: runs one measurement (RSS is added by the caller). */
-export type Runner = (settings: RunSettings) => Effect.Effect<Omit<Sample, "rssKb">, BenchError>
+/** A prepared scenario for one server: runs one measurement (RSS and CPU time are added by the caller). */
+export type Runner = (settings: RunSettings) => Effect.Effect<Omit<Sample, "rssKb" | "cpuUsPerOp">, BenchError>
 
 export interface Scenario {
   readonly id: string

@@ -33,6 +33,8 @@ export interface BenchServer {
   readonly rssKb: Effect.Effect<number, BenchError>
   /** Current and peak (VmHWM) resident set size, in KiB. */
   readonly memory: Effect.Effect<Memory, BenchError>
+  /** CPU time (user + system) the server process has used so far, ms. */
+  readonly cpuMs: Effect.Effect<number, BenchError>
   /** Starts the CPU profiler of a server started with `cpuProfile` (no-op otherwise). */
   readonly startProfiler: Effect.Effect<void>
 }
@@ -98,6 +100,29 @@ export const readMemory = (pid: number): Effect.Effect<Memory, BenchError, FileS
     )
   )
 
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux build in use). */
+const USER_HZ = 100
+
+/** User + system CPU time of a process, in ms (Linux /proc). */
+export const readCpuMs = (pid: number): Effect.Effect<number, BenchError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const stat = yield* fs.readFileString(`/proc/${pid}/stat`)
+    // Fields after "(comm)": state is field 3, utime 14, stime 15 (proc(5)).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const utime = Number(fields[11])
+    const stime = Number(fields[12])
+    if (!Number.isFinite(utime) || !Number.isFinite(stime)) {
+      return yield* new BenchError({ message: `cannot parse /proc/${pid}/stat` })
+    }
+    return ((utime + stime) * 1000) / USER_HZ
+  }).pipe(
+    Effect.catchTag(
+      "PlatformError",
+      (cause) => Effect.fail(new BenchError({ message: `cannot read CPU time of ${pid}`, cause }))
+    )
+  )
+
 export const start = Effect.fnUntraced(function*(
   kind: ServerKind,
   options: StartOptions
@@ -149,5 +174,14 @@ export const start = Effect.fnUntraced(function*(
   const startProfiler = options.cpuProfile === undefined
     ? Effect.void
     : Effect.ignore(Effect.try(() => process.kill(pid, PROFILE_START_SIGNAL)))
-  return { kind, pid, origin, endpoints, memory, rssKb: Effect.map(memory, (m) => m.rssKb), startProfiler }
+  return {
+    kind,
+    pid,
+    origin,
+    endpoints,
+    memory,
+    rssKb: Effect.map(memory, (m) => m.rssKb),
+    cpuMs: readCpuMs(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs)),
+    startProfiler
+  }
 })

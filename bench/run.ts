@@ -119,9 +119,12 @@ interface Entry {
 
 const measure = (server: BenchServer, runner: Runner, settings: RunSettings) =>
   Effect.gen(function*() {
+    const cpuBefore = yield* server.cpuMs
     const sample = yield* runner(settings)
+    const cpuAfter = yield* server.cpuMs
     const rssKb = yield* server.rssKb
-    return { ...sample, rssKb } satisfies Sample
+    const cpuUsPerOp = sample.completed === 0 ? 0 : ((cpuAfter - cpuBefore) * 1000) / sample.completed
+    return { ...sample, cpuUsPerOp, rssKb } satisfies Sample
   })
 
 const benchmark = (settings: Settings, profileDir: string | undefined) =>
