@@ -109,10 +109,11 @@ export const apply = (
       )
     }
     if (t.status.state === "TASK_STATE_UNSPECIFIED") return Result.fail("Agent sent a task with an unspecified state")
+    // A new task's history starts with the client's message; every message in it carries the task's ids.
     const history = current === undefined
       ? (t.history?.some((m) => m.messageId === rc.userMessage.messageId)
-        ? t.history
-        : [inTask(rc.userMessage, rc), ...(t.history ?? [])])
+        ? t.history.map((m) => inTask(m, rc))
+        : [inTask(rc.userMessage, rc), ...(t.history ?? []).map((m) => inTask(m, rc))])
       : (t.history ?? current.history)
     const task: v1.Task = {
       ...t,

@@ -157,9 +157,14 @@ export const make = Effect.gen(function*() {
           return false
         }
         yield* commit(applied.success)
-        const settled = isFinal(applied.success.task.status.state)
-        if (settled) state.settled = true
-        return !settled
+        // Only this execution's own status decides: a continued task starts out interrupted (input-required).
+        const reached = "statusUpdate" in event
+          ? event.statusUpdate.status.state
+          : "task" in event
+          ? event.task.status.state
+          : undefined
+        if (reached !== undefined && isFinal(reached)) state.settled = true
+        return !state.settled
       })
 
     const commit = (applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> =>
