@@ -153,7 +153,7 @@ export class WebhookGuard extends Context.Service<WebhookGuard, {
    * naming the problem. Resolves the host name; a name that does not exist is refused, a transient DNS failure
    * is let through (the delivery-time check still applies).
    */
-  readonly validate: (url: string) => Effect.Effect<URL, InvalidParams>
+  readonly validate: (url: string, field?: string) => Effect.Effect<URL, InvalidParams>
   /** Delivery-time check of a URL whose host is an IP literal (the agent's `lookup` is not used for those). */
   readonly checkLiteral: (url: URL) => Effect.Effect<void, WebhookBlocked>
   /** Resolves a host name to addresses that may all be contacted, or fails. */
@@ -166,10 +166,10 @@ export interface WebhookGuardOptions {
   readonly allowlist?: Allowlist | undefined
 }
 
-const invalidUrl = (description: string) =>
+const invalidUrl = (field: string, description: string) =>
   new InvalidParams({
     message: `Invalid push notification URL: ${description}`,
-    fieldViolations: [{ field: "url", description }]
+    fieldViolations: [{ field, description }]
   })
 
 /** Builds the guard over the `Dns` service (the system resolver in production, a fake one in tests). */
@@ -218,35 +218,36 @@ export const make = Effect.fnUntraced(function*(options: WebhookGuardOptions = {
     })
   }
 
-  const validate = (raw: string): Effect.Effect<URL, InvalidParams> =>
+  const validate = (raw: string, field = "url"): Effect.Effect<URL, InvalidParams> =>
     Effect.gen(function*() {
-      if (!URL.canParse(raw)) return yield* invalidUrl(`"${raw}" is not an absolute URL`)
+      const invalid = (description: string) => invalidUrl(field, description)
+      if (!URL.canParse(raw)) return yield* invalid(`"${raw}" is not an absolute URL`)
       const url = new URL(raw)
       if (url.protocol !== "https:" && url.protocol !== "http:") {
-        return yield* invalidUrl(`scheme ${url.protocol.replace(/:$/, "")} is not allowed; use https (or http)`)
+        return yield* invalid(`scheme ${url.protocol.replace(/:$/, "")} is not allowed; use https (or http)`)
       }
       if (url.username !== "" || url.password !== "") {
-        return yield* invalidUrl("credentials in the URL are not allowed; use the authentication field")
+        return yield* invalid("credentials in the URL are not allowed; use the authentication field")
       }
       const host = normalizeHost(url.hostname)
-      if (host.length === 0) return yield* invalidUrl("the URL has no host")
+      if (host.length === 0) return yield* invalid("the URL has no host")
       if (allowlist.hosts.has(host)) return url
       const ip = literal(host)
       if (Option.isSome(ip)) {
         const refused = check(host, [ip.value])
-        return refused === undefined ? url : yield* invalidUrl(refused)
+        return refused === undefined ? url : yield* invalid(refused)
       }
       const resolved = yield* Effect.result(lookupAll(host))
       if (Result.isFailure(resolved)) {
         const error = resolved.failure
         if (error.reason === "NotFound" || error.reason === "BadName") {
-          return yield* invalidUrl(`host ${host} does not resolve (${error.reason})`)
+          return yield* invalid(`host ${host} does not resolve (${error.reason})`)
         }
         // Transient: accept now, the delivery-time check decides.
         return url
       }
       const refused = check(host, resolved.success)
-      return refused === undefined ? url : yield* invalidUrl(refused)
+      return refused === undefined ? url : yield* invalid(refused)
     })
 
   const checkLiteral = (url: URL): Effect.Effect<void, WebhookBlocked> => {

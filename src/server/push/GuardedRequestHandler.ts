@@ -1,0 +1,48 @@
+/**
+ * Config-time SSRF check (spec 13.2): wraps a RequestHandler so that every push notification config it would
+ * store, from CreateTaskPushNotificationConfig or from SendMessage's `configuration.taskPushNotificationConfig`,
+ * first passes WebhookGuard.validate and can be sent as HTTP headers. A refused config fails with InvalidParams
+ * naming the field and the reason; nothing is stored. The other operations pass through untouched.
+ */
+import { Effect, Layer, Stream } from "effect"
+import type * as v1 from "../../generated/v1.ts"
+import { InvalidParams } from "../../protocol/A2AError.ts"
+import { RequestHandler } from "../RequestHandler.ts"
+import { WebhookGuard } from "./WebhookGuard.ts"
+import { headerProblem } from "./WebhookPushNotifier.ts"
+
+export const make = Effect.gen(function*() {
+  const inner = yield* RequestHandler
+  const guard = yield* WebhookGuard
+
+  const check = (config: v1.TaskPushNotificationConfig, prefix: string): Effect.Effect<void, InvalidParams> =>
+    Effect.gen(function*() {
+      yield* guard.validate(config.url, `${prefix}url`)
+      const problem = headerProblem(config)
+      if (problem !== undefined) {
+        return yield* new InvalidParams({
+          message: `Invalid push notification config: ${prefix}${problem.field}: ${problem.description}`,
+          fieldViolations: [{ field: `${prefix}${problem.field}`, description: problem.description }]
+        })
+      }
+    })
+
+  const checkSend = (req: v1.SendMessageRequest) => {
+    const config = req.configuration?.taskPushNotificationConfig
+    return config === undefined ? Effect.void : check(config, "configuration.taskPushNotificationConfig.")
+  }
+
+  return RequestHandler.of({
+    ...inner,
+    sendMessage: (req, ctx) => Effect.andThen(checkSend(req), inner.sendMessage(req, ctx)),
+    sendStreamingMessage: (req, ctx) => Stream.unwrap(Effect.as(checkSend(req), inner.sendStreamingMessage(req, ctx))),
+    createTaskPushNotificationConfig: (req, ctx) =>
+      Effect.andThen(check(req, ""), inner.createTaskPushNotificationConfig(req, ctx))
+  })
+})
+
+/** Provides the guarded RequestHandler over the RequestHandler (and WebhookGuard) given to it. */
+export const layer: Layer.Layer<RequestHandler, never, RequestHandler | WebhookGuard> = Layer.effect(
+  RequestHandler,
+  make
+)

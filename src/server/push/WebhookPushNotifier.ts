@@ -1,0 +1,468 @@
+/**
+ * Push notification delivery over webhooks (spec 3.5.3, 4.3.3, 13.2): every task event is POSTed, as the
+ * StreamResponse JSON (`application/a2a+json`), to each webhook configured for the task.
+ *
+ * - Never blocks the task: `notify` only enqueues. Each task has a lane that reads the task's configs when the
+ *   event's turn comes, then hands the event to one lane per (task, config); lanes run one job at a time, so
+ *   events reach each webhook in the order they happened, and a slow webhook delays no other.
+ * - Each POST carries `Authorization: <scheme> <credentials>` (AuthenticationInfo) and the config's token as
+ *   `X-A2A-Notification-Token`, has a timeout, and is retried with capped, jittered exponential backoff on
+ *   network errors, timeouts, 408, 429 and 5xx. Other answers (3xx, 4xx) are final: retrying cannot help.
+ * - The config is re-read before each delivery: a deleted config receives nothing more, even events already
+ *   queued.
+ * - SSRF: connections go through WebhookGuard's pinned lookup (checked at every connection, so DNS rebinding
+ *   cannot reach internal addresses); IP-literal URLs are checked before sending. No redirects are followed.
+ * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
+ *   fatal. Deliveries are in memory: queued events do not survive a restart.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import {
+  Config,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Metric,
+  Option,
+  Queue,
+  Result,
+  Schedule,
+  Schema,
+  Scope,
+  Stream
+} from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import * as v1 from "../../generated/v1.ts"
+import { RecoveredTasks } from "../../store/SqlTaskRecovery.ts"
+import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
+import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
+import { WebhookGuard } from "./WebhookGuard.ts"
+
+export const TOKEN_HEADER = "X-A2A-Notification-Token"
+export const CONTENT_TYPE = "application/a2a+json"
+
+export interface WebhookOptions {
+  /** Per attempt (spec recommends 10-30 s). Default 10 seconds. */
+  readonly timeout?: Duration.Input | undefined
+  /** Attempts per event and webhook, the first included. Default 5. */
+  readonly maxAttempts?: number | undefined
+  /** First retry delay; doubles each retry (with jitter). Default 1 second. */
+  readonly retryBaseDelay?: Duration.Input | undefined
+  /** Cap on one retry delay. Default 30 seconds. */
+  readonly retryMaxDelay?: Duration.Input | undefined
+  /** Events queued per task (and per webhook) before new ones are dropped. Default 1000. */
+  readonly maxQueuedPerTask?: number | undefined
+  /** On shutdown, how long to let queued deliveries finish. Default 5 seconds. */
+  readonly drainTimeout?: Duration.Input | undefined
+}
+
+/** What happened to one webhook's deliveries (per task and config). */
+export interface DeliveryStatus {
+  readonly taskId: string
+  readonly configId: string
+  readonly url: string
+  readonly delivered: number
+  readonly failed: number
+  readonly consecutiveFailures: number
+  readonly lastError?: string | undefined
+  /** Epoch milliseconds. */
+  readonly lastErrorAt?: number | undefined
+  readonly lastDeliveredAt?: number | undefined
+}
+
+/** Observability of webhook deliveries. */
+export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
+  readonly status: (taskId: string, configId: string) => Effect.Effect<Option.Option<DeliveryStatus>>
+  /** Recent statuses (bounded), most recently updated last. */
+  readonly all: Effect.Effect<ReadonlyArray<DeliveryStatus>>
+  /** Completes when nothing is queued or in flight. */
+  readonly idle: Effect.Effect<void>
+}>()("effect-a2a/server/push/WebhookDeliveries") {}
+
+/** Why one attempt failed; `retryable` says whether trying again may help. */
+class DeliveryFailed extends Schema.TaggedError<DeliveryFailed>()("DeliveryFailed", {
+  message: Schema.String,
+  retryable: Schema.Boolean
+}) {}
+
+const delivered = Metric.counter("a2a_push_delivered_total", {
+  description: "Webhook deliveries acknowledged with 2xx",
+  incremental: true
+})
+const failed = Metric.counter("a2a_push_failed_total", {
+  description: "Webhook deliveries given up on (after retries, or a final answer)",
+  incremental: true
+})
+const attempts = Metric.counter("a2a_push_attempts_total", {
+  description: "Webhook POST attempts, retries included",
+  incremental: true
+})
+const dropped = Metric.counter("a2a_push_dropped_total", {
+  description: "Events dropped because a task's delivery queue was full",
+  incremental: true
+})
+
+const StreamResponseJson = Schema.fromJsonString(v1.StreamResponse)
+const encodePayload = Schema.encodeEffect(StreamResponseJson)
+
+// Header values must not smuggle a second header (CR/LF) or bytes Node refuses.
+const safeHeaderValue = (value: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(value)
+
+/** Which field of a config cannot be sent as an HTTP header, and why; undefined when all can. */
+export const headerProblem = (
+  config: v1.TaskPushNotificationConfig
+): { readonly field: string; readonly description: string } | undefined => {
+  const auth = config.authentication
+  if (auth !== undefined) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(auth.scheme)) {
+      return { field: "authentication.scheme", description: "Must be an HTTP authentication scheme such as Bearer" }
+    }
+    if (auth.credentials !== undefined && !safeHeaderValue(auth.credentials)) {
+      return {
+        field: "authentication.credentials",
+        description: "Contains characters not allowed in an HTTP header (e.g. line breaks)"
+      }
+    }
+  }
+  if (config.token !== undefined && !safeHeaderValue(config.token)) {
+    return { field: "token", description: "Contains characters not allowed in an HTTP header (e.g. line breaks)" }
+  }
+  return undefined
+}
+
+const headersFor = (config: PushConfig): Record<string, string> => {
+  const headers: Record<string, string> = { "content-type": CONTENT_TYPE, "user-agent": "effect-a2a-push" }
+  const auth = config.authentication
+  if (auth !== undefined && auth.credentials !== undefined && auth.credentials.length > 0) {
+    headers["authorization"] = `${auth.scheme} ${auth.credentials}`
+  }
+  if (config.token !== undefined && config.token.length > 0) headers[TOKEN_HEADER.toLowerCase()] = config.token
+  return headers
+}
+
+// The guard's lookup reports a refusal as a Node error with this code, somewhere in the cause chain.
+const blockedMessage = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && current.code === "EA2AWEBHOOKBLOCKED" && "message" in current) {
+      return String(current.message)
+    }
+    current = "reason" in current && current.reason !== undefined
+      ? current.reason
+      : "cause" in current
+      ? current.cause
+      : undefined
+  }
+  return undefined
+}
+
+const describe = (error: unknown): string => {
+  let current: unknown = error
+  let text = ""
+  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
+    if ("message" in current && typeof current.message === "string" && current.message.length > 0) {
+      text = text.length > 0 && !text.includes(current.message) ? `${text}: ${current.message}` : current.message
+    }
+    current = "reason" in current && current.reason !== undefined
+      ? current.reason
+      : "cause" in current
+      ? current.cause
+      : undefined
+  }
+  return text.length > 0 ? text : String(error)
+}
+
+/** Keyed lanes: jobs with the same key run one at a time in submission order; different keys run concurrently. */
+const makeLanes = (scope: Scope.Scope, maxQueued: number) => {
+  const lanes = new Map<string, Array<Effect.Effect<void>>>()
+  let pending = 0
+  let waiters: Array<Deferred.Deferred<void>> = []
+
+  const finished = () => {
+    pending--
+    if (pending === 0) {
+      const ready = waiters
+      waiters = []
+      for (const waiter of ready) Deferred.doneUnsafe(waiter, Effect.void)
+    }
+  }
+
+  const run = (key: string, lane: Array<Effect.Effect<void>>): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const job = lane[0]
+      if (job === undefined) {
+        lanes.delete(key)
+        return Effect.void
+      }
+      return job.pipe(
+        Effect.ensuring(Effect.sync(() => {
+          lane.shift()
+          finished()
+        })),
+        Effect.andThen(run(key, lane))
+      )
+    })
+
+  /** Enqueues; false when the lane is full (the job is dropped). */
+  const submit = (key: string, job: Effect.Effect<void>): Effect.Effect<boolean> =>
+    Effect.suspend(() => {
+      const lane = lanes.get(key)
+      if (lane !== undefined) {
+        // lane[0] is running; the rest wait.
+        if (lane.length > maxQueued) return Effect.succeed(false)
+        lane.push(job)
+        pending++
+        return Effect.succeed(true)
+      }
+      const fresh = [job]
+      lanes.set(key, fresh)
+      pending++
+      return Effect.as(Effect.forkIn(run(key, fresh), scope), true)
+    })
+
+  const idle = Effect.suspend(() => {
+    if (pending === 0) return Effect.void
+    const waiter = Deferred.makeUnsafe<void>()
+    waiters.push(waiter)
+    return Deferred.await(waiter)
+  })
+
+  return { submit, idle }
+}
+
+export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
+  const configs = yield* PushConfigStore
+  const guard = yield* WebhookGuard
+  const layerScope = yield* Effect.scope
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
+  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5))
+  const baseDelay = options.retryBaseDelay ?? Duration.seconds(1)
+  const maxDelay = Duration.fromInputUnsafe(options.retryMaxDelay ?? Duration.seconds(30))
+  const maxQueued = Math.max(1, Math.floor(options.maxQueuedPerTask ?? 1000))
+
+  // Every connection resolves through the guard and is pinned to the addresses it vetted.
+  const agent = yield* NodeHttpClient.makeAgent({ lookup: guard.lookup, keepAlive: true })
+  const client = (yield* NodeHttpClient.makeNodeHttp.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent)))
+    .pipe(HttpClient.withScope)
+
+  // Lanes live in their own scope, closed after a bounded drain when the layer shuts down.
+  const lanesScope = yield* Scope.fork(layerScope)
+  const lanes = makeLanes(lanesScope, maxQueued)
+  yield* Effect.addFinalizer(() =>
+    lanes.idle.pipe(
+      Effect.timeoutOption(options.drainTimeout ?? Duration.seconds(5)),
+      Effect.andThen(Scope.close(lanesScope, Exit.void))
+    )
+  )
+
+  // --- per-config status ---
+  const statuses = new Map<string, DeliveryStatus>()
+  const statusKey = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
+  const record = (config: PushConfig, outcome: Result.Result<void, string>) =>
+    Effect.clockWith((clock) =>
+      Effect.sync(() => {
+        const key = statusKey(config.taskId, config.id)
+        const previous = statuses.get(key)
+        const now = clock.currentTimeMillisUnsafe()
+        const base: DeliveryStatus = previous ??
+          {
+            taskId: config.taskId,
+            configId: config.id,
+            url: config.url,
+            delivered: 0,
+            failed: 0,
+            consecutiveFailures: 0
+          }
+        const next: DeliveryStatus = Result.isSuccess(outcome)
+          ? { ...base, url: config.url, delivered: base.delivered + 1, consecutiveFailures: 0, lastDeliveredAt: now }
+          : {
+            ...base,
+            url: config.url,
+            failed: base.failed + 1,
+            consecutiveFailures: base.consecutiveFailures + 1,
+            lastError: outcome.failure,
+            lastErrorAt: now
+          }
+        statuses.delete(key)
+        statuses.set(key, next)
+        // Bounded: forget the least recently updated.
+        if (statuses.size > 10_000) {
+          const oldest = statuses.keys().next()
+          if (oldest.done !== true) statuses.delete(oldest.value)
+        }
+      })
+    )
+
+  // --- one POST ---
+  const attempt = (config: PushConfig, payload: string): Effect.Effect<void, DeliveryFailed> =>
+    Effect.gen(function*() {
+      if (!URL.canParse(config.url)) {
+        return yield* new DeliveryFailed({ message: `invalid webhook URL ${config.url}`, retryable: false })
+      }
+      const url = new URL(config.url)
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        return yield* new DeliveryFailed({
+          message: `unsupported webhook URL scheme ${url.protocol}`,
+          retryable: false
+        })
+      }
+      yield* guard.checkLiteral(url).pipe(
+        Effect.mapError((e) => new DeliveryFailed({ message: e.message, retryable: false }))
+      )
+      const problem = headerProblem(config)
+      if (problem !== undefined) {
+        return yield* new DeliveryFailed({ message: `${problem.field}: ${problem.description}`, retryable: false })
+      }
+      yield* Metric.update(attempts, 1)
+      const request = HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders(headersFor(config)),
+        HttpClientRequest.bodyText(payload, CONTENT_TYPE)
+      )
+      const response = yield* Effect.scoped(
+        client.execute(request).pipe(
+          // Read (a bounded amount of) the answer so the connection can be reused; anything longer is cut off
+          // when the scope closes.
+          Effect.tap((r) => r.stream.pipe(Stream.take(16), Stream.runDrain, Effect.ignore)),
+          Effect.map((r) => r.status),
+          Effect.timeoutOption(timeout)
+        )
+      ).pipe(
+        Effect.mapError((error) => {
+          const blocked = blockedMessage(error)
+          return new DeliveryFailed({
+            message: blocked ?? `request failed: ${describe(error)}`,
+            retryable: blocked === undefined
+          })
+        })
+      )
+      if (Option.isNone(response)) {
+        return yield* new DeliveryFailed({
+          message: `no response within ${Duration.format(timeout)}`,
+          retryable: true
+        })
+      }
+      const status = response.value
+      if (status >= 200 && status < 300) return
+      return yield* new DeliveryFailed({
+        message: `webhook answered HTTP ${status}`,
+        retryable: status === 408 || status === 429 || status >= 500
+      })
+    }).pipe(
+      // Trace context stays inside: the webhook belongs to someone else.
+      Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+    )
+
+  const retrySchedule = Schedule.exponential(baseDelay).pipe(
+    Schedule.jittered,
+    Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, maxDelay)))
+  )
+
+  // --- one event to one webhook ---
+  const deliver = (taskId: string, configId: string, payload: string, kind: string): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      // Re-read: a config deleted (or changed) since the event was queued wins.
+      const current = yield* configs.get(taskId, configId).pipe(
+        Effect.tapError((e) => Effect.logWarning(`Push: cannot read config ${configId}: ${e.message}`)),
+        Effect.orElseSucceed(() => Option.none<PushConfig>())
+      )
+      if (Option.isNone(current)) return
+      const config = current.value
+      const outcome = yield* attempt(config, payload).pipe(
+        Effect.retry({ schedule: retrySchedule, times: maxAttempts - 1, while: (e) => e.retryable }),
+        Effect.result
+      )
+      if (Result.isSuccess(outcome)) {
+        yield* Metric.update(delivered, 1)
+        yield* record(config, Result.succeed(undefined))
+        return
+      }
+      yield* Metric.update(failed, 1)
+      yield* record(config, Result.fail(outcome.failure.message))
+      yield* Effect.logWarning(`Push notification not delivered: ${outcome.failure.message}`).pipe(
+        Effect.annotateLogs({ taskId, configId, url: config.url, event: kind })
+      )
+    }).pipe(Effect.withSpan("WebhookPushNotifier.deliver", { attributes: { taskId, configId } }))
+
+  // --- one event to every webhook of its task ---
+  const dispatch = (event: PushEvent): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      const targets = yield* configs.forTask(event.taskId).pipe(
+        Effect.tapError((e) => Effect.logWarning(`Push: cannot read configs of task ${event.taskId}: ${e.message}`)),
+        Effect.orElseSucceed((): ReadonlyArray<PushConfig> => [])
+      )
+      if (targets.length === 0) return
+      const payload = yield* encodePayload(event.event).pipe(Effect.result)
+      if (Result.isFailure(payload)) {
+        return yield* Effect.logError(`Push: cannot encode event of task ${event.taskId}`, payload.failure)
+      }
+      const kind = Object.keys(event.event)[0] ?? "event"
+      for (const config of targets) {
+        const queued = yield* lanes.submit(
+          statusKey(event.taskId, config.id),
+          deliver(event.taskId, config.id, payload.success, kind)
+        )
+        if (!queued) {
+          yield* Metric.update(dropped, 1)
+          yield* Effect.logWarning(`Push: queue full, event dropped`).pipe(
+            Effect.annotateLogs({ taskId: event.taskId, configId: config.id })
+          )
+        }
+      }
+    })
+
+  const notify = (event: PushEvent): Effect.Effect<void> =>
+    Effect.flatMap(lanes.submit(event.taskId, dispatch(event)), (queued) =>
+      queued ? Effect.void : Effect.andThen(
+        Metric.update(dropped, 1),
+        Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs({ taskId: event.taskId }))
+      ))
+
+  // Tasks the SQL store's restart recovery failed: announce their FAILED status too.
+  const recovered = yield* Effect.serviceOption(RecoveredTasks)
+  if (Option.isSome(recovered)) {
+    yield* Queue.take(recovered.value.queue).pipe(
+      Effect.flatMap((r) => notify({ taskId: r.task.id, event: { statusUpdate: r.statusUpdate }, task: r.task })),
+      Effect.forever,
+      Effect.forkIn(lanesScope)
+    )
+  }
+
+  const deliveries = WebhookDeliveries.of({
+    status: (taskId, configId) => Effect.sync(() => Option.fromNullishOr(statuses.get(statusKey(taskId, configId)))),
+    all: Effect.sync(() => Array.from(statuses.values())),
+    idle: lanes.idle
+  })
+  return { notifier: PushNotifier.of({ notify }), deliveries }
+})
+
+/** The webhook PushNotifier (and its WebhookDeliveries), over the PushConfigStore and WebhookGuard in context. */
+export const layer = (
+  options: WebhookOptions = {}
+): Layer.Layer<PushNotifier | WebhookDeliveries, never, PushConfigStore | WebhookGuard> =>
+  Layer.effectContext(
+    Effect.map(make(options), ({ deliveries, notifier }) =>
+      Context.make(PushNotifier, notifier).pipe(Context.add(WebhookDeliveries, deliveries)))
+  )
+
+/**
+ * Delivery settings from configuration, with their defaults:
+ * `A2A_WEBHOOK_TIMEOUT` (10 seconds), `A2A_WEBHOOK_MAX_ATTEMPTS` (5), `A2A_WEBHOOK_RETRY_BASE_DELAY` (1 second),
+ * `A2A_WEBHOOK_RETRY_MAX_DELAY` (30 seconds). Durations are written like "10 seconds" or "500 millis".
+ */
+export const optionsConfig: Config.Config<WebhookOptions> = Config.all({
+  timeout: Config.Duration("A2A_WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
+  maxAttempts: Config.Int("A2A_WEBHOOK_MAX_ATTEMPTS").pipe(Config.withDefault(5)),
+  retryBaseDelay: Config.Duration("A2A_WEBHOOK_RETRY_BASE_DELAY").pipe(Config.withDefault(Duration.seconds(1))),
+  retryMaxDelay: Config.Duration("A2A_WEBHOOK_RETRY_MAX_DELAY").pipe(Config.withDefault(Duration.seconds(30)))
+})
+
+/** The notifier with settings from configuration (see `optionsConfig`). */
+export const layerConfig: Layer.Layer<
+  PushNotifier | WebhookDeliveries,
+  Config.ConfigError,
+  PushConfigStore | WebhookGuard
+> = Layer.unwrap(Effect.gen(function*() {
+  return layer(yield* optionsConfig)
+}))
