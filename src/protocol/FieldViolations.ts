@@ -27,13 +27,61 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   return out
 }
 
+// How many required keys a union member found missing: the member that lacks the fewest is the one the
+// input meant (a Part with a `text` key is a text part, whatever else is wrong with it).
+const missingKeys = (issue: SchemaIssue.Issue): number => {
+  switch (issue._tag) {
+    case "MissingKey":
+      return 1
+    case "Pointer":
+    case "Encoding":
+    case "Filter":
+      return missingKeys(issue.issue)
+    case "Composite":
+    case "AnyOf":
+      return issue.issues.reduce((n, i) => n + missingKeys(i), 0)
+    default:
+      return 0
+  }
+}
+
+interface Flat {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/**
+ * Flattens an issue into (path, message) pairs with Effect's standard messages, except that a union that
+ * failed in every member reports only the members closest to the input, instead of every member's
+ * complaints (which for a oneof would list each alternative's missing key).
+ */
+const flatten = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): Array<Flat> => {
+  switch (issue._tag) {
+    case "Pointer":
+      return flatten(issue.issue, [...path, ...issue.path])
+    case "Encoding":
+      return flatten(issue.issue, path)
+    case "Composite":
+      return issue.issues.flatMap((i) => flatten(i, path))
+    case "AnyOf": {
+      if (issue.issues.length < 2) break
+      const scores = issue.issues.map(missingKeys)
+      const best = Math.min(...scores)
+      return issue.issues.filter((_, i) => scores[i] === best).flatMap((i) => flatten(i, path))
+    }
+  }
+  return formatter(issue).issues.map((i) => ({
+    path: [...path, ...(i.path ?? []).map((s) => (typeof s === "object" ? s.key : s))],
+    message: i.message
+  }))
+}
+
 /** The violations of one schema issue, with `prefix` before every field path (e.g. the params' name). */
 export const fromIssue = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<PropertyKey> = []): Array<FieldViolation> => {
   const seen = new Set<string>()
   const out: Array<FieldViolation> = []
-  for (const i of formatter(issue).issues) {
-    const path = (i.path ?? []).map((s) => (typeof s === "object" ? s.key : s))
-    const field = formatPath([...prefix, ...path])
+  for (const i of flatten(issue, prefix)) {
+    const field = formatPath(i.path)
     const description = truncate(i.message)
     const key = `${field}\u0000${description}`
     if (seen.has(key)) continue

@@ -12,7 +12,14 @@ import { Effect, Result, type Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { type A2AError, InvalidRequest, MethodNotFound, toHttpError } from "../../protocol/A2AError.ts"
+import {
+  type A2AError,
+  type FieldViolation,
+  InvalidParams,
+  InvalidRequest,
+  MethodNotFound,
+  toHttpError
+} from "../../protocol/A2AError.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
@@ -47,30 +54,43 @@ type QueryType = "string" | "int32" | "bool"
 
 /**
  * Query parameters to request fields: camelCase names, numbers as decimal strings, booleans as
- * `true`/`false`. A value that does not convert is passed on unchanged, so the schema reports it as a field
- * violation next to every other problem of the request. Unknown parameters are ignored.
+ * `true`/`false`, a scalar given once. Unknown parameters are ignored (`A2A-Version`, an API key...). A value
+ * of the wrong form is a field violation; the schema then checks the rest of the request.
  */
 const fromQuery = (
   spec: Readonly<Record<string, QueryType>>,
   searchParams: HttpCallContext.SearchParams
-): Record<string, unknown> => {
+): Effect.Effect<Record<string, unknown>, HttpFailure> => {
   const out: Record<string, unknown> = {}
+  const violations: Array<FieldViolation> = []
   for (const name in spec) {
     const raw = searchParams[name]
     if (raw === undefined) continue
-    const value = typeof raw === "string" ? raw : raw.length === 1 ? raw[0] : raw
+    if (typeof raw !== "string" && raw.length !== 1) {
+      violations.push({ field: name, description: `Expected a single value, got ${raw.length}` })
+      continue
+    }
+    const value = typeof raw === "string" ? raw : raw[0]!
     switch (spec[name]) {
       case "int32":
-        out[name] = typeof value === "string" && /^-?\d{1,10}$/.test(value) ? Number(value) : value
+        if (/^-?\d{1,10}$/.test(value)) out[name] = Number(value)
+        else violations.push({ field: name, description: `Expected an integer, got ${JSON.stringify(value)}` })
         break
       case "bool":
-        out[name] = value === "true" ? true : value === "false" ? false : value
+        if (value === "true" || value === "false") out[name] = value === "true"
+        else violations.push({ field: name, description: `Expected true or false, got ${JSON.stringify(value)}` })
         break
       default:
         out[name] = value
     }
   }
-  return out
+  if (violations.length === 0) return Effect.succeed(out)
+  return Effect.fail({
+    error: new InvalidParams({
+      message: `Invalid parameters: ${violations.map((v) => v.field).join(", ")}`,
+      fieldViolations: violations
+    })
+  })
 }
 
 const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => ({
@@ -132,7 +152,10 @@ const getTaskOrSubscribe: Resolve = (request, params, searchParams) => {
   const split = splitVerb(request.url)
   if (split === undefined) return Effect.fail(notFound(request))
   if (split.verb === undefined) {
-    return resolved("GetTask", withTenant({ ...fromQuery(getTaskQuery, searchParams), id: split.id }, params))
+    return Effect.map(
+      fromQuery(getTaskQuery, searchParams),
+      (query) => ({ name: "GetTask", input: withTenant({ ...query, id: split.id }, params) })
+    )
   }
   if (split.verb === "subscribe") return resolved("SubscribeToTask", withTenant({ id: split.id }, params))
   return Effect.fail(notFound(request))
@@ -161,7 +184,11 @@ const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/$
   [
     "GET",
     "/tasks",
-    (_r, params, search) => resolved("ListTasks", withTenant(fromQuery(listTasksQuery, search), params))
+    (_r, params, search) =>
+      Effect.map(
+        fromQuery(listTasksQuery, search),
+        (query) => ({ name: "ListTasks", input: withTenant(query, params) })
+      )
   ],
   ["GET", "/tasks/:id", getTaskOrSubscribe],
   ["POST", "/tasks/:id", taskVerb],
@@ -178,10 +205,10 @@ const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/$
     "GET",
     "/tasks/:id/pushNotificationConfigs",
     (_r, params, search) =>
-      resolved(
-        "ListTaskPushNotificationConfigs",
-        withTenant({ ...fromQuery(listConfigsQuery, search), taskId: taskId(params) }, params)
-      )
+      Effect.map(fromQuery(listConfigsQuery, search), (query) => ({
+        name: "ListTaskPushNotificationConfigs",
+        input: withTenant({ ...query, taskId: taskId(params) }, params)
+      }))
   ],
   [
     "GET",
