@@ -34,7 +34,7 @@ const valid03 = <S extends Schema.Top>(schema: S) => {
 
 const FLAG = Messages.DATA_PART_COMPAT_FLAG
 const without = <A extends object, K extends string>(a: A, ...keys: ReadonlyArray<K>): Omit<A, K> => {
-  const out: Record<string, unknown> = { ...a }
+  const out: Record<string, unknown> = { ...(a as Record<string, unknown>) }
   for (const key of keys) delete out[key]
   return out as Omit<A, K>
 }
@@ -49,7 +49,7 @@ const partsWithoutFlag = (parts: ReadonlyArray<v1.Part>) => parts.every(noFlag)
 
 const expressiblePart = (part: v1.Part): v1.Part => {
   if ("raw" in part || "url" in part) return part
-  const stripped = without(part, "mediaType", "filename")
+  const stripped = without(part, "mediaType", "filename") as v1.Part
   if (
     "data" in stripped && !isObject(stripped.data) && stripped.metadata !== undefined &&
     Object.keys(stripped.metadata).length === 0
