@@ -2,7 +2,8 @@
  * effect-a2a's server (A2AServer.layer over the memory stores, A2AHttp.serve on Node) running the
  * trivial agent, written the way a user would: AgentExecutor.make + the TaskUpdater helpers.
  */
-import { NodeRuntime } from "@effect/platform-node"
+// A subpath import: the package barrel loads every Node module (Redis, undici, ws...) into the process.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
