@@ -113,8 +113,9 @@ export const make = Effect.gen(function*() {
     )
   }
 
-  const pushConfigChecks = (field: string, config: v1.TaskPushNotificationConfig): Validation.Check =>
-    Validation.httpUrl(`${field}.url`, config.url)
+  /** `prefix` is the config's path in the request ("" when the request is the config itself). */
+  const pushConfigChecks = (prefix: string, config: v1.TaskPushNotificationConfig): Validation.Check =>
+    Validation.httpUrl(`${prefix}url`, config.url)
 
   /** Checks a SendMessage request and starts its execution. */
   const start = (req: v1.SendMessageRequest, ctx: CallContext): Effect.Effect<TaskRunner.Execution, A2AError> =>
@@ -126,7 +127,7 @@ export const make = Effect.gen(function*() {
         Validation.nonEmpty("message.messageId", message.messageId),
         message.parts.length === 0 ? [{ field: "message.parts", description: "Must contain at least one part" }] : [],
         Validation.historyLength("configuration.historyLength", configuration?.historyLength),
-        pushConfig !== undefined ? pushConfigChecks("configuration.taskPushNotificationConfig", pushConfig) : []
+        pushConfig !== undefined ? pushConfigChecks("configuration.taskPushNotificationConfig.", pushConfig) : []
       )
       const unsupportedInputs = message.parts.flatMap((part) =>
         part.mediaType !== undefined && part.mediaType.length > 0 &&
@@ -290,7 +291,7 @@ export const make = Effect.gen(function*() {
 
   const createTaskPushNotificationConfig: RequestHandler["Service"]["createTaskPushNotificationConfig"] = (req, ctx) =>
     withPush(Effect.gen(function*() {
-      yield* Validation.verify(Validation.nonEmpty("taskId", req.taskId), pushConfigChecks("config", req))
+      yield* Validation.verify(Validation.nonEmpty("taskId", req.taskId), pushConfigChecks("", req))
       const taskId = req.taskId!
       yield* getOwned(taskId, ctx)
       const id = req.id !== undefined && req.id.length > 0 ? req.id : yield* Ids.randomId

@@ -672,7 +672,7 @@ export const handlerSuite = <E>(name: string, stores: Layer.Layer<TaskStore | Pu
         assert.strictEqual(gone._tag, "TaskNotFound")
         const badUrl = yield* Effect.flip(handler.createTaskPushNotificationConfig({ taskId, url: "not a url" }, ctx))
         assert.strictEqual(badUrl._tag, "InvalidParams")
-        assert.deepStrictEqual(violationFields(badUrl as never), ["config.url"])
+        assert.deepStrictEqual(violationFields(badUrl as never), ["url"])
         const ftp = yield* Effect.flip(handler.createTaskPushNotificationConfig({ taskId, url: "ftp://x.y/z" }, ctx))
         assert.strictEqual(ftp._tag, "InvalidParams")
         const noTask = yield* Effect.flip(
