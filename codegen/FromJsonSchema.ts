@@ -237,6 +237,49 @@ const dependencies = (definition: Definition): ReadonlyArray<string> => {
   }
 }
 
+/**
+ * A decoded union takes its first matching member, and an object member drops the fields it does not know. So when
+ * one member's fields extend another's (0.3: `TaskIdParams` and `GetTaskPushNotificationConfigParams`), the wider
+ * one must be tried first or its extra fields are lost: object members are ordered by field count, widest first
+ * (stable, so equal ones keep the schema's order).
+ */
+const withUnionOrder = (definition: Definition, byName: ReadonlyMap<string, Definition>): Definition => {
+  const width = (type: Type) => {
+    const target = type._tag === "Ref" ? byName.get(type.name) : undefined
+    return target?._tag === "Object" ? target.shape.fields.length : 0
+  }
+  const order = (type: Type): Type => {
+    switch (type._tag) {
+      case "Array":
+        return { ...type, items: order(type.items) }
+      case "Record":
+        return { ...type, values: order(type.values) }
+      case "Union": {
+        const members = type.members.map(order)
+        return {
+          ...type,
+          members: members.map((m, i) => [m, i] as const).sort(([a, i], [b, j]) => width(b) - width(a) || i - j).map((
+            [m]
+          ) => m)
+        }
+      }
+      default:
+        return type
+    }
+  }
+  switch (definition._tag) {
+    case "Object":
+      return {
+        ...definition,
+        shape: { ...definition.shape, fields: definition.shape.fields.map((f) => ({ ...f, type: order(f.type) })) }
+      }
+    case "Alias":
+      return { ...definition, type: order(definition.type) }
+    case "ProtoEnum":
+      return definition
+  }
+}
+
 /** Builds the model: one definition per schema definition, plus the proto enums found inline. */
 export const fromJsonSchema = (
   document: SchemaDocument,
@@ -280,7 +323,10 @@ export const fromJsonSchema = (
       definitions.push({ _tag: "ProtoEnum", name, description: overlay.enums[name]?.description, values: e.values })
     }
     const byName = new Map<string, Definition>()
-    for (const definition of definitions) {
+    for (const definition of definitions) byName.set(definition.name, definition)
+    const ordered0 = definitions.map((d) => withUnionOrder(d, byName))
+    byName.clear()
+    for (const definition of ordered0) {
       if (reservedNames.has(definition.name)) {
         ctx.problems.push(`definition ${definition.name}: the name is reserved for a generated helper`)
       }
@@ -307,7 +353,7 @@ export const fromJsonSchema = (
       state.set(definition.name, "done")
       ordered.push(definition)
     }
-    for (const definition of definitions) visit(definition, [])
+    for (const definition of ordered0) visit(definition, [])
     if (ctx.problems.length > 0) return Effect.fail(new UnsupportedSchema({ problems: ctx.problems }))
     return Effect.succeed({
       version: overlay.version,

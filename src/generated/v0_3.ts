@@ -458,7 +458,7 @@ export const GetTaskPushNotificationConfigRequest = Schema.Struct({
   /** The method name. Must be 'tasks/pushNotificationConfig/get'. */
   method: Schema.Literal("tasks/pushNotificationConfig/get"),
   /** The parameters for getting a push notification configuration. */
-  params: Schema.Union([TaskIdParams, GetTaskPushNotificationConfigParams])
+  params: Schema.Union([GetTaskPushNotificationConfigParams, TaskIdParams])
 }).annotate({ identifier: "GetTaskPushNotificationConfigRequest" })
 export type GetTaskPushNotificationConfigRequest = typeof GetTaskPushNotificationConfigRequest.Type
 
@@ -1125,29 +1125,9 @@ export const SendMessageSuccessResponse = Schema.Struct({
   /** The version of the JSON-RPC protocol. MUST be exactly "2.0". */
   jsonrpc: Schema.Literal("2.0"),
   /** The result, which can be a direct reply Message or the initial Task object. */
-  result: Schema.Union([Task, Message])
+  result: Schema.Union([Message, Task])
 }).annotate({ identifier: "SendMessageSuccessResponse" })
 export type SendMessageSuccessResponse = typeof SendMessageSuccessResponse.Type
-
-/**
- * An event sent by the agent to notify the client of a change in a task's status.
- * This is typically used in streaming or subscription models.
- */
-export const TaskStatusUpdateEvent = Schema.Struct({
-  /** The context ID associated with the task. */
-  contextId: Schema.String,
-  /** If true, this is the final event in the stream for this interaction. */
-  final: Schema.Boolean,
-  /** The type of this event, used as a discriminator. Always 'status-update'. */
-  kind: Schema.Literal("status-update"),
-  /** Optional metadata for extensions. */
-  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  /** The new status of the task. */
-  status: TaskStatus,
-  /** The ID of the task that was updated. */
-  taskId: Schema.String
-}).annotate({ identifier: "TaskStatusUpdateEvent" })
-export type TaskStatusUpdateEvent = typeof TaskStatusUpdateEvent.Type
 
 /**
  * An event sent by the agent to notify the client that an artifact has been
@@ -1172,6 +1152,26 @@ export const TaskArtifactUpdateEvent = Schema.Struct({
 export type TaskArtifactUpdateEvent = typeof TaskArtifactUpdateEvent.Type
 
 /**
+ * An event sent by the agent to notify the client of a change in a task's status.
+ * This is typically used in streaming or subscription models.
+ */
+export const TaskStatusUpdateEvent = Schema.Struct({
+  /** The context ID associated with the task. */
+  contextId: Schema.String,
+  /** If true, this is the final event in the stream for this interaction. */
+  final: Schema.Boolean,
+  /** The type of this event, used as a discriminator. Always 'status-update'. */
+  kind: Schema.Literal("status-update"),
+  /** Optional metadata for extensions. */
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  /** The new status of the task. */
+  status: TaskStatus,
+  /** The ID of the task that was updated. */
+  taskId: Schema.String
+}).annotate({ identifier: "TaskStatusUpdateEvent" })
+export type TaskStatusUpdateEvent = typeof TaskStatusUpdateEvent.Type
+
+/**
  * Represents a successful JSON-RPC response for the `message/stream` method.
  * The server may send multiple response objects for a single request.
  */
@@ -1181,7 +1181,7 @@ export const SendStreamingMessageSuccessResponse = Schema.Struct({
   /** The version of the JSON-RPC protocol. MUST be exactly "2.0". */
   jsonrpc: Schema.Literal("2.0"),
   /** The result, which can be a Message, Task, or a streaming update event. */
-  result: Schema.Union([Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent])
+  result: Schema.Union([Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent])
 }).annotate({ identifier: "SendStreamingMessageSuccessResponse" })
 export type SendStreamingMessageSuccessResponse = typeof SendStreamingMessageSuccessResponse.Type
 
