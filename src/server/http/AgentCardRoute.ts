@@ -8,6 +8,7 @@ import { Duration, Effect } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
+import * as V03Card from "./compat/V03Card.ts"
 import type { BindingEnv } from "./HttpCallContext.ts"
 import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
 
@@ -31,21 +32,27 @@ export const handler = (
   env: BindingEnv
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
   const cache = new Map<string, Rendered>()
-  const render = (origin: string): Rendered => {
-    let rendered = cache.get(origin)
+  // A 0.3 request (no A2A-Version) gets the 0.3 card shape (compat/V03Card); cached apart from the 1.0 one.
+  const render = (origin: string, legacy: boolean): Rendered => {
+    const key = legacy ? `0.3 ${origin}` : origin
+    let rendered = cache.get(key)
     if (rendered === undefined) {
-      const body = JSON.stringify(env.card.publicCard(env.interfaces.forOrigin(origin)))
+      const card = env.card.publicCard(env.interfaces.forOrigin(origin))
+      const body = JSON.stringify(legacy ? V03Card.render(card) : card)
       const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
       if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
       rendered = { body, etag }
-      cache.set(origin, rendered)
+      cache.set(key, rendered)
     }
     return rendered
   }
   const maxAge = Math.floor(Duration.toSeconds(env.options.cardMaxAge))
-  const varies = env.options.trustedProxies !== undefined ? "X-Forwarded-Host, X-Forwarded-Proto" : undefined
+  const varies = [
+    ...(env.options.trustedProxies !== undefined ? ["X-Forwarded-Host", "X-Forwarded-Proto"] : []),
+    ...(env.edges.has("0.3") ? [V03Card.VARY] : [])
+  ].join(", ") || undefined
   return HttpServerRequest.HttpServerRequest.use((request) => {
-    const { body, etag } = render(env.interfaces.origin(request))
+    const { body, etag } = render(env.interfaces.origin(request), V03Card.wantsLegacy(env.edges, request))
     const headers: Record<string, string> = {
       "cache-control": `public, max-age=${maxAge}`,
       etag,

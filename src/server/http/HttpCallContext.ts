@@ -13,6 +13,7 @@ import { AgentCardConfig } from "../AgentCardConfig.ts"
 import { Auth, type Principal } from "../Auth.ts"
 import * as CallContext from "../CallContext.ts"
 import { RequestHandler } from "../RequestHandler.ts"
+import { v03Edge } from "./compat/V03Edge.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
 import * as PublicInterfaces from "./PublicInterfaces.ts"
@@ -34,8 +35,11 @@ export interface BindingEnv {
   readonly supportedExtensions: ReadonlySet<string>
 }
 
-/** The edges this library has. A version listed in the options but without an edge is not served. */
-const knownEdges: ReadonlyArray<Edge> = [v1Edge]
+/**
+ * The edges this library has, in the order the card lists their interfaces. A version listed in the options
+ * but without an edge is not served.
+ */
+const knownEdges: ReadonlyArray<Edge> = [v1Edge, v03Edge]
 
 export const makeEnv = (
   options: ResolvedOptions
