@@ -267,15 +267,12 @@ export const make = Effect.gen(function*() {
           message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
           metadata: { taskId: task.id }
         })
-      const before = yield* getOwned(req.id, ctx)
-      if (isTerminal(before.task.status.state)) return yield* terminal(before.task)
       // Subscribe first, then read the snapshot: events newer than its version follow it exactly once.
       const events = yield* bus.subscribe(req.id)
       const snapshot = yield* getOwned(req.id, ctx)
-      const first = Stream.succeed<v1.StreamResponse>({ task: snapshot.task })
-      if (isTerminal(snapshot.task.status.state)) return first
+      if (isTerminal(snapshot.task.status.state)) return yield* terminal(snapshot.task)
       return Stream.concat(
-        first,
+        Stream.succeed<v1.StreamResponse>({ task: snapshot.task }),
         events.pipe(
           Stream.filter((e) => e.sequence > snapshot.version),
           Stream.map((e) => e.event),

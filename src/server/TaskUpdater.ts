@@ -1,6 +1,8 @@
 /**
  * An Effect-native way for an agent to work on a task: each method emits one agent event (status or
- * artifact update) on the execution's stream, in call order.
+ * artifact update) on the execution's stream, in call order. A final state (completed, failed, rejected,
+ * canceled, input-required, auth-required) ends the turn: the server stops reading the stream there and
+ * interrupts the rest of the work, so return right after it.
  */
 import { Effect, Option, Queue, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
