@@ -34,7 +34,7 @@ const numberOf = (event: unknown): number => {
 }
 
 describe("A2AClient streaming", () => {
-  it.effect("consumes a slow 200-event stream incrementally, in order, ending at the terminal state", () =>
+  it.live("consumes a slow 200-event stream incrementally, in order, ending at the terminal state", () =>
     Effect.gen(function*() {
       let produced = 0
       const firstSeen = yield* Deferred.make<void>()
@@ -75,7 +75,7 @@ describe("A2AClient streaming", () => {
       expect(events.slice(1).map(numberOf)).toEqual(Array.from({ length: 199 }, (_, i) => i + 2))
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.effect("interrupting the consumer closes the HTTP connection", () =>
+  it.live("interrupting the consumer closes the HTTP connection", () =>
     Effect.gen(function*() {
       const closed = yield* Deferred.make<number>()
       let produced = 0
@@ -109,7 +109,7 @@ describe("A2AClient streaming", () => {
       expect(producedWhenClosed).toBeGreaterThan(0)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.effect("taking a prefix of the stream closes the connection too", () =>
+  it.live("taking a prefix of the stream closes the connection too", () =>
     Effect.gen(function*() {
       const closed = yield* Deferred.make<void>()
       const server = yield* serve((req, res) => {
@@ -131,7 +131,7 @@ describe("A2AClient streaming", () => {
       yield* Deferred.await(closed).pipe(Effect.timeout("5 seconds"))
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.effect("backpressure: a consumer that stops pulling stops the producer", () =>
+  it.live("backpressure: a consumer that stops pulling stops the producer", () =>
     Effect.gen(function*() {
       // Resolved with how many events were written when the producer stalled (no "drain" for a while), or
       // with `total` if it managed to write everything: without backpressure 12.8 MB flow straight through.

@@ -1,0 +1,48 @@
+/**
+ * Our own server (A2AServer + A2AHttp) with the demo agent, on 127.0.0.1 and an ephemeral port, as the peer
+ * for end-to-end client tests. Optionally with bearer authentication and an extended card.
+ */
+import { Context, Duration, Effect, Layer, Logger, type Scope } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import * as A2AHttp from "../../src/server/http/A2AHttp.ts"
+
+export interface OurServer {
+  readonly url: string
+}
+
+export const TOKEN = "s3cret-token"
+
+export const start = (options: { readonly secured?: boolean } = {}): Effect.Effect<OurServer, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const core = A2AServer.layer({
+      card: DemoAgent.card,
+      executor: DemoAgent.make({ stepDelay: Duration.millis(2), slowSteps: 100_000 }),
+      ...(options.secured === true
+        ? {
+          auth: Auth.bearer({ tokens: { [TOKEN]: "alice" } }),
+          extendedCard: (principal) =>
+            Effect.succeed({ ...DemoAgent.card, name: `${DemoAgent.card.name} (for ${principal.id})` })
+        }
+        : {})
+    })
+    const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0 }).pipe(
+      Layer.provide(core),
+      Layer.provide(Logger.layer([]))
+    )
+    const context = yield* Layer.build(layer).pipe(Effect.orDie)
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const port = NetAddress.isInetAddress(address) ? address.port : 0
+    return { url: `http://127.0.0.1:${port}` }
+  })
+
+export class Ours extends Context.Service<Ours, OurServer>()("test/client/Ours") {
+  static readonly layer = Layer.effect(Ours, start())
+}
+
+export class OursSecured extends Context.Service<OursSecured, OurServer>()("test/client/OursSecured") {
+  static readonly layer = Layer.effect(OursSecured, start({ secured: true }))
+}
