@@ -43,6 +43,8 @@ export const fetchCard = (
   options: {
     readonly headers?: Headers.Input | undefined
     readonly timeout?: Duration.Input | undefined
+    /** Sent as `A2A-Version`. Default "1.0". */
+    readonly protocolVersion?: string | undefined
   } = {}
 ): Effect.Effect<ResolvedCard, A2ATransportError | A2AResponseError> =>
   Effect.gen(function*() {
@@ -57,9 +59,11 @@ export const fetchCard = (
           cause
         })
     })
+    // A server with a 0.3 compatibility layer picks the card's shape by A2A-Version (absent means 0.3).
     const request = HttpClientRequest.get(url).pipe(
-      HttpClientRequest.setHeaders(options.headers ?? {}),
-      HttpClientRequest.setHeader("accept", Http.JSON_CONTENT_TYPE)
+      HttpClientRequest.setHeader("accept", Http.JSON_CONTENT_TYPE),
+      HttpClientRequest.setHeader("a2a-version", options.protocolVersion ?? "1.0"),
+      HttpClientRequest.setHeaders(options.headers ?? {})
     )
     const exchange = Effect.gen(function*() {
       const response = yield* Http.send(httpClient, request)
@@ -80,18 +84,10 @@ export const fetchCard = (
       )
       return { card, url: response.request.url }
     })
-    return yield* options.timeout === undefined ? exchange : exchange.pipe(
-      Effect.timeoutOrElse({
-        duration: options.timeout,
-        orElse: () =>
-          Effect.fail(
-            new A2ATransportError({
-              reason: "Timeout",
-              method: "GET",
-              url,
-              message: `No agent card from ${url} within ${Duration.format(Duration.fromInputUnsafe(options.timeout!))}`
-            })
-          )
-      })
-    )
+    if (options.timeout === undefined) return yield* exchange
+    const timeout = Duration.fromInputUnsafe(options.timeout)
+    return yield* Effect.timeoutOrElse(exchange, {
+      duration: timeout,
+      orElse: () => Effect.fail(Http.timeoutError({ method: "GET", url }, timeout, "agent card"))
+    })
   })

@@ -63,6 +63,17 @@ describe("A2AClient: card discovery", () => {
         "/cards/custom.json"
       ])
       expect(a.url).toBe(`${server.url}/rpc`)
+      expect(server.requests.map((r) => r.headers["a2a-version"])).toEqual(["1.0", "1.0", "1.0"])
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.effect("A2AClient.layer provides the client as a service", () =>
+    Effect.gen(function*() {
+      const server = yield* peer((base) => cardFor([iface("JSONRPC", `${base}/rpc`)]))
+      const task = yield* Effect.gen(function*() {
+        const client = yield* A2AClient.A2AClient
+        return yield* client.getTask({ id: "t" })
+      }).pipe(Effect.provide(A2AClient.layer(server.url)))
+      expect(task.id).toBe("t")
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.effect("a relative interface URL resolves against the card URL", () =>
