@@ -1,0 +1,187 @@
+/**
+ * Streams end to end over real HTTP: the core RequestHandler with an agent the test steps by hand, several
+ * subscribers per task, cancellation mid-stream, clients that leave, keep-alive comments.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Queue } from "effect"
+import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
+import * as TestServer from "./fixtures/TestServer.ts"
+
+type Step = "work" | "done"
+
+/** An agent whose task advances one step per command the test offers. */
+const gatedAgent = Effect.gen(function*() {
+  const steps = yield* Queue.unbounded<Step>()
+  const executor = AgentExecutor.task((task) =>
+    Effect.gen(function*() {
+      let n = 0
+      for (;;) {
+        const step = yield* Queue.take(steps)
+        if (step === "done") return yield* task.complete("finished")
+        yield* task.working(`step ${++n}`)
+      }
+    })
+  )
+  return { executor, steps }
+})
+
+const V1_JSON = { "content-type": "application/json", "a2a-version": "1.0" }
+
+interface StreamResponse {
+  readonly task?: { readonly id: string; readonly status: { readonly state: string } }
+  readonly statusUpdate?: { readonly status: { readonly state: string } }
+  readonly artifactUpdate?: unknown
+}
+
+const resultOf = (event: { readonly data: unknown }): StreamResponse =>
+  (event.data as { result?: StreamResponse }).result ?? (event.data as StreamResponse)
+
+const stateOf = (r: StreamResponse): string | undefined => r.statusUpdate?.status.state ?? r.task?.status.state
+
+const rpcSubscribe = (url: string, taskId: string, id: number) =>
+  TestServer.openSse(`${url}/`, {
+    method: "POST",
+    headers: V1_JSON,
+    body: JSON.stringify(TestServer.call("SubscribeToTask", { id: taskId }, id))
+  })
+
+const createTask = (url: string) =>
+  Effect.map(
+    TestServer.request(`${url}/message:send`, {
+      method: "POST",
+      headers: V1_JSON,
+      body: JSON.stringify({
+        message: TestServer.userMessage("gated"),
+        configuration: { returnImmediately: true }
+      })
+    }),
+    (reply) => (reply.json as { task: { id: string } }).task.id
+  )
+
+describe("streaming over HTTP", () => {
+  it.effect("concurrent subscribers to one task receive the same events in the same order", () =>
+    Effect.gen(function*() {
+      const { executor, steps } = yield* gatedAgent
+      const server = yield* TestServer.startCore(executor)
+      const taskId = yield* createTask(server.url)
+
+      const subscribers = [
+        yield* rpcSubscribe(server.url, taskId, 1),
+        yield* rpcSubscribe(server.url, taskId, 2),
+        yield* TestServer.openSse(`${server.url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } })
+      ]
+      for (const s of subscribers) {
+        assert.strictEqual(s.contentType, "text/event-stream")
+        const first = yield* s.next
+        assert.strictEqual(resultOf(first!).task?.id, taskId)
+      }
+      yield* Queue.offerAll(steps, ["work", "work", "work", "done"])
+      const streams = yield* Effect.forEach(subscribers, TestServer.drain, { concurrency: "unbounded" })
+      const updates = streams.map((events) => events.map((e) => resultOf(e)))
+      assert.isAtLeast(updates[0]!.length, 4)
+      assert.deepStrictEqual(updates[1], updates[0])
+      assert.deepStrictEqual(updates[2], updates[0])
+      assert.strictEqual(stateOf(updates[0]![updates[0]!.length - 1]!), "TASK_STATE_COMPLETED")
+      const texts = updates[0]!.flatMap((u) => {
+        const parts = (u.statusUpdate?.status as { message?: { parts: ReadonlyArray<{ text?: string }> } })?.message
+          ?.parts
+        return parts?.map((p) => p.text ?? "") ?? []
+      })
+      assert.deepStrictEqual(texts.filter((t) => t.startsWith("step")), ["step 1", "step 2", "step 3"])
+    }).pipe(Effect.scoped))
+
+  it.effect("cancelling a task ends its streams with CANCELED", () =>
+    Effect.gen(function*() {
+      const { executor, steps } = yield* gatedAgent
+      const server = yield* TestServer.startCore(executor)
+      const stream = yield* TestServer.openSse(`${server.url}/`, {
+        method: "POST",
+        headers: V1_JSON,
+        body: JSON.stringify(TestServer.call("SendStreamingMessage", { message: TestServer.userMessage("gated") }, 7))
+      })
+      const first = resultOf((yield* stream.next)!)
+      const taskId = first.task!.id
+      yield* Queue.offer(steps, "work")
+      const watcher = yield* rpcSubscribe(server.url, taskId, 8)
+      assert.strictEqual(resultOf((yield* watcher.next)!).task?.id, taskId)
+
+      const canceled = yield* TestServer.request(`${server.url}/tasks/${taskId}:cancel`, {
+        method: "POST",
+        headers: V1_JSON
+      })
+      assert.strictEqual(canceled.status, 200)
+      assert.strictEqual((canceled.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
+
+      for (const s of [stream, watcher]) {
+        const rest = (yield* TestServer.drain(s)).map(resultOf)
+        assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_CANCELED")
+      }
+      const again = yield* TestServer.request(`${server.url}/tasks/${taskId}`, { headers: { "a2a-version": "1.0" } })
+      assert.strictEqual((again.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
+    }).pipe(Effect.scoped))
+
+  it.effect("a client that leaves mid-stream stops neither the task nor the server", () =>
+    Effect.gen(function*() {
+      const { executor, steps } = yield* gatedAgent
+      const server = yield* TestServer.startCore(executor)
+      const taskId = yield* createTask(server.url)
+      const leaving = yield* rpcSubscribe(server.url, taskId, 1)
+      const staying = yield* rpcSubscribe(server.url, taskId, 2)
+      yield* leaving.next
+      yield* staying.next
+      yield* Queue.offer(steps, "work")
+      yield* leaving.next
+      yield* leaving.abort
+
+      yield* Queue.offerAll(steps, ["work", "done"])
+      const rest = (yield* TestServer.drain(staying)).map(resultOf)
+      assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
+      const task = yield* TestServer.request(`${server.url}/tasks/${taskId}`, { headers: { "a2a-version": "1.0" } })
+      assert.strictEqual((task.json as { status: { state: string } }).status.state, "TASK_STATE_COMPLETED")
+      const card = yield* TestServer.request(`${server.url}/.well-known/agent-card.json`)
+      assert.strictEqual(card.status, 200)
+    }).pipe(Effect.scoped))
+
+  // Live clock: these wait for the server to act in real time (keep-alive ticks, finalizers).
+  it.live("an aborted stream releases what it held on the server", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start()
+      const streams = yield* Effect.forEach([1, 2, 3], () =>
+        TestServer.openSse(`${server.url}/message:stream`, {
+          method: "POST",
+          headers: V1_JSON,
+          body: JSON.stringify({ message: TestServer.userMessage("hold") })
+        }))
+      const taskIds: Array<string> = []
+      for (const s of streams) taskIds.push(resultOf((yield* s.next)!).task!.id)
+      assert.deepStrictEqual(taskIds.map(server.stub.openStreams), [1, 1, 1])
+      yield* Effect.forEach(streams, (s) => s.abort)
+      // Wait (not time) for the server to notice: each held stream's finalizer runs on interruption.
+      while (taskIds.some((id) => server.stub.openStreams(id) > 0)) yield* Effect.sleep("5 millis")
+      assert.deepStrictEqual(taskIds.map(server.stub.openStreams), [0, 0, 0])
+      const after = yield* TestServer.request(`${server.url}/tasks`, { headers: { "a2a-version": "1.0" } })
+      assert.strictEqual(after.status, 200)
+    }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
+
+  it.live("an idle stream carries keep-alive comments and ends when the task does", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ keepAliveInterval: "20 millis" })
+      const stream = yield* TestServer.openSse(`${server.url}/message:stream`, {
+        method: "POST",
+        headers: V1_JSON,
+        body: JSON.stringify({ message: TestServer.userMessage("hold") })
+      })
+      const taskId = resultOf((yield* stream.next)!).task!.id
+      // Reading the next event pulls bytes; pings arrive while no event does.
+      const pinged = Effect.sync(() => stream.received().includes(": ping"))
+      const reading = yield* Effect.forkScoped(stream.next)
+      while (!(yield* pinged)) yield* Effect.sleep("5 millis")
+      yield* server.stub.emit(taskId, {
+        statusUpdate: { taskId, contextId: "c", status: { state: "TASK_STATE_COMPLETED" } }
+      })
+      yield* server.stub.emit(taskId, "end")
+      const event = yield* Fiber.join(reading)
+      assert.strictEqual(stateOf(resultOf(event!)), "TASK_STATE_COMPLETED")
+      assert.isUndefined(yield* stream.next)
+    }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
+})
