@@ -225,7 +225,9 @@ const definitionText = (definition: Definition, p: Printer): string => {
       const spread = shared.length === 0 ? "" : `    ...${name}Fields,\n`
       const variants = oneof.map((member) => {
         const field = fields.find((f) => f.name === member)!
-        return `  Schema.Struct({\n${spread}${fieldLine({ ...field, required: true }, "    ", p)}\n  })`
+        // the member first: a variant whose member is absent fails on it before anything else
+        const memberLine = fieldLine({ ...field, required: true }, "    ", p)
+        return `  Schema.Struct({\n${memberLine}${spread === "" ? "" : `,\n${spread.slice(0, -2)}`}\n  })`
       })
       const close = "]).pipe("
       const sharedConst = shared.length === 0 ? "" : `const ${name}Fields = ${fieldsBlock(shared, "")}\n\n`
@@ -273,7 +275,12 @@ export const emit = (
       return Effect.fail(new UnsupportedSchema({ problems: [`the prelude lacks the helpers ${missing.join(", ")}`] }))
     }
     const helperText = helpers.map((h) => h.text).join("\n\n")
-    const imports = /\bSchemaGetter\./.test(helperText) ? "Schema, SchemaGetter" : "Schema"
+    const imports = [
+      ...(/\bEffect\./.test(helperText) ? ["Effect"] : []),
+      "Schema",
+      ...(/\bSchemaGetter\./.test(helperText) ? ["SchemaGetter"] : []),
+      ...(/\bSchemaIssue\./.test(helperText) ? ["type SchemaIssue"] : [])
+    ].join(", ")
     const sections = [
       header(module, fingerprint),
       `import { ${imports} } from "effect"\n`,

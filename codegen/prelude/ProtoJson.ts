@@ -5,7 +5,7 @@
  *
  * Each block starts with a `// @helper <name>` line and may name the helpers it needs with `// @needs <names>`.
  */
-import { Schema, SchemaGetter } from "effect"
+import { Effect, Schema, SchemaGetter, type SchemaIssue } from "effect"
 
 // @helper JsonObject
 /** A JSON object as it arrives on the wire, before field-name normalisation. */
@@ -37,15 +37,32 @@ export const message = (identifier: string, options: MessageOptions) => <S exten
     const proto = protoName.get(key)
     return Object.hasOwn(o, key) || (proto !== undefined && Object.hasOwn(o, proto))
   }
-  const from = oneof === undefined ? JsonObject : JsonObject.check(Schema.makeFilter((o) => {
+  const object = JsonObject.annotate({ expected: `${identifier} (a JSON object)` })
+  const from = oneof === undefined ? object : object.check(Schema.makeFilter((o) => {
     const present = oneof.filter((key) => has(o, key))
     if (present.length === 1) return undefined
     return present.length === 0
       ? `${identifier} must set exactly one of ${oneof.join(", ")}; none is set`
       : `${identifier} must set exactly one of ${oneof.join(", ")}; ${present.join(" and ")} are set`
   }))
+  // A oneof message is a union of one struct per member. When decoding fails, the members whose own key is absent
+  // only say "Missing key"; keep the issue of the member that was actually sent.
+  const narrow = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+    if (oneof === undefined || issue._tag !== "AnyOf") return issue
+    const sent = issue.issues.filter((member) =>
+      !(member._tag === "Composite" &&
+        member.issues.some((i) =>
+          i._tag === "Pointer" && i.issue._tag === "MissingKey" && i.path.length === 1 &&
+          oneof.includes(String(i.path[0]))
+        ))
+    )
+    return sent.length === 1 ? sent[0]! : issue
+  }
+  const to = oneof === undefined
+    ? schema
+    : schema.pipe(Schema.middlewareDecoding((effect) => Effect.mapError(effect, narrow)))
   return from.pipe(
-    Schema.decodeTo(schema, {
+    Schema.decodeTo(to, {
       decode: SchemaGetter.transform((o: JsonObject) => {
         let out: Record<string, unknown> | undefined
         for (const [proto, json] of aliases) {
