@@ -235,11 +235,16 @@ export const fromTransport = (
     return { headers, timeout }
   }
 
+  /** One unary call: bounded by the timeout, traced as `A2AClient.<Operation>`. */
   const bounded = <A>(operation: string, effect: Effect.Effect<A, A2AClientError>): Effect.Effect<A, A2AClientError> =>
-    timeout === undefined ? effect : Effect.timeoutOrElse(effect, {
+    (timeout === undefined ? effect : Effect.timeoutOrElse(effect, {
       duration: timeout,
       orElse: () => Effect.fail(Http.timeoutError({ method: operation, url: transport.url }, timeout))
-    })
+    })).pipe(
+      Effect.withSpan(`A2AClient.${operation}`, {
+        attributes: { "a2a.binding": transport.protocolBinding, "a2a.url": transport.url }
+      })
+    )
 
   const listTasks = (request: Request<v1.ListTasksRequest> = {}, options?: CallOptions) =>
     retry(bounded("ListTasks", transport.listTasks({ ...request, ...tenant }, callOf(options))))
