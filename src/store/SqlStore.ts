@@ -7,6 +7,8 @@
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, PostgreSQL is used.
  * - `A2A_DATA_DIR` (default `./.a2a-data`): where the SQLite file (`a2a.db`) is created on first run.
  * - `A2A_SQLITE_SYNCHRONOUS` (default `NORMAL`, or `FULL`): see SqliteClient for the trade-off.
+ * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
+ *   by a node that died while this one runs (see SqlTaskRecovery).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
@@ -107,10 +109,14 @@ export const databaseConfig: Config.Config<Database> = Config.all({
 export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const database = yield* databaseConfig
+    const interval = yield* Config.option(Config.Duration("A2A_RECOVERY_INTERVAL"))
+    const configured: Options = options.recovery?.interval === undefined && Option.isSome(interval)
+      ? { ...options, recovery: { ...options.recovery, interval: interval.value } }
+      : options
     yield* Effect.logInfo(
       database._tag === "pg" ? "Task store: PostgreSQL (A2A_DATABASE_URL)" : `Task store: SQLite ${database.filename}`
     )
     return database._tag === "pg"
-      ? layerPg({ ...options, url: database.url })
-      : layerSqlite({ ...options, filename: database.filename, synchronous: database.synchronous })
+      ? layerPg({ ...configured, url: database.url })
+      : layerSqlite({ ...configured, filename: database.filename, synchronous: database.synchronous })
   }))

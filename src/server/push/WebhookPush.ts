@@ -1,0 +1,31 @@
+/**
+ * Webhook push notifications in one layer, configured from the environment: the WebhookGuard
+ * (`A2A_WEBHOOK_ALLOWLIST`) over the system resolver, and the WebhookPushNotifier (`A2A_WEBHOOK_TIMEOUT`,
+ * `A2A_WEBHOOK_MAX_ATTEMPTS`, `A2A_WEBHOOK_RETRY_BASE_DELAY`, `A2A_WEBHOOK_RETRY_MAX_DELAY`). Needs the
+ * PushConfigStore; also announces the tasks a SQL store's restart recovery failed (RecoveredTasks), if any.
+ *
+ * Pair it with GuardedRequestHandler so refused webhook URLs are rejected when a config is created.
+ */
+import { NodeDns } from "@effect/platform-node"
+import { type Config, Layer } from "effect"
+import type { PushConfigStore } from "../PushConfigStore.ts"
+import type { PushNotifier } from "../PushNotifier.ts"
+import * as WebhookGuard from "./WebhookGuard.ts"
+import * as WebhookPushNotifier from "./WebhookPushNotifier.ts"
+
+export type Services = PushNotifier | WebhookPushNotifier.WebhookDeliveries | WebhookGuard.WebhookGuard
+
+export const layerConfig: Layer.Layer<Services, Config.ConfigError, PushConfigStore> = WebhookPushNotifier.layerConfig
+  .pipe(
+    Layer.provideMerge(WebhookGuard.layerConfig),
+    Layer.provide(NodeDns.layer)
+  )
+
+/** The same with explicit settings (tests, embedding). */
+export const layer = (
+  options: WebhookPushNotifier.WebhookOptions & { readonly allowlist?: WebhookGuard.Allowlist | undefined } = {}
+): Layer.Layer<Services, never, PushConfigStore> =>
+  WebhookPushNotifier.layer(options).pipe(
+    Layer.provideMerge(WebhookGuard.layer({ allowlist: options.allowlist })),
+    Layer.provide(NodeDns.layer)
+  )
