@@ -144,9 +144,19 @@ export const make = Effect.gen(function*() {
       Effect.gen(function*() {
         const now = yield* Ids.now
         const current = Option.getOrUndefined(state.record)
-        if (current === undefined && "message" in event) {
-          const { taskId: _, ...message } = event.message
-          yield* offer({ event: { message: { ...message, contextId: context.contextId } }, task: Option.none() })
+        if ("message" in event) {
+          // A message is the reply of this turn. Without a task it is all there is; with one, it also joins the
+          // task's history.
+          let reply: v1.Message = { ...event.message, contextId: context.contextId }
+          if (current === undefined) {
+            const { taskId: _, ...rest } = reply
+            reply = rest
+          } else {
+            reply = { ...reply, taskId: context.taskId }
+            const applied = TaskReducer.apply(current.task, { message: reply }, reducerContext(now))
+            if (Result.isSuccess(applied)) yield* commit(applied.success)
+          }
+          yield* offer({ event: { message: reply }, task: Option.none() })
           state.settled = true
           return false
         }

@@ -126,6 +126,25 @@ export const handlerSuite = <E>(name: string, stores: Layer.Layer<TaskStore | Pu
         )
       }).pipe(withServer()))
 
+    it.effect("a Message reply to a continued task is returned and joins its history; the task stays as it was", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const asked = yield* taskOf(yield* handler.sendMessage(send("ask"), ctx))
+        const reply = yield* handler.sendMessage(send("chat about it", { taskId: asked.id }), ctx)
+        assert.isTrue("message" in reply)
+        if (!("message" in reply)) return
+        assert.deepStrictEqual(reply.message.parts, [{ text: "chat: chat about it" }])
+        assert.strictEqual(reply.message.taskId, asked.id)
+        assert.strictEqual(reply.message.contextId, asked.contextId)
+        const task = yield* handler.getTask({ id: asked.id }, ctx)
+        assert.strictEqual(task.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.deepStrictEqual(task.history?.slice(-2).map((m) => m.role), ["ROLE_USER", "ROLE_AGENT"])
+        assert.strictEqual(task.history?.at(-1)?.messageId, reply.message.messageId)
+        const streamed = yield* collect(handler.sendStreamingMessage(send("chat again", { taskId: asked.id }), ctx))
+        assert.deepStrictEqual(streamed.map(stateOf), ["task:TASK_STATE_INPUT_REQUIRED", "message"])
+      }).pipe(withServer()))
+
     it.effect("continuing with a mismatching contextId is InvalidParams; an unknown taskId is TaskNotFound", () =>
       Effect.gen(function*() {
         const handler = yield* RequestHandler

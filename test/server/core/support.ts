@@ -69,6 +69,7 @@ export const scriptedAgent = Effect.gen(function*() {
     if (Option.isSome(ctx.task)) {
       // Continuations: "ask" tasks complete with the answer; "slow-continue" hangs until its gate opens.
       if (script === "busy") return task((t) => controls.gate("busy").pipe(Effect.andThen(t.complete("ok"))))
+      if (script === "chat") return AgentExecutor.replyWithText((text) => `chat: ${text}`).execute(ctx)
       return task((t) =>
         Effect.gen(function*() {
           yield* t.artifact({ artifactId: "answer", parts: [{ text: `answer: ${words(ctx.message).join(" ")}` }] })
