@@ -19,6 +19,8 @@ export interface IdleSettings {
   readonly streams: number
   /** How many tasks are created / streams opened at once. */
   readonly parallel: number
+  /** Runs right before each RSS reading (bench/heap.ts takes a heap snapshot there). */
+  readonly atReading?: ((reading: "before" | "after") => Effect.Effect<void, BenchError>) | undefined
 }
 
 const OPEN_TIMEOUT_MS = 15_000
@@ -94,6 +96,7 @@ export const runIdle = (
       { concurrency: settings.parallel }
     )
     yield* Effect.sleep(SETTLE)
+    if (settings.atReading !== undefined) yield* settings.atReading("before")
     const rssBeforeKb = yield* server.rssKb
     const started = performance.now()
     const streams = yield* Effect.acquireRelease(
@@ -110,6 +113,7 @@ export const runIdle = (
     const openMs = performance.now() - started
     const opened = streams.filter((s) => s !== null)
     yield* Effect.sleep(SETTLE)
+    if (settings.atReading !== undefined) yield* settings.atReading("after")
     const rssAfterKb = yield* server.rssKb
     const stillOpen = opened.filter((s) => s.isOpen()).length
     return {

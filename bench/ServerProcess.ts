@@ -47,6 +47,8 @@ export interface Memory {
 export interface StartOptions {
   /** Profile this server's CPU into the file, from `startProfiler` until it exits. */
   readonly cpuProfile?: string | undefined
+  /** Extra Node options for the server process (e.g. `--heapsnapshot-signal=SIGUSR1`). */
+  readonly nodeOptions?: ReadonlyArray<string> | undefined
 }
 
 const benchDir = import.meta.dirname
@@ -135,7 +137,7 @@ export const start = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const script = Path.join(benchDir, "servers", `${kind}.ts`)
   const handle = yield* spawner.spawn(
-    ChildProcess.make(process.execPath, [script], {
+    ChildProcess.make(process.execPath, [...(options.nodeOptions ?? []), script], {
       cwd: repoRoot,
       env: { NODE_ENV: "production", [PROFILE_ENV]: options.cpuProfile },
       extendEnv: true,
