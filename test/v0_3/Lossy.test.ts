@@ -187,7 +187,7 @@ describe("agent cards", () => {
     expect(card).toMatchObject({
       url: "http://h/",
       preferredTransport: "JSONRPC",
-      protocolVersion: "0.3.0",
+      protocolVersion: "0.3",
       additionalInterfaces: [{ url: "http://h/", transport: "JSONRPC" }],
       supportsAuthenticatedExtendedCard: true,
       capabilities: { streaming: true },
