@@ -28,7 +28,8 @@ export class A2AResponseError extends Schema.TaggedError<A2AResponseError>()("A2
     "UnexpectedContentType",
     "InvalidJson",
     "InvalidJsonRpc",
-    "SchemaMismatch"
+    "SchemaMismatch",
+    "EventTooLarge"
   ]),
   method: Schema.String,
   url: Schema.String,

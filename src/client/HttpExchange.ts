@@ -120,10 +120,18 @@ export const readText = (
 /** Parses the body as SSE events, incrementally, as the consumer pulls. */
 export const sseEvents = (
   response: HttpClientResponse.HttpClientResponse
-): Stream.Stream<Sse.SseEvent, A2ATransportError> =>
-  response.stream.pipe(
-    Stream.mapError((error) => lost(exchangeOf(response.request), error)),
-    Sse.decode
+): Stream.Stream<Sse.SseEvent, A2ATransportError | A2AResponseError> =>
+  Sse.decode(response.stream.pipe(Stream.mapError((error) => lost(exchangeOf(response.request), error)))).pipe(
+    Stream.catchTag("SseEventTooLarge", (error) =>
+      Stream.fail(
+        new A2AResponseError({
+          reason: "EventTooLarge",
+          ...exchangeOf(response.request),
+          status: response.status,
+          ...(response.headers["content-type"] !== undefined ? { contentType: response.headers["content-type"] } : {}),
+          message: `${error.message} (${response.request.method} ${response.request.url})`
+        })
+      ))
   )
 
 const mediaType = (contentType: string | undefined): string | undefined =>

@@ -2,7 +2,7 @@
  * Server-Sent Events parsing (WHATWG HTML "event stream interpretation"), incremental and pull-based: the
  * parser only sees the text chunks the consumer pulls, so a slow consumer slows the socket down.
  */
-import { Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 
 /** One dispatched event. `id` is the last event id seen so far (it persists across events, as in the spec). */
 export interface SseEvent {
@@ -19,7 +19,18 @@ export interface SseEvent {
  */
 export interface SseParser {
   readonly feed: (chunk: string) => ReadonlyArray<SseEvent>
+  /** Characters held for the event in progress (its data so far and the unfinished line). */
+  readonly pending: () => number
 }
+
+/** An event grew past the limit without being dispatched (a peer that never ends its event). */
+export class SseEventTooLarge extends Schema.TaggedError<SseEventTooLarge>()("SseEventTooLarge", {
+  limit: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** Default limit on one event's size, in characters. */
+export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 
 export const makeParser = (): SseParser => {
   let buffer = ""
@@ -27,6 +38,7 @@ export const makeParser = (): SseParser => {
   // A chunk ended in CR: if the next one starts with LF, that LF belongs to the same line break.
   let skipLeadingLf = false
   let data: Array<string> = []
+  let dataSize = 0
   let hasData = false
   let eventType = ""
   let lastEventId: string | undefined = undefined
@@ -38,6 +50,7 @@ export const makeParser = (): SseParser => {
         out.push({ event: eventType === "" ? "message" : eventType, data: data.join("\n"), id: lastEventId, retry })
       }
       data = []
+      dataSize = 0
       hasData = false
       eventType = ""
       return
@@ -50,6 +63,7 @@ export const makeParser = (): SseParser => {
     switch (field) {
       case "data":
         data.push(value)
+        dataSize += value.length + 1
         hasData = true
         break
       case "event":
@@ -93,14 +107,37 @@ export const makeParser = (): SseParser => {
       }
       buffer = buffer.slice(start)
       return out
-    }
+    },
+    pending: () => buffer.length + dataSize
   }
 }
 
-/** Parses a text stream into SSE events; a fresh parser per run of the stream. */
-export const events = <E, R>(self: Stream.Stream<string, E, R>): Stream.Stream<SseEvent, E, R> =>
-  Stream.mapAccum(self, makeParser, (parser, chunk) => [parser, parser.feed(chunk)] as const)
+/**
+ * Parses a text stream into SSE events, with a fresh parser per run of the stream. Fails with
+ * SseEventTooLarge when one event outgrows `maxEventSize` characters, instead of buffering without bound.
+ */
+export const events = <E, R>(
+  self: Stream.Stream<string, E, R>,
+  options: { readonly maxEventSize?: number | undefined } = {}
+): Stream.Stream<SseEvent, E | SseEventTooLarge, R> =>
+  Stream.suspend(() => {
+    const parser = makeParser()
+    const limit = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE
+    return self.pipe(
+      Stream.mapEffect((chunk) => {
+        const out = parser.feed(chunk)
+        return parser.pending() > limit
+          ? Effect.fail(
+            new SseEventTooLarge({ limit, message: `A server-sent event exceeded ${limit} characters` })
+          )
+          : Effect.succeed(out)
+      }),
+      Stream.flattenIterable
+    )
+  })
 
 /** Parses a byte stream (e.g. an HTTP response body) into SSE events. */
-export const decode = <E, R>(self: Stream.Stream<Uint8Array, E, R>): Stream.Stream<SseEvent, E, R> =>
-  events(Stream.decodeText(self))
+export const decode = <E, R>(
+  self: Stream.Stream<Uint8Array, E, R>,
+  options: { readonly maxEventSize?: number | undefined } = {}
+): Stream.Stream<SseEvent, E | SseEventTooLarge, R> => events(Stream.decodeText(self), options)

@@ -108,4 +108,21 @@ describe("SSE parser", () => {
       expect(events.map((e) => e.data)).toEqual(["1", "2"])
       expect(pulled).toBe(2)
     }))
+
+  it.effect("fails instead of buffering without bound when one event outgrows the limit", () =>
+    Effect.gen(function*() {
+      const endless = Stream.make("data: ok\n\n", "data: ", "x".repeat(600), "y".repeat(600), "\n\n")
+      const seen: Array<string> = []
+      const error = yield* endless.pipe(
+        (s) => Sse.events(s, { maxEventSize: 1000 }),
+        Stream.runForEach((e) => Effect.sync(() => seen.push(e.data))),
+        Effect.flip
+      )
+      expect(seen).toEqual(["ok"])
+      expect(error._tag).toBe("SseEventTooLarge")
+      const fits = yield* Stream.runCollect(
+        Sse.events(Stream.make("data: ", "x".repeat(900), "\n\n"), { maxEventSize: 1000 })
+      )
+      expect(fits.length).toBe(1)
+    }))
 })
