@@ -70,6 +70,10 @@ const appendCookie = (request: HttpClientRequest.HttpClientRequest, name: string
   return HttpClientRequest.setHeader(request, "cookie", existing !== undefined ? `${existing}; ${pair}` : pair)
 }
 
+/** UTF-8 then base64, without Node's Buffer (the client also runs in browsers). */
+const base64 = (text: string): string =>
+  btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(""))
+
 const applyOne = (request: HttpClientRequest.HttpClientRequest, scheme: v1.SecurityScheme, secret: string) => {
   if ("apiKeySecurityScheme" in scheme && scheme.apiKeySecurityScheme !== undefined) {
     const { location, name } = scheme.apiKeySecurityScheme
@@ -85,7 +89,7 @@ const applyOne = (request: HttpClientRequest.HttpClientRequest, scheme: v1.Secur
   if ("httpAuthSecurityScheme" in scheme && scheme.httpAuthSecurityScheme !== undefined) {
     const kind = scheme.httpAuthSecurityScheme.scheme
     if (kind.toLowerCase() === "basic") {
-      return HttpClientRequest.setHeader(request, "authorization", `Basic ${Buffer.from(secret).toString("base64")}`)
+      return HttpClientRequest.setHeader(request, "authorization", `Basic ${base64(secret)}`)
     }
     const label = kind.toLowerCase() === "bearer" ? "Bearer" : kind
     return HttpClientRequest.setHeader(request, "authorization", `${label} ${secret}`)
