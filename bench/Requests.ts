@@ -17,6 +17,8 @@ export const sendMessageParams = (text: string, messageId: string) => ({ message
 export const rpcBody = (method: string, params: unknown): string =>
   JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
 
+const CALL_TIMEOUT = "15 seconds"
+
 const excerpt = (text: string) => text.length > 300 ? `${text.slice(0, 300)}...` : text
 
 /** One HTTP call whose answer must be 2xx JSON of the given shape. */
@@ -38,7 +40,12 @@ export const call = <S extends Schema.Decoder<unknown>>(
         return { status: response.status, text: await response.text() }
       },
       catch: (cause) => new BenchError({ message: `${what} failed`, cause })
-    })
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: CALL_TIMEOUT,
+        orElse: () => Effect.fail(new BenchError({ message: `${what}: no answer within ${CALL_TIMEOUT}` }))
+      })
+    )
     if (status < 200 || status > 299) {
       return yield* new BenchError({ message: `${what}: HTTP ${status}: ${excerpt(text)}` })
     }

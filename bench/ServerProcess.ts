@@ -63,13 +63,18 @@ const CardInterfaces = Schema.Struct({
 const fetchCard = Effect.fnUntraced(function*(origin: string) {
   const url = `${origin}${AGENT_CARD_PATH}`
   const body = yield* Effect.tryPromise({
-    try: async () => {
-      const response = await fetch(url, { headers: { "A2A-Version": "1.0" } })
+    try: async (signal) => {
+      const response = await fetch(url, { headers: { "A2A-Version": "1.0" }, signal })
       if (!response.ok) throw new Error(`HTTP ${response.status}`)
       return (await response.json()) as unknown
     },
     catch: (cause) => new BenchError({ message: `GET ${url} failed`, cause })
-  })
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: "15 seconds",
+      orElse: () => Effect.fail(new BenchError({ message: `GET ${url}: no answer within 15 s` }))
+    })
+  )
   const card = yield* Schema.decodeUnknownEffect(CardInterfaces)(body).pipe(
     Effect.mapError((cause) => new BenchError({ message: `agent card at ${url} has no usable interfaces`, cause }))
   )
