@@ -33,6 +33,10 @@ const program = Effect.gen(function*() {
 })
 
 program.pipe(
+  // a short line on stderr and exit status 1, not a stack trace: these are input errors
+  Effect.catch((error) =>
+    Console.error(`codegen: ${error.message}`).pipe(Effect.andThen(Effect.sync(() => process.exitCode = 1)))
+  ),
   Effect.provide(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)),
   NodeRuntime.runMain
 )
