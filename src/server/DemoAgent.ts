@@ -6,7 +6,7 @@
  * - "slow ...": works for a long time in small steps, to try CancelTask (its finalizer records the stop);
  * - "fail ...": the agent fails, and the task ends FAILED.
  */
-import { Duration, Effect, type Layer, Option, Schema } from "effect"
+import { Config, Duration, Effect, type Layer, Option, Schema } from "effect"
 import type { CardTemplate } from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 
@@ -91,6 +91,14 @@ export const make = (options: DemoOptions = {}): AgentExecutor.AgentExecutor["Se
 
 export const layer = (options?: DemoOptions): Layer.Layer<AgentExecutor.AgentExecutor> =>
   AgentExecutor.layer(make(options))
+
+/** The demo with its pacing from configuration: `A2A_DEMO_STEP_DELAY` (default "200 millis"). */
+export const layerConfig: Layer.Layer<AgentExecutor.AgentExecutor, Config.ConfigError> = AgentExecutor.layer(
+  Effect.map(
+    Config.Duration("A2A_DEMO_STEP_DELAY").pipe(Config.withDefault(Duration.millis(200))),
+    (stepDelay) => make({ stepDelay })
+  )
+)
 
 /** The demo agent's card (the bindings add the interfaces). */
 export const card: CardTemplate = {

@@ -1,8 +1,9 @@
 /** The demo agent through the complete in-memory server layer (A2AServer.layer), and the card it renders. */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Layer, Stream } from "effect"
+import { ConfigProvider, Deferred, Duration, Effect, Layer, Stream } from "effect"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import { AgentCardConfig } from "../../../src/server/AgentCardConfig.ts"
+import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as Auth from "../../../src/server/Auth.ts"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
 import { RequestHandler } from "../../../src/server/RequestHandler.ts"
@@ -105,4 +106,17 @@ describe("DemoAgent", () => {
       const response = yield* handler.sendMessage(send("hi"), ctxFor())
       assert.isTrue("message" in response)
     }).pipe(Effect.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.layer() }).pipe(Layer.orDie))))
+
+  it.effect("layerConfig reads the step delay; a bad value is a ConfigError", () =>
+    Effect.gen(function*() {
+      const withEnv = (env: Record<string, string>) =>
+        Effect.provide(
+          AgentExecutor.AgentExecutor.useSync(() => undefined),
+          DemoAgent.layerConfig.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))
+        )
+      yield* withEnv({ A2A_DEMO_STEP_DELAY: "1 millis" })
+      yield* withEnv({})
+      const bad = yield* Effect.flip(withEnv({ A2A_DEMO_STEP_DELAY: "soonish" }))
+      assert.strictEqual(bad._tag, "ConfigError")
+    }))
 })
