@@ -54,6 +54,12 @@ export const holdLiveness: Effect.Effect<void, SqlError, SqlClient.SqlClient | S
     const node = yield* SqlNode
     const connection = yield* sql.reserve
     yield* connection.executeRaw(`SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node.id])
+    // On a clean stop, release it before the connection goes back to the pool (a crash drops the session).
+    yield* Effect.addFinalizer(() =>
+      connection.executeRaw(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node.id]).pipe(
+        Effect.ignore
+      )
+    )
   }
 )
 
