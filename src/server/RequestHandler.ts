@@ -3,7 +3,7 @@
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
  */
-import { type Cause, Context, Effect, Layer, Option, Queue, Stream } from "effect"
+import { Cause, Context, Effect, Layer, Option, Queue, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import {
   type A2AError,
@@ -182,7 +182,7 @@ export const make = Effect.gen(function*() {
       const historyLength = req.configuration?.historyLength
       if (req.configuration?.returnImmediately === true) {
         const first = yield* Queue.take(execution).pipe(
-          Effect.catchIf(isDone, () => Effect.fail(noResponse()))
+          Effect.catchIf(Cause.isDone, () => Effect.fail(noResponse()))
         )
         return yield* toResponse(first, historyLength)
       }
@@ -384,8 +384,6 @@ const endsTask = (event: v1.StreamResponse): boolean =>
     : "statusUpdate" in event
     ? isTerminal(event.statusUpdate.status.state)
     : false
-
-const isDone = (u: unknown): u is Cause.Done => typeof u === "object" && u !== null && "_tag" in u && u._tag === "Done"
 
 /** The handler over the services in context; its executions live as long as this layer. */
 export const layer: Layer.Layer<
