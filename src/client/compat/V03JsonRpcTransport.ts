@@ -16,7 +16,6 @@ import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { fromJsonRpcError, UnsupportedOperation } from "../../protocol/A2AError.ts"
-import * as AgentCards from "../../protocol/v0_3/AgentCards.ts"
 import * as PushConfigs from "../../protocol/v0_3/PushConfigs.ts"
 import * as Requests from "../../protocol/v0_3/Requests.ts"
 import * as Tasks from "../../protocol/v0_3/Tasks.ts"
@@ -57,7 +56,9 @@ const readResult = (
     if (json._tag === "Some" && Predicate.isObject(json.value) && json.value["error"] !== undefined) {
       return Effect.map(unwrap(json.value, id, r, body), (result) => [result, r, body] as const)
     }
-    if (!Http.isOk(r.status)) return Effect.fail(Http.securityError(r, body) ?? Http.responseError(r, "UnexpectedStatus", body))
+    if (!Http.isOk(r.status)) {
+      return Effect.fail(Http.securityError(r, body) ?? Http.responseError(r, "UnexpectedStatus", body))
+    }
     if (!Http.isJsonContentType(r.contentType)) {
       return Effect.fail(Http.responseError(r, "UnexpectedContentType", body, Http.JSON_CONTENT_TYPE))
     }
@@ -66,7 +67,11 @@ const readResult = (
   })
 
 /** Decodes a 0.3 result (older part shapes accepted) and translates it to 1.0. */
-const reader = <S extends Schema.Codec<unknown, unknown>, B>(schema: S, what: string, translate: (a: S["Type"]) => B) => {
+const reader = <S extends Schema.Codec<unknown, unknown>, B>(
+  schema: S,
+  what: string,
+  translate: (a: S["Type"]) => B
+) => {
   const decode = Http.decode(schema, what)
   return (value: unknown, r: Http.Received, body: string): Effect.Effect<B, A2AClientError> =>
     Effect.map(decode(WireInput.normalizeParts(value), r, body), translate)
@@ -204,6 +209,3 @@ export const factory: TransportFactory = {
   protocolVersion: PROTOCOL_VERSION,
   make: ({ httpClient, url }) => make({ url, httpClient })
 }
-
-/** The card translation used for `getExtendedAgentCard`, re-exported for callers that read cards themselves. */
-export const agentCardFromV03 = AgentCards.toV1AgentCard
