@@ -24,7 +24,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { classifySqliteError, ConnectionError, SqlError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
-import { mkdirSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 
@@ -178,13 +178,17 @@ class SqliteConnection implements Connection {
 const open = (config: SqliteClientConfig): Effect.Effect<DatabaseSync, SqlError> =>
   Effect.try({
     try: () => {
-      if (config.filename !== ":memory:") mkdirSync(dirname(config.filename), { recursive: true })
+      const onDisk = config.filename !== ":memory:"
+      // Private by default: the database holds tasks and webhook credentials.
+      if (onDisk) mkdirSync(dirname(config.filename), { recursive: true, mode: 0o700 })
+      const created = onDisk && !existsSync(config.filename)
       const db = new DatabaseSync(config.filename, {
         timeout: config.busyTimeoutMillis ?? 5000,
         enableForeignKeyConstraints: true
       })
       try {
-        if (config.filename !== ":memory:") db.exec("PRAGMA journal_mode = WAL")
+        if (created) chmodSync(config.filename, 0o600)
+        if (onDisk) db.exec("PRAGMA journal_mode = WAL")
         db.exec(`PRAGMA synchronous = ${config.synchronous === "FULL" ? "FULL" : "NORMAL"}`)
       } catch (error) {
         db.close()

@@ -24,23 +24,26 @@ import * as Receiver from "./receiver.ts"
 
 const allowlist = Result.getOrThrow(WebhookGuard.parseAllowlist("127.0.0.1"))
 
-const stack = Layer.unwrap(
-  Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-push-"))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  ).pipe(Effect.map((dir) => {
-    const services = Layer.mergeAll(
-      WebhookPush.layer({ allowlist, retryBaseDelay: "5 millis", retryMaxDelay: "20 millis", timeout: "2 seconds" }),
-      EventBus.layerInProcess
-    ).pipe(Layer.provideMerge(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") })))
-    return GuardedRequestHandler.layer.pipe(
-      Layer.provideMerge(A2AServer.layerCore({ card: DemoAgent.card })),
-      Layer.provide(DemoAgent.layer({ stepDelay: Duration.millis(5) })),
-      Layer.provideMerge(services),
-      Layer.provideMerge(Auth.layerNone)
-    )
-  }))
-)
+const makeStack = (card = DemoAgent.card) =>
+  Layer.unwrap(
+    Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-push-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    ).pipe(Effect.map((dir) => {
+      const services = Layer.mergeAll(
+        WebhookPush.layer({ allowlist, retryBaseDelay: "5 millis", retryMaxDelay: "20 millis", timeout: "2 seconds" }),
+        EventBus.layerInProcess
+      ).pipe(Layer.provideMerge(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") })))
+      return GuardedRequestHandler.layer.pipe(
+        Layer.provideMerge(A2AServer.layerCore({ card })),
+        Layer.provide(DemoAgent.layer({ stepDelay: Duration.millis(5) })),
+        Layer.provideMerge(services),
+        Layer.provideMerge(Auth.layerNone)
+      )
+    }))
+  )
+
+const stack = makeStack()
 
 const ctx = CallContext.make()
 let n = 0
@@ -173,4 +176,16 @@ describe("push notifications through the RequestHandler", () => {
       assert.strictEqual(smuggled._tag, "InvalidParams")
       assert.include(smuggled.message, "token")
     }).pipe(Effect.provide(stack)))
+
+  it.live("without the push capability, push configs are PushNotificationNotSupported (before any URL check)", () =>
+    Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const asked = taskOf(yield* handler.sendMessage({ message: userMessage("ask") }, ctx))
+      const error = yield* Effect.flip(
+        handler.createTaskPushNotificationConfig({ taskId: asked.id, url: "http://10.0.0.1/hook" }, ctx)
+      )
+      assert.strictEqual(error._tag, "PushNotificationNotSupported")
+    }).pipe(
+      Effect.provide(makeStack({ ...DemoAgent.card, capabilities: { streaming: true, pushNotifications: false } }))
+    ))
 })

@@ -42,6 +42,8 @@ describe("SqliteClient (node:sqlite)", () => {
         const [sync] = yield* sql<{ synchronous: number }>`PRAGMA synchronous`
         assert.strictEqual(sync?.synchronous, 1) // NORMAL
         assert.isTrue(statSync(file).isFile())
+        // Created private: it holds tasks and webhook credentials.
+        assert.strictEqual(statSync(file).mode & 0o777, 0o600)
       })
     ))
 

@@ -2,11 +2,14 @@
  * Config-time SSRF check (spec 13.2): wraps a RequestHandler so that every push notification config it would
  * store, from CreateTaskPushNotificationConfig or from SendMessage's `configuration.taskPushNotificationConfig`,
  * first passes WebhookGuard.validate and can be sent as HTTP headers. A refused config fails with InvalidParams
- * naming the field and the reason; nothing is stored. The other operations pass through untouched.
+ * naming the field and the reason; nothing is stored. The other operations pass through untouched, and so
+ * does everything when the card does not declare push notifications (the handler then refuses push configs
+ * with PushNotificationNotSupported, spec 3.1.7).
  */
 import { Effect, Layer, Stream } from "effect"
 import type * as v1 from "../../generated/v1.ts"
 import { InvalidParams } from "../../protocol/A2AError.ts"
+import { AgentCardConfig } from "../AgentCardConfig.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
 import { headerProblem } from "./WebhookPushNotifier.ts"
@@ -14,6 +17,8 @@ import { headerProblem } from "./WebhookPushNotifier.ts"
 export const make = Effect.gen(function*() {
   const inner = yield* RequestHandler
   const guard = yield* WebhookGuard
+  const cards = yield* AgentCardConfig
+  if (cards.capabilities.pushNotifications !== true) return inner
 
   const check = (config: v1.TaskPushNotificationConfig, prefix: string): Effect.Effect<void, InvalidParams> =>
     Effect.gen(function*() {
@@ -42,7 +47,7 @@ export const make = Effect.gen(function*() {
 })
 
 /** Provides the guarded RequestHandler over the RequestHandler (and WebhookGuard) given to it. */
-export const layer: Layer.Layer<RequestHandler, never, RequestHandler | WebhookGuard> = Layer.effect(
+export const layer: Layer.Layer<RequestHandler, never, RequestHandler | WebhookGuard | AgentCardConfig> = Layer.effect(
   RequestHandler,
   make
 )
