@@ -17,6 +17,8 @@ import { RESTART_MESSAGE } from "../../src/store/SqlTaskRecovery.ts"
 import * as Receiver from "../push/receiver.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../store/pg.ts"
 
+// The durable stack on HTTP. Once `effect-a2a serve` is wired to it, this can be `bin/effect-a2a.js` with
+// `serve` as first argument.
 const serverScript = join(import.meta.dirname, "server.ts")
 
 interface Server {
@@ -36,8 +38,9 @@ const startServer = (env: Record<string, string>): Effect.Effect<Server, Error, 
       let output = ""
       const onData = (chunk: Buffer) => {
         output += chunk.toString("utf8")
-        const match = /LISTENING (\d+)/.exec(output)
-        if (match) resume(Effect.succeed({ port: Number(match[1]), child, output: () => output }))
+        // Our launcher prints `LISTENING <port>`; `effect-a2a serve` logs "listening on http://host:<port>".
+        const match = /LISTENING (\d+)|listening on http:\/\/[^\s:]+:(\d+)/.exec(output)
+        if (match) resume(Effect.succeed({ port: Number(match[1] ?? match[2]), child, output: () => output }))
       }
       child.stdout.on("data", onData)
       child.stderr.on("data", onData)
