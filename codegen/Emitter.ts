@@ -53,7 +53,12 @@ const regex = (pattern: string) => `/${new RegExp(pattern).source}/`
 
 interface Printer {
   readonly used: Set<string>
+  /** definitions that are any JSON value (google.protobuf.Value): `null` is a value of theirs */
+  readonly anyValue: ReadonlySet<string>
 }
+
+const keepsNull = (type: Type, p: Printer) =>
+  type._tag === "Unknown" || type._tag === "Null" || (type._tag === "Ref" && p.anyValue.has(type.name))
 
 /** A type expression: text, or a call whose arguments may go one per line when the line is too long. */
 type Doc = string | {
@@ -161,6 +166,7 @@ const messageCall = (
   name: string,
   aliases: ReadonlyArray<readonly [string, string]>,
   oneof: ReadonlyArray<string> | undefined,
+  keepNull: ReadonlyArray<string>,
   prefix: string
 ): string => {
   const entries: Array<string> = []
@@ -168,6 +174,7 @@ const messageCall = (
     entries.push(`aliases: [${aliases.map(([a, b]) => `[${literal(a)}, ${literal(b)}]`).join(", ")}]`)
   }
   if (oneof !== undefined) entries.push(`oneof: [${oneof.map(literal).join(", ")}]`)
+  if (keepNull.length > 0) entries.push(`keepNull: [${keepNull.map(literal).join(", ")}]`)
   const options = entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`
   const oneLine = `message(${literal(name)}, ${options})`
   if (prefix.length + oneLine.length + 1 <= LINE_WIDTH) return oneLine
@@ -177,7 +184,7 @@ const messageCall = (
     const [key] = e.split(":")
     const items = key === "aliases"
       ? aliases.map(([a, b]) => `    [${literal(a)}, ${literal(b)}]`)
-      : (oneof ?? []).map((m) => `    ${literal(m)}`)
+      : (key === "oneof" ? oneof ?? [] : keepNull).map((m) => `    ${literal(m)}`)
     return `  ${key}: [\n${items.join(",\n")}\n  ]`
   })
   return `message(${literal(name)}, {\n${wrapped.join(",\n")}\n})`
@@ -213,11 +220,12 @@ const definitionText = (definition: Definition, p: Printer): string => {
         } })\n${typeAlias(name)}`
       }
       p.used.add("message")
+      const keepNull = fields.filter((f) => keepsNull(f.type, p)).map((f) => f.name)
       if (oneof === undefined) {
         const lines = fields.map((f) => fieldLine(f, "  ", p))
         const close = "}).pipe("
         return `${doc}export const ${name} = Schema.Struct(${fieldsBlock(lines, "").slice(0, -1)}${close}${
-          messageCall(name, aliases, undefined, close)
+          messageCall(name, aliases, undefined, keepNull, close)
         })\n${typeAlias(name)}`
       }
       // A oneof message is a union of one struct per member: the shared fields plus that member, required.
@@ -232,7 +240,7 @@ const definitionText = (definition: Definition, p: Printer): string => {
       const close = "]).pipe("
       const sharedConst = shared.length === 0 ? "" : `const ${name}Fields = ${fieldsBlock(shared, "")}\n\n`
       return `${sharedConst}${doc}export const ${name} = Schema.Union([\n${variants.join(",\n")}\n${close}${
-        messageCall(name, aliases, oneof, close)
+        messageCall(name, aliases, oneof, keepNull, close)
       })\n${typeAlias(name)}`
     }
   }
@@ -259,7 +267,10 @@ export const emit = (
   fingerprint: string
 ): Effect.Effect<string, UnsupportedSchema> =>
   Effect.suspend(() => {
-    const p: Printer = { used: new Set() }
+    const anyValue = new Set(
+      module.definitions.flatMap((d) => d._tag === "Alias" && d.type._tag === "Unknown" ? [d.name] : [])
+    )
+    const p: Printer = { used: new Set(), anyValue }
     const body = module.definitions.map((d) => definitionText(d, p)).join("\n")
     // helpers in prelude order, with what they need
     const wanted = new Set<string>()

@@ -18,29 +18,46 @@ const JsonObject = Schema.declare<JsonObject>(
   { expected: "object" }
 )
 
-/** How a proto message reads ProtoJSON: snake_case aliases of its fields and at most one oneof group. */
+/** How a proto message reads ProtoJSON. */
 interface MessageOptions {
   /** [proto name, JSON name] pairs for the fields whose names differ. */
   readonly aliases?: ReadonlyArray<readonly [string, string]>
   /** Fields of a oneof group: exactly one of them must be present. */
   readonly oneof?: ReadonlyArray<string>
+  /** Fields of type google.protobuf.Value, for which `null` is a value rather than "not set". */
+  readonly keepNull?: ReadonlyArray<string>
 }
 
 /**
- * Wraps a message schema so decoding accepts the proto (snake_case) field names (the JSON name wins when both are
- * present) and enforces its oneof group on the wire object. Encoding emits the JSON (camelCase) names only.
+ * Wraps a message schema so decoding reads ProtoJSON: the proto (snake_case) field names are accepted (the JSON name
+ * wins when both are present), `null` means "not set", unknown fields are ignored, and the oneof group must have
+ * exactly one member. Encoding emits the JSON (camelCase) names only.
  */
 const message = (identifier: string, options: MessageOptions) => <S extends Schema.Top>(schema: S) => {
   const aliases = options.aliases ?? []
   const oneof = options.oneof
-  const protoName = new Map(aliases.map(([proto, json]) => [json, proto]))
-  const has = (o: JsonObject, key: string) => {
-    const proto = protoName.get(key)
-    return Object.hasOwn(o, key) || (proto !== undefined && Object.hasOwn(o, proto))
+  const keepNull = new Set(options.keepNull ?? [])
+  // copies the object only when something changes, which for camelCase input without nulls is never
+  const normalize = (o: JsonObject): JsonObject => {
+    let out: Record<string, unknown> | undefined
+    for (const [proto, json] of aliases) {
+      if (Object.hasOwn(o, proto)) {
+        out ??= { ...o }
+        if (!Object.hasOwn(o, json)) out[json] = o[proto]
+        delete out[proto]
+      }
+    }
+    const current = out ?? o
+    for (const key in current) {
+      if (current[key] === null && !keepNull.has(key) && Object.hasOwn(current, key)) {
+        out ??= { ...o }
+        delete out[key]
+      }
+    }
+    return out ?? o
   }
-  const object = JsonObject.annotate({ expected: `${identifier} (a JSON object)` })
-  const from = oneof === undefined ? object : object.check(Schema.makeFilter((o) => {
-    const present = oneof.filter((key) => has(o, key))
+  const normalized = oneof === undefined ? JsonObject : JsonObject.check(Schema.makeFilter((o) => {
+    const present = oneof.filter((key) => Object.hasOwn(o, key))
     if (present.length === 1) return undefined
     return present.length === 0
       ? `${identifier} must set exactly one of ${oneof.join(", ")}; none is set`
@@ -62,20 +79,14 @@ const message = (identifier: string, options: MessageOptions) => <S extends Sche
   const to = oneof === undefined
     ? schema
     : schema.pipe(Schema.middlewareDecoding((effect) => Effect.mapError(effect, narrow)))
-  return from.pipe(
+  return JsonObject.annotate({ expected: `${identifier} (a JSON object)` }).pipe(
+    Schema.decodeTo(normalized, {
+      decode: SchemaGetter.transform(normalize),
+      encode: SchemaGetter.transform((o: JsonObject) => o)
+    }),
     Schema.decodeTo(to, {
-      decode: SchemaGetter.transform((o: JsonObject) => {
-        let out: Record<string, unknown> | undefined
-        for (const [proto, json] of aliases) {
-          if (Object.hasOwn(o, proto)) {
-            out ??= { ...o }
-            if (!Object.hasOwn(o, json)) out[json] = o[proto]
-            delete out[proto]
-          }
-        }
-        // The message schema checks every field right after this step.
-        return (out ?? o) as S["Encoded"]
-      }),
+      // the message schema checks every field right after this step
+      decode: SchemaGetter.transform((o: JsonObject) => o as S["Encoded"]),
       encode: SchemaGetter.transform((e: S["Encoded"]) => e as JsonObject)
     })
   ).annotate({ identifier })
@@ -618,7 +629,11 @@ export const Part = Schema.Union([
     data: Value,
     ...PartFields
   })
-]).pipe(message("Part", { aliases: [["media_type", "mediaType"]], oneof: ["text", "raw", "url", "data"] }))
+]).pipe(message("Part", {
+  aliases: [["media_type", "mediaType"]],
+  oneof: ["text", "raw", "url", "data"],
+  keepNull: ["data"]
+}))
 export type Part = typeof Part.Type
 
 /** Artifacts represent task outputs. */

@@ -246,6 +246,17 @@ describe("v1: ProtoJSON field names and unknown fields", () => {
       expect(decoded).toStrictEqual(message)
     }))
 
+  it.effect("null means not set (ProtoJSON), except for a Value, where it is the JSON null", () =>
+    Effect.gen(function*() {
+      const decoded = yield* decode(V1.Message, { ...message, contextId: null, metadata: null, task_id: null })
+      expect(decoded).toStrictEqual(message)
+      expect(yield* decode(V1.Part, { text: "t", url: null, mediaType: null })).toStrictEqual({ text: "t" })
+      expect(yield* decode(V1.Part, { data: null })).toStrictEqual({ data: null })
+      expect(yield* failure(V1.Task, { id: null, status: { state: "TASK_STATE_WORKING" } })).toContain(
+        `Missing key\n  at ["id"]`
+      )
+    }))
+
   it.effect("encoding emits camelCase only", () =>
     Effect.gen(function*() {
       const decoded = yield* decode(V1.TaskArtifactUpdateEvent, {
