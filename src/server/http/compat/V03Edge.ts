@@ -86,7 +86,7 @@ const decodeNothing = (_: unknown): Result.Result<{}, InvalidParams> => Result.s
 const MAX_PAGES = 1000
 
 /** Every push config of a task, across pages. */
-const allPushConfigs = (
+export const allPushConfigs = (
   handler: Handler,
   taskId: string,
   ctx: CallContext

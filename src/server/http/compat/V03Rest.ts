@@ -1,0 +1,297 @@
+/**
+ * The A2A 0.3 HTTP+JSON binding (spec 0.3 section 3.2.3 and the `google.api.http` routes of its proto), next
+ * to the 1.0 REST routes under the same base path: `/v1/message:send`, `/v1/message:stream`, `/v1/tasks/{id}`,
+ * `/v1/tasks/{id}:cancel`, `/v1/tasks/{id}:subscribe` (GET, and POST as the 0.3 text has it),
+ * `/v1/tasks/{id}/pushNotificationConfigs[/{configId}]` and `/v1/card`. Bodies are 0.3 ProtoJSON
+ * (protocol/v0_3/ProtoJson), translated onto the same RequestHandler; responses are `application/json`;
+ * streams are SSE whose events are bare StreamResponse objects; errors are the 0.3 bare `{ code, message,
+ * data }` (the JSON-RPC code) with the HTTP status of the error table, and an SSE `error` event mid-stream.
+ *
+ * These routes are 0.3 by construction: a request to them must negotiate 0.3 (no `A2A-Version`, or 0.x).
+ * While 0.3 is served, the literal `v1` segment takes these paths, so `v1` cannot be used as a tenant.
+ */
+import { Effect, Result, type Scope, Stream } from "effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import {
+  type A2AError,
+  detailsOf,
+  errorTable,
+  InvalidRequest,
+  MethodNotFound,
+  VersionNotSupported
+} from "../../../protocol/A2AError.ts"
+import * as ProtoJson from "../../../protocol/v0_3/ProtoJson.ts"
+import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
+import type { CallContext } from "../../CallContext.ts"
+import type { RequestHandler } from "../../RequestHandler.ts"
+import * as HttpCallContext from "../HttpCallContext.ts"
+import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
+import * as RequestBody from "../RequestBody.ts"
+import * as Sse from "../Sse.ts"
+import { allPushConfigs, VERSION } from "./V03Edge.ts"
+
+type Handler = RequestHandler["Service"]
+type RouteParams = Readonly<Record<string, string | undefined>>
+
+/** What a route runs once its request is read. */
+type Operation =
+  | { readonly _tag: "Unary"; readonly run: (h: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError> }
+  | { readonly _tag: "Stream"; readonly run: (h: Handler, ctx: CallContext) => Stream.Stream<unknown, A2AError> }
+
+type Resolve = (
+  request: HttpServerRequest.HttpServerRequest,
+  params: RouteParams,
+  searchParams: HttpCallContext.SearchParams,
+  maxBodyBytes: number
+) => Effect.Effect<Operation, HttpFailure>
+
+const unary = (run: (h: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError>): Operation => ({
+  _tag: "Unary",
+  run
+})
+const streaming = (run: (h: Handler, ctx: CallContext) => Stream.Stream<unknown, A2AError>): Operation => ({
+  _tag: "Stream",
+  run
+})
+
+// --- Errors: the 0.3 bare error body ---
+
+/** `{ code, message, data }` with the JSON-RPC code; `data` carries the same details as 1.0 errors. */
+export const errorBody = (error: A2AError) => ({
+  code: errorTable[error._tag].jsonRpcCode,
+  message: error.message,
+  data: detailsOf(error)
+})
+
+const errorResponse = (error: A2AError, status?: number | undefined, headers?: Record<string, string> | undefined) =>
+  HttpServerResponse.text(JSON.stringify(errorBody(error)), {
+    status: status ?? errorTable[error._tag].httpStatus,
+    contentType: JSON_CONTENT_TYPE,
+    headers: {
+      ...(error._tag === "Unauthenticated" ? { "www-authenticate": wwwAuthenticate(error) } : {}),
+      ...headers
+    }
+  })
+
+const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => ({
+  error: new MethodNotFound({ message: `No A2A 0.3 operation at ${request.method} ${request.url.split("?")[0]}` })
+})
+
+// --- Request parameters ---
+
+const objectBody = (request: HttpServerRequest.HttpServerRequest, maxBodyBytes: number) =>
+  Effect.flatMap(
+    RequestBody.readJson(request, { maxBytes: maxBodyBytes, empty: () => ({}) }),
+    (body) =>
+      typeof body === "object" && body !== null && !Array.isArray(body)
+        ? Effect.succeed(body)
+        : Effect.fail<HttpFailure>({ error: new InvalidRequest({ message: "The request body must be a JSON object" }) })
+  )
+
+const fromResult = <A>(result: Result.Result<A, A2AError>): Effect.Effect<A, HttpFailure> =>
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail({ error: result.failure })
+
+/** The raw last path segment, split at its last unescaped `:` into the id and the custom verb. */
+const splitVerb = (url: string): { readonly id: string; readonly verb: string | undefined } | undefined => {
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  const segment = path.slice(path.lastIndexOf("/") + 1)
+  const colon = segment.lastIndexOf(":")
+  try {
+    return colon === -1
+      ? { id: decodeURIComponent(segment), verb: undefined }
+      : { id: decodeURIComponent(segment.slice(0, colon)), verb: segment.slice(colon + 1) }
+  } catch {
+    return undefined
+  }
+}
+
+const firstValue = (search: HttpCallContext.SearchParams, ...names: ReadonlyArray<string>): string | undefined => {
+  for (const name of names) {
+    const value = search[name]
+    const first = typeof value === "string" ? value : value?.[0]
+    if (first !== undefined) return first
+  }
+  return undefined
+}
+
+/** `historyLength` from the query; 0 and absent both mean no limit (proto3 default). */
+const historyLength = (search: HttpCallContext.SearchParams): Result.Result<number | undefined, A2AError> => {
+  const raw = firstValue(search, "historyLength", "history_length")
+  if (raw === undefined) return Result.succeed(undefined)
+  if (!/^\d{1,9}$/.test(raw)) {
+    return Result.fail(
+      new InvalidRequest({ message: `Invalid query parameter historyLength: "${raw}" is not a non-negative integer` })
+    )
+  }
+  const n = Number(raw)
+  return Result.succeed(n === 0 ? undefined : n)
+}
+
+const subscribe = (id: string) =>
+  streaming((h, ctx) =>
+    Stream.map(h.subscribeToTask({ id }, ctx), (e) => ProtoJson.fromV1StreamResponse(e, Tasks.finalForSubscription))
+  )
+
+const send: Resolve = (request, _params, _search, max) =>
+  Effect.flatMap(
+    objectBody(request, max),
+    (body) =>
+      Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
+        unary((h, ctx) => Effect.map(h.sendMessage(req, ctx), ProtoJson.fromV1SendMessageResponse)))
+  )
+
+const stream: Resolve = (request, _params, _search, max) =>
+  Effect.flatMap(
+    objectBody(request, max),
+    (body) =>
+      Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
+        streaming((h, ctx) =>
+          Stream.map(h.sendStreamingMessage(req, ctx), (e) =>
+            ProtoJson.fromV1StreamResponse(e, Tasks.finalForSend))
+        ))
+  )
+
+const getTaskOrSubscribe: Resolve = (request, _params, search) => {
+  const split = splitVerb(request.url)
+  if (split === undefined) return Effect.fail(notFound(request))
+  if (split.verb === "subscribe") return Effect.succeed(subscribe(split.id))
+  if (split.verb !== undefined) return Effect.fail(notFound(request))
+  return Effect.map(fromResult(historyLength(search)), (length) =>
+    unary((h, ctx) =>
+      Effect.map(
+        h.getTask({ id: split.id, ...(length !== undefined ? { historyLength: length } : {}) }, ctx),
+        ProtoJson.fromV1Task
+      )
+    ))
+}
+
+const taskVerb: Resolve = (request) => {
+  const split = splitVerb(request.url)
+  if (split?.verb === "cancel") {
+    return Effect.succeed(unary((h, ctx) => Effect.map(h.cancelTask({ id: split.id }, ctx), ProtoJson.fromV1Task)))
+  }
+  if (split?.verb === "subscribe") return Effect.succeed(subscribe(split.id))
+  return Effect.fail(notFound(request))
+}
+
+const taskId = (params: RouteParams) => params["id"] ?? ""
+
+const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/${string}`, Resolve]> = [
+  ["POST", "/v1/message::send", send],
+  ["POST", "/v1/message::stream", stream],
+  ["GET", "/v1/tasks/:id", getTaskOrSubscribe],
+  ["POST", "/v1/tasks/:id", taskVerb],
+  [
+    "POST",
+    "/v1/tasks/:id/pushNotificationConfigs",
+    (request, params, _search, max) =>
+      Effect.flatMap(
+        objectBody(request, max),
+        (body) =>
+          Effect.map(fromResult(ProtoJson.decodeTaskPushConfig(body, taskId(params))), (config) =>
+            unary((h, ctx) =>
+              Effect.map(h.createTaskPushNotificationConfig(config, ctx), ProtoJson.fromV1PushConfig)
+            ))
+      )
+  ],
+  [
+    "GET",
+    "/v1/tasks/:id/pushNotificationConfigs",
+    (_request, params) =>
+      Effect.succeed(unary((h, ctx) =>
+        Effect.map(allPushConfigs(h, taskId(params), ctx), (configs) => ({
+          configs: configs.map(ProtoJson.fromV1PushConfig),
+          nextPageToken: ""
+        }))
+      ))
+  ],
+  [
+    "GET",
+    "/v1/tasks/:id/pushNotificationConfigs/:configId",
+    (_request, params) =>
+      Effect.succeed(unary((h, ctx) =>
+        Effect.map(
+          h.getTaskPushNotificationConfig({ taskId: taskId(params), id: params["configId"] ?? "" }, ctx),
+          ProtoJson.fromV1PushConfig
+        )
+      ))
+  ],
+  [
+    "DELETE",
+    "/v1/tasks/:id/pushNotificationConfigs/:configId",
+    (_request, params) =>
+      Effect.succeed(
+        unary((h, ctx) =>
+          Effect.as(
+            h.deleteTaskPushNotificationConfig({ taskId: taskId(params), id: params["configId"] ?? "" }, ctx),
+            {}
+          )
+        )
+      )
+  ],
+  [
+    "GET",
+    "/v1/card",
+    () => Effect.succeed(unary((h, ctx) => Effect.map(h.getExtendedAgentCard({}, ctx), ProtoJson.fromV1AgentCard)))
+  ]
+]
+
+const notThisVersion = (version: string) =>
+  new VersionNotSupported({
+    message: `The /v1 HTTP+JSON routes are A2A 0.3 and this request asked for ${version}; A2A 1.0 REST is served ` +
+      "without the /v1 prefix",
+    metadata: { requestedVersion: version, supportedVersions: VERSION }
+  })
+
+/** One route: authenticate, check the version is 0.3, read the request, run it, answer in 0.3 shapes. */
+const handle = (
+  env: HttpCallContext.BindingEnv,
+  resolve: Resolve
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const searchParams = yield* HttpServerRequest.ParsedSearchParams
+    const params = yield* HttpRouter.params
+    const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
+    if (Result.isFailure(principal)) return errorResponse(principal.failure)
+    const edge = HttpCallContext.negotiate(env, request, searchParams)
+    if (Result.isFailure(edge)) return errorResponse(edge.failure)
+    if (edge.success.version !== VERSION) return errorResponse(notThisVersion(edge.success.version))
+    const ctx = HttpCallContext.make(env, request, principal.success, edge.success)
+    const headers = HttpCallContext.responseHeaders(env, ctx)
+
+    const operation = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
+    if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
+
+    if (operation.success._tag === "Stream") {
+      const started = yield* Sse.start(operation.success.run(env.handler, ctx), env.options.firstEventWindow)
+      if (started._tag === "Failed") return errorResponse(yield* fromCause(started.cause), undefined, headers)
+      return Sse.respond(started.stream, {
+        encode: (event) => Sse.frame(JSON.stringify(event)),
+        encodeError: (error) => Sse.frame(JSON.stringify(errorBody(error)), "error"),
+        keepAlive: env.options.keepAliveInterval,
+        headers
+      })
+    }
+    const result = yield* Effect.result(
+      operation.success.run(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
+    )
+    if (Result.isFailure(result)) return errorResponse(result.failure, undefined, headers)
+    return HttpServerResponse.text(JSON.stringify(result.success), { contentType: JSON_CONTENT_TYPE, headers })
+  })
+
+type RouteHandler = ReturnType<typeof handle>
+
+/** The 0.3 REST routes, relative to the REST base path; `wrap` applies middleware to each handler. */
+export const routes = (
+  env: HttpCallContext.BindingEnv,
+  wrap: (handler: RouteHandler) => RouteHandler = (handler) => handler
+): ReadonlyArray<HttpRouter.Route<never, never>> =>
+  routeTable.map(([method, path, resolve]) => HttpRouter.route(method, path, wrap(handle(env, resolve))))
