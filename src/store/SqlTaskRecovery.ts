@@ -63,20 +63,18 @@ export const holdLiveness: Effect.Effect<void, SqlError, SqlClient.SqlClient | S
   }
 )
 
+// Like an agent's status update with a message: the message becomes the status and joins the history.
 const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
-  const status: v1.TaskStatus = {
-    state: "TASK_STATE_FAILED",
-    timestamp,
-    message: {
-      messageId: randomUUID(),
-      role: "ROLE_AGENT",
-      parts: [{ text: RESTART_MESSAGE }],
-      taskId: task.id,
-      ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
-    }
+  const message: v1.Message = {
+    messageId: randomUUID(),
+    role: "ROLE_AGENT",
+    parts: [{ text: RESTART_MESSAGE }],
+    taskId: task.id,
+    ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
   }
+  const status: v1.TaskStatus = { state: "TASK_STATE_FAILED", timestamp, message }
   return {
-    task: { ...task, status },
+    task: { ...task, status, history: [...(task.history ?? []), message] },
     statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status }
   }
 }

@@ -145,6 +145,7 @@ const crashScenario = (env: Record<string, string>) =>
     assert.strictEqual(failed.status.message?.role, "ROLE_AGENT")
     // What the task had when the process died is kept.
     assert.deepStrictEqual(failed.history?.slice(0, working.history?.length), working.history)
+    assert.deepStrictEqual(failed.history?.at(-1), failed.status.message)
     assert.strictEqual(failed.contextId, working.contextId)
 
     // Its webhook hears about it, with its token.
