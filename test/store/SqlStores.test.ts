@@ -11,7 +11,7 @@ import { skipReason, testDatabaseUrl, withFreshSchema } from "./pg.ts"
 import { storeContract } from "./StoreContract.ts"
 
 /** A fresh SQLite file in a temp dir, removed with the layer. */
-export const sqliteLayer = Layer.unwrap(
+const sqliteLayer = Layer.unwrap(
   Effect.acquireRelease(
     Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-store-"))),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
