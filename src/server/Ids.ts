@@ -1,9 +1,12 @@
 /**
  * Identifiers the server generates. Task ids are UUIDv7 (RFC 9562): time-ordered and monotonic within this
  * process, so tasks whose status timestamps tie still list newest first, and SQL indexes stay compact.
+ *
+ * Randomness comes from `crypto.randomUUID`, which draws from a pooled buffer of random bytes: one call per id
+ * instead of a trip into OpenSSL each time (ids are made on every SendMessage).
  */
 import { Clock, Effect } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 
 let lastMs = -1
 let counter = 0
@@ -12,9 +15,12 @@ const hex = (n: number, width: number): string => n.toString(16).padStart(width,
 
 /** A UUIDv7 for the given time; within one millisecond a 12-bit counter keeps ids increasing. */
 export const uuidv7At = (ms: number): string => {
+  // A v4 UUID is "xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx" with V already carrying the RFC 9562 variant (10):
+  // its last 62 bits are random and laid out exactly as UUIDv7's rand_b.
+  const random = randomUUID()
   if (ms > lastMs) {
     lastMs = ms
-    counter = randomBytes(2).readUInt16BE(0) & 0x3ff // leave headroom before the counter overflows
+    counter = parseInt(random.slice(0, 3), 16) & 0x3ff // random start, with headroom before the counter overflows
   } else {
     counter++
     if (counter > 0xfff) {
@@ -24,13 +30,7 @@ export const uuidv7At = (ms: number): string => {
     }
   }
   const t = lastMs
-  const rand = randomBytes(8)
-  rand[0] = (rand[0]! & 0x3f) | 0x80 // variant 10
-  const high = Math.floor(t / 0x10000)
-  const low = t % 0x10000
-  return `${hex(high, 8)}-${hex(low, 4)}-${hex(0x7000 | counter, 4)}-${rand.subarray(0, 2).toString("hex")}-${
-    rand.subarray(2).toString("hex")
-  }`
+  return `${hex(Math.floor(t / 0x10000), 8)}-${hex(t % 0x10000, 4)}-${hex(0x7000 | counter, 4)}-${random.slice(19)}`
 }
 
 /** A new task id (UUIDv7 at the current Clock time). */
