@@ -4,7 +4,12 @@
  * errors.
  */
 import { AgentCard, SendMessageRequest, TaskState } from "@a2a-js/sdk"
-import { isLegacyAgentCard, LegacyJsonRpcTransport, parseLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client"
+import {
+  isLegacyAgentCard,
+  LegacyJsonRpcTransport,
+  LegacyRestTransport,
+  parseLegacyAgentCard
+} from "@a2a-js/sdk/compat/v0_3/client"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Both } from "../../v0_3/fixtures/Server.ts"
@@ -34,11 +39,23 @@ const collect = <A>(iterable: AsyncIterable<A>) =>
 const failureOf = <A>(promise: () => Promise<A>) =>
   Effect.promise(() => promise().then(() => undefined, (e: unknown) => e as { readonly envelopeCode?: number }))
 
+interface Card03 {
+  readonly url: string
+  readonly additionalInterfaces: ReadonlyArray<{ readonly url: string; readonly transport: string }>
+}
+
+// A 0.3 client fetches the card without A2A-Version and reads its endpoints.
+const card03 = (url: string) =>
+  Effect.promise(() => fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json() as Promise<Card03>))
+
 const transportFor = (url: string) =>
-  Effect.gen(function*() {
-    // A 0.3 client fetches the card without A2A-Version and reads its top-level url.
-    const raw = yield* Effect.promise(() => fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json()))
-    return new LegacyJsonRpcTransport({ endpoint: (raw as { readonly url: string }).url })
+  Effect.map(card03(url), (card) => new LegacyJsonRpcTransport({ endpoint: card.url }))
+
+const restTransportFor = (url: string) =>
+  Effect.map(card03(url), (card) => {
+    const rest = card.additionalInterfaces.find((i) => i.transport === "HTTP+JSON")
+    if (rest === undefined) throw new Error("the card lists no 0.3 HTTP+JSON interface")
+    return new LegacyRestTransport({ endpoint: rest.url })
   })
 
 layer(Both.layer, { excludeTestServices: true })("the official SDK's 0.3 client against our server", (it) => {
@@ -170,6 +187,70 @@ layer(Both.layer, { excludeTestServices: true })("the official SDK's 0.3 client 
         expect(notFound?.envelopeCode).toBe(-32001)
         const noCard = yield* failureOf(() => transport.getExtendedAgentCard({ tenant: "" }))
         expect(noCard?.envelopeCode).toBe(-32004)
+      }))
+  })
+
+  describe("HTTP+JSON (the SDK's 0.3 REST client)", () => {
+    it.effect("send, stream, get, cancel", () =>
+      Effect.gen(function*() {
+        const server = yield* Both
+        const transport = yield* restTransportFor(server.url)
+        const echo = yield* Effect.promise(() => transport.sendMessage(send("hello")))
+        expect("messageId" in echo && textOf(echo.parts)).toBe("Echo: hello")
+        const task = yield* Effect.promise(() => transport.sendMessage(send("task report")))
+        if (!("status" in task)) throw new Error("expected a task")
+        expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+        const events = yield* collect(transport.sendMessageStream(send("task report")))
+        const last = events[events.length - 1]?.payload
+        expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+        const slow = yield* Effect.promise(() => transport.sendMessage(send("slow", { returnImmediately: true })))
+        if (!("status" in slow)) throw new Error("expected a task")
+        const got = yield* Effect.promise(() => transport.getTask({ tenant: "", id: slow.id }))
+        expect(got.id).toBe(slow.id)
+        const canceled = yield* Effect.promise(() => transport.cancelTask({ tenant: "", id: slow.id, metadata: {} }))
+        expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED)
+      }))
+
+    it.effect("resubscribe until canceled; push configs; errors keep their codes", () =>
+      Effect.gen(function*() {
+        const server = yield* Both
+        const transport = yield* restTransportFor(server.url)
+        const slow = yield* Effect.promise(() => transport.sendMessage(send("slow", { returnImmediately: true })))
+        if (!("status" in slow)) throw new Error("expected a task")
+        const created = yield* Effect.promise(() =>
+          transport.createTaskPushNotificationConfig({
+            tenant: "",
+            taskId: slow.id,
+            id: "hook",
+            url: "https://example.com/hook",
+            token: "t",
+            authentication: undefined
+          })
+        )
+        expect(created).toMatchObject({ taskId: slow.id, id: "hook", url: "https://example.com/hook" })
+        const listed = yield* Effect.promise(() =>
+          transport.listTaskPushNotificationConfig({ tenant: "", taskId: slow.id, pageSize: 0, pageToken: "" })
+        )
+        expect(listed.configs.map((c) => c.id)).toEqual(["hook"])
+        yield* Effect.promise(() =>
+          transport.deleteTaskPushNotificationConfig({ tenant: "", taskId: slow.id, id: "hook" })
+        )
+        const states = yield* Effect.promise(async () => {
+          const out: Array<string> = []
+          for await (const event of transport.resubscribeTask({ tenant: "", id: slow.id })) {
+            out.push(event.payload?.$case ?? "none")
+            if (out.length === 1) await transport.cancelTask({ tenant: "", id: slow.id, metadata: {} })
+            const p = event.payload
+            if (p?.$case === "statusUpdate" && p.value.status?.state === TaskState.TASK_STATE_CANCELED) {
+              out.push("canceled")
+            }
+          }
+          return out
+        })
+        expect(states[0]).toBe("task")
+        expect(states[states.length - 1]).toBe("canceled")
+        const notFound = yield* failureOf(() => transport.getTask({ tenant: "", id: "missing" }))
+        expect((notFound as { readonly name?: string } | undefined)?.name).toBe("TaskNotFoundError")
       }))
   })
 })
