@@ -4,6 +4,7 @@
  */
 import { Effect } from "effect"
 import { UnsupportedSchema } from "./CodegenError.ts"
+import { zeroValue } from "./FromJsonSchema.ts"
 import type { Definition, Field, Module, Type } from "./Model.ts"
 
 /** A helper block of the prelude (`codegen/prelude/ProtoJson.ts`). */
@@ -167,6 +168,7 @@ const messageCall = (
   aliases: ReadonlyArray<readonly [string, string]>,
   oneof: ReadonlyArray<string> | undefined,
   keepNull: ReadonlyArray<string>,
+  zeros: ReadonlyArray<readonly [string, unknown]>,
   prefix: string
 ): string => {
   const entries: Array<string> = []
@@ -175,6 +177,11 @@ const messageCall = (
   }
   if (oneof !== undefined) entries.push(`oneof: [${oneof.map(literal).join(", ")}]`)
   if (keepNull.length > 0) entries.push(`keepNull: [${keepNull.map(literal).join(", ")}]`)
+  if (zeros.length > 0) {
+    entries.push(
+      `zeroWhenAbsent: { ${zeros.map(([k, v]) => `${propertyKey(k)}: ${JSON.stringify(v)}`).join(", ")} }`
+    )
+  }
   const options = entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`
   const oneLine = `message(${literal(name)}, ${options})`
   if (prefix.length + oneLine.length + 1 <= LINE_WIDTH) return oneLine
@@ -182,6 +189,9 @@ const messageCall = (
     if (`  ${e},`.length <= LINE_WIDTH) return `  ${e}`
     // one item per line
     const [key] = e.split(":")
+    if (key === "zeroWhenAbsent") {
+      return `  ${key}: {\n${zeros.map(([k, v]) => `    ${propertyKey(k)}: ${JSON.stringify(v)}`).join(",\n")}\n  }`
+    }
     const items = key === "aliases"
       ? aliases.map(([a, b]) => `    [${literal(a)}, ${literal(b)}]`)
       : (key === "oneof" ? oneof ?? [] : keepNull).map((m) => `    ${literal(m)}`)
@@ -221,11 +231,12 @@ const definitionText = (definition: Definition, p: Printer): string => {
       }
       p.used.add("message")
       const keepNull = fields.filter((f) => keepsNull(f.type, p)).map((f) => f.name)
+      const zeros = fields.filter((f) => f.zeroWhenAbsent).map((f) => [f.name, zeroValue(f.type)] as const)
       if (oneof === undefined) {
         const lines = fields.map((f) => fieldLine(f, "  ", p))
         const close = "}).pipe("
         return `${doc}export const ${name} = Schema.Struct(${fieldsBlock(lines, "").slice(0, -1)}${close}${
-          messageCall(name, aliases, undefined, keepNull, close)
+          messageCall(name, aliases, undefined, keepNull, zeros, close)
         })\n${typeAlias(name)}`
       }
       // A oneof message is a union of one struct per member: the shared fields plus that member, required.
@@ -240,7 +251,7 @@ const definitionText = (definition: Definition, p: Printer): string => {
       const close = "]).pipe("
       const sharedConst = shared.length === 0 ? "" : `const ${name}Fields = ${fieldsBlock(shared, "")}\n\n`
       return `${sharedConst}${doc}export const ${name} = Schema.Union([\n${variants.join(",\n")}\n${close}${
-        messageCall(name, aliases, oneof, keepNull, close)
+        messageCall(name, aliases, oneof, keepNull, zeros, close)
       })\n${typeAlias(name)}`
     }
   }

@@ -164,6 +164,25 @@ const literals = (values: ReadonlyArray<unknown>, at: string, ctx: Context): Typ
 
 const description = (schema: JsonObject): string | undefined => str(schema["description"])
 
+/** The proto3 zero value of a scalar or repeated field, as JSON. */
+export const zeroValue = (type: Type): string | number | boolean | ReadonlyArray<never> | undefined => {
+  switch (type._tag) {
+    case "String":
+    case "Bytes":
+      return ""
+    case "Int32":
+    case "Integer":
+    case "Number":
+      return 0
+    case "Boolean":
+      return false
+    case "Array":
+      return []
+    default:
+      return undefined
+  }
+}
+
 const objectShape = (name: string, schema: JsonObject, ctx: Context): ObjectShape => {
   const at = `#/$defs/${name}`
   const properties = isJsonObject(schema["properties"]) ? schema["properties"] : {}
@@ -172,21 +191,28 @@ const objectShape = (name: string, schema: JsonObject, ctx: Context): ObjectShap
     ...(Array.isArray(schema["required"]) ? schema["required"].filter((r): r is string => typeof r === "string") : []),
     ...(overlay?.required ?? [])
   ])
-  const mayBeEmpty = new Set(overlay?.mayBeEmpty ?? [])
-  for (const field of [...required, ...mayBeEmpty]) {
+  const zeroWhenAbsent = new Set(overlay?.zeroWhenAbsent ?? [])
+  for (const field of required) {
     if (!Object.hasOwn(properties, field)) ctx.problems.push(`${at}: required field ${field} is not a property`)
+  }
+  for (const field of zeroWhenAbsent) {
+    if (!required.has(field)) ctx.problems.push(`${at}: zeroWhenAbsent field ${field} is not a required field`)
   }
   const fields: Array<Field> = Object.entries(properties).map(([field, fieldSchema]) => {
     let type = convert(fieldSchema, `${at}/properties/${field}`, ctx)
     const isRequired = required.has(field)
     // Spec 5.7: a REQUIRED repeated field must have at least one element.
-    if (type._tag === "Array" && isRequired && ctx.overlay.protoJson && !mayBeEmpty.has(field)) {
+    if (type._tag === "Array" && isRequired && ctx.overlay.protoJson && !zeroWhenAbsent.has(field)) {
       type = { ...type, nonEmpty: true }
+    }
+    if (zeroWhenAbsent.has(field) && zeroValue(type) === undefined) {
+      ctx.problems.push(`${at}/properties/${field}: no zero value for zeroWhenAbsent`)
     }
     return {
       name: field,
       type,
       required: isRequired,
+      zeroWhenAbsent: zeroWhenAbsent.has(field),
       description: isJsonObject(fieldSchema) ? description(fieldSchema) : undefined
     }
   })

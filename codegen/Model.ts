@@ -30,6 +30,8 @@ export interface Field {
   readonly name: string
   readonly type: Type
   readonly required: boolean
+  /** ProtoJSON: a REQUIRED field whose zero value is legitimate; absent on input reads as that value */
+  readonly zeroWhenAbsent: boolean
   readonly description: string | undefined
 }
 

@@ -7,8 +7,11 @@ import { Schema } from "effect"
 export const OverlayMessage = Schema.Struct({
   /** REQUIRED fields (proto `field_behavior`), by JSON name */
   required: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** REQUIRED arrays that may nevertheless be empty (otherwise a REQUIRED array needs one element, spec 5.7) */
-  mayBeEmpty: Schema.optionalKey(Schema.Array(Schema.String)),
+  /**
+   * REQUIRED fields that may legitimately hold their zero value, which ProtoJSON writers omit: absent reads as the
+   * zero value ("", 0, false, []), and such an array may be empty (otherwise a REQUIRED array needs an element, 5.7)
+   */
+  zeroWhenAbsent: Schema.optionalKey(Schema.Array(Schema.String)),
   /** the message's oneof group: group name -> member fields (JSON names) */
   oneof: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String)))
 })

@@ -25,6 +25,8 @@ export interface MessageOptions {
   readonly oneof?: ReadonlyArray<string>
   /** Fields of type google.protobuf.Value, for which `null` is a value rather than "not set". */
   readonly keepNull?: ReadonlyArray<string>
+  /** REQUIRED fields whose zero value is legitimate: ProtoJSON writers omit it, so absent reads as this value. */
+  readonly zeroWhenAbsent?: { readonly [field: string]: unknown }
 }
 
 /**
@@ -36,6 +38,7 @@ export const message = (identifier: string, options: MessageOptions) => <S exten
   const aliases = options.aliases ?? []
   const oneof = options.oneof
   const keepNull = new Set(options.keepNull ?? [])
+  const zeros = Object.entries(options.zeroWhenAbsent ?? {})
   // copies the object only when something changes, which for camelCase input without nulls is never
   const normalize = (o: JsonObject): JsonObject => {
     let out: Record<string, unknown> | undefined
@@ -51,6 +54,12 @@ export const message = (identifier: string, options: MessageOptions) => <S exten
       if (current[key] === null && !keepNull.has(key) && Object.hasOwn(current, key)) {
         out ??= { ...o }
         delete out[key]
+      }
+    }
+    for (const [key, zero] of zeros) {
+      if (!Object.hasOwn(out ?? o, key)) {
+        out ??= { ...o }
+        out[key] = Array.isArray(zero) ? [] : zero
       }
     }
     return out ?? o

@@ -26,6 +26,8 @@ interface MessageOptions {
   readonly oneof?: ReadonlyArray<string>
   /** Fields of type google.protobuf.Value, for which `null` is a value rather than "not set". */
   readonly keepNull?: ReadonlyArray<string>
+  /** REQUIRED fields whose zero value is legitimate: ProtoJSON writers omit it, so absent reads as this value. */
+  readonly zeroWhenAbsent?: { readonly [field: string]: unknown }
 }
 
 /**
@@ -37,6 +39,7 @@ const message = (identifier: string, options: MessageOptions) => <S extends Sche
   const aliases = options.aliases ?? []
   const oneof = options.oneof
   const keepNull = new Set(options.keepNull ?? [])
+  const zeros = Object.entries(options.zeroWhenAbsent ?? {})
   // copies the object only when something changes, which for camelCase input without nulls is never
   const normalize = (o: JsonObject): JsonObject => {
     let out: Record<string, unknown> | undefined
@@ -52,6 +55,12 @@ const message = (identifier: string, options: MessageOptions) => <S extends Sche
       if (current[key] === null && !keepNull.has(key) && Object.hasOwn(current, key)) {
         out ??= { ...o }
         delete out[key]
+      }
+    }
+    for (const [key, zero] of zeros) {
+      if (!Object.hasOwn(out ?? o, key)) {
+        out ??= { ...o }
+        out[key] = Array.isArray(zero) ? [] : zero
       }
     }
     return out ?? o
@@ -920,7 +929,8 @@ export const ListTasksResponse = Schema.Struct({
   /** Total number of tasks available (before pagination). */
   totalSize: Int32
 }).pipe(message("ListTasksResponse", {
-  aliases: [["next_page_token", "nextPageToken"], ["page_size", "pageSize"], ["total_size", "totalSize"]]
+  aliases: [["next_page_token", "nextPageToken"], ["page_size", "pageSize"], ["total_size", "totalSize"]],
+  zeroWhenAbsent: { nextPageToken: "", pageSize: 0, tasks: [], totalSize: 0 }
 }))
 export type ListTasksResponse = typeof ListTasksResponse.Type
 

@@ -66,13 +66,23 @@ describe("v1: REQUIRED fields", () => {
       expect(ok.skills).toHaveLength(1)
     }))
 
-  it.effect("ListTasksResponse.tasks is REQUIRED but may be empty (last page)", () =>
+  it.effect("ListTasksResponse: REQUIRED fields that may be zero read as zero when a ProtoJSON writer omits them", () =>
     Effect.gen(function*() {
-      const page = yield* decode(V1.ListTasksResponse, { tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 })
-      expect(page.tasks).toStrictEqual([])
-      expect(yield* failure(V1.ListTasksResponse, { nextPageToken: "", pageSize: 0, totalSize: 0 })).toContain(
-        `["tasks"]`
-      )
+      const empty = { tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 }
+      expect(yield* decode(V1.ListTasksResponse, empty)).toStrictEqual(empty)
+      // what the official SDK (ts-proto toJSON) writes for an empty last page
+      const page = yield* decode(V1.ListTasksResponse, {})
+      expect(page).toStrictEqual(empty)
+      // and we write all four explicitly
+      expect(yield* Schema.encodeEffect(V1.ListTasksResponse)(page)).toStrictEqual(empty)
+      const last = yield* decode(V1.ListTasksResponse, { tasks: [{ id: "t", status: { state: 3 } }], page_size: 50 })
+      expect(last).toStrictEqual({
+        tasks: [{ id: "t", status: { state: "TASK_STATE_COMPLETED" } }],
+        nextPageToken: "",
+        pageSize: 50,
+        totalSize: 0
+      })
+      expect(yield* failure(V1.ListTasksResponse, { tasks: "none" })).toContain(`["tasks"]`)
     }))
 })
 
