@@ -1,1 +1,28 @@
-console.log("effect-a2a: under construction")
+/**
+ * The `effect-a2a` command. Each subcommand lives in its own module (`src/cli/*Command.ts`); adding one is
+ * adding it to `subcommands`. NodeRuntime.runMain turns SIGINT / SIGTERM into interruption, so a running
+ * server shuts down gracefully and the process exits with the command's status.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import { Command } from "effect/cli"
+import { cardCommand } from "./CardCommand.ts"
+import { sendCommand } from "./SendCommand.ts"
+import { serveCommand } from "./ServeCommand.ts"
+
+const subcommands = [serveCommand, cardCommand, sendCommand] as const
+
+export const cli = Command.make("effect-a2a").pipe(
+  Command.withDescription("A2A (Agent2Agent) protocol server and client, built on Effect"),
+  Command.withSubcommands(subcommands)
+)
+
+// Stopping on SIGINT / SIGTERM is how a server ends: after a graceful shutdown that is a success (exit 0).
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+cli.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain({ teardown })
+)

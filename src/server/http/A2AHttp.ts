@@ -10,7 +10,7 @@
  * All of them need the RequestHandler, Auth and AgentCardConfig services.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Config, Duration, Effect, Layer } from "effect"
+import { Config, Duration, Effect, Layer, Option } from "effect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -28,6 +28,7 @@ import * as HttpBindingOptions from "./HttpBindingOptions.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import * as JsonRpcBinding from "./JsonRpcBinding.ts"
 import * as RestBinding from "./RestBinding.ts"
+import * as ServerShutdown from "./ServerShutdown.ts"
 
 /** The services the routes run on. */
 export type Requirements = RequestHandler | Auth | AgentCardConfig
@@ -129,17 +130,31 @@ export const serve = (
     disableLogger: true,
     disableListenLog: true
   })
-  return Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options)))).pipe(
-    Layer.provideMerge(server)
+  // Built last so it is released first: open streams end, then the server waits for the other requests.
+  return ServerShutdown.raiseOnRelease.pipe(
+    Layer.provideMerge(Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options))))),
+    Layer.provideMerge(server),
+    Layer.provideMerge(ServerShutdown.layer)
   )
 }
 
-/** `HOST` (default 127.0.0.1) and `PORT` (default 8080), plus the binding settings of HttpBindingOptions.config. */
+/**
+ * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
+ * (durations, e.g. "10 seconds"), plus the binding settings of HttpBindingOptions.config.
+ */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
   port: Config.Port("PORT").pipe(Config.withDefault(DEFAULT_PORT)),
+  requestTimeout: Config.option(Config.Duration("A2A_REQUEST_TIMEOUT")),
+  shutdownTimeout: Config.option(Config.Duration("A2A_SHUTDOWN_TIMEOUT")),
   binding: HttpBindingOptions.config
-}).pipe(Config.map(({ binding, host, port }): ServeOptions => ({ ...binding, host, port })))
+}).pipe(Config.map(({ binding, host, port, requestTimeout, shutdownTimeout }): ServeOptions => ({
+  ...binding,
+  host,
+  port,
+  requestTimeout: Option.getOrUndefined(requestTimeout),
+  shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
+})))
 
 /** `serve` configured from the environment; `overrides` win over it (e.g. command-line flags). */
 export const layerConfig = (

@@ -4,7 +4,7 @@
  * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
  * routes are built; per request this is a few header reads.
  */
-import { Effect, Option, Result } from "effect"
+import { Deferred, Effect, Option, Result } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
@@ -17,6 +17,7 @@ import { v03Edge } from "./compat/V03Edge.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
 import * as PublicInterfaces from "./PublicInterfaces.ts"
+import { ServerShutdown } from "./ServerShutdown.ts"
 
 /** Query parameters as the router parsed them. */
 export type SearchParams = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -33,6 +34,8 @@ export interface BindingEnv {
   readonly interfaces: PublicInterfaces.PublicInterfaces
   /** Extension URIs the agent card declares; only these are echoed as activated. */
   readonly supportedExtensions: ReadonlySet<string>
+  /** Completes when the server starts shutting down (never, when none says so); open streams then end. */
+  readonly shutdown: Effect.Effect<void>
 }
 
 /**
@@ -50,6 +53,7 @@ export const makeEnv = (
     const card = yield* AgentCardConfig
     // Only a fallback for Host-less requests: absent when the routes are mounted outside an HttpServer.
     const server = yield* Effect.serviceOption(HttpServer.HttpServer)
+    const shutdown = yield* Effect.serviceOption(ServerShutdown)
     const edges = new Map(
       knownEdges.filter((edge) => options.versions.includes(edge.version)).map((edge) => [edge.version, edge] as const)
     )
@@ -61,7 +65,8 @@ export const makeEnv = (
       card,
       edges,
       interfaces: PublicInterfaces.make(served, Option.map(server, (s) => s.address)),
-      supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? []))
+      supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
+      shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
     }
   })
 

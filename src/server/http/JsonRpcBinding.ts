@@ -106,6 +106,7 @@ const streamResponse = (
       encode: (event) => Sse.frame(JsonRpc.encodeSuccess(id, event)),
       encodeError: (error) => Sse.frame(JsonRpc.encodeFailure(id, error)),
       keepAlive: env.options.keepAliveInterval,
+      until: env.shutdown,
       headers
     })
   })

@@ -278,6 +278,7 @@ const handle = (
         encode: (event) => Sse.frame(JSON.stringify(event)),
         encodeError: errorEvent,
         keepAlive: env.options.keepAliveInterval,
+        until: env.shutdown,
         headers
       })
     }

@@ -85,10 +85,13 @@ export const respond = <A>(
     readonly encode: (event: A) => Uint8Array
     readonly encodeError: (error: A2AError) => Uint8Array
     readonly keepAlive: Duration.Duration
+    /** Ends the stream early (cleanly) when it completes: the server is shutting down. */
+    readonly until?: Effect.Effect<void> | undefined
     readonly headers?: Record<string, string> | undefined
   }
 ): HttpServerResponse.HttpServerResponse => {
   const events = stream.pipe(
+    options.until === undefined ? (s) => s : Stream.interruptWhen(options.until),
     Stream.map(options.encode),
     Stream.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause)

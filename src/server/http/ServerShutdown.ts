@@ -1,0 +1,22 @@
+/**
+ * Ends open event streams when the server starts shutting down. Without it a graceful shutdown waits for
+ * every SSE response, which for a long task means the whole shutdown timeout; with it, streams end at once
+ * (clients see the stream close and may resubscribe elsewhere) while ordinary requests still finish.
+ * `A2AHttp.serve` provides it; routes mounted on a user's own server run without it.
+ */
+import { Context, Deferred, Effect, Layer } from "effect"
+
+export class ServerShutdown extends Context.Service<ServerShutdown, Deferred.Deferred<void>>()(
+  "effect-a2a/server/http/ServerShutdown"
+) {}
+
+/** The signal, not yet raised. */
+export const layer: Layer.Layer<ServerShutdown> = Layer.effect(ServerShutdown, Deferred.make<void>())
+
+/**
+ * Raises the signal when this layer is released. Build it after the server (so it is released first):
+ * streams end before the server waits for in-flight requests.
+ */
+export const raiseOnRelease: Layer.Layer<never, never, ServerShutdown> = Layer.effectDiscard(
+  Effect.flatMap(ServerShutdown, (signal) => Effect.addFinalizer(() => Deferred.succeed(signal, undefined)))
+)
