@@ -47,7 +47,10 @@ export interface HttpBindingOptions {
   readonly cardMaxAge?: Duration.Input | undefined
   /** Also serve the REST routes below a `/{tenant}` path segment (spec 11.3, proto bindings). Default true. */
   readonly tenantPaths?: boolean | undefined
-  /** Protocol versions served (`Major.Minor`). Default ["1.0"]. */
+  /**
+   * Protocol versions served (`Major.Minor`): "1.0" and "0.3" (the 0.3 edge, server/http/compat, also serves
+   * requests without A2A-Version). Default ["1.0"].
+   */
   readonly versions?: ReadonlyArray<string> | undefined
 }
 
@@ -110,6 +113,7 @@ const path = (name: string) =>
  * - `A2A_PUBLIC_URL`: public origin for the card's URLs
  * - `A2A_TRUSTED_PROXIES`: comma-separated CIDRs whose X-Forwarded-* headers are believed
  * - `A2A_MAX_BODY_BYTES`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"), `A2A_CARD_MAX_AGE`
+ * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0,0.3" or "1.0"
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({
   prefix: path("A2A_PREFIX"),
@@ -119,7 +123,8 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
   trustedProxies: Config.option(Config.String("A2A_TRUSTED_PROXIES")),
   maxBodyBytes: Config.option(Config.Int("A2A_MAX_BODY_BYTES")),
   keepAlive: Config.option(Config.Duration("A2A_SSE_KEEPALIVE")),
-  cardMaxAge: Config.option(Config.Duration("A2A_CARD_MAX_AGE"))
+  cardMaxAge: Config.option(Config.Duration("A2A_CARD_MAX_AGE")),
+  versions: Config.option(Config.String("A2A_PROTOCOL_VERSIONS"))
 }).pipe(
   Config.mapEffect((c) => {
     const proxies: Array<IpNetwork.IpNetwork> = []
@@ -132,6 +137,18 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
         proxies.push(network.success)
       }
     }
+    let versions: Array<string> | undefined
+    if (Option.isSome(c.versions)) {
+      versions = []
+      for (const raw of c.versions.value.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+        const version = Version.normalize(raw)
+        if (version === undefined || raw.trim() === "") {
+          return Effect.fail(invalid(`A2A_PROTOCOL_VERSIONS: "${raw}" is not a protocol version`))
+        }
+        versions.push(version)
+      }
+      if (versions.length === 0) return Effect.fail(invalid("A2A_PROTOCOL_VERSIONS: no version given"))
+    }
     const prefix = Option.getOrUndefined(c.prefix)
     const options: HttpBindingOptions = {
       jsonRpcPath: Option.getOrUndefined(c.jsonRpcPath) ?? prefix,
@@ -140,7 +157,8 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
       trustedProxies: proxies.length > 0 ? proxies : undefined,
       maxBodyBytes: Option.getOrUndefined(c.maxBodyBytes),
       keepAliveInterval: Option.getOrUndefined(c.keepAlive),
-      cardMaxAge: Option.getOrUndefined(c.cardMaxAge)
+      cardMaxAge: Option.getOrUndefined(c.cardMaxAge),
+      versions
     }
     return Effect.succeed(options)
   })
