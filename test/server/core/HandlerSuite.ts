@@ -478,6 +478,12 @@ export const handlerSuite = <E>(name: string, stores: Layer.Layer<TaskStore | Pu
         const ctx = ctxFor()
         const blocking = yield* handler.sendMessage(send("hang"), ctx).pipe(Effect.forkChild)
         const taskId = yield* Queue.take(controls.hanging)
+        // The agent announces its id as it emits its first event, which the runner may not have stored yet
+        // (a slower store, e.g. PostgreSQL, shows it): wait until the task is readable before subscribing.
+        yield* handler.getTask({ id: taskId }, ctx).pipe(
+          Effect.tapError(() => Effect.yieldNow),
+          Effect.retry({ while: (e) => e._tag === "TaskNotFound", times: 10_000 })
+        )
         const subscriber = yield* subscribeLive(handler, taskId, ctx)
         const canceled = yield* handler.cancelTask({ id: taskId }, ctx)
         assert.strictEqual(canceled.status.state, "TASK_STATE_CANCELED")
