@@ -94,8 +94,7 @@ export const negotiate = (
   searchParams: SearchParams
 ): Result.Result<Edge, VersionNotSupported> => {
   const raw = Version.fromHttp(request.headers, searchParams)
-  const served = [...env.edges.keys()]
-  return Result.map(Version.negotiate(raw, served), (version) => env.edges.get(version)!)
+  return Result.map(Version.negotiate(raw, env.options.versions), (version) => env.edges.get(version)!)
 }
 
 export const make = (

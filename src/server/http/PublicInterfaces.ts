@@ -51,6 +51,8 @@ export const make = (
       : 0
   )
   const cache = new Map<string, ReadonlyArray<v1.AgentInterface>>()
+  // Host header -> origin, so the per-request cost is one lookup.
+  const origins = new Map<string, string>()
   const build = (origin: string): ReadonlyArray<v1.AgentInterface> =>
     options.versions.flatMap((protocolVersion) =>
       bindings.map(({ binding, path }) => ({ url: `${origin}${path}`, protocolBinding: binding, protocolVersion }))
@@ -58,9 +60,16 @@ export const make = (
   return {
     origin: (request) => {
       if (options.publicUrl !== undefined) return options.publicUrl
-      const host = request.headers["host"]
+      const host = request.headers["host"] ?? ""
       const scheme = request.protocol ?? (/^https:/i.test(request.originalUrl) ? "https" : "http")
-      return `${scheme}://${host !== undefined && isValidHost(host) ? host : fallbackHost}`
+      const key = `${scheme} ${host}`
+      let origin = origins.get(key)
+      if (origin === undefined) {
+        origin = `${scheme}://${isValidHost(host) ? host : fallbackHost}`
+        if (origins.size >= MAX_CACHED_ORIGINS) origins.clear()
+        origins.set(key, origin)
+      }
+      return origin
     },
     forOrigin: (origin) => {
       let interfaces = cache.get(origin)
