@@ -4,7 +4,8 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { at, Both, OnlyV1, request, rpc, sse, userMessage03 } from "./fixtures/Server.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import { at, Both, OnlyV1, request, rpc, sse, start, userMessage03 } from "./fixtures/Server.ts"
 
 const errorCode = (json: unknown) => at(json, "error", "code")
 const kinds = (events: ReadonlyArray<unknown>) =>
@@ -300,6 +301,28 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
         const server = yield* Both
         expect(errorCode((yield* rpc(server, "tasks/foo", {})).json)).toBe(-32601)
         expect(errorCode((yield* rpc(server, "tasks/list", {})).json)).toBe(-32601)
+      }))
+
+    it.effect("a required extension: -32008 unless named in X-A2A-Extensions (0.3) or A2A-Extensions", () =>
+      Effect.gen(function*() {
+        const server = yield* start({}, {
+          ...DemoAgent.card,
+          capabilities: { ...DemoAgent.card.capabilities, extensions: [{ uri: "urn:ext:req", required: true }] }
+        })
+        const missing = yield* rpc(server, "message/send", { message: userMessage03("hi") })
+        expect(errorCode(missing.json)).toBe(-32008)
+        for (const header of ["x-a2a-extensions", "a2a-extensions"]) {
+          const named = yield* rpc(server, "message/send", { message: userMessage03("hi") }, {
+            [header]: "urn:ext:req"
+          })
+          expect(at(named.json, "result", "kind")).toBe("message")
+        }
+        const rest = yield* request(`${server.url}/v1/message:send`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-a2a-extensions": "urn:ext:req" },
+          body: JSON.stringify({ message: { messageId: "r", role: "ROLE_USER", content: [{ text: "hi" }] } })
+        })
+        expect(at(rest.json, "message", "content", 0, "text")).toBe("Echo: hi")
       }))
 
     it.effect("no extended card: agent/getAuthenticatedExtendedCard is -32004", () =>

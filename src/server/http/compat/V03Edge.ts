@@ -28,7 +28,7 @@ import * as PushConfigs from "../../../protocol/v0_3/PushConfigs.ts"
 import * as Requests from "../../../protocol/v0_3/Requests.ts"
 import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
 import * as WireInput from "../../../protocol/v0_3/WireInput.ts"
-import type { CallContext } from "../../CallContext.ts"
+import * as CallContext from "../../CallContext.ts"
 import type { RequestHandler } from "../../RequestHandler.ts"
 import { type Edge, type Operation, type OperationName, type Streaming, type Unary, v1Edge } from "../Operations.ts"
 
@@ -50,24 +50,31 @@ export const methods: { readonly [K in Exclude<OperationName, "ListTasks">]: str
 
 type Handler = RequestHandler["Service"]
 
+/** 0.3 clients name their extensions in `X-A2A-Extensions` (1.0 dropped the prefix): both count. */
+export const withLegacyExtensions = (ctx: CallContext.CallContext): CallContext.CallContext => {
+  const legacy = CallContext.parseExtensions(ctx.headers["x-a2a-extensions"])
+  if (legacy.length === 0) return ctx
+  return { ...ctx, extensions: [...new Set([...ctx.extensions, ...legacy])] }
+}
+
 const unary = <S extends Schema.ConstraintDecoder<unknown>>(
   name: OperationName,
   decode: (params: unknown) => Result.Result<S["Type"], InvalidParams>,
-  run: (handler: Handler, params: S["Type"], ctx: CallContext) => Effect.Effect<unknown, A2AError>
+  run: (handler: Handler, params: S["Type"], ctx: CallContext.CallContext) => Effect.Effect<unknown, A2AError>
 ): Unary => ({
   _tag: "Unary",
   name,
-  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, ctx))
+  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, withLegacyExtensions(ctx)))
 })
 
 const streaming = <S extends Schema.ConstraintDecoder<unknown>>(
   name: OperationName,
   decode: (params: unknown) => Result.Result<S["Type"], InvalidParams>,
-  run: (handler: Handler, params: S["Type"], ctx: CallContext) => Stream.Stream<unknown, A2AError>
+  run: (handler: Handler, params: S["Type"], ctx: CallContext.CallContext) => Stream.Stream<unknown, A2AError>
 ): Streaming => ({
   _tag: "Streaming",
   name,
-  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, ctx))
+  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, withLegacyExtensions(ctx)))
 })
 
 const decodeSend = WireInput.decoder(v0_3.MessageSendParams, {
@@ -89,7 +96,7 @@ const MAX_PAGES = 1000
 export const allPushConfigs = (
   handler: Handler,
   taskId: string,
-  ctx: CallContext
+  ctx: CallContext.CallContext
 ): Effect.Effect<ReadonlyArray<v1.TaskPushNotificationConfig>, A2AError> =>
   Effect.gen(function*() {
     const out: Array<v1.TaskPushNotificationConfig> = []
@@ -110,7 +117,7 @@ export const allPushConfigs = (
 const getPushConfig = (
   handler: Handler,
   params: v0_3.GetTaskPushNotificationConfigParams,
-  ctx: CallContext
+  ctx: CallContext.CallContext
 ): Effect.Effect<v1.TaskPushNotificationConfig, A2AError> => {
   const request = Requests.toV1GetPushConfig(params)
   if (request !== undefined) return handler.getTaskPushNotificationConfig(request, ctx)

@@ -30,7 +30,7 @@ import * as HttpCallContext from "../HttpCallContext.ts"
 import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
 import * as RequestBody from "../RequestBody.ts"
 import * as Sse from "../Sse.ts"
-import { allPushConfigs, VERSION } from "./V03Edge.ts"
+import { allPushConfigs, VERSION, withLegacyExtensions } from "./V03Edge.ts"
 
 type Handler = RequestHandler["Service"]
 type RouteParams = Readonly<Record<string, string | undefined>>
@@ -264,7 +264,7 @@ const handle = (
     const edge = HttpCallContext.negotiate(env, request, searchParams)
     if (Result.isFailure(edge)) return errorResponse(edge.failure)
     if (edge.success.version !== VERSION) return errorResponse(notThisVersion(edge.success.version))
-    const ctx = HttpCallContext.make(env, request, principal.success, edge.success)
+    const ctx = withLegacyExtensions(HttpCallContext.make(env, request, principal.success, edge.success))
     const headers = HttpCallContext.responseHeaders(env, ctx)
 
     const operation = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
