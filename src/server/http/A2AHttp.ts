@@ -144,7 +144,15 @@ export const serve = (
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
-  port: Config.Port("PORT").pipe(Config.withDefault(DEFAULT_PORT)),
+  // Not Config.Port: 0 (a free port) is a valid choice here.
+  port: Config.Int("PORT").pipe(
+    Config.mapEffect((port) =>
+      port >= 0 && port <= 65535
+        ? Effect.succeed(port)
+        : Effect.fail(HttpBindingOptions.invalidConfig(`PORT must be between 0 and 65535, got ${port}`))
+    ),
+    Config.withDefault(DEFAULT_PORT)
+  ),
   requestTimeout: Config.option(Config.Duration("A2A_REQUEST_TIMEOUT")),
   shutdownTimeout: Config.option(Config.Duration("A2A_SHUTDOWN_TIMEOUT")),
   binding: HttpBindingOptions.config

@@ -93,7 +93,8 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
   }
 }
 
-const invalid = (message: string) =>
+/** A configuration error with a message of ours. */
+export const invalidConfig = (message: string): Config.ConfigError =>
   new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message })))
 
 const path = (name: string) =>
@@ -101,7 +102,7 @@ const path = (name: string) =>
     Config.mapEffect((s) =>
       s.startsWith("/")
         ? Effect.succeed(s as `/${string}`)
-        : Effect.fail(invalid(`${name} must start with "/"`))
+        : Effect.fail(invalidConfig(`${name} must start with "/"`))
     ),
     Config.option
   )
@@ -132,7 +133,7 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
       for (const cidr of c.trustedProxies.value.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
         const network = IpNetwork.fromString(cidr)
         if (network._tag === "Failure") {
-          return Effect.fail(invalid(`A2A_TRUSTED_PROXIES: invalid network "${cidr}"`))
+          return Effect.fail(invalidConfig(`A2A_TRUSTED_PROXIES: invalid network "${cidr}"`))
         }
         proxies.push(network.success)
       }
@@ -143,11 +144,11 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
       for (const raw of c.versions.value.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
         const version = Version.normalize(raw)
         if (version === undefined || raw.trim() === "") {
-          return Effect.fail(invalid(`A2A_PROTOCOL_VERSIONS: "${raw}" is not a protocol version`))
+          return Effect.fail(invalidConfig(`A2A_PROTOCOL_VERSIONS: "${raw}" is not a protocol version`))
         }
         versions.push(version)
       }
-      if (versions.length === 0) return Effect.fail(invalid("A2A_PROTOCOL_VERSIONS: no version given"))
+      if (versions.length === 0) return Effect.fail(invalidConfig("A2A_PROTOCOL_VERSIONS: no version given"))
     }
     const prefix = Option.getOrUndefined(c.prefix)
     const options: HttpBindingOptions = {
