@@ -3,7 +3,7 @@
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
  */
-import { Cause, Context, Effect, Layer, Option, Queue, Stream } from "effect"
+import { type Cause, Context, Deferred, Effect, Exit, Layer, Option, Queue, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import {
   type A2AError,
@@ -117,8 +117,12 @@ export const make = Effect.gen(function*() {
   const pushConfigChecks = (prefix: string, config: v1.TaskPushNotificationConfig): Validation.Check =>
     Validation.httpUrl(`${prefix}url`, config.url)
 
-  /** Checks a SendMessage request and starts its execution. */
-  const start = (req: v1.SendMessageRequest, ctx: CallContext): Effect.Effect<TaskRunner.Execution, A2AError> =>
+  /** Checks a SendMessage request and starts its execution, reporting to `caller`. */
+  const start = (
+    req: v1.SendMessageRequest,
+    ctx: CallContext,
+    caller: TaskRunner.Caller
+  ): Effect.Effect<void, A2AError> =>
     Effect.gen(function*() {
       yield* checkExtensions(ctx)
       const { configuration, message } = req
@@ -158,10 +162,8 @@ export const make = Effect.gen(function*() {
         metadata: req.metadata,
         configuration,
         pushConfig
-      })
+      }, caller)
     })
-
-  const closed = (execution: TaskRunner.Execution) => Effect.addFinalizer(() => Queue.shutdown(execution))
 
   const noResponse = () => new InternalError({ message: "The task ended without a response" })
 
@@ -175,29 +177,34 @@ export const make = Effect.gen(function*() {
       ? Effect.succeed({ message: processed.event.message })
       : Effect.fail(noResponse())
 
+  // A blocking answer needs one event (the first, or the last), not a stream of them: the execution's events are
+  // kept in a variable and the answer travels through one Deferred.
   const sendMessage: RequestHandler["Service"]["sendMessage"] = (req, ctx) =>
-    Effect.scoped(Effect.gen(function*() {
-      const execution = yield* start(req, ctx)
-      yield* closed(execution)
-      const historyLength = req.configuration?.historyLength
-      if (req.configuration?.returnImmediately === true) {
-        const first = yield* Queue.take(execution).pipe(
-          Effect.catchIf(Cause.isDone, () => Effect.fail(noResponse()))
-        )
-        return yield* toResponse(first, historyLength)
+    Effect.suspend(() => {
+      const answer = Deferred.makeUnsafe<TaskRunner.Processed, A2AError>()
+      const immediate = req.configuration?.returnImmediately === true
+      let last: TaskRunner.Processed | undefined
+      const caller: TaskRunner.Caller = {
+        offer: (processed) => {
+          if (immediate) Deferred.doneUnsafe(answer, Exit.succeed(processed))
+          else last = processed
+        },
+        fail: (error) => void Deferred.doneUnsafe(answer, Exit.fail(error)),
+        end: () => void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last))
       }
-      const last = yield* Stream.runLast(Stream.fromQueue(execution))
-      return yield* Option.match(last, {
-        onNone: () => Effect.fail(noResponse()),
-        onSome: (p) => toResponse(p, historyLength)
-      })
-    }))
+      return start(req, ctx, caller).pipe(
+        Effect.andThen(Deferred.await(answer)),
+        Effect.flatMap((processed) => toResponse(processed, req.configuration?.historyLength))
+      )
+    })
 
   const sendStreamingMessage: RequestHandler["Service"]["sendStreamingMessage"] = (req, ctx) =>
     capabilities.streaming !== true ? Stream.fail(noStreaming()) : Stream.unwrap(Effect.gen(function*() {
-      const execution = yield* start(req, ctx)
-      yield* closed(execution)
-      return Stream.fromQueue(execution).pipe(Stream.map((p) => p.event))
+      const events = yield* Queue.unbounded<TaskRunner.Processed, A2AError | Cause.Done>()
+      // A reader that leaves shuts the queue: the execution goes on, its events are dropped.
+      yield* Effect.addFinalizer(() => Queue.shutdown(events))
+      yield* start(req, ctx, TaskRunner.queueCaller(events))
+      return Stream.fromQueue(events).pipe(Stream.map((p) => p.event))
     }))
 
   const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) =>

@@ -2,12 +2,14 @@
  * Runs the agent for a task: one fiber per execution, owned by the server's scope (never by the request, so a
  * client leaving a stream does not stop its task). Every agent event is validated and folded into the task
  * (TaskReducer), saved, published on the EventBus, handed to the PushNotifier, and offered to the caller.
- * While an execution runs it is the only writer of its task; starting one, and cancelling a task with none,
- * happen under a per-task lock.
+ * While an execution runs it is the only writer of its task; continuing a task, cancelling a task with no
+ * execution, and an execution letting go of its task happen under a per-task lock. A new task needs no lock to
+ * start: nobody else knows its id yet.
  *
- * Cancellation interrupts the agent's fiber (its finalizers run); the runner then records CANCELED.
+ * Cancellation interrupts the execution's fiber while the agent runs (the agent's finalizers run); the runner
+ * then records CANCELED.
  */
-import { Cause, Deferred, Effect, Exit, Fiber, Option, Queue, Result, Schema, Semaphore, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Option, Queue, Result, Schema, Semaphore, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import {
   A2AError,
@@ -35,8 +37,23 @@ export interface Processed {
   readonly task: Option.Option<v1.Task>
 }
 
-/** What the caller reads: the execution's events, ending when it ends, failing when it fails before a task. */
-export type Execution = Queue.Queue<Processed, A2AError | Cause.Done>
+/**
+ * Where an execution's events go, synchronously and in order: `offer` for each event; `fail` when the execution
+ * fails before it has a task (the caller's answer is then that error) or its storage fails; `end` last, always.
+ * The runner never waits for a caller, so one that has gone away costs nothing.
+ */
+export interface Caller {
+  readonly offer: (processed: Processed) => void
+  readonly fail: (error: A2AError) => void
+  readonly end: () => void
+}
+
+/** A Caller feeding a queue, for a reader that wants every event (a stream). */
+export const queueCaller = (queue: Queue.Enqueue<Processed, A2AError | Cause.Done>): Caller => ({
+  offer: (processed) => void Queue.offerUnsafe(queue, processed),
+  fail: (error) => void Queue.failCauseUnsafe(queue, Cause.fail(error)),
+  end: () => void Queue.endUnsafe(queue)
+})
 
 export interface StartOptions {
   readonly message: v1.Message
@@ -50,13 +67,28 @@ export interface StartOptions {
 
 export interface TaskRunner {
   /**
-   * Starts an execution: continues `message.taskId` when set (TaskNotFound, UnsupportedOperation for a
-   * terminal or busy task, InvalidParams for a contextId mismatch), else works on a new task.
+   * Starts an execution that reports to `caller`: continues `message.taskId` when set (TaskNotFound,
+   * UnsupportedOperation for a terminal or busy task, InvalidParams for a contextId mismatch), else works on a
+   * new task. Succeeds once the execution runs; its events and outcome then go to `caller` only.
    */
-  readonly start: (options: StartOptions) => Effect.Effect<Execution, A2AError>
+  readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<void, A2AError>
   /** Cancels a task: interrupts its execution if one runs, and records CANCELED. */
   readonly cancel: (taskId: string, owner: string) => Effect.Effect<v1.Task, A2AError>
 }
+
+/** An execution in progress. */
+interface Running {
+  /** Set as soon as `forkIn` returns. */
+  fiber: Fiber.Fiber<void> | undefined
+}
+
+/**
+ * Cancels an execution: interrupts its fiber and waits until it has recorded the outcome and let go of its task.
+ * An execution whose fiber is not known yet (the instant between its start and `forkIn` returning) is only
+ * given time; the cancel loop then looks again.
+ */
+const stop = (execution: Running): Effect.Effect<void> =>
+  Effect.suspend(() => execution.fiber === undefined ? Effect.yieldNow : Fiber.interrupt(execution.fiber))
 
 /** A store failure inside the runner, kept apart from the agent's own failures. */
 class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", { message: Schema.String }) {}
@@ -97,8 +129,8 @@ export const make = Effect.gen(function*() {
   const executor = yield* AgentExecutor
   const serverScope = yield* Effect.scope
   const withLock = makeKeyedLock()
-  /** Cancels the running execution of a task and waits until it has finished. */
-  const running = new Map<string, Effect.Effect<void>>()
+  /** The executions now running, by task id. */
+  const running = new Map<string, Running>()
 
   const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message })
 
@@ -129,9 +161,9 @@ export const make = Effect.gen(function*() {
     owner: string,
     state: RunState,
     pushConfig: v1.TaskPushNotificationConfig | undefined,
-    caller: Queue.Queue<Processed, A2AError | Cause.Done>
+    caller: Caller
   ) => {
-    const offer = (processed: Processed) => Queue.offer(caller, processed)
+    const offer = (processed: Processed) => Effect.sync(() => caller.offer(processed))
     const reducerContext = (now: string): TaskReducer.ReducerContext => ({
       taskId: context.taskId,
       contextId: context.contextId,
@@ -199,7 +231,7 @@ export const make = Effect.gen(function*() {
         state.settled = true
         const current = Option.getOrUndefined(state.record)
         if (current === undefined) {
-          yield* Queue.fail(caller, error)
+          caller.fail(error)
           return
         }
         if (isTerminal(current.task.status.state)) return
@@ -240,9 +272,10 @@ export const make = Effect.gen(function*() {
         }
         const cause = exit.cause
         if (Cause.hasInterruptsOnly(cause)) {
-          // Only CancelTask interrupts the agent's fiber alone (a shutdown interrupts the runner itself).
+          // CancelTask (or the agent itself). A shutdown also interrupts, but then the task is left as it is, for
+          // recovery: the stores may be closing too.
           const current = Option.getOrUndefined(state.record)
-          if (current !== undefined && !isTerminal(current.task.status.state)) {
+          if (current !== undefined && !isTerminal(current.task.status.state) && serverScope.state._tag !== "Closed") {
             yield* finalStatus("TASK_STATE_CANCELED", undefined)
           }
           state.settled = true
@@ -252,7 +285,7 @@ export const make = Effect.gen(function*() {
         if (error instanceof StoreFailed) return yield* Effect.fail(error)
         if (error !== undefined && isA2AError(error) && Option.isNone(state.record)) {
           state.settled = true
-          yield* Queue.fail(caller, error)
+          caller.fail(error)
           return
         }
         yield* Effect.logError("Agent execution failed", cause)
@@ -260,119 +293,120 @@ export const make = Effect.gen(function*() {
         yield* fail(new InternalError({ message: reason }), reason)
       })
 
-    return Effect.gen(function*() {
-      const agent = yield* Effect.forkChild(consume)
-      return { agent, finished: Effect.flatMap(Fiber.await(agent), finish) }
-    })
+    // Only the agent is interruptible: the outcome is always recorded, even when the interruption is a cancel.
+    return Effect.uninterruptibleMask((restore) =>
+      restore(consume).pipe(
+        Effect.exit,
+        Effect.flatMap(finish),
+        Effect.catch((e) =>
+          Effect.logError("Task store failure during execution", e).pipe(
+            Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
+          )
+        )
+      )
+    )
   }
 
-  const start = (options: StartOptions): Effect.Effect<Execution, A2AError> =>
-    Effect.gen(function*() {
-      const continued = options.message.taskId !== undefined && options.message.taskId.length > 0
-      const taskId = continued ? options.message.taskId! : yield* Ids.taskId
-      return yield* withLock(
+  /** Runs an execution in its own fiber, in the server's scope; `record` is the continued task, if any. */
+  const launch = (
+    options: StartOptions,
+    caller: Caller,
+    taskId: string,
+    contextId: string,
+    message: v1.Message,
+    record: Option.Option<TaskRecord>
+  ): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const context: RequestContext = {
+        message,
         taskId,
-        Effect.gen(function*() {
-          let record: Option.Option<TaskRecord> = Option.none()
-          let contextId: string
-          let message: v1.Message
-          if (continued) {
-            const existing = yield* store.get(taskId, options.owner).pipe(Effect.mapError(internal))
-            if (Option.isNone(existing)) {
-              return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
-            }
-            const task = existing.value.task
-            if (isTerminal(task.status.state)) {
-              return yield* new UnsupportedOperation({
-                message: `Task ${taskId} is ${label(task.status.state)} and accepts no further messages`,
-                metadata: { taskId }
-              })
-            }
-            if (running.has(taskId)) {
-              return yield* new UnsupportedOperation({
-                message: `Task ${taskId} is still processing a previous message; wait for it or cancel the task`,
-                metadata: { taskId }
-              })
-            }
-            contextId = task.contextId ?? options.message.contextId ?? (yield* Ids.randomId)
-            if (options.message.contextId !== undefined && options.message.contextId !== contextId) {
-              return yield* new InvalidParams({
-                message:
-                  `message.contextId "${options.message.contextId}" does not match the contextId of task ${taskId}`,
-                fieldViolations: [{
-                  field: "message.contextId",
-                  description: `Must be "${contextId}" (the task's contextId) or omitted`
-                }]
-              })
-            }
-            message = { ...options.message, taskId, contextId }
-            const history = task.history?.some((m) => m.messageId === message.messageId)
-              ? task.history
-              : [...(task.history ?? []), message]
-            const next: TaskRecord = {
-              task: { ...task, contextId, history },
-              owner: options.owner,
-              version: existing.value.version + 1
-            }
-            yield* store.save(next).pipe(Effect.mapError(internal))
-            record = Option.some(next)
-          } else {
-            contextId = options.message.contextId !== undefined && options.message.contextId.length > 0
-              ? options.message.contextId
-              : yield* Ids.randomId
-            const { taskId: _, ...rest } = options.message
-            message = { ...rest, contextId }
-          }
-
-          const context: RequestContext = {
-            message,
-            taskId,
-            contextId,
-            task: Option.map(record, (r) => r.task),
-            principal: options.call.principal,
-            metadata: options.metadata,
-            configuration: options.configuration,
-            extensions: options.call.extensions,
-            call: options.call
-          }
-          const caller = yield* Queue.unbounded<Processed, A2AError | Cause.Done>()
-          const state: RunState = { record, settled: false }
-          if (Option.isSome(record)) {
-            yield* Queue.offer(caller, { event: { task: record.value.task }, task: Option.some(record.value.task) })
-          }
-          const agentFiber = yield* Deferred.make<Fiber.Fiber<void, unknown>>()
-          const done = yield* Deferred.make<void>()
-          running.set(
-            taskId,
-            Deferred.await(agentFiber).pipe(Effect.flatMap(Fiber.interrupt), Effect.andThen(Deferred.await(done)))
+        contextId,
+        task: Option.map(record, (r) => r.task),
+        principal: options.call.principal,
+        metadata: options.metadata,
+        configuration: options.configuration,
+        extensions: options.call.extensions,
+        call: options.call
+      }
+      const state: RunState = { record, settled: false }
+      if (Option.isSome(record)) {
+        caller.offer({ event: { task: record.value.task }, task: Option.some(record.value.task) })
+      }
+      const handle: Running = { fiber: undefined }
+      running.set(taskId, handle)
+      const release = Effect.sync(() => {
+        if (running.get(taskId) === handle) {
+          running.delete(taskId)
+        }
+      })
+      const execution = runExecution(context, options.owner, state, options.pushConfig, caller).pipe(
+        Effect.ensuring(
+          // Without a stored task there is nothing a cancel could race with: no lock needed. The task is let go
+          // before the caller hears the end, so its next message finds it free.
+          (Option.isSome(state.record) ? withLock(taskId, release) : release).pipe(
+            Effect.andThen(Effect.sync(() => caller.end()))
           )
-          const runner = Effect.gen(function*() {
-            const { agent, finished } = yield* runExecution(context, options.owner, state, options.pushConfig, caller)
-            yield* Deferred.succeed(agentFiber, agent)
-            yield* finished.pipe(
-              Effect.catch((e) =>
-                Effect.logError("Task store failure during execution", e).pipe(
-                  Effect.andThen(Queue.fail(caller, new InternalError({ message: "Task storage failed" })))
-                )
-              )
-            )
-          }).pipe(
-            Effect.ensuring(
-              Effect.gen(function*() {
-                yield* withLock(
-                  taskId,
-                  Effect.sync(() => running.delete(taskId))
-                )
-                yield* Queue.end(caller)
-                yield* Deferred.succeed(done, undefined)
-              })
-            )
-          )
-          yield* Effect.forkIn(runner, serverScope)
-          return caller
-        })
+        )
       )
+      return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
+        handle.fiber = fiber
+      })
     })
+
+  /** Checks that a task can take a new message, and records it in the task's history (under its lock). */
+  const continueTask = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<void, A2AError> =>
+    Effect.gen(function*() {
+      const existing = yield* store.get(taskId, options.owner).pipe(Effect.mapError(internal))
+      if (Option.isNone(existing)) {
+        return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
+      }
+      const task = existing.value.task
+      if (isTerminal(task.status.state)) {
+        return yield* new UnsupportedOperation({
+          message: `Task ${taskId} is ${label(task.status.state)} and accepts no further messages`,
+          metadata: { taskId }
+        })
+      }
+      if (running.has(taskId)) {
+        return yield* new UnsupportedOperation({
+          message: `Task ${taskId} is still processing a previous message; wait for it or cancel the task`,
+          metadata: { taskId }
+        })
+      }
+      const contextId = task.contextId ?? options.message.contextId ?? (yield* Ids.randomId)
+      if (options.message.contextId !== undefined && options.message.contextId !== contextId) {
+        return yield* new InvalidParams({
+          message: `message.contextId "${options.message.contextId}" does not match the contextId of task ${taskId}`,
+          fieldViolations: [{
+            field: "message.contextId",
+            description: `Must be "${contextId}" (the task's contextId) or omitted`
+          }]
+        })
+      }
+      const message: v1.Message = { ...options.message, taskId, contextId }
+      const history = task.history?.some((m) => m.messageId === message.messageId)
+        ? task.history
+        : [...(task.history ?? []), message]
+      const next: TaskRecord = {
+        task: { ...task, contextId, history },
+        owner: options.owner,
+        version: existing.value.version + 1
+      }
+      yield* store.save(next).pipe(Effect.mapError(internal))
+      yield* launch(options, caller, taskId, contextId, message, Option.some(next))
+    })
+
+  const start = (options: StartOptions, caller: Caller): Effect.Effect<void, A2AError> => {
+    const taskId = options.message.taskId
+    if (taskId !== undefined && taskId.length > 0) return withLock(taskId, continueTask(options, caller, taskId))
+    return Effect.gen(function*() {
+      const contextId = options.message.contextId !== undefined && options.message.contextId.length > 0
+        ? options.message.contextId
+        : yield* Ids.randomId
+      const { taskId: _, ...rest } = options.message
+      yield* launch(options, caller, yield* Ids.taskId, contextId, { ...rest, contextId }, Option.none())
+    })
+  }
 
   const internal = (e: TaskStoreError) => new InternalError({ message: `Task storage failed: ${e.message}` })
 
@@ -387,8 +421,8 @@ export const make = Effect.gen(function*() {
             if (Option.isNone(existing)) {
               return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
             }
-            const interrupt = running.get(taskId)
-            if (interrupt !== undefined) return Result.fail(interrupt)
+            const execution = running.get(taskId)
+            if (execution !== undefined) return Result.fail(stop(execution))
             const { task, version } = existing.value
             if (isTerminal(task.status.state)) {
               return yield* new TaskNotCancelable({
