@@ -18,11 +18,13 @@ import type { A2AResolveError } from "../A2AClientError.ts"
 import type { TransportFactory } from "../Transport.ts"
 import * as V03Card from "./V03Card.ts"
 import * as V03JsonRpcTransport from "./V03JsonRpcTransport.ts"
+import * as V03RestTransport from "./V03RestTransport.ts"
 
 /** The 1.0 transports, then the 0.3 ones. */
 export const transports: ReadonlyArray<TransportFactory> = [
   ...A2AClient.defaultTransports,
-  V03JsonRpcTransport.factory
+  V03JsonRpcTransport.factory,
+  V03RestTransport.factory
 ]
 
 const withTransports = <O extends A2AClient.Options>(options: O): O => ({

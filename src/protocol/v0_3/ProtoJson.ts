@@ -21,8 +21,9 @@
  * proto3 bool: a request with a configuration but no `blocking` does not wait (as the reference SDKs read it);
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
  */
-import { Result, Schema } from "effect"
-import type * as v1 from "../../generated/v1.ts"
+import { Option, Result, Schema } from "effect"
+import * as v0_3 from "../../generated/v0_3.ts"
+import * as v1 from "../../generated/v1.ts"
 import { type FieldViolation, InvalidParams } from "../A2AError.ts"
 import * as FieldViolations from "../FieldViolations.ts"
 import * as AgentCards from "./AgentCards.ts"
@@ -179,23 +180,18 @@ export const fromV1AgentCard = (card: v1.AgentCard): Json => {
 
 // --- Input (0.3 ProtoJSON -> 1.0) ---
 
-/** snake_case proto names of the input fields, to their JSON names. */
-const aliases: Readonly<Record<string, string>> = {
-  message_id: "messageId",
-  context_id: "contextId",
-  task_id: "taskId",
-  file_with_uri: "fileWithUri",
-  file_with_bytes: "fileWithBytes",
-  mime_type: "mimeType",
-  accepted_output_modes: "acceptedOutputModes",
-  push_notification: "pushNotification",
-  history_length: "historyLength",
-  push_notification_config: "pushNotificationConfig"
-}
+/** `message_id` -> `messageId`: a proto field name as its JSON name. */
+const camel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+
+/** Fields whose proto name differs from its JSON name other than by case (`json_name`). */
+const renamed: Readonly<Record<string, string>> = { request: "message", msg: "message", update: "message" }
 
 // Struct-valued fields: their keys are the user's, never renamed. (A DataPart is `{ data: { data: Struct } }`:
 // only the inner `data` is the user's.)
-const opaque = new Set(["metadata", "params"])
+const opaque = new Set(["metadata", "params", "header"])
+
+// Map fields: their keys are names (schemes, scopes), their values messages.
+const maps = new Set(["securitySchemes", "schemes"])
 
 /** The input with proto field names replaced by JSON ones (the JSON name wins when both are present). */
 export const normalizeNames = (u: unknown, parent?: string): unknown => {
@@ -203,9 +199,12 @@ export const normalizeNames = (u: unknown, parent?: string): unknown => {
   if (!isObject(u)) return u
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(u)) {
-    const name = aliases[key] ?? (key === "request" || key === "update" ? "message" : key)
+    const name = renamed[key] ?? camel(key)
     if (name !== key && Object.hasOwn(u, name)) continue
-    out[name] = opaque.has(name) || (name === "data" && parent === "data") ? value : normalizeNames(value, name)
+    if (opaque.has(name) || name === "scopes" || (name === "data" && parent === "data")) out[name] = value
+    else if (maps.has(name) && isObject(value)) {
+      out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalizeNames(v, name)]))
+    } else out[name] = normalizeNames(value, name)
   }
   return out
 }
@@ -259,7 +258,8 @@ const ProtoSendMessageRequest = Schema.Struct({
   metadata: Schema.optionalKey(Struct)
 })
 
-const ProtoTaskPushConfig = Schema.Struct({
+/** A 0.3 REST TaskPushNotificationConfig. */
+export const ProtoTaskPushConfig = Schema.Struct({
   name: Schema.optionalKey(Schema.String),
   pushNotificationConfig: ProtoPushConfig
 })
@@ -363,5 +363,246 @@ export const decodeTaskPushConfig = (
   return Result.map(decodeConfig(normalizeNames(unwrapped)), (config) => {
     const translated = toV1PushConfig(config.pushNotificationConfig, taskId)
     return { ...translated, id: translated.id ?? taskId }
+  })
+}
+
+// --- Client side: requests to a 0.3 REST server, and its responses ---
+
+/** The body of `message:send` / `message:stream` for a 1.0 request (ROLE_UNSPECIFIED goes out as ROLE_USER). */
+export const toProtoSendMessageRequest = (request: v1.SendMessageRequest): Json => {
+  const config = request.configuration
+  const push = config?.taskPushNotificationConfig
+  return {
+    message: fromV1Message({
+      ...request.message,
+      role: request.message.role === "ROLE_UNSPECIFIED" ? "ROLE_USER" : request.message.role
+    }),
+    // `blocking` is a proto3 bool: always written, so the server cannot read an absent one as false.
+    configuration: {
+      blocking: config?.returnImmediately !== true,
+      ...optional("acceptedOutputModes", config?.acceptedOutputModes),
+      ...optional("historyLength", config?.historyLength),
+      ...optional("pushNotification", push === undefined ? undefined : fromV1PushConfig(push)["pushNotificationConfig"])
+    },
+    ...optional("metadata", request.metadata)
+  }
+}
+
+const ProtoState = Schema.Union([
+  Schema.Literals([
+    "TASK_STATE_UNSPECIFIED",
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_WORKING",
+    "TASK_STATE_COMPLETED",
+    "TASK_STATE_FAILED",
+    "TASK_STATE_CANCELLED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_REJECTED",
+    "TASK_STATE_AUTH_REQUIRED"
+  ]),
+  Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 8 }))
+])
+
+const states: ReadonlyArray<v1.TaskState> = [
+  "TASK_STATE_UNSPECIFIED",
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED"
+]
+
+const toV1State = (state: typeof ProtoState.Type): v1.TaskState =>
+  typeof state === "number" ? states[state]! : state === "TASK_STATE_CANCELLED" ? "TASK_STATE_CANCELED" : state
+
+// Proto3 writers omit empty and zero fields: everything may be absent.
+const ResponseMessage = Schema.Struct({
+  messageId: Schema.optionalKey(Schema.String),
+  contextId: Schema.optionalKey(Schema.String),
+  taskId: Schema.optionalKey(Schema.String),
+  role: Schema.optionalKey(ProtoRole),
+  content: Schema.optionalKey(Schema.Array(ProtoPart)),
+  metadata: Schema.optionalKey(Struct),
+  extensions: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+const ProtoStatus = Schema.Struct({
+  state: Schema.optionalKey(ProtoState),
+  message: Schema.optionalKey(ResponseMessage),
+  timestamp: Schema.optionalKey(Schema.String)
+})
+
+const ProtoArtifact = Schema.Struct({
+  artifactId: Schema.optionalKey(Schema.String),
+  name: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  parts: Schema.optionalKey(Schema.Array(ProtoPart)),
+  metadata: Schema.optionalKey(Struct),
+  extensions: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+/** A 0.3 REST Task. */
+export const ProtoTask = Schema.Struct({
+  id: Schema.String,
+  contextId: Schema.optionalKey(Schema.String),
+  status: Schema.optionalKey(ProtoStatus),
+  artifacts: Schema.optionalKey(Schema.Array(ProtoArtifact)),
+  history: Schema.optionalKey(Schema.Array(ResponseMessage)),
+  metadata: Schema.optionalKey(Struct)
+})
+
+const ProtoStatusUpdate = Schema.Struct({
+  taskId: Schema.String,
+  contextId: Schema.optionalKey(Schema.String),
+  status: Schema.optionalKey(ProtoStatus),
+  final: Schema.optionalKey(Schema.Boolean),
+  metadata: Schema.optionalKey(Struct)
+})
+
+const ProtoArtifactUpdate = Schema.Struct({
+  taskId: Schema.String,
+  contextId: Schema.optionalKey(Schema.String),
+  artifact: ProtoArtifact,
+  append: Schema.optionalKey(Schema.Boolean),
+  lastChunk: Schema.optionalKey(Schema.Boolean),
+  metadata: Schema.optionalKey(Struct)
+})
+
+/** A 0.3 REST SendMessageResponse. */
+export const ProtoSendMessageResponse = Schema.Union([
+  Schema.Struct({ task: ProtoTask }),
+  Schema.Struct({ message: ResponseMessage })
+])
+
+/** A 0.3 REST stream event (a StreamResponse). */
+export const ProtoStreamResponse = Schema.Union([
+  Schema.Struct({ task: ProtoTask }),
+  Schema.Struct({ message: ResponseMessage }),
+  Schema.Struct({ statusUpdate: ProtoStatusUpdate }),
+  Schema.Struct({ artifactUpdate: ProtoArtifactUpdate })
+])
+
+/** A 0.3 REST ListTaskPushNotificationConfigResponse. */
+export const ProtoListPushConfigs = Schema.Struct({
+  configs: Schema.optionalKey(Schema.Array(ProtoTaskPushConfig)),
+  nextPageToken: Schema.optionalKey(Schema.String)
+})
+
+const nonEmptyList = <A>(
+  list: ReadonlyArray<A> | undefined
+) => (list !== undefined && list.length > 0 ? list : undefined)
+
+const responseMessage = (m: typeof ResponseMessage.Type): v1.Message => ({
+  messageId: m.messageId ?? "",
+  role: m.role === undefined ? "ROLE_UNSPECIFIED" : typeof m.role === "number" ? roles[m.role]! : m.role,
+  parts: (m.content ?? []).map(toV1Part),
+  ...optional("contextId", nonEmpty(m.contextId)),
+  ...optional("taskId", nonEmpty(m.taskId)),
+  ...optional("metadata", m.metadata),
+  ...optional("extensions", nonEmptyList(m.extensions))
+})
+
+const responseStatus = (s: typeof ProtoStatus.Type | undefined): v1.TaskStatus => ({
+  state: s?.state === undefined ? "TASK_STATE_UNSPECIFIED" : toV1State(s.state),
+  ...optional("message", s?.message === undefined ? undefined : responseMessage(s.message)),
+  ...optional("timestamp", nonEmpty(s?.timestamp))
+})
+
+const responseArtifact = (a: typeof ProtoArtifact.Type): v1.Artifact => ({
+  artifactId: a.artifactId ?? "",
+  parts: (a.parts ?? []).map(toV1Part),
+  ...optional("name", nonEmpty(a.name)),
+  ...optional("description", nonEmpty(a.description)),
+  ...optional("metadata", a.metadata),
+  ...optional("extensions", nonEmptyList(a.extensions))
+})
+
+export const toV1Task = (t: typeof ProtoTask.Type): v1.Task => ({
+  id: t.id,
+  contextId: t.contextId ?? "",
+  status: responseStatus(t.status),
+  ...optional("artifacts", nonEmptyList(t.artifacts)?.map(responseArtifact)),
+  ...optional("history", nonEmptyList(t.history)?.map(responseMessage)),
+  ...optional("metadata", t.metadata)
+})
+
+export const toV1SendMessageResponse = (r: typeof ProtoSendMessageResponse.Type): v1.SendMessageResponse =>
+  "task" in r ? { task: toV1Task(r.task) } : { message: responseMessage(r.message) }
+
+export const toV1StreamResponse = (r: typeof ProtoStreamResponse.Type): v1.StreamResponse => {
+  if ("task" in r) return { task: toV1Task(r.task) }
+  if ("message" in r) return { message: responseMessage(r.message) }
+  if ("statusUpdate" in r) {
+    const e = r.statusUpdate
+    return {
+      statusUpdate: {
+        taskId: e.taskId,
+        contextId: e.contextId ?? "",
+        status: responseStatus(e.status),
+        ...optional("metadata", e.metadata)
+      }
+    }
+  }
+  const e = r.artifactUpdate
+  return {
+    artifactUpdate: {
+      taskId: e.taskId,
+      contextId: e.contextId ?? "",
+      artifact: responseArtifact(e.artifact),
+      ...optional("append", e.append),
+      ...optional("lastChunk", e.lastChunk),
+      ...optional("metadata", e.metadata)
+    }
+  }
+}
+
+const configNamePattern = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]*)$/
+
+/** A 0.3 REST TaskPushNotificationConfig (task and config ids from its `name`, else the given task). */
+export const toV1TaskPushConfig = (
+  c: typeof ProtoTaskPushConfig.Type,
+  taskId: string
+): v1.TaskPushNotificationConfig => {
+  const named = c.name === undefined ? null : configNamePattern.exec(c.name)
+  const translated = toV1PushConfig(c.pushNotificationConfig, named?.[1] ?? taskId)
+  const id = translated.id ?? nonEmpty(named?.[2])
+  return id === undefined ? translated : { ...translated, id }
+}
+
+const decodeSchemes = Schema.decodeUnknownOption(Schema.Record(Schema.String, v1.SecurityScheme))
+const decodeRequirements = Schema.decodeUnknownOption(Schema.Array(v1.SecurityRequirement))
+const decodeCard03 = Schema.decodeUnknownOption(v0_3.AgentCard)
+
+/**
+ * A 0.3 proto AgentCard (`GET /v1/card`) as a 1.0 card: read like a 0.3 JSON card (AgentCards), except the
+ * security fields, which the proto already writes in the 1.0 forms (member-discriminated schemes, `{ schemes }`
+ * requirements). None when it is not a card.
+ */
+export const toV1AgentCard = (json: unknown): Option.Option<v1.AgentCard> => {
+  const normalized = normalizeNames(json)
+  if (!isObject(normalized)) return Option.none()
+  const { security, securitySchemes, skills, ...rest } = normalized
+  const skillList = Array.isArray(skills) ? skills : []
+  const plainSkills = skillList.map((skill) =>
+    isObject(skill) ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== "security")) : skill
+  )
+  return Option.map(decodeCard03({ ...rest, skills: plainSkills }), (card03) => {
+    const card = AgentCards.toV1AgentCard(card03)
+    const schemes = securitySchemes === undefined ? Option.none() : decodeSchemes(securitySchemes)
+    const requirements = security === undefined ? Option.none() : decodeRequirements(security)
+    return {
+      ...card,
+      skills: card.skills.map((skill, i) => {
+        const raw = skillList[i]
+        const own = isObject(raw) && raw["security"] !== undefined ? decodeRequirements(raw["security"]) : Option.none()
+        return Option.isSome(own) ? { ...skill, securityRequirements: own.value } : skill
+      }),
+      ...(Option.isSome(schemes) ? { securitySchemes: schemes.value } : {}),
+      ...(Option.isSome(requirements) ? { securityRequirements: requirements.value } : {})
+    }
   })
 }

@@ -166,6 +166,69 @@ layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excl
         }))
     })
 
+    describe("HTTP+JSON (0.3 REST), against the SDK's server and ours", () => {
+      for (const peer of ["sdk", "ours"] as const) {
+        const client = Effect.gen(function*() {
+          const url = peer === "sdk" ? (yield* SdkPeer03).url : (yield* Both).url
+          return yield* V03Client.resolve(url, { bindings: ["HTTP+JSON"], protocolVersions: ["0.3"] })
+        })
+        const slowText = peer === "sdk" ? "wait" : "slow"
+        const taskText = peer === "sdk" ? "task" : "task report"
+
+        it.effect(`${peer}: send, stream, get, cancel, subscribe`, () =>
+          Effect.gen(function*() {
+            const c = yield* client
+            expect(c.interface).toMatchObject({ protocolBinding: "HTTP+JSON", protocolVersion: "0.3" })
+            const echo = yield* c.sendMessage({ message: userText("hi") })
+            expect("message" in echo && textOf(echo.message.parts)).toMatch(/^echo: hi$/i)
+            const task = yield* Effect.flatMap(c.sendMessage({ message: userText(taskText) }), taskOf)
+            expect(task.status.state).toBe("TASK_STATE_COMPLETED")
+            const events = yield* Stream.runCollect(c.sendStreamingMessage({ message: userText(taskText) }))
+            expect(kinds(events).at(-1)).toBe("status:TASK_STATE_COMPLETED")
+            const slow = yield* Effect.flatMap(
+              c.sendMessage({ message: userText(slowText), configuration: { returnImmediately: true } }),
+              taskOf
+            )
+            expect((yield* c.getTask({ id: slow.id })).id).toBe(slow.id)
+            let first = true
+            const sub = yield* c.subscribeToTask({ id: slow.id }).pipe(
+              Stream.tap(() => {
+                if (!first) return Effect.void
+                first = false
+                return Effect.forkDetach(c.cancelTask({ id: slow.id }))
+              }),
+              Stream.runCollect
+            )
+            expect(kinds(sub).at(-1)).toBe("status:TASK_STATE_CANCELED")
+            const missing = yield* Effect.flip(c.getTask({ id: "missing" }))
+            expect(missing._tag).toBe("TaskNotFound")
+          }))
+
+        it.effect(`${peer}: push configs`, () =>
+          Effect.gen(function*() {
+            const c = yield* client
+            const slow = yield* Effect.flatMap(
+              c.sendMessage({ message: userText(slowText), configuration: { returnImmediately: true } }),
+              taskOf
+            )
+            const created = yield* c.createTaskPushNotificationConfig({
+              taskId: slow.id,
+              id: "hook",
+              url: "https://example.com/hook",
+              authentication: { scheme: "Bearer", credentials: "s" }
+            })
+            expect(created).toMatchObject({ taskId: slow.id, id: "hook", url: "https://example.com/hook" })
+            const got = yield* c.getTaskPushNotificationConfig({ taskId: slow.id, id: "hook" })
+            expect(got.authentication?.scheme).toBe("Bearer")
+            const listed = yield* c.listTaskPushNotificationConfigs({ taskId: slow.id })
+            expect(listed.configs?.map((x) => x.id)).toEqual(["hook"])
+            yield* c.deleteTaskPushNotificationConfig({ taskId: slow.id, id: "hook" })
+            expect((yield* c.listTaskPushNotificationConfigs({ taskId: slow.id })).configs).toEqual([])
+            yield* c.cancelTask({ id: slow.id })
+          }))
+      }
+    })
+
     describe("against our server, version pinned", () => {
       it.effect("unpinned, the card's order decides: 1.0", () =>
         Effect.gen(function*() {

@@ -20,7 +20,7 @@ import {
   InMemoryPushNotificationStore,
   InMemoryTaskStore
 } from "@a2a-js/sdk/server"
-import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
+import { jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { Context, Effect, Layer, type Scope } from "effect"
 import express from "express"
 import type { Server } from "node:http"
@@ -30,6 +30,7 @@ export interface SdkServer03 {
   /** Base URL; the 0.3 card is at /.well-known/agent-card.json. */
   readonly url: string
   readonly jsonRpcUrl: string
+  readonly restUrl: string
   /** Headers of every request the JSON-RPC endpoint received, in order. */
   readonly requests: ReadonlyArray<{ readonly headers: Readonly<Record<string, unknown>>; readonly body: unknown }>
 }
@@ -97,13 +98,14 @@ const executor = (): AgentExecutor => {
 }
 
 /** The card as a 0.3 server publishes it. */
-const card03 = (jsonRpcUrl: string) => ({
+const card03 = (jsonRpcUrl: string, restUrl: string) => ({
   name: "SDK 0.3 Agent",
   description: "An A2A 0.3 agent built with @a2a-js/sdk",
   version: "0.3.1",
   protocolVersion: "0.3.0",
   url: jsonRpcUrl,
   preferredTransport: "JSONRPC",
+  additionalInterfaces: [{ url: jsonRpcUrl, transport: "JSONRPC" }, { url: restUrl, transport: "HTTP+JSON" }],
   capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: false },
   defaultInputModes: ["text/plain"],
   defaultOutputModes: ["text/plain"],
@@ -119,10 +121,14 @@ export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = Effect.acqu
       const server = app.listen(0, "127.0.0.1", () => {
         const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
         const jsonRpcUrl = `${url}/a2a/jsonrpc`
+        const restUrl = `${url}/a2a/rest`
         // The SDK's handler needs its (1.0) card; it is never served here.
         const card = AgentCard.fromJSON({
-          ...card03(jsonRpcUrl),
-          supportedInterfaces: [{ url: jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" }]
+          ...card03(jsonRpcUrl, restUrl),
+          supportedInterfaces: [
+            { url: jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+            { url: restUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
+          ]
         })
         const handler = new DefaultRequestHandler(
           card,
@@ -132,7 +138,7 @@ export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = Effect.acqu
           new InMemoryPushNotificationStore()
         )
         app.get("/.well-known/agent-card.json", (_req, res) => {
-          res.json(card03(jsonRpcUrl))
+          res.json(card03(jsonRpcUrl, restUrl))
         })
         app.use("/a2a/jsonrpc", express.json(), (req, _res, next) => {
           requests.push({ headers: { ...req.headers }, body: req.body as unknown })
@@ -141,6 +147,14 @@ export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = Effect.acqu
         app.use(
           "/a2a/jsonrpc",
           jsonRpcHandler({
+            requestHandler: handler,
+            userBuilder: UserBuilder.noAuthentication,
+            legacyCompat: { enabled: true }
+          })
+        )
+        app.use(
+          "/a2a/rest",
+          restHandler({
             requestHandler: handler,
             userBuilder: UserBuilder.noAuthentication,
             legacyCompat: { enabled: true }
@@ -155,7 +169,9 @@ export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = Effect.acqu
       server.closeAllConnections()
       server.close(() => resume(Effect.void))
     })
-).pipe(Effect.map(({ requests, url }) => ({ url, jsonRpcUrl: `${url}/a2a/jsonrpc`, requests })))
+).pipe(
+  Effect.map(({ requests, url }) => ({ url, jsonRpcUrl: `${url}/a2a/jsonrpc`, restUrl: `${url}/a2a/rest`, requests }))
+)
 
 export class SdkPeer03 extends Context.Service<SdkPeer03, SdkServer03>()("test/interop/v0_3/SdkPeer03") {
   static readonly layer = Layer.effect(SdkPeer03, start)
