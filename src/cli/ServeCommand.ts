@@ -1,6 +1,7 @@
 /**
  * `effect-a2a serve`: runs the demo agent with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
- * on memory stores. Flags win over the environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH...,
+ * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
+ * A2A_DATABASE_URL is set; `--memory` keeps everything in memory). Flags win over the environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH...,
  * see A2AHttp.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
  * gracefully (in-flight requests finish, open streams end).
  */
@@ -8,6 +9,7 @@ import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as A2AServer from "../server/A2AServer.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
+import * as DurableServer from "../server/DurableServer.ts"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import type { ServeOptions } from "../server/http/A2AHttp.ts"
 
@@ -23,6 +25,7 @@ export interface ServeFlags {
   readonly port: Option.Option<number>
   readonly prefix: Option.Option<string>
   readonly publicUrl: Option.Option<string>
+  readonly memory: boolean
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -37,11 +40,13 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
   }
 }
 
-/** The demo server: A2A core (demo agent, memory stores, Auth from the environment) behind the HTTP bindings. */
-export const demoServer = (flags: ServeFlags) =>
-  A2AHttp.layerConfig(toOptions(flags)).pipe(
-    Layer.provide(A2AServer.layerConfig({ card: DemoAgent.card, executor: DemoAgent.make() }))
+/** The demo server: A2A core (demo agent, durable or memory stores, Auth from the environment) behind the bindings. */
+export const demoServer = (flags: ServeFlags) => {
+  const core = { card: DemoAgent.card, executor: DemoAgent.layerConfig }
+  return A2AHttp.layerConfig(toOptions(flags)).pipe(
+    Layer.provide(flags.memory ? A2AServer.layerConfig(core) : DurableServer.layerConfig(core))
   )
+}
 
 export const serveCommand = Command.make(
   "serve",
@@ -61,6 +66,10 @@ export const serveCommand = Command.make(
         "Public origin for the card's URLs, when a proxy rewrites Host (e.g. https://agent.example.com)"
       ),
       Flag.optional
+    ),
+    memory: Flag.Boolean("memory").pipe(
+      Flag.withDescription("Keep tasks in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"),
+      Flag.withDefault(false)
     )
   },
   (flags) => Layer.launch(demoServer(flags)).pipe(Effect.asVoid)

@@ -7,10 +7,11 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { Command } from "effect/cli"
 import { cardCommand } from "./CardCommand.ts"
+import { codegenCommand } from "./CodegenCommand.ts"
 import { sendCommand } from "./SendCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 
-const subcommands = [serveCommand, cardCommand, sendCommand] as const
+const subcommands = [serveCommand, cardCommand, sendCommand, codegenCommand] as const
 
 export const cli = Command.make("effect-a2a").pipe(
   Command.withDescription("A2A (Agent2Agent) protocol server and client, built on Effect"),

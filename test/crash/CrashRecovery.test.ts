@@ -1,5 +1,5 @@
 /**
- * Crash test: a real server process (test/crash/server.ts) with a durable store is killed with SIGKILL while
+ * Crash test: a real `effect-a2a serve` process with a durable store is killed with SIGKILL while
  * it holds a completed, an input-required and a working task, then started again on the same data. Every
  * task is still there with its history and artifacts; the working one is FAILED with the restart message
  * (and its webhook is told); the input-required one carries on. Runs on SQLite, and on PostgreSQL when
@@ -17,9 +17,8 @@ import { RESTART_MESSAGE } from "../../src/store/SqlTaskRecovery.ts"
 import * as Receiver from "../push/receiver.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../store/pg.ts"
 
-// The durable stack on HTTP. Once `effect-a2a serve` is wired to it, this can be `bin/effect-a2a.js` with
-// `serve` as first argument.
-const serverScript = join(import.meta.dirname, "server.ts")
+// `effect-a2a serve` itself: the durable stack (SQLite in A2A_DATA_DIR, or PostgreSQL at A2A_DATABASE_URL).
+const cli = join(import.meta.dirname, "..", "..", "bin", "effect-a2a.js")
 
 interface Server {
   readonly port: number
@@ -31,16 +30,16 @@ interface Server {
 const startServer = (env: Record<string, string>): Effect.Effect<Server, Error, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.callback<Server, Error>((resume) => {
-      const child = spawn(process.execPath, [serverScript, "--port", "0"], {
-        env: { ...process.env, ...env },
+      const child = spawn(process.execPath, [cli, "serve", "--port", "0"], {
+        // the demo's slow task takes 600 steps: 30 s at this pace, far beyond the crash
+        env: { ...process.env, A2A_DEMO_STEP_DELAY: "50 millis", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let output = ""
       const onData = (chunk: Buffer) => {
         output += chunk.toString("utf8")
-        // Our launcher prints `LISTENING <port>`; `effect-a2a serve` logs "listening on http://host:<port>".
-        const match = /LISTENING (\d+)|listening on http:\/\/[^\s:]+:(\d+)/.exec(output)
-        if (match) resume(Effect.succeed({ port: Number(match[1] ?? match[2]), child, output: () => output }))
+        const match = /listening on http:\/\/[^\s:]+:(\d+)/.exec(output)
+        if (match) resume(Effect.succeed({ port: Number(match[1]), child, output: () => output }))
       }
       child.stdout.on("data", onData)
       child.stderr.on("data", onData)
