@@ -14,8 +14,8 @@
  * - A 1.0 method (`SendMessage`, ...) asked for with version 0.3 (which is what no `A2A-Version` means) is
  *   refused with VersionNotSupported naming 1.0, so a 1.0 client that forgot the header learns why. `ListTasks`
  *   has no 0.3 JSON-RPC method.
- * - The HTTP+JSON routes of this binding speak 1.0 only; a request there negotiated to 0.3 is refused the same
- *   way.
+ * - The 1.0 HTTP+JSON paths (`/message:send`, ...) speak 1.0 only; a request there negotiated to 0.3 is refused
+ *   the same way. 0.3 REST has its own paths under `/v1` (V03Rest).
  * - Errors keep their codes: 0.3 used the same -32001..-32007 codes; the newer ones (-32008, -32009) and the
  *   auth ones lie in the server range 0.3 reserved for implementations.
  */
@@ -260,7 +260,7 @@ for (const [method, operation] of v1Edge.operations) {
 
 const restRefusals = new Map<OperationName, Operation>()
 
-/** The 0.3 edge: the JSON-RPC methods above; the HTTP+JSON routes refuse 0.3 (see the module comment). */
+/** The 0.3 edge: the JSON-RPC methods above; the 1.0 HTTP+JSON paths refuse 0.3 (see the module comment). */
 export const v03Edge: Edge = {
   version: VERSION,
   operations: byMethod,
