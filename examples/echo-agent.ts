@@ -1,0 +1,23 @@
+/** The README's agent: `node examples/echo-agent.ts`, then `npx effect-a2a send http://127.0.0.1:8080 "hi"`. */
+import { NodeRuntime } from "@effect/platform-node"
+import { Layer } from "effect"
+import { A2AHttp, A2AServer, AgentExecutor } from "effect-a2a/server"
+
+const agent = AgentExecutor.replyWithText((text) => `You said: ${text}`)
+
+A2AHttp.serve({ port: 8080 }).pipe(
+  Layer.provide(A2AServer.layer({
+    card: {
+      name: "Echo agent",
+      description: "Repeats what you say",
+      version: "1.0.0",
+      capabilities: { streaming: true },
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: [{ id: "echo", name: "Echo", description: "Echoes your text", tags: ["demo"] }]
+    },
+    executor: agent
+  })),
+  Layer.launch,
+  NodeRuntime.runMain
+)
