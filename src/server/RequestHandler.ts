@@ -3,7 +3,7 @@
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
  */
-import { type Cause, Context, Deferred, Effect, Exit, Layer, Option, Queue, Stream } from "effect"
+import { type Cause, Context, Deferred, Effect, Exit, Layer, Option, Queue, Result, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import {
   type A2AError,
@@ -278,13 +278,12 @@ export const make = Effect.gen(function*() {
       const events = yield* bus.subscribe(req.id)
       const snapshot = yield* getOwned(req.id, ctx)
       if (isTerminal(snapshot.task.status.state)) return yield* terminal(snapshot.task)
-      return Stream.concat(
-        Stream.succeed<v1.StreamResponse>({ task: snapshot.task }),
-        events.pipe(
-          Stream.filter((e) => e.sequence > snapshot.version),
-          Stream.map((e) => e.event),
-          Stream.takeUntil(endsTask)
-        )
+      // The snapshot is not terminal, so only a later event can end the stream. Few stages: an idle subscription
+      // holds each of them for as long as it is open.
+      return events.pipe(
+        Stream.filterMap((e) => e.sequence > snapshot.version ? Result.succeed(e.event) : Result.failVoid),
+        Stream.takeUntil(endsTask),
+        Stream.prepend<v1.StreamResponse>([{ task: snapshot.task }])
       )
     }))
 
