@@ -49,7 +49,8 @@ export interface HttpBindingOptions {
   readonly tenantPaths?: boolean | undefined
   /**
    * Protocol versions served (`Major.Minor`): "1.0" and "0.3" (the 0.3 edge, server/http/compat, also serves
-   * requests without A2A-Version). Default ["1.0"].
+   * requests without A2A-Version, spec 3.6.2). Default ["1.0", "0.3"]; ["1.0"] turns 0.3 off, and then a
+   * call without A2A-Version is refused with VersionNotSupported (the card is then the 1.0 card for all).
    */
   readonly versions?: ReadonlyArray<string> | undefined
 }
@@ -89,7 +90,7 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
     firstEventWindow: Duration.fromInputUnsafe(options.firstEventWindow ?? Duration.seconds(1)),
     cardMaxAge: Duration.fromInputUnsafe(options.cardMaxAge ?? Duration.seconds(300)),
     tenantPaths: options.tenantPaths ?? true,
-    versions: options.versions ?? [Version.CURRENT]
+    versions: options.versions ?? [Version.CURRENT, Version.IMPLICIT]
   }
 }
 
@@ -114,7 +115,7 @@ const path = (name: string) =>
  * - `A2A_PUBLIC_URL`: public origin for the card's URLs
  * - `A2A_TRUSTED_PROXIES`: comma-separated CIDRs whose X-Forwarded-* headers are believed
  * - `A2A_MAX_BODY_BYTES`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"), `A2A_CARD_MAX_AGE`
- * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0,0.3" or "1.0"
+ * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0" to turn 0.3 off (default "1.0,0.3")
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({
   prefix: path("A2A_PREFIX"),

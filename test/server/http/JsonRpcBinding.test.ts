@@ -377,9 +377,85 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
         assert.strictEqual(last.ctx.requestedVersion, "1.0")
       }))
 
-    it.effect("an absent version means 0.3 and is refused with -32009 listing the versions served", () =>
+    it.effect("no A2A-Version means 0.3: 0.3 methods answer in 0.3 shapes", () =>
       Effect.gen(function*() {
         const server = yield* TestServer.Server
+        const legacy = (payload: unknown) =>
+          TestServer.request(`${server.url}/`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(payload)
+          })
+        const message = {
+          kind: "message",
+          messageId: "m-legacy",
+          role: "user",
+          parts: [{ kind: "text", text: "message" }]
+        }
+        const reply = yield* legacy(call("message/send", { message }, "l-1"))
+        assert.strictEqual(reply.status, 200)
+        assert.deepStrictEqual(reply.json, {
+          jsonrpc: "2.0",
+          id: "l-1",
+          result: {
+            kind: "message",
+            messageId: "reply-1",
+            role: "agent",
+            parts: [{ kind: "text", text: "echo: message" }]
+          }
+        })
+        const last = server.stub.calls[server.stub.calls.length - 1]!
+        assert.strictEqual(last.ctx.requestedVersion, "0.3")
+        assert.strictEqual((last.req as { message: { role: string } }).message.role, "ROLE_USER")
+
+        const missing = errorOf((yield* legacy(call("tasks/get", { id: "no-such-task" }, "l-2"))).json)
+        assert.strictEqual(missing.id, "l-2")
+        assert.strictEqual(missing.error.code, -32001)
+        yield* stillServing(server)
+      }))
+
+    it.effect("a 1.0 method read as 0.3 (no, empty or 0.3 A2A-Version) is -32009 pointing to A2A-Version: 1.0", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.Server
+        const absent = yield* TestServer.request(`${server.url}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(call("GetTask", { id: "t" }, "v"))
+        })
+        const replies = [absent]
+        for (const headers of [{ "a2a-version": "" }, { "a2a-version": "0.3" }]) {
+          replies.push(yield* rpc(server, call("GetTask", { id: "t" }, "v"), headers))
+        }
+        for (const reply of replies) {
+          const body = errorOf(reply.json)
+          assert.strictEqual(body.error.code, -32009)
+          assert.strictEqual(body.id, "v")
+          assert.strictEqual(reasonOf(body), "VERSION_NOT_SUPPORTED")
+          assert.include(body.error.message, "A2A-Version: 1.0")
+          const info = body.error.data?.[0] as { metadata: { supportedVersions: string } }
+          assert.strictEqual(info.metadata.supportedVersions, "1.0")
+        }
+        yield* stillServing(server)
+      }))
+
+    it.effect("an unsupported version is -32009 listing the versions served", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.Server
+        for (const version of ["2.0", "0.2", "latest"]) {
+          const body = errorOf((yield* rpc(server, call("GetTask", { id: "t" }, "v"), { "a2a-version": version })).json)
+          assert.strictEqual(body.error.code, -32009, version)
+          assert.strictEqual(body.id, "v")
+          assert.strictEqual(reasonOf(body), "VERSION_NOT_SUPPORTED")
+          assert.include(body.error.message, "supported versions: 1.0, 0.3")
+          const info = body.error.data?.[0] as { metadata: { supportedVersions: string } }
+          assert.strictEqual(info.metadata.supportedVersions, "1.0,0.3")
+        }
+        yield* stillServing(server)
+      }))
+
+    it.effect("with versions [\"1.0\"], an absent version means 0.3 and is refused with -32009 listing 1.0", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.start({ versions: ["1.0"] })
         for (const headers of [{ "a2a-version": "" }, { "a2a-version": "0.3" }, { "a2a-version": "2.0" }]) {
           const body = errorOf((yield* rpc(server, call("GetTask", { id: "t" }, "v"), headers)).json)
           assert.strictEqual(body.error.code, -32009)
@@ -388,17 +464,17 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
           const info = body.error.data?.[0] as { metadata: { supportedVersions: string } }
           assert.strictEqual(info.metadata.supportedVersions, "1.0")
         }
-        const absent = yield* TestServer.request(`${server.url}/`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(call("GetTask", { id: "t" }))
-        })
-        assert.strictEqual(errorOf(absent.json).error.code, -32009)
-        assert.include(errorOf(absent.json).error.message, "0.3")
-        const garbage = errorOf((yield* rpc(server, call("GetTask", { id: "t" }), { "a2a-version": "latest" })).json)
-        assert.strictEqual(garbage.error.code, -32009)
+        for (const payload of [call("GetTask", { id: "t" }), call("message/send", { message: {} })]) {
+          const absent = yield* TestServer.request(`${server.url}/`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(payload)
+          })
+          assert.strictEqual(errorOf(absent.json).error.code, -32009)
+          assert.include(errorOf(absent.json).error.message, "0.3 (no A2A-Version given)")
+        }
         yield* stillServing(server)
-      }))
+      }).pipe(Effect.scoped))
   })
 
   describe("service parameters", () => {
@@ -429,7 +505,12 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
         const server = yield* TestServer.Server
         yield* rpc(server, call("SendMessage", { message: userMessage("message") }))
         const last = server.stub.calls[server.stub.calls.length - 1]!
-        assert.deepStrictEqual(last.ctx.interfaces?.map((i) => i.url), [`${server.url}/`, server.url])
+        assert.deepStrictEqual(last.ctx.interfaces, [
+          { url: `${server.url}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+          { url: server.url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+          { url: `${server.url}/`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+          { url: server.url, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
+        ])
         assert.isTrue(last.ctx.principal.anonymous)
       }))
   })

@@ -45,10 +45,16 @@ describe("mounting on a user's router", () => {
       const base = `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}`
 
       assert.strictEqual((yield* TestServer.request(`${base}/health`)).text, "ok")
-      const card = (yield* TestServer.request(`${base}/.well-known/agent-card.json`)).json as {
-        supportedInterfaces: ReadonlyArray<{ url: string }>
-      }
-      assert.deepStrictEqual(card.supportedInterfaces.map((i) => i.url), [`${base}/a2a/rpc`, `${base}/a2a`])
+      const card = (yield* TestServer.request(`${base}/.well-known/agent-card.json`, {
+        headers: { "a2a-version": "1.0" }
+      })).json as { supportedInterfaces: ReadonlyArray<{ url: string; protocolVersion: string }> }
+      // 1.0 and 0.3 by default, each at both mount points.
+      assert.deepStrictEqual(card.supportedInterfaces.map((i) => `${i.protocolVersion} ${i.url}`), [
+        `1.0 ${base}/a2a/rpc`,
+        `1.0 ${base}/a2a`,
+        `0.3 ${base}/a2a/rpc`,
+        `0.3 ${base}/a2a`
+      ])
       const reply = yield* TestServer.request(`${base}/a2a/message:send`, {
         method: "POST",
         headers: { "content-type": "application/json", "a2a-version": "1.0" },
@@ -56,6 +62,18 @@ describe("mounting on a user's router", () => {
       })
       const parts = (reply.json as { message: { parts: ReadonlyArray<{ text: string }> } }).message.parts
       assert.strictEqual(parts[0]!.text, "You said: hi")
+      // A 0.3 client (no A2A-Version) reaches the same agent at the same mount points.
+      const legacy = yield* TestServer.request(`${base}/a2a/rpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(TestServer.call("message/send", {
+          message: { kind: "message", messageId: "m-1", role: "user", parts: [{ kind: "text", text: "hi" }] }
+        }))
+      })
+      assert.deepInclude((legacy.json as { result: object }).result, {
+        kind: "message",
+        parts: [{ kind: "text", text: "You said: hi" }]
+      })
       // Without `serve`, unknown paths are the application's business (here: the router's empty 404).
       assert.strictEqual((yield* TestServer.request(`${base}/unknown`)).status, 404)
     }).pipe(Effect.scoped))

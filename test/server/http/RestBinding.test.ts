@@ -262,17 +262,46 @@ layer(TestServer.layer())("REST binding", (it) => {
         yield* stillServing(server)
       }))
 
-    it.effect("an absent or unsupported version is 400 VERSION_NOT_SUPPORTED", () =>
+    it.effect("the 1.0 routes read without a 1.0 version (absent = 0.3) are 400 VERSION_NOT_SUPPORTED naming 1.0", () =>
       Effect.gen(function*() {
         const server = yield* TestServer.Server
-        for (const headers of [{}, { "a2a-version": "0.3" }, { "a2a-version": "9.9" }]) {
+        for (const headers of [{}, { "a2a-version": "" }, { "a2a-version": "0.3" }]) {
           const body = statusOf(yield* get(server, "/tasks", headers), 400, "VERSION_NOT_SUPPORTED")
+          assert.include(body.error.message, "A2A-Version: 1.0")
           const info = body.error.details[0] as { metadata: { supportedVersions: string } }
           assert.strictEqual(info.metadata.supportedVersions, "1.0")
         }
         const viaQuery = yield* get(server, "/tasks?A2A-Version=1.0", {})
         assert.strictEqual(viaQuery.status, 200)
+        // Without a version, the 0.3 routes (under /v1) answer, in 0.3 shapes (a bare error body).
+        const legacy = yield* get(server, "/v1/tasks/no-such-task", {})
+        assert.strictEqual(legacy.status, 404)
+        assert.strictEqual((legacy.json as { code: number }).code, -32001)
       }))
+
+    it.effect("an unsupported version is 400 VERSION_NOT_SUPPORTED listing the versions served", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.Server
+        for (const version of ["9.9", "0.2", "latest"]) {
+          const body = statusOf(yield* get(server, "/tasks", { "a2a-version": version }), 400, "VERSION_NOT_SUPPORTED")
+          const info = body.error.details[0] as { metadata: { supportedVersions: string } }
+          assert.strictEqual(info.metadata.supportedVersions, "1.0,0.3", version)
+        }
+        yield* stillServing(server)
+      }))
+
+    it.effect("with versions [\"1.0\"], an absent version is 400 VERSION_NOT_SUPPORTED listing 1.0", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.start({ versions: ["1.0"] })
+        for (const headers of [{}, { "a2a-version": "0.3" }, { "a2a-version": "9.9" }]) {
+          const body = statusOf(yield* get(server, "/tasks", headers), 400, "VERSION_NOT_SUPPORTED")
+          const info = body.error.details[0] as { metadata: { supportedVersions: string } }
+          assert.strictEqual(info.metadata.supportedVersions, "1.0")
+        }
+        const absent = statusOf(yield* get(server, "/tasks", {}), 400, "VERSION_NOT_SUPPORTED")
+        assert.include(absent.error.message, "0.3 (no A2A-Version given)")
+        assert.strictEqual((yield* get(server, "/tasks?A2A-Version=1.0", {})).status, 200)
+      }).pipe(Effect.scoped))
 
     it.effect("A2A-Extensions: the supported requested extensions are echoed", () =>
       Effect.gen(function*() {

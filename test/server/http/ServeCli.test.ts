@@ -52,11 +52,20 @@ describe("effect-a2a serve", () => {
       assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/)
       assert.strictEqual(card, `${base}/.well-known/agent-card.json`)
 
-      const cardReply = yield* TestServer.request(card)
+      const cardReply = yield* TestServer.request(card, { headers: { "a2a-version": "1.0" } })
       assert.strictEqual(cardReply.status, 200)
-      const interfaces = (cardReply.json as { supportedInterfaces: ReadonlyArray<{ url: string }> })
-        .supportedInterfaces
-      assert.deepStrictEqual(interfaces.map((i) => i.url), [`${base}/a2a`, `${base}/a2a`])
+      const interfaces = (cardReply.json as {
+        supportedInterfaces: ReadonlyArray<{ url: string; protocolBinding: string; protocolVersion: string }>
+      }).supportedInterfaces
+      assert.deepStrictEqual(interfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion} ${i.url}`), [
+        `JSONRPC 1.0 ${base}/a2a`,
+        `HTTP+JSON 1.0 ${base}/a2a`,
+        `JSONRPC 0.3 ${base}/a2a`,
+        `HTTP+JSON 0.3 ${base}/a2a`
+      ])
+      // 0.3 is served by default: a card request without a version gets the 0.3 (hybrid) card.
+      const legacyCard = yield* TestServer.request(card)
+      assert.deepInclude(legacyCard.json, { protocolVersion: "0.3", url: `${base}/a2a` })
 
       const reply = yield* TestServer.request(`${base}/a2a`, {
         method: "POST",
