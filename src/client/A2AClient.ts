@@ -1,6 +1,8 @@
 /**
  * The A2A client: resolves an agent card, selects an interface (spec 8.3.2), and runs the eleven operations
- * (spec 3.1) over it with typed errors. Streams are Effect Streams that end at a terminal task state (or
+ * (spec 3.1) over it with typed errors. It speaks A2A 1.0 and, for agents that offer only 0.3, A2A 0.3
+ * (client/compat): a 0.3 card is read into the 1.0 model and the 0.3 transports translate at the wire, so
+ * requests and results are always 1.0 values. The card's interface order decides; `protocolVersions` pins. Streams are Effect Streams that end at a terminal task state (or
  * when the server closes) and are pulled from the socket as the consumer reads them; interrupting the
  * consumer closes the connection.
  *
@@ -13,6 +15,8 @@ import * as HttpClient from "effect/http/HttpClient"
 import type * as v1 from "../generated/v1.ts"
 import { type A2AClientError, A2ANoCompatibleInterface, type A2AResolveError } from "./A2AClientError.ts"
 import * as AgentCardResolver from "./AgentCardResolver.ts"
+import * as V03JsonRpcTransport from "./compat/V03JsonRpcTransport.ts"
+import * as V03RestTransport from "./compat/V03RestTransport.ts"
 import * as Credentials from "./Credentials.ts"
 import * as Http from "./HttpExchange.ts"
 import * as InterfaceSelection from "./InterfaceSelection.ts"
@@ -23,8 +27,16 @@ import type { Call, Transport, TransportFactory } from "./Transport.ts"
 /** The protocol version this client speaks natively; sent as `A2A-Version` (spec 3.6.1). */
 export const PROTOCOL_VERSION = "1.0"
 
-/** Transports tried, for each card interface in the agent's order. */
-export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransport.factory, RestTransport.factory]
+/**
+ * Transports tried, for each card interface in the agent's order: JSON-RPC and HTTP+JSON at 1.0, then at 0.3.
+ * Each speaks one `Major.Minor`, so an agent offering both versions gets the interface it lists first.
+ */
+export const defaultTransports: ReadonlyArray<TransportFactory> = [
+  JsonRpcTransport.factory,
+  RestTransport.factory,
+  V03JsonRpcTransport.factory,
+  V03RestTransport.factory
+]
 
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
@@ -34,11 +46,14 @@ export interface RetryOptions {
 }
 
 export interface Options {
-  /** Transport factories (default: JSON-RPC and HTTP+JSON for A2A 1.0). */
+  /** Transport factories (default: `defaultTransports`, JSON-RPC and HTTP+JSON for A2A 1.0 and 0.3). */
   readonly transports?: ReadonlyArray<TransportFactory> | undefined
   /** Restrict the bindings the client may select, e.g. ["HTTP+JSON"]; the card's order still decides. */
   readonly bindings?: ReadonlyArray<string> | undefined
-  /** Restrict the protocol versions (`Major.Minor`) the client may select. */
+  /**
+   * Restrict the protocol versions (`Major.Minor`) the client may select, e.g. ["1.0"] to never fall back
+   * to 0.3 (an agent offering only 0.3 is then A2ANoCompatibleInterface), or ["0.3"].
+   */
   readonly protocolVersions?: ReadonlyArray<string> | undefined
   /**
    * Credentials by security scheme name, sent as the card's security requirements ask. A function gets the

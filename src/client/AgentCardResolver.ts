@@ -1,12 +1,19 @@
 /**
  * Agent discovery (spec 8.2): fetch an agent card from its well-known URI, or from a URL that already names a
- * card, and decode it with the generated AgentCard Schema.
+ * card, and read it into the 1.0 model. A 1.0 card is taken as it is. A 0.3 card (top-level `url`,
+ * `preferredTransport`, `additionalInterfaces`; no `supportedInterfaces`) is translated by
+ * protocol/v0_3/AgentCards, its interfaces stamped with its `protocolVersion`, so that interface selection
+ * picks a 0.3 transport for them. A hybrid card (the 0.3 fields plus the 1.0 `supportedInterfaces`, what a
+ * server with a 0.3 compatibility layer serves to a request without a version) keeps its 1.0 interface list,
+ * so the agent's own order still decides.
  */
-import { Duration, Effect, Option, Predicate } from "effect"
+import { Duration, Effect, Option, Predicate, Schema } from "effect"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as v0_3 from "../generated/v0_3.ts"
 import * as v1 from "../generated/v1.ts"
+import * as AgentCards from "../protocol/v0_3/AgentCards.ts"
 import { type A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
 import * as Http from "./HttpExchange.ts"
 
@@ -29,13 +36,39 @@ export interface ResolvedCard {
   readonly url: string
 }
 
-const decodeCard = Http.decode(v1.AgentCard, "an AgentCard")
+const decodeV1 = Schema.decodeUnknownOption(v1.AgentCard)
+const decodeV03 = Schema.decodeUnknownOption(v0_3.AgentCard)
+const decodeInterfaces = Schema.decodeUnknownOption(Schema.NonEmptyArray(v1.AgentInterface))
 
-/** A 0.3 card has a top-level `url` and `protocolVersion` "0.x" and no `supportedInterfaces`. */
+/** A card of either version as a 1.0 card; None when it is neither. */
+export const decode = (json: unknown): Option.Option<v1.AgentCard> => {
+  const modern = decodeV1(json)
+  if (Option.isSome(modern)) return modern
+  return Option.map(decodeV03(json), (legacy) => {
+    const card = AgentCards.toV1AgentCard(legacy)
+    const interfaces = Predicate.isObject(json) ? decodeInterfaces(json["supportedInterfaces"]) : Option.none()
+    return Option.isSome(interfaces) ? { ...card, supportedInterfaces: interfaces.value } : card
+  })
+}
+
+/** A 0.3 card has a top-level `url` or a 0.x `protocolVersion`, and no `supportedInterfaces`. */
 const looksLikeV03 = (value: unknown): boolean =>
   Predicate.isObject(value) && value["supportedInterfaces"] === undefined &&
   (Predicate.isString(value["url"]) ||
     (Predicate.isString(value["protocolVersion"]) && value["protocolVersion"].startsWith("0.")))
+
+const decodeV1Effect = Http.decode(v1.AgentCard, "an A2A 1.0 AgentCard")
+const decodeV03Effect = Http.decode(v0_3.AgentCard, "an A2A 0.3 AgentCard")
+
+/** Reads a card of either version into the 1.0 model, or the SchemaMismatch that says what is wrong. */
+export const read = (json: unknown, r: Http.Received, body: string): Effect.Effect<v1.AgentCard, A2AResponseError> => {
+  const card = decode(json)
+  if (Option.isSome(card)) return Effect.succeed(card.value)
+  // Neither version: decoding with the schema of the version it looks like names what is wrong.
+  return looksLikeV03(json)
+    ? Effect.map(decodeV03Effect(json, r, body), AgentCards.toV1AgentCard)
+    : decodeV1Effect(json, r, body)
+}
 
 export const fetchCard = (
   httpClient: HttpClient.HttpClient,
@@ -43,7 +76,10 @@ export const fetchCard = (
   options: {
     readonly headers?: Headers.Input | undefined
     readonly timeout?: Duration.Input | undefined
-    /** Sent as `A2A-Version`. Default "1.0". */
+    /**
+     * Sent as `A2A-Version`. Default "1.0": a server that serves both versions then answers with the 1.0 card,
+     * which lists its 0.3 interfaces too; a 0.3-only server ignores it.
+     */
     readonly protocolVersion?: string | undefined
   } = {}
 ): Effect.Effect<ResolvedCard, A2ATransportError | A2AResponseError> =>
@@ -75,13 +111,7 @@ export const fetchCard = (
       }
       const json = Http.parseJson(body)
       if (Option.isNone(json)) return yield* Http.responseError(r, "InvalidJson", body)
-      const card = yield* decodeCard(json.value, r, body).pipe(
-        Effect.mapError((error) =>
-          looksLikeV03(json.value)
-            ? Http.responseError(r, "SchemaMismatch", body, "an A2A 0.3 agent card (this client speaks 1.0)")
-            : error
-        )
-      )
+      const card = yield* read(json.value, r, body)
       return { card, url: response.request.url }
     })
     if (options.timeout === undefined) return yield* exchange

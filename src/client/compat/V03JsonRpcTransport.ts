@@ -21,9 +21,9 @@ import * as Requests from "../../protocol/v0_3/Requests.ts"
 import * as Tasks from "../../protocol/v0_3/Tasks.ts"
 import * as WireInput from "../../protocol/v0_3/WireInput.ts"
 import type { A2AClientError } from "../A2AClientError.ts"
+import * as AgentCardResolver from "../AgentCardResolver.ts"
 import * as Http from "../HttpExchange.ts"
 import type { Call, Transport, TransportFactory } from "../Transport.ts"
-import * as V03Card from "./V03Card.ts"
 
 export const PROTOCOL_BINDING = "JSONRPC"
 export const PROTOCOL_VERSION = "0.3"
@@ -101,12 +101,8 @@ const readPushConfigs = reader(
     nextPageToken: ""
   })
 )
-const readCard = (value: unknown, r: Http.Received, body: string): Effect.Effect<v1.AgentCard, A2AClientError> => {
-  const card = V03Card.decode(value)
-  return card._tag === "Some"
-    ? Effect.succeed(card.value)
-    : Effect.fail(Http.responseError(r, "SchemaMismatch", body, "an A2A 0.3 AgentCard"))
-}
+/** The extended card: a 0.3 card (or a hybrid one) read into the 1.0 model. */
+const readCard = AgentCardResolver.read
 const readAnything = (_value: unknown): Effect.Effect<void> => Effect.void
 
 /** `X-A2A-Extensions` next to `A2A-Extensions`: 0.3 peers read the former. */

@@ -48,12 +48,12 @@ layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excl
           expect(c.card.capabilities).toStrictEqual({ streaming: true, pushNotifications: true })
         }))
 
-      it.effect("the plain 1.0 client refuses the same card with a clear error", () =>
+      it.effect("a client pinned to 1.0 refuses the same card with a clear error", () =>
         Effect.gen(function*() {
           const peer = yield* SdkPeer03
-          const error = yield* Effect.flip(A2AClient.resolve(peer.url))
-          expect(error._tag).toBe("A2AResponseError")
-          expect(error.message).toContain("0.3")
+          const error = yield* Effect.flip(A2AClient.resolve(peer.url, { protocolVersions: ["1.0"] }))
+          expect(error._tag).toBe("A2ANoCompatibleInterface")
+          expect(error.message).toContain(`JSONRPC 0.3 at ${peer.jsonRpcUrl}`)
         }))
 
       it.effect("sendMessage: a direct message and a task, as 1.0 values", () =>
