@@ -11,6 +11,7 @@ import { renderCard, showCard } from "../../src/cli/CardCommand.ts"
 import { renderEvent, send, type SendOptions } from "../../src/cli/SendCommand.ts"
 import type * as v1 from "../../src/generated/v1.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
+import { SdkPeer03 } from "../interop/v0_3/SdkServer03.ts"
 
 /** Runs an effect with console.log / console.error and stdout captured. */
 const captured = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -53,6 +54,22 @@ const runCli = (args: ReadonlyArray<string>) =>
     })
     return Effect.sync(() => child.kill())
   })
+
+layer(Layer.mergeAll(SdkPeer03.layer, FetchHttpClient.layer))("effect-a2a card / send with an A2A 0.3 agent", (it) => {
+  it.effect("card shows the 0.3 card's interfaces; send talks 0.3", () =>
+    Effect.gen(function*() {
+      const peer = yield* SdkPeer03
+      const card = yield* captured(showCard(peer.url, { json: false }))
+      expect(card.exit._tag).toBe("Success")
+      expect(card.stdout).toContain("SDK 0.3 Agent")
+      expect(card.stdout).toMatch(/1\. JSONRPC\s+0\.3\s+http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc/)
+      expect(card.stdout).toMatch(/2\. HTTP\+JSON\s+0\.3\s+http:\/\/127\.0\.0\.1:\d+\/a2a\/rest/)
+      const reply = yield* captured(send(peer.url, "hello", options()))
+      expect(reply.exit._tag).toBe("Success")
+      expect(reply.stdout).toBe("echo: hello\n")
+      expect(peer.requests.at(-1)?.body).toMatchObject({ method: "message/send" })
+    }))
+})
 
 layer(Layer.mergeAll(SdkPeer.layer, FetchHttpClient.layer))("effect-a2a card / send", (it) => {
   describe("card", () => {

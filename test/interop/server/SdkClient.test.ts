@@ -81,9 +81,15 @@ const scenarios = (binding: Binding) =>
         assert.strictEqual(client.protocolVersion, "1.0")
         const card = yield* Effect.promise(() => client.getAgentCard())
         assert.strictEqual(card.name, DemoAgent.card.name)
-        assert.includeDeepMembers(
-          card.supportedInterfaces.map((i) => [i.protocolBinding, i.url]),
-          [["JSONRPC", `${server.url}/`], ["HTTP+JSON", server.url]]
+        // Our server serves 1.0 and 0.3 by default: the SDK reads every interface and picks a 1.0 one.
+        assert.deepStrictEqual(
+          card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion]),
+          [
+            ["JSONRPC", `${server.url}/`, "1.0"],
+            ["HTTP+JSON", server.url, "1.0"],
+            ["JSONRPC", `${server.url}/`, "0.3"],
+            ["HTTP+JSON", server.url, "0.3"]
+          ]
         )
         const reply = yield* Effect.promise(() => client.sendMessage(request("hello there")))
         assert.isFalse(isTask(reply))
