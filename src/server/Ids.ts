@@ -39,5 +39,18 @@ export const taskId: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis,
 /** A random id (UUIDv4) for contexts, messages, artifacts and push configs. */
 export const randomId: Effect.Effect<string> = Effect.sync(() => randomUUID())
 
+// Formatting a date is comparatively slow, and a busy server stamps many events within one millisecond.
+let isoMs = Number.NaN
+let isoText = ""
+
+/** `ms` as an ISO 8601 UTC timestamp with millisecond precision (spec 5.6.1). */
+export const isoAt = (ms: number): string => {
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString()
+    isoMs = ms
+  }
+  return isoText
+}
+
 /** The current Clock time as an ISO 8601 UTC timestamp with millisecond precision (spec 5.6.1). */
-export const now: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+export const now: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, isoAt)

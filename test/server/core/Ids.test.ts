@@ -1,6 +1,7 @@
 /** Ids: UUIDv7 task ids (layout, time, monotonic order, counter overflow) and random ids. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import * as Ids from "../../../src/server/Ids.ts"
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -42,6 +43,20 @@ describe("Ids", () => {
     assert.strictEqual(timeOf(last), ms + 1)
     for (let i = 1; i < ids.length; i++) assert.isTrue(ids[i - 1]! < ids[i]!)
   })
+
+  it("isoAt formats milliseconds as ISO 8601 UTC, also when the same millisecond comes again", () => {
+    assert.strictEqual(Ids.isoAt(0), "1970-01-01T00:00:00.000Z")
+    assert.strictEqual(Ids.isoAt(1_750_000_000_123), "2025-06-15T15:06:40.123Z")
+    assert.strictEqual(Ids.isoAt(1_750_000_000_123), "2025-06-15T15:06:40.123Z")
+    assert.strictEqual(Ids.isoAt(0), "1970-01-01T00:00:00.000Z")
+  })
+
+  it.effect("now follows the Clock", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* Ids.now, "1970-01-01T00:00:00.000Z")
+      yield* TestClock.adjust("1500 millis")
+      assert.strictEqual(yield* Ids.now, "1970-01-01T00:00:01.500Z")
+    }))
 
   it.effect("taskId uses the Clock; randomId is a UUIDv4", () =>
     Effect.gen(function*() {
