@@ -163,7 +163,6 @@ export const make = Effect.gen(function*() {
     pushConfig: v1.TaskPushNotificationConfig | undefined,
     caller: Caller
   ) => {
-    const offer = (processed: Processed) => Effect.sync(() => caller.offer(processed))
     const reducerContext = (now: string): TaskReducer.ReducerContext => ({
       taskId: context.taskId,
       contextId: context.contextId,
@@ -188,7 +187,7 @@ export const make = Effect.gen(function*() {
             const applied = TaskReducer.apply(current.task, { message: reply }, reducerContext(now))
             if (Result.isSuccess(applied)) yield* commit(applied.success)
           }
-          yield* offer({ event: { message: reply }, task: Option.none() })
+          caller.offer({ event: { message: reply }, task: Option.none() })
           state.settled = true
           return false
         }
@@ -219,7 +218,7 @@ export const make = Effect.gen(function*() {
         }
         const next = yield* persist(owner, version, applied).pipe(Effect.mapError(storeFailed))
         state.record = Option.some({ task: applied.task, owner, version: next })
-        for (const p of applied.published) yield* offer({ event: p.event, task: Option.some(p.task) })
+        for (const p of applied.published) caller.offer({ event: p.event, task: Option.some(p.task) })
       })
 
     /**
