@@ -51,8 +51,13 @@ export const layer = <E = never, R = never>(
   Effect.isEffect(executor) ? Layer.effect(AgentExecutor, executor) : Layer.succeed(AgentExecutor, executor)
 
 /** The concatenated text parts of a message ("" when it has none). */
-export const textOf = (message: v1.Message): string =>
-  message.parts.flatMap((part) => ("text" in part ? [part.text] : [])).join("\n")
+export const textOf = (message: v1.Message): string => {
+  let text: string | undefined
+  for (const part of message.parts) {
+    if ("text" in part) text = text === undefined ? part.text : `${text}\n${part.text}`
+  }
+  return text ?? ""
+}
 
 /** An agent message in the request's context (and task, if one is given). */
 export const agentMessage = (
