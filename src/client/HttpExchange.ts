@@ -225,3 +225,33 @@ export const encode = <A, I>(schema: Schema.Codec<A, I>, what: string) => {
       Effect.mapError((error) => new InvalidParams({ message: `Invalid ${what}: ${error.message}` }))
     )
 }
+
+/**
+ * The events of a streaming response, each `data:` parsed as JSON and handed to `onEvent`. A response that is
+ * not a 2xx event stream is an error answered before the first event: `readBody` (the binding's reader of a
+ * whole response) fails with the typed error it carries, or, when it carries none, the stream fails with
+ * UnexpectedContentType.
+ */
+export const jsonEvents = <A, E, E2>(
+  response: HttpClientResponse.HttpClientResponse,
+  readBody: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<readonly [unknown, Received, string], E>,
+  onEvent: (value: unknown, event: Sse.SseEvent, r: Received) => Effect.Effect<A, E2>
+): Stream.Stream<A, E | E2 | A2ATransportError | A2AResponseError> => {
+  const r = received(response)
+  if (!isOk(r.status) || !isEventStream(r.contentType)) {
+    return Stream.fromEffect(
+      Effect.flatMap(
+        readBody(response),
+        ([, , body]) => Effect.fail(responseError(r, "UnexpectedContentType", body, EVENT_STREAM_CONTENT_TYPE))
+      )
+    )
+  }
+  return sseEvents(response).pipe(
+    Stream.mapEffect((event): Effect.Effect<A, E2 | A2AResponseError> => {
+      const json = parseJson(event.data)
+      return json._tag === "None"
+        ? Effect.fail(responseError(r, "InvalidJson", event.data))
+        : onEvent(json.value, event, r)
+    })
+  )
+}

@@ -139,32 +139,22 @@ export const make = (options: {
           const tenant = Predicate.isString(fields["tenant"]) ? fields["tenant"] : undefined
           return request("POST", path, tenant, rest, call, Http.EVENT_STREAM_CONTENT_TYPE)
         }),
-        Effect.map((response): Stream.Stream<v1.StreamResponse, A2AClientError> => {
-          const r = Http.received(response)
-          if (!Http.isOk(r.status) || !Http.isEventStream(r.contentType)) {
-            return Stream.fromEffect(
-              Effect.flatMap(
-                readBody(response, false),
-                ([, , body]) =>
-                  Effect.fail(Http.responseError(r, "UnexpectedContentType", body, Http.EVENT_STREAM_CONTENT_TYPE))
-              )
-            )
-          }
-          return Http.sseEvents(response).pipe(
-            Stream.mapEffect((event): Effect.Effect<v1.StreamResponse, A2AClientError> => {
-              const json = Http.parseJson(event.data)
-              if (json._tag === "None") return Effect.fail(Http.responseError(r, "InvalidJson", event.data))
-              if (event.event === "error" || isStatusBody(json.value)) {
-                if (!isStatusBody(json.value)) {
+        Effect.map((response) =>
+          Http.jsonEvents(
+            response,
+            (response) => readBody(response, false),
+            (value, event, r): Effect.Effect<v1.StreamResponse, A2AClientError> => {
+              if (event.event === "error" || isStatusBody(value)) {
+                if (!isStatusBody(value)) {
                   return Effect.fail(Http.responseError(r, "SchemaMismatch", event.data, "an error event"))
                 }
-                const code = json.value.error["code"]
-                return Effect.fail(fromHttpError(Predicate.isNumber(code) ? code : 500, json.value))
+                const code = value.error["code"]
+                return Effect.fail(fromHttpError(Predicate.isNumber(code) ? code : 500, value))
               }
-              return decodeEvent(json.value, r, event.data)
-            })
+              return decodeEvent(value, r, event.data)
+            }
           )
-        }),
+        ),
         Stream.unwrap
       )
   }

@@ -8,14 +8,11 @@
  * - Push config lists have no pages in 0.3: the whole list comes back with an empty `nextPageToken`.
  * - `A2A-Extensions` is also sent as `X-A2A-Extensions`, the name 0.3 peers read.
  */
-import { Effect, Predicate, Schema, Stream } from "effect"
-import * as Headers from "effect/http/Headers"
+import { Effect, Schema, type Stream } from "effect"
 import type * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
-import { fromJsonRpcError, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import { UnsupportedOperation } from "../../protocol/A2AError.ts"
 import * as PushConfigs from "../../protocol/v0_3/PushConfigs.ts"
 import * as Requests from "../../protocol/v0_3/Requests.ts"
 import * as Tasks from "../../protocol/v0_3/Tasks.ts"
@@ -23,48 +20,12 @@ import * as WireInput from "../../protocol/v0_3/WireInput.ts"
 import type { A2AClientError } from "../A2AClientError.ts"
 import * as AgentCardResolver from "../AgentCardResolver.ts"
 import * as Http from "../HttpExchange.ts"
+import * as JsonRpcExchange from "../JsonRpcExchange.ts"
 import type { Call, Transport, TransportFactory } from "../Transport.ts"
+import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
 export const PROTOCOL_BINDING = "JSONRPC"
 export const PROTOCOL_VERSION = "0.3"
-
-/** The result of a JSON-RPC response, or its error as a typed A2A error (0.3 uses the same codes). */
-const unwrap = (value: unknown, id: number, r: Http.Received, body: string): Effect.Effect<unknown, A2AClientError> => {
-  if (!Predicate.isObject(value)) return Effect.fail(Http.responseError(r, "InvalidJsonRpc", body, "not a JSON object"))
-  if (value["error"] !== undefined && value["error"] !== null) return Effect.fail(fromJsonRpcError(value["error"]))
-  if (value["jsonrpc"] !== "2.0") {
-    return Effect.fail(Http.responseError(r, "InvalidJsonRpc", body, "\"jsonrpc\" is not \"2.0\""))
-  }
-  if (!("result" in value)) {
-    return Effect.fail(Http.responseError(r, "InvalidJsonRpc", body, "neither \"result\" nor \"error\""))
-  }
-  if (value["id"] !== id) {
-    return Effect.fail(
-      Http.responseError(r, "InvalidJsonRpc", body, `id ${JSON.stringify(value["id"])} is not the request id ${id}`)
-    )
-  }
-  return Effect.succeed(value["result"])
-}
-
-const readResult = (
-  response: HttpClientResponse.HttpClientResponse,
-  id: number
-): Effect.Effect<readonly [unknown, Http.Received, string], A2AClientError> =>
-  Effect.flatMap(Http.readText(response), (body) => {
-    const r = Http.received(response)
-    const json = Http.parseJson(body)
-    if (json._tag === "Some" && Predicate.isObject(json.value) && json.value["error"] !== undefined) {
-      return Effect.map(unwrap(json.value, id, r, body), (result) => [result, r, body] as const)
-    }
-    if (!Http.isOk(r.status)) {
-      return Effect.fail(Http.securityError(r, body) ?? Http.responseError(r, "UnexpectedStatus", body))
-    }
-    if (!Http.isJsonContentType(r.contentType)) {
-      return Effect.fail(Http.responseError(r, "UnexpectedContentType", body, Http.JSON_CONTENT_TYPE))
-    }
-    if (json._tag === "None") return Effect.fail(Http.responseError(r, "InvalidJson", body))
-    return Effect.map(unwrap(json.value, id, r, body), (result) => [result, r, body] as const)
-  })
 
 /** Decodes a 0.3 result (older part shapes accepted) and translates it to 1.0. */
 const reader = <S extends Schema.Codec<unknown, unknown>, B>(
@@ -105,70 +66,22 @@ const readPushConfigs = reader(
 const readCard = AgentCardResolver.read
 const readAnything = (_value: unknown): Effect.Effect<void> => Effect.void
 
-/** `X-A2A-Extensions` next to `A2A-Extensions`: 0.3 peers read the former. */
-const withLegacyHeaders = (headers: Headers.Headers): Headers.Headers => {
-  const extensions = headers["a2a-extensions"]
-  return extensions === undefined ? headers : Headers.set(headers, "x-a2a-extensions", extensions)
-}
-
 export const make = (options: {
   readonly url: string
   readonly httpClient: HttpClient.HttpClient
 }): Transport => {
-  const { httpClient, url } = options
-  let lastId = 0
-
-  const post = (method: string, params: unknown, call: Call, accept: string) => {
-    const id = ++lastId
-    const request = HttpClientRequest.post(url).pipe(
-      HttpClientRequest.setHeaders(withLegacyHeaders(call.headers)),
-      HttpClientRequest.setHeader("accept", accept),
-      HttpClientRequest.bodyText(
-        JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) }),
-        Http.JSON_CONTENT_TYPE
-      )
-    )
-    return Effect.map(Http.send(httpClient, request, call.timeout), (response) => [id, response] as const)
-  }
+  const { url } = options
+  const rpc = JsonRpcExchange.make(options)
 
   const unary = <A>(
     method: string,
     params: unknown,
     call: Call,
-    read: (value: unknown, r: Http.Received, body: string) => Effect.Effect<A, A2AClientError>
-  ): Effect.Effect<A, A2AClientError> =>
-    post(method, params, call, Http.JSON_CONTENT_TYPE).pipe(
-      Effect.flatMap(([id, response]) => readResult(response, id)),
-      Effect.flatMap(([result, r, body]) => read(result, r, body))
-    )
+    read: JsonRpcExchange.Reader<A>
+  ): Effect.Effect<A, A2AClientError> => rpc.request(method, params, withLegacyHeaders(call), read)
 
   const streaming = (method: string, params: unknown, call: Call): Stream.Stream<v1.StreamResponse, A2AClientError> =>
-    post(method, params, call, Http.EVENT_STREAM_CONTENT_TYPE).pipe(
-      Effect.map(([id, response]): Stream.Stream<v1.StreamResponse, A2AClientError> => {
-        const r = Http.received(response)
-        if (!Http.isOk(r.status) || !Http.isEventStream(r.contentType)) {
-          // Errors before the first event come back as a plain JSON-RPC response.
-          return Stream.fromEffect(
-            Effect.flatMap(
-              readResult(response, id),
-              ([, , body]) =>
-                Effect.fail(Http.responseError(r, "UnexpectedContentType", body, Http.EVENT_STREAM_CONTENT_TYPE))
-            )
-          )
-        }
-        return Http.sseEvents(response).pipe(
-          Stream.mapEffect((event) => {
-            const json = Http.parseJson(event.data)
-            if (json._tag === "None") return Effect.fail(Http.responseError(r, "InvalidJson", event.data))
-            return Effect.flatMap(
-              unwrap(json.value, id, r, event.data),
-              (result) => readStreamResult(result, r, event.data)
-            )
-          })
-        )
-      }),
-      Stream.unwrap
-    )
+    rpc.stream(method, params, withLegacyHeaders(call), readStreamResult)
 
   return {
     protocolBinding: PROTOCOL_BINDING,

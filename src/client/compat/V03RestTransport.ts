@@ -9,7 +9,6 @@
  * body has no part metadata, file names or `referenceTaskIds` (see ProtoJson).
  */
 import { Effect, Option, Predicate, type Schema, Stream } from "effect"
-import * as Headers from "effect/http/Headers"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
@@ -19,6 +18,7 @@ import * as ProtoJson from "../../protocol/v0_3/ProtoJson.ts"
 import type { A2AClientError } from "../A2AClientError.ts"
 import * as Http from "../HttpExchange.ts"
 import type { Call, Transport, TransportFactory } from "../Transport.ts"
+import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
 export const PROTOCOL_BINDING = "HTTP+JSON"
 export const PROTOCOL_VERSION = "0.3"
@@ -26,11 +26,6 @@ export const PROTOCOL_VERSION = "0.3"
 /** A 0.3 REST error body: `{ code, message }`. */
 const isErrorBody = (u: unknown): u is { readonly code: number; readonly message: string } =>
   Predicate.isObject(u) && typeof u["code"] === "number" && typeof u["message"] === "string"
-
-const withLegacyHeaders = (headers: Headers.Headers): Headers.Headers => {
-  const extensions = headers["a2a-extensions"]
-  return extensions === undefined ? headers : Headers.set(headers, "x-a2a-extensions", extensions)
-}
 
 const segment = encodeURIComponent
 
@@ -40,7 +35,7 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
 
   const send = (method: "GET" | "POST" | "DELETE", path: string, body: unknown, call: Call, accept: string) => {
     const request = HttpClientRequest.make(method)(`${base}${path}`).pipe(
-      HttpClientRequest.setHeaders(withLegacyHeaders(call.headers)),
+      HttpClientRequest.setHeaders(withLegacyHeaders(call).headers),
       HttpClientRequest.setHeader("accept", accept),
       body === undefined ? (r) => r : HttpClientRequest.bodyText(JSON.stringify(body), Http.JSON_CONTENT_TYPE)
     )
@@ -94,35 +89,18 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
     call: Call
   ): Stream.Stream<v1.StreamResponse, A2AClientError> =>
     send(method, path, body, call, Http.EVENT_STREAM_CONTENT_TYPE).pipe(
-      Effect.map((response): Stream.Stream<v1.StreamResponse, A2AClientError> => {
-        const r = Http.received(response)
-        if (!Http.isOk(r.status) || !Http.isEventStream(r.contentType)) {
-          return Stream.fromEffect(
-            Effect.flatMap(
-              readJson(response),
-              ([, , text]) =>
-                Effect.fail(Http.responseError(r, "UnexpectedContentType", text, Http.EVENT_STREAM_CONTENT_TYPE))
+      Effect.map((response) =>
+        Http.jsonEvents(response, readJson, (value, event, r) => {
+          if (event.event === "error") {
+            return Effect.fail(
+              isErrorBody(value)
+                ? fromJsonRpcError(value)
+                : Http.responseError(r, "SchemaMismatch", event.data, "an A2A 0.3 error event")
             )
-          )
-        }
-        return Http.sseEvents(response).pipe(
-          Stream.mapEffect((event) => {
-            const json = Http.parseJson(event.data)
-            if (Option.isNone(json)) return Effect.fail(Http.responseError(r, "InvalidJson", event.data))
-            if (event.event === "error") {
-              return Effect.fail(
-                isErrorBody(json.value)
-                  ? fromJsonRpcError(json.value)
-                  : Http.responseError(r, "SchemaMismatch", event.data, "an A2A 0.3 error event")
-              )
-            }
-            return Effect.map(
-              decodeEvent(ProtoJson.normalizeNames(json.value), r, event.data),
-              ProtoJson.toV1StreamResponse
-            )
-          })
-        )
-      }),
+          }
+          return Effect.map(decodeEvent(ProtoJson.normalizeNames(value), r, event.data), ProtoJson.toV1StreamResponse)
+        })
+      ),
       Stream.unwrap
     )
 
