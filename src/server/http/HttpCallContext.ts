@@ -4,7 +4,7 @@
  * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
  * routes are built; per request this is a few header reads.
  */
-import { Deferred, Effect, Option, Result } from "effect"
+import { Deferred, Effect, Option, Result, type Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
@@ -18,6 +18,7 @@ import type { ResolvedOptions } from "./HttpBindingOptions.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
 import * as PublicInterfaces from "./PublicInterfaces.ts"
 import { ServerShutdown } from "./ServerShutdown.ts"
+import * as Sse from "./Sse.ts"
 
 /** Query parameters as the router parsed them. */
 export type SearchParams = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -35,7 +36,8 @@ export interface BindingEnv {
   /** Extension URIs the agent card declares; only these are echoed as activated. */
   readonly supportedExtensions: ReadonlySet<string>
   /** Completes when the server starts shutting down (never, when none says so); open streams then end. */
-  readonly shutdown: Effect.Effect<void>
+  /** What the open event streams share (keep-alive pings, the end at shutdown). */
+  readonly sse: Sse.Hub
 }
 
 /**
@@ -46,7 +48,7 @@ const knownEdges: ReadonlyArray<Edge> = [v1Edge, v03Edge]
 
 export const makeEnv = (
   options: ResolvedOptions
-): Effect.Effect<BindingEnv, never, RequestHandler | Auth | AgentCardConfig> =>
+): Effect.Effect<BindingEnv, never, RequestHandler | Auth | AgentCardConfig | Scope.Scope> =>
   Effect.gen(function*() {
     const handler = yield* RequestHandler
     const auth = yield* Auth
@@ -66,7 +68,10 @@ export const makeEnv = (
       edges,
       interfaces: PublicInterfaces.make(served, Option.map(server, (s) => s.address)),
       supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
-      shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
+      sse: yield* Sse.makeHub({
+        keepAlive: options.keepAliveInterval,
+        shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
+      })
     }
   })
 

@@ -100,15 +100,13 @@ const streamResponse = (
   headers: Record<string, string> | undefined
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const started = yield* Sse.start(stream, env.options.firstEventWindow)
-    if (started._tag === "Failed") return jsonRpcError(id, yield* fromCause(started.cause), { headers })
-    return Sse.respond(started.stream, {
+    const opened = yield* Sse.open(env.sse, stream, {
+      window: env.options.firstEventWindow,
       encode: (event) => Sse.frame(JsonRpc.encodeSuccess(id, event)),
       encodeError: (error) => Sse.frame(JsonRpc.encodeFailure(id, error)),
-      keepAlive: env.options.keepAliveInterval,
-      until: env.shutdown,
       headers
     })
+    return opened._tag === "Failed" ? jsonRpcError(id, yield* fromCause(opened.cause), { headers }) : opened.response
   })
 
 /** The handler of the JSON-RPC endpoint. */

@@ -272,15 +272,13 @@ const handle = (
     if (operation._tag === "Streaming") {
       const prepared = operation.prepare(input.success.input)
       if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
-      const started = yield* Sse.start(prepared.success(env.handler, ctx), env.options.firstEventWindow)
-      if (started._tag === "Failed") return restError(yield* fromCause(started.cause), { headers })
-      return Sse.respond(started.stream, {
+      const opened = yield* Sse.open(env.sse, prepared.success(env.handler, ctx), {
+        window: env.options.firstEventWindow,
         encode: (event) => Sse.frame(JSON.stringify(event)),
         encodeError: errorEvent,
-        keepAlive: env.options.keepAliveInterval,
-        until: env.shutdown,
         headers
       })
+      return opened._tag === "Failed" ? restError(yield* fromCause(opened.cause), { headers }) : opened.response
     }
     const prepared = operation.prepare(input.success.input)
     if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })

@@ -1,13 +1,17 @@
 /**
- * Server-Sent Events for the streaming operations (spec 9.4.2, 11.7): framing, keep-alive comments, and the
- * decision whether a stream becomes an SSE response at all.
+ * Server-Sent Events for the streaming operations (spec 9.4.2, 11.7): framing, keep-alive comments, the end of
+ * open streams at shutdown, and the decision whether a stream becomes an SSE response at all.
  *
  * That decision matters to clients: an operation that fails before its first event (task not found,
  * streaming unsupported, bad version...) is answered as a plain error response, which every client maps to
  * a typed error; once the first event is out the response is committed to `text/event-stream` and later
  * failures travel as events.
+ *
+ * An open stream costs one fiber and one queue: the fiber pulls the operation's events and queues their frames,
+ * the response body reads the queue. Keep-alive pings and the shutdown signal reach every open stream through
+ * one Hub per set of routes (one timer in all, not one per connection): thousands of idle subscribers stay cheap.
  */
-import { Cause, Duration, Effect, Exit, Fiber, Option, Pull, type Scope, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Option, Queue, type Scope, Stream } from "effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { A2AError } from "../../protocol/A2AError.ts"
 import { fromCause } from "./HttpErrors.ts"
@@ -20,87 +24,133 @@ export const frame = (data: string, event?: string): Uint8Array =>
 
 const ping = encoder.encode(": ping\n\n")
 
-/**
- * Interleaves `: ping` comments every `interval` so idle connections survive proxies and clients notice
- * dead peers; ends when `events` ends. A zero interval disables keep-alive.
- */
-export const withKeepAlive = <E, R>(
-  events: Stream.Stream<Uint8Array, E, R>,
-  interval: Duration.Duration
-): Stream.Stream<Uint8Array, E, R> =>
-  Duration.isZero(interval)
-    ? events
-    : Stream.merge(
-      events,
-      Stream.tick(interval).pipe(Stream.drop(1), Stream.map(() => ping)),
-      { haltStrategy: "left" }
-    )
-
-/** A stream that has either failed before producing anything, or is ready to be sent. */
-export type Started<A, E> =
-  | { readonly _tag: "Failed"; readonly cause: Cause.Cause<E> }
-  | { readonly _tag: "Ready"; readonly stream: Stream.Stream<A, E> }
-
-/**
- * Starts pulling `stream` in the current scope and waits up to `window` for its first element. A failure in
- * that window is returned as `Failed`; otherwise the whole stream (first element included, nothing pulled
- * twice) is `Ready`. A stream that is slow to produce its first element is not held back: after `window`
- * it is sent as is, its first element following when it comes.
- */
-export const start = <A, E>(
-  stream: Stream.Stream<A, E>,
-  window: Duration.Duration
-): Effect.Effect<Started<A, E>, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const pull = yield* Stream.toPull(stream)
-    const first = yield* Effect.forkScoped(pull)
-    const early = yield* Fiber.await(first).pipe(Effect.timeoutOption(window))
-    if (Option.isSome(early) && Exit.isFailure(early.value) && !Pull.isDoneCause(early.value.cause)) {
-      return { _tag: "Failed", cause: early.value.cause as Cause.Cause<E> } as const
-    }
-    let pending: typeof first | undefined = first
-    const resumed = Effect.suspend(() => {
-      if (pending === undefined) return pull
-      const f = pending
-      pending = undefined
-      return Fiber.join(f)
-    })
-    return { _tag: "Ready", stream: Stream.fromPull(Effect.succeed(resumed)) } as const
-  })
-
 export const HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-cache",
   // Tells nginx-style proxies not to buffer the event stream.
   "x-accel-buffering": "no"
 }
 
+/** The frames an open stream sends, in order; ending it ends the response. */
+type Outbox = Queue.Queue<Uint8Array, Cause.Done>
+
+/** What the open streams of one set of routes share. */
+export interface Hub {
+  /** Adds an open stream for as long as the scope lasts: it gets the pings, and ends at shutdown. */
+  readonly register: (outbox: Outbox) => Effect.Effect<void, never, Scope.Scope>
+}
+
 /**
- * The `text/event-stream` response for a started stream: each element framed by `encode`; a failure is
- * framed by `encodeError` as the last event and ends the stream cleanly. An interruption (the client went
- * away) is left alone: there is nobody to tell.
+ * A Hub living as long as the current scope: every `keepAlive` (zero: never) each open stream gets a `: ping`
+ * comment, so idle connections survive proxies and clients notice dead peers; when `shutdown` completes, every
+ * open stream ends cleanly (clients may resubscribe elsewhere) and later ones end as soon as they open.
  */
-export const respond = <A>(
+export const makeHub = (options: {
+  readonly keepAlive: Duration.Duration
+  readonly shutdown: Effect.Effect<void>
+}): Effect.Effect<Hub, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const open = new Set<Outbox>()
+    let closed = false
+    if (!Duration.isZero(options.keepAlive)) {
+      yield* Effect.sleep(options.keepAlive).pipe(
+        Effect.andThen(Effect.sync(() => {
+          for (const outbox of open) Queue.offerUnsafe(outbox, ping)
+        })),
+        Effect.forever,
+        Effect.forkScoped
+      )
+    }
+    yield* options.shutdown.pipe(
+      Effect.andThen(Effect.sync(() => {
+        closed = true
+        for (const outbox of open) Queue.endUnsafe(outbox)
+        open.clear()
+      })),
+      Effect.forkScoped
+    )
+    return {
+      register: (outbox) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            if (closed) Queue.endUnsafe(outbox)
+            else open.add(outbox)
+          }),
+          () => Effect.sync(() => open.delete(outbox))
+        )
+    }
+  })
+
+/** A stream that has failed before producing anything, or the response that sends it. */
+export type Opened =
+  | { readonly _tag: "Failed"; readonly cause: Cause.Cause<A2AError> }
+  | { readonly _tag: "Ready"; readonly response: HttpServerResponse.HttpServerResponse }
+
+/**
+ * Starts pulling `stream` in the current scope (the request's: a client that leaves interrupts it) and waits up
+ * to `window` for its first element. A failure in that window is `Failed`; otherwise the `text/event-stream`
+ * response is `Ready`, each element framed by `encode`. A stream slow to produce its first element is not held
+ * back: after `window` the response is sent as is, its events following when they come. A later failure is
+ * framed by `encodeError` as the last event and ends the stream cleanly; an interruption (the client went away)
+ * is left alone: there is nobody to tell.
+ */
+export const open = <A>(
+  hub: Hub,
   stream: Stream.Stream<A, A2AError>,
   options: {
+    readonly window: Duration.Duration
     readonly encode: (event: A) => Uint8Array
     readonly encodeError: (error: A2AError) => Uint8Array
-    readonly keepAlive: Duration.Duration
-    /** Ends the stream early (cleanly) when it completes: the server is shutting down. */
-    readonly until?: Effect.Effect<void> | undefined
     readonly headers?: Record<string, string> | undefined
   }
-): HttpServerResponse.HttpServerResponse => {
-  const events = stream.pipe(
-    options.until === undefined ? (s) => s : Stream.interruptWhen(options.until),
-    Stream.map(options.encode),
-    Stream.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Stream.failCause(cause)
-        : Stream.fromEffect(Effect.map(fromCause(cause), options.encodeError))
+): Effect.Effect<Opened, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const outbox: Outbox = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+    // Settled by whichever comes first: the first element or the end (None), or an early failure (Some).
+    const early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
+    // Once committed, failures are sent as events. Both sides decide synchronously, so they never disagree.
+    let committed = false
+    const commit = () => {
+      committed = true
+      Deferred.doneUnsafe(early, Exit.succeed(Option.none()))
+    }
+    yield* stream.pipe(
+      Stream.runForEachArray((events) =>
+        Effect.sync(() => {
+          // Queued before committing: settling the Deferred may run the waiting side at once.
+          for (const event of events) Queue.offerUnsafe(outbox, options.encode(event))
+          if (!committed) commit()
+        })
+      ),
+      Effect.matchCauseEffect({
+        onSuccess: () =>
+          Effect.sync(() => {
+            Queue.endUnsafe(outbox)
+            if (!committed) commit()
+          }),
+        onFailure: (cause) => {
+          if (Cause.hasInterruptsOnly(cause)) return Effect.sync(() => Queue.endUnsafe(outbox))
+          if (!committed) return Effect.sync(() => Deferred.doneUnsafe(early, Exit.succeed(Option.some(cause))))
+          return Effect.map(fromCause(cause), (error) => {
+            Queue.offerUnsafe(outbox, options.encodeError(error))
+            Queue.endUnsafe(outbox)
+          })
+        }
+      }),
+      Effect.forkScoped
     )
-  )
-  return HttpServerResponse.stream(withKeepAlive(events, options.keepAlive), {
-    contentType: "text/event-stream",
-    headers: { ...HEADERS, ...options.headers }
+    yield* Effect.timeoutOption(Deferred.await(early), options.window)
+    // Window over with nothing settled: the response is sent as is. Decided synchronously, as the pump decides.
+    yield* Effect.sync(() => {
+      if (!committed && !Deferred.isDoneUnsafe(early)) commit()
+    })
+    const failure = yield* Deferred.await(early)
+    if (Option.isSome(failure)) return { _tag: "Failed", cause: failure.value } as const
+    yield* hub.register(outbox)
+    return {
+      _tag: "Ready",
+      response: HttpServerResponse.stream(Stream.fromQueue(outbox), {
+        contentType: "text/event-stream",
+        headers: { ...HEADERS, ...options.headers }
+      })
+    } as const
   })
-}

@@ -271,14 +271,15 @@ const handle = (
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
 
     if (operation.success._tag === "Stream") {
-      const started = yield* Sse.start(operation.success.run(env.handler, ctx), env.options.firstEventWindow)
-      if (started._tag === "Failed") return errorResponse(yield* fromCause(started.cause), undefined, headers)
-      return Sse.respond(started.stream, {
+      const opened = yield* Sse.open(env.sse, operation.success.run(env.handler, ctx), {
+        window: env.options.firstEventWindow,
         encode: (event) => Sse.frame(JSON.stringify(event)),
         encodeError: (error) => Sse.frame(JSON.stringify(errorBody(error)), "error"),
-        keepAlive: env.options.keepAliveInterval,
         headers
       })
+      return opened._tag === "Failed"
+        ? errorResponse(yield* fromCause(opened.cause), undefined, headers)
+        : opened.response
     }
     const result = yield* Effect.result(
       operation.success.run(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
