@@ -7,22 +7,8 @@ import { Effect, Layer, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
-import type * as v1 from "../../src/generated/v1.ts"
 import { Ours, OursSecured, TOKEN } from "./OurServer.ts"
-
-const kinds = (events: ReadonlyArray<v1.StreamResponse>) =>
-  events.map((e) =>
-    "task" in e
-      ? `task:${e.task.status.state}`
-      : "statusUpdate" in e
-      ? `status:${e.statusUpdate.status.state}`
-      : "artifactUpdate" in e
-      ? `artifact:${textOf(e.artifactUpdate.artifact.parts)}`
-      : `message:${textOf(e.message.parts)}`
-  )
-
-const taskOf = (response: v1.SendMessageResponse) =>
-  "task" in response ? Effect.succeed(response.task) : Effect.die(`expected a task, got ${JSON.stringify(response)}`)
+import { kinds, taskOf } from "./Results.ts"
 
 layer(Layer.mergeAll(Ours.layer, OursSecured.layer, FetchHttpClient.layer), { excludeTestServices: true })(
   "A2AClient against our server",

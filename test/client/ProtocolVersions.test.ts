@@ -20,21 +20,8 @@ import * as RestTransport from "../../src/client/RestTransport.ts"
 import type * as v1 from "../../src/generated/v1.ts"
 import { SdkPeer03 } from "../interop/v0_3/SdkServer03.ts"
 import { Ours, OursSecured, TOKEN } from "./OurServer.ts"
+import { kinds, taskOf } from "./Results.ts"
 import { cardFor } from "./TestServer.ts"
-
-const kinds = (events: ReadonlyArray<v1.StreamResponse>) =>
-  events.map((e) =>
-    "task" in e
-      ? `task:${e.task.status.state}`
-      : "statusUpdate" in e
-      ? `status:${e.statusUpdate.status.state}`
-      : "artifactUpdate" in e
-      ? `artifact:${textOf(e.artifactUpdate.artifact.parts)}`
-      : `message:${textOf(e.message.parts)}`
-  )
-
-const taskOf = (response: v1.SendMessageResponse) =>
-  "task" in response ? Effect.succeed(response.task) : Effect.die(`expected a task, got ${JSON.stringify(response)}`)
 
 /** The JSON-RPC methods the SDK's server received since `from`. */
 const methodsSince = (from: number) =>

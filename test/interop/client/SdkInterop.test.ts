@@ -7,7 +7,7 @@ import { Effect, Fiber, Layer, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../../src/client/Messages.ts"
-import type * as v1 from "../../../src/generated/v1.ts"
+import { kinds, taskOf } from "../../client/Results.ts"
 import { SdkPeer } from "./SdkServer.ts"
 
 const clientFor = (binding: string) =>
@@ -16,20 +16,9 @@ const clientFor = (binding: string) =>
     return yield* A2AClient.resolve(peer.url, { bindings: [binding] })
   })
 
-const kinds = (events: ReadonlyArray<v1.StreamResponse>) =>
-  events.map((e) =>
-    "task" in e
-      ? `task:${e.task.status.state}`
-      : "statusUpdate" in e
-      ? `status:${e.statusUpdate.status.state}`
-      : "artifactUpdate" in e
-      ? `artifact:${textOf(e.artifactUpdate.artifact.parts)}`
-      : `message:${textOf(e.message.parts)}`
-  )
-
 const startWaitingTask = (client: A2AClient.A2AClientShape) =>
   client.sendMessage({ message: userText("wait"), configuration: { returnImmediately: true } }).pipe(
-    Effect.flatMap((response) => "task" in response ? Effect.succeed(response.task) : Effect.die("expected a task"))
+    Effect.flatMap(taskOf)
   )
 
 layer(Layer.mergeAll(SdkPeer.layer, FetchHttpClient.layer))("A2AClient against @a2a-js/sdk", (it) => {

@@ -8,23 +8,9 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../../src/client/A2AClient.ts"
 import * as V03Client from "../../../src/client/compat/V03Client.ts"
 import { textOf, userText } from "../../../src/client/Messages.ts"
-import type * as v1 from "../../../src/generated/v1.ts"
+import { kinds, taskOf } from "../../client/Results.ts"
 import { Both } from "../../v0_3/fixtures/Server.ts"
 import { SdkPeer03 } from "./SdkServer03.ts"
-
-const kinds = (events: ReadonlyArray<v1.StreamResponse>) =>
-  events.map((e) =>
-    "task" in e
-      ? `task:${e.task.status.state}`
-      : "statusUpdate" in e
-      ? `status:${e.statusUpdate.status.state}`
-      : "artifactUpdate" in e
-      ? `artifact:${textOf(e.artifactUpdate.artifact.parts)}`
-      : `message:${textOf(e.message.parts)}`
-  )
-
-const taskOf = (response: v1.SendMessageResponse) =>
-  "task" in response ? Effect.succeed(response.task) : Effect.die(`expected a task, got ${JSON.stringify(response)}`)
 
 layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excludeTestServices: true })(
   "our client speaking 0.3",
