@@ -16,21 +16,23 @@ export interface OurServer {
 
 export const TOKEN = "s3cret-token"
 
-export const start = (options: { readonly secured?: boolean } = {}): Effect.Effect<OurServer, never, Scope.Scope> =>
+/**
+ * The demo agent (quick steps; its "slow" task never ends by itself) served on 127.0.0.1 and an ephemeral port
+ * for the scope. `core` adds to the server options (card, auth, extended card), `http` to the HTTP ones.
+ */
+export const serveDemo = (
+  core: Partial<A2AServer.Options<never, never>> = {},
+  http: A2AHttp.ServeOptions = {}
+): Effect.Effect<OurServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const core = A2AServer.layer({
-      card: DemoAgent.card,
-      executor: DemoAgent.make({ stepDelay: Duration.millis(2), slowSteps: 100_000 }),
-      ...(options.secured === true
-        ? {
-          auth: Auth.bearer({ tokens: { [TOKEN]: "alice" } }),
-          extendedCard: (principal) =>
-            Effect.succeed({ ...DemoAgent.card, name: `${DemoAgent.card.name} (for ${principal.id})` })
-        }
-        : {})
-    })
-    const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0 }).pipe(
-      Layer.provide(core),
+    const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0, ...http }).pipe(
+      Layer.provide(
+        A2AServer.layer({
+          card: DemoAgent.card,
+          executor: DemoAgent.make({ stepDelay: Duration.millis(2), slowSteps: 100_000 }),
+          ...core
+        })
+      ),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(layer).pipe(Effect.orDie)
@@ -38,6 +40,17 @@ export const start = (options: { readonly secured?: boolean } = {}): Effect.Effe
     const port = NetAddress.isInetAddress(address) ? address.port : 0
     return { url: `http://127.0.0.1:${port}` }
   })
+
+export const start = (options: { readonly secured?: boolean } = {}): Effect.Effect<OurServer, never, Scope.Scope> =>
+  serveDemo(
+    options.secured === true
+      ? {
+        auth: Auth.bearer({ tokens: { [TOKEN]: "alice" } }),
+        extendedCard: (principal) =>
+          Effect.succeed({ ...DemoAgent.card, name: `${DemoAgent.card.name} (for ${principal.id})` })
+      }
+      : {}
+  )
 
 export class Ours extends Context.Service<Ours, OurServer>()("test/client/Ours") {
   static readonly layer = Layer.effect(Ours, start())
