@@ -11,6 +11,9 @@ import { Effect, type Scope } from "effect"
 import express from "express"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import type * as A2AClient from "../../src/client/A2AClient.ts"
+import { userText } from "../../src/client/Messages.ts"
+import { taskOf } from "../client/Results.ts"
 
 const textOf = (
   parts: ReadonlyArray<{ readonly content?: { readonly $case: string; readonly value: unknown } | undefined }>
@@ -84,6 +87,10 @@ export const executor = (options: { readonly completedMessage?: string } = {}): 
     }
   }
 }
+
+/** Our client starts a "wait" task (returned at once, working until canceled). */
+export const startWaitingTask = (client: A2AClient.A2AClientShape) =>
+  Effect.flatMap(client.sendMessage({ message: userText("wait"), configuration: { returnImmediately: true } }), taskOf)
 
 /**
  * An express app on 127.0.0.1 and an ephemeral port for the scope: `routes` mounts its handlers once the base

@@ -7,7 +7,8 @@ import { Effect, Fiber, Layer, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../../src/client/Messages.ts"
-import { kinds, taskOf } from "../../client/Results.ts"
+import { kinds } from "../../client/Results.ts"
+import { startWaitingTask } from "../SdkAgent.ts"
 import { SdkPeer } from "./SdkServer.ts"
 
 const clientFor = (binding: string) =>
@@ -15,11 +16,6 @@ const clientFor = (binding: string) =>
     const peer = yield* SdkPeer
     return yield* A2AClient.resolve(peer.url, { bindings: [binding] })
   })
-
-const startWaitingTask = (client: A2AClient.A2AClientShape) =>
-  client.sendMessage({ message: userText("wait"), configuration: { returnImmediately: true } }).pipe(
-    Effect.flatMap(taskOf)
-  )
 
 layer(Layer.mergeAll(SdkPeer.layer, FetchHttpClient.layer))("A2AClient against @a2a-js/sdk", (it) => {
   for (const [binding, urlKey] of [["JSONRPC", "jsonRpcUrl"], ["HTTP+JSON", "restUrl"]] as const) {

@@ -10,6 +10,7 @@ import * as V03Client from "../../../src/client/compat/V03Client.ts"
 import { textOf, userText } from "../../../src/client/Messages.ts"
 import { kinds, taskOf } from "../../client/Results.ts"
 import { Both } from "../../v0_3/fixtures/Server.ts"
+import { startWaitingTask } from "../SdkAgent.ts"
 import { SdkPeer03 } from "./SdkServer03.ts"
 
 layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excludeTestServices: true })(
@@ -72,10 +73,7 @@ layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excl
       it.effect("getTask and cancelTask", () =>
         Effect.gen(function*() {
           const c = yield* client
-          const task = yield* Effect.flatMap(
-            c.sendMessage({ message: userText("wait"), configuration: { returnImmediately: true } }),
-            taskOf
-          )
+          const task = yield* startWaitingTask(c)
           const got = yield* c.getTask({ id: task.id })
           expect(got.id).toBe(task.id)
           const canceled = yield* c.cancelTask({ id: task.id })
@@ -85,10 +83,7 @@ layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excl
       it.effect("subscribeToTask (tasks/resubscribe) until the task is canceled", () =>
         Effect.gen(function*() {
           const c = yield* client
-          const task = yield* Effect.flatMap(
-            c.sendMessage({ message: userText("wait"), configuration: { returnImmediately: true } }),
-            taskOf
-          )
+          const task = yield* startWaitingTask(c)
           // Cancel once the subscription has delivered its first event.
           let first = true
           const events = yield* c.subscribeToTask({ id: task.id }).pipe(
@@ -106,10 +101,7 @@ layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excl
       it.effect("push notification configs through the 0.3 methods", () =>
         Effect.gen(function*() {
           const c = yield* client
-          const task = yield* Effect.flatMap(
-            c.sendMessage({ message: userText("wait"), configuration: { returnImmediately: true } }),
-            taskOf
-          )
+          const task = yield* startWaitingTask(c)
           const created = yield* c.createTaskPushNotificationConfig({
             taskId: task.id,
             id: "hook",
