@@ -21,18 +21,27 @@ const ACCEPT_JSON = `${Http.A2A_JSON_CONTENT_TYPE}, ${Http.JSON_CONTENT_TYPE}`
 
 type Method = "GET" | "POST" | "DELETE"
 
+type Fields = { readonly [k: string]: unknown }
+
+/** Where an operation's encoded request goes: method, path, and the fields left for the body or query. */
+type Route = (encoded: Fields) => {
+  readonly method: Method
+  readonly path: string
+  readonly fields?: Fields | undefined
+}
+
 /** A google.rpc.Status body (`{ "error": { ... } }`). */
 const isStatusBody = (value: unknown): value is { readonly error: { readonly [k: string]: unknown } } =>
   Predicate.isObject(value) && Predicate.isObject(value["error"])
 
 /** The fields of an encoded request minus the ones carried elsewhere (path, tenant prefix). */
-const without = (encoded: unknown, keys: ReadonlyArray<string>): { readonly [k: string]: unknown } =>
+const without = (encoded: unknown, keys: ReadonlyArray<string>): Fields =>
   Predicate.isObject(encoded)
     ? Object.fromEntries(Object.entries(encoded).filter(([k, v]) => !keys.includes(k) && v !== undefined))
     : {}
 
 /** Query parameters per spec 11.5: scalars as strings, repeated fields repeated, nested objects not allowed. */
-const toQuery = (fields: { readonly [k: string]: unknown }): ReadonlyArray<readonly [string, string]> =>
+const toQuery = (fields: Fields): ReadonlyArray<readonly [string, string]> =>
   Object.entries(fields).flatMap(([key, value]) => {
     const scalar = (v: unknown): ReadonlyArray<readonly [string, string]> =>
       Predicate.isString(v) || Predicate.isNumber(v) || Predicate.isBoolean(v) ? [[key, String(v)]] : []
@@ -72,16 +81,12 @@ export const make = (options: {
   const { httpClient } = options
   const root = options.url.replace(/\/+$/, "")
 
-  const request = (
-    method: Method,
-    path: string,
-    tenant: string | undefined,
-    fields: { readonly [k: string]: unknown } | undefined,
-    call: Call,
-    accept: string
-  ) => {
-    const url = `${root}${tenant !== undefined && tenant !== "" ? `/${segment(tenant)}` : ""}${path}`
-    let req = HttpClientRequest.make(method)(url).pipe(
+  /** Sends an encoded request where `route` puts it, under the tenant prefix when it names a tenant. */
+  const request = (encoded: unknown, route: Route, call: Call, accept: string) => {
+    const all = without(encoded, [])
+    const { fields, method, path } = route(all)
+    const tenant = Predicate.isString(all["tenant"]) && all["tenant"] !== "" ? `/${segment(all["tenant"])}` : ""
+    let req = HttpClientRequest.make(method)(`${root}${tenant}${path}`).pipe(
       HttpClientRequest.setHeaders(call.headers),
       HttpClientRequest.setHeader("accept", accept)
     )
@@ -98,22 +103,13 @@ export const make = (options: {
     paramsSchema: Schema.Codec<P, PI>,
     resultSchema: Schema.Codec<A, AI> | undefined,
     resultName: string,
-    route: (encoded: { readonly [k: string]: unknown }) => {
-      readonly method: Method
-      readonly path: string
-      readonly fields?: { readonly [k: string]: unknown } | undefined
-    }
+    route: Route
   ) => {
     const encode = Http.encode(paramsSchema, `${resultName} request`)
     const decode = resultSchema !== undefined ? Http.decode(resultSchema, resultName) : undefined
     return (params: P, call: Call): Effect.Effect<A, A2AClientError> =>
       encode(params).pipe(
-        Effect.flatMap((encoded) => {
-          const fields = without(encoded, [])
-          const { fields: rest, method, path } = route(fields)
-          const tenant = Predicate.isString(fields["tenant"]) ? fields["tenant"] : undefined
-          return request(method, path, tenant, rest, call, ACCEPT_JSON)
-        }),
+        Effect.flatMap((encoded) => request(encoded, route, call, ACCEPT_JSON)),
         Effect.flatMap((response) => readBody(response, decode === undefined)),
         Effect.flatMap(([value, r, body]) =>
           decode !== undefined ? decode(value, r, body) : Effect.succeed(undefined as A)
@@ -125,20 +121,14 @@ export const make = (options: {
 
   const streaming = <P, PI>(
     paramsSchema: Schema.Codec<P, PI>,
-    route: (encoded: { readonly [k: string]: unknown }) => {
-      readonly path: string
-      readonly fields?: { readonly [k: string]: unknown } | undefined
-    }
+    route: (encoded: Fields) => Omit<ReturnType<Route>, "method">
   ) => {
     const encode = Http.encode(paramsSchema, "streaming request")
     return (params: P, call: Call): Stream.Stream<v1.StreamResponse, A2AClientError> =>
       encode(params).pipe(
-        Effect.flatMap((encoded) => {
-          const fields = without(encoded, [])
-          const { fields: rest, path } = route(fields)
-          const tenant = Predicate.isString(fields["tenant"]) ? fields["tenant"] : undefined
-          return request("POST", path, tenant, rest, call, Http.EVENT_STREAM_CONTENT_TYPE)
-        }),
+        Effect.flatMap((encoded) =>
+          request(encoded, (f) => ({ ...route(f), method: "POST" }), call, Http.EVENT_STREAM_CONTENT_TYPE)
+        ),
         Effect.map((response) =>
           Http.jsonEvents(
             response,
