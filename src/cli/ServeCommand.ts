@@ -7,11 +7,12 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as A2AServer from "../server/A2AServer.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
 import * as DurableServer from "../server/DurableServer.ts"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import type { ServeOptions } from "../server/http/A2AHttp.ts"
+import * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
+import * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
 
 const pathFlag = (name: string, description: string) =>
   Flag.String(name).pipe(
@@ -44,7 +45,11 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
 export const demoServer = (flags: ServeFlags) => {
   const core = { card: DemoAgent.card, executor: DemoAgent.layerConfig }
   return A2AHttp.layerConfig(toOptions(flags)).pipe(
-    Layer.provide(flags.memory ? A2AServer.layerConfig(core) : DurableServer.layerConfig(core))
+    Layer.provide(
+      flags.memory
+        ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer), core)
+        : DurableServer.layerConfig(core)
+    )
   )
 }
 
@@ -68,7 +73,9 @@ export const serveCommand = Command.make(
       Flag.optional
     ),
     memory: Flag.Boolean("memory").pipe(
-      Flag.withDescription("Keep tasks in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"),
+      Flag.withDescription(
+        "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
+      ),
       Flag.withDefault(false)
     )
   },

@@ -2,7 +2,7 @@
  * The server core for real use: SQL stores (SQLite in A2A_DATA_DIR, or PostgreSQL at A2A_DATABASE_URL) with
  * migrations and restart recovery, webhook push notifications (SSRF guard at config creation and at delivery),
  * the in-process EventBus and Auth from configuration. Same services as `A2AServer.layer`, which keeps
- * everything in memory; swap any of them the same way (see `A2AServer.layerCore`).
+ * everything in memory and delivers no webhooks; swap any of them the same way (see `A2AServer.layerCore`).
  */
 import { type Config, Layer } from "effect"
 import * as SqlStore from "../store/SqlStore.ts"
@@ -13,24 +13,33 @@ import * as Auth from "./Auth.ts"
 import * as EventBus from "./EventBus.ts"
 import * as GuardedRequestHandler from "./push/GuardedRequestHandler.ts"
 import * as WebhookPush from "./push/WebhookPush.ts"
-
-/** SQL TaskStore and PushConfigStore, webhook PushNotifier, in-process EventBus: all from configuration. */
-export const services = Layer.mergeAll(WebhookPush.layerConfig, EventBus.layerInProcess).pipe(
-  Layer.provideMerge(SqlStore.layerConfig())
-)
+import type { PushConfigStore } from "./PushConfigStore.ts"
+import type { TaskStore } from "./TaskStore.ts"
 
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
 }
 
-/** RequestHandler (webhook URLs guarded), AgentCardConfig and Auth (from configuration) over the durable services. */
-export const layerConfig = <E = never, R = never>(
+/**
+ * RequestHandler (webhook URLs guarded), AgentCardConfig and Auth (from configuration) over the given stores,
+ * with webhook push delivery and the in-process EventBus.
+ */
+export const layerWithStores = <SE, E = never, R = never>(
+  stores: Layer.Layer<TaskStore | PushConfigStore, SE>,
   options: Options<E, R>
-): Layer.Layer<A2AServer.Services, E | SqlStore.StoreError | Config.ConfigError, R> =>
+): Layer.Layer<A2AServer.Services, E | SE | Config.ConfigError, R> =>
   GuardedRequestHandler.layer.pipe(
     Layer.provideMerge(A2AServer.layerCore(options)),
     Layer.provide("execute" in options.executor ? AgentExecutor.layer(options.executor) : options.executor),
-    Layer.provideMerge(services),
+    Layer.provideMerge(
+      Layer.mergeAll(WebhookPush.layerConfig, EventBus.layerInProcess).pipe(Layer.provideMerge(stores))
+    ),
     Layer.provideMerge(Auth.layerConfig)
   )
+
+/** The durable server core: `layerWithStores` over the SQL stores picked from configuration. */
+export const layerConfig = <E = never, R = never>(
+  options: Options<E, R>
+): Layer.Layer<A2AServer.Services, E | SqlStore.StoreError | Config.ConfigError, R> =>
+  layerWithStores(SqlStore.layerConfig(), options)

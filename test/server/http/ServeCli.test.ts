@@ -5,7 +5,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Receiver from "../../push/receiver.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
 const BIN = fileURLToPath(new URL("../../../bin/effect-a2a.js", import.meta.url))
@@ -47,7 +51,11 @@ const listening = (running: Running) =>
 describe("effect-a2a serve", () => {
   it.live("starts, logs its URL, serves card and bindings, and exits 0 on SIGTERM ending open streams", () =>
     Effect.gen(function*() {
-      const server = yield* run(["serve", "--port", "0", "--prefix", "/a2a"], { A2A_SHUTDOWN_TIMEOUT: "20 seconds" })
+      const dataDir = join(mkdtempSync(join(tmpdir(), "a2a-serve-")), "data")
+      const server = yield* run(["serve", "--port", "0", "--prefix", "/a2a"], {
+        A2A_SHUTDOWN_TIMEOUT: "20 seconds",
+        A2A_DATA_DIR: dataDir
+      })
       const { base, card } = yield* listening(server)
       assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/)
       assert.strictEqual(card, `${base}/.well-known/agent-card.json`)
@@ -88,6 +96,35 @@ describe("effect-a2a serve", () => {
       yield* TestServer.drain(stream)
       const code = yield* Effect.promise(() => server.exited)
       assert.strictEqual(code, 0, server.output())
+      // durable by default: the embedded store was created in the data dir
+      assert.isTrue(existsSync(join(dataDir, "a2a.db")), server.output())
+    }).pipe(Effect.scoped, Effect.timeout("15 seconds")))
+
+  it.live("--memory stores nothing on disk and still delivers push notifications to a task's webhook", () =>
+    Effect.gen(function*() {
+      const receiver = yield* Receiver.make
+      const dataDir = join(mkdtempSync(join(tmpdir(), "a2a-serve-")), "data")
+      const server = yield* run(["serve", "--port", "0", "--memory"], {
+        A2A_DATA_DIR: dataDir,
+        A2A_WEBHOOK_ALLOWLIST: "127.0.0.1",
+        A2A_DEMO_STEP_DELAY: "10 millis"
+      })
+      const { base } = yield* listening(server)
+      const reply = yield* TestServer.request(`${base}/message:send`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({
+          message: TestServer.userMessage("task"),
+          configuration: { taskPushNotificationConfig: { url: receiver.url("/hook"), token: "memo-token" } }
+        })
+      })
+      const task = (reply.json as { task: { id: string; status: { state: string } } }).task
+      assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", JSON.stringify(reply.json))
+      yield* receiver.waitFor("/hook", 1)
+      const first = receiver.on("/hook")[0]!
+      assert.strictEqual(first.headers["x-a2a-notification-token"], "memo-token")
+      assert.include(first.body, task.id)
+      assert.isFalse(existsSync(dataDir))
     }).pipe(Effect.scoped, Effect.timeout("15 seconds")))
 
   it.live("rejects bad flags with a non-zero exit and a message", () =>
