@@ -76,41 +76,46 @@ export const stream = <E>(
           ? message(m as string | ReadonlyArray<v1.Part>)
           : Effect.succeed({ ...(m as v1.Message), contextId, taskId })
 
-      const status = (state: v1.TaskState, m?: StatusMessage) =>
-        Effect.gen(function*() {
-          const statusMessage = m === undefined ? undefined : yield* toMessage(m)
-          const timestamp = yield* Ids.now
-          if (isFinal(state)) final = true
-          yield* emit({
-            statusUpdate: {
-              taskId,
-              contextId,
-              status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
-            }
-          })
-        })
+      // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server).
+      const status = (state: v1.TaskState, m?: StatusMessage): Effect.Effect<void> =>
+        Effect.flatMap(
+          Effect.zip(m === undefined ? Effect.undefined : toMessage(m), Ids.now),
+          ([statusMessage, timestamp]) => {
+            if (isFinal(state)) final = true
+            return emit({
+              statusUpdate: {
+                taskId,
+                contextId,
+                status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+              }
+            })
+          }
+        )
 
       const artifact: TaskUpdater["artifact"] = (input, options = {}) =>
-        Effect.gen(function*() {
-          const artifactId = input.artifactId ?? (yield* Ids.randomId)
-          yield* emit({
-            artifactUpdate: {
-              taskId,
-              contextId,
-              artifact: {
-                artifactId,
-                parts: input.parts,
-                ...(input.name !== undefined ? { name: input.name } : {}),
-                ...(input.description !== undefined ? { description: input.description } : {}),
-                ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-                ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
-              },
-              ...(options.append !== undefined ? { append: options.append } : {}),
-              ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
-            }
-          })
-          return artifactId
-        })
+        Effect.flatMap(
+          input.artifactId !== undefined ? Effect.succeed(input.artifactId) : Ids.randomId,
+          (artifactId) =>
+            Effect.as(
+              emit({
+                artifactUpdate: {
+                  taskId,
+                  contextId,
+                  artifact: {
+                    artifactId,
+                    parts: input.parts,
+                    ...(input.name !== undefined ? { name: input.name } : {}),
+                    ...(input.description !== undefined ? { description: input.description } : {}),
+                    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+                    ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
+                  },
+                  ...(options.append !== undefined ? { append: options.append } : {}),
+                  ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
+                }
+              }),
+              artifactId
+            )
+        )
 
       const updater: TaskUpdater = {
         taskId,

@@ -46,14 +46,20 @@ export const httpUrl = (field: string, value: string): Check => {
 export const nonEmpty = (field: string, value: string | undefined): Check =>
   value !== undefined && value.length > 0 ? ok : [{ field, description: "Must not be empty" }]
 
-/** Fails with one InvalidParams listing every violation, or succeeds when there are none. */
-export const verify = (...checks: ReadonlyArray<Check>): Effect.Effect<void, InvalidParams> => {
+/** One InvalidParams listing every violation, or undefined when there are none. */
+export const check = (...checks: ReadonlyArray<Check>): InvalidParams | undefined => {
   const fieldViolations = checks.flat()
-  if (fieldViolations.length === 0) return Effect.void
+  if (fieldViolations.length === 0) return undefined
   const fields = [...new Set(fieldViolations.map((v) => v.field))]
   const first = fieldViolations[0]!
   const message = fieldViolations.length === 1
     ? `Invalid parameters: ${first.field}: ${first.description}`
     : `Invalid parameters: ${fields.join(", ")}`
-  return Effect.fail(new InvalidParams({ message, fieldViolations }))
+  return new InvalidParams({ message, fieldViolations })
+}
+
+/** Fails with one InvalidParams listing every violation, or succeeds when there are none. */
+export const verify = (...checks: ReadonlyArray<Check>): Effect.Effect<void, InvalidParams> => {
+  const invalid = check(...checks)
+  return invalid === undefined ? Effect.void : Effect.fail(invalid)
 }
