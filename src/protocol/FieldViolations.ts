@@ -104,13 +104,19 @@ export const toInvalidParams = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<
 
 /**
  * A decoder that reports every violation at once (`errors: "all"`) and fails with InvalidParams. Build it
- * once per schema and reuse it: the parser is compiled on creation.
+ * once per schema and reuse it: the parsers are compiled on creation. A valid request is decoded once, in the
+ * default mode that stops at the first issue (cheaper); only an invalid one is decoded again to list them all.
  */
 export const decoder = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   prefix: ReadonlyArray<PropertyKey> = []
 ) => {
-  const decode = Schema.decodeUnknownResult(schema, { errors: "all" })
-  return (input: unknown): Result.Result<S["Type"], InvalidParams> =>
-    Result.mapError(decode(input), (e) => toInvalidParams(e.issue, prefix))
+  const decodeFirst = Schema.decodeUnknownResult(schema)
+  const decodeAll = Schema.decodeUnknownResult(schema, { errors: "all" })
+  return (input: unknown): Result.Result<S["Type"], InvalidParams> => {
+    const decoded = decodeFirst(input)
+    return Result.isSuccess(decoded)
+      ? Result.succeed(decoded.success)
+      : Result.mapError(decodeAll(input), (e) => toInvalidParams(e.issue, prefix))
+  }
 }
