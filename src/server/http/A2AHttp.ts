@@ -9,7 +9,8 @@
  *
  * All of them need the RequestHandler, Auth and AgentCardConfig services.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+// By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, Duration, Effect, Layer, Option } from "effect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpRouter from "effect/http/HttpRouter"
