@@ -358,9 +358,9 @@ export const make = Effect.gen(function*() {
       })
       const execution = runExecution(context, options.owner, state, options.pushConfig, caller).pipe(
         Effect.ensuring(
-          // Without a stored task there is nothing a cancel could race with: no lock needed. The task is let go
-          // before the caller hears the end, so its next message finds it free.
-          (Option.isSome(state.record) ? withLock(taskId, release) : release).pipe(
+          // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
+          // needed. The task is let go before the caller hears the end, so its next message finds it free.
+          Effect.suspend(() => Option.isSome(state.record) ? withLock(taskId, release) : release).pipe(
             Effect.andThen(Effect.sync(() => caller.end()))
           )
         )
