@@ -5,7 +5,8 @@
  *   node codegen/main.ts --version 1.0 --input <path|url>  one version from another file or URL
  *   [--out <dir>]                                          write somewhere else than src/generated
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { parseArgs } from "node:util"

@@ -3,7 +3,8 @@
  * adding it to `subcommands`. NodeRuntime.runMain turns SIGINT / SIGTERM into interruption, so a running
  * server shuts down gracefully and the process exits with the command's status.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { Command } from "effect/cli"
 import { cardCommand } from "./CardCommand.ts"

@@ -6,7 +6,7 @@
  *
  * Pair it with GuardedRequestHandler so refused webhook URLs are rejected when a config is created.
  */
-import { NodeDns } from "@effect/platform-node"
+import * as NodeDns from "@effect/platform-node/NodeDns"
 import { type Config, Layer } from "effect"
 import type { PushConfigStore } from "../PushConfigStore.ts"
 import type { PushNotifier } from "../PushNotifier.ts"

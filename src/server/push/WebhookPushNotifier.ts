@@ -15,7 +15,7 @@
  * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
  *   fatal. Deliveries are in memory: queued events do not survive a restart.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import {
   Config,
   Context,
