@@ -316,6 +316,8 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
             [header]: "urn:ext:req"
           })
           expect(at(named.json, "result", "kind")).toBe("message")
+          // the extension is active for the response whichever header named it
+          expect(named.headers.get("a2a-extensions")).toBe("urn:ext:req")
         }
         const rest = yield* request(`${server.url}/v1/message:send`, {
           method: "POST",
@@ -323,6 +325,7 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
           body: JSON.stringify({ message: { messageId: "r", role: "ROLE_USER", content: [{ text: "hi" }] } })
         })
         expect(at(rest.json, "message", "content", 0, "text")).toBe("Echo: hi")
+        expect(rest.headers.get("a2a-extensions")).toBe("urn:ext:req")
       }))
 
     it.effect("no extended card: agent/getAuthenticatedExtendedCard is -32004", () =>

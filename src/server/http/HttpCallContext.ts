@@ -102,6 +102,12 @@ export const negotiate = (
   return Result.map(Version.negotiate(raw, env.options.versions), (version) => env.edges.get(version)!)
 }
 
+/** The extensions the caller names, in every header its version reads them from, each once. */
+const extensionsOf = (headers: HttpServerRequest.HttpServerRequest["headers"], edge: Edge): ReadonlyArray<string> => {
+  const uris = edge.extensionHeaders.flatMap((name) => CallContext.parseExtensions(headers[name]))
+  return edge.extensionHeaders.length === 1 ? uris : [...new Set(uris)]
+}
+
 export const make = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -112,7 +118,7 @@ export const make = (
   return CallContext.make({
     principal,
     requestedVersion: edge.version,
-    extensions: CallContext.parseExtensions(headers[EXTENSIONS_HEADER]),
+    extensions: extensionsOf(headers, edge),
     headers,
     interfaces: env.interfaces.forOrigin(env.interfaces.origin(request))
   })
@@ -130,3 +136,23 @@ export const responseHeaders = (
   const active = ctx.extensions.filter((uri) => env.supportedExtensions.has(uri))
   return active.length === 0 ? undefined : { [EXTENSIONS_HEADER]: active.join(",") }
 }
+
+/** What a route knows about its call once the caller is authenticated and the version negotiated. */
+export interface RouteCall {
+  readonly edge: Edge
+  readonly ctx: CallContext.CallContext
+  readonly headers: Record<string, string> | undefined
+}
+
+/** A route's prologue: authenticate (before the body is read), negotiate the version, build the call context. */
+export const forRoute = (
+  env: BindingEnv,
+  request: HttpServerRequest.HttpServerRequest,
+  searchParams: SearchParams
+): Effect.Effect<RouteCall, Unauthenticated | VersionNotSupported> =>
+  Effect.flatMap(authenticate(env, request, searchParams), (principal) => {
+    const edge = negotiate(env, request, searchParams)
+    if (Result.isFailure(edge)) return Effect.fail(edge.failure)
+    const ctx = make(env, request, principal, edge.success)
+    return Effect.succeed({ edge: edge.success, ctx, headers: responseHeaders(env, ctx) })
+  })

@@ -52,6 +52,8 @@ export type Operation = Unary | Streaming
 /** One protocol version's operations, by the name the JSON-RPC binding calls them. */
 export interface Edge {
   readonly version: string
+  /** The request headers that name the caller's extensions in this version (lower-case), in order. */
+  readonly extensionHeaders: ReadonlyArray<string>
   readonly operations: ReadonlyMap<string, Operation>
   /** The operation a REST route names (REST routes are the same for every version). */
   readonly byName: (name: OperationName) => Operation
@@ -90,6 +92,7 @@ const makeEdge = (version: string, list: ReadonlyArray<Operation>): Edge => {
   const operations = new Map(list.map((op) => [op.name, op] as const))
   return {
     version,
+    extensionHeaders: ["a2a-extensions"],
     operations,
     byName: (name) => operations.get(name)!
   }

@@ -258,16 +258,13 @@ const handle = (
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const params = yield* HttpRouter.params
-    const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
-    if (Result.isFailure(principal)) return restError(principal.failure)
-    const edge = HttpCallContext.negotiate(env, request, searchParams)
-    if (Result.isFailure(edge)) return restError(edge.failure)
-    const ctx = HttpCallContext.make(env, request, principal.success, edge.success)
-    const headers = HttpCallContext.responseHeaders(env, ctx)
+    const call = yield* Effect.result(HttpCallContext.forRoute(env, request, searchParams))
+    if (Result.isFailure(call)) return restError(call.failure)
+    const { ctx, edge, headers } = call.success
 
     const input = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
     if (Result.isFailure(input)) return restFailure(input.failure, headers)
-    const operation = edge.success.byName(input.success.name)
+    const operation = edge.byName(input.success.name)
 
     if (operation._tag === "Streaming") {
       const prepared = operation.prepare(input.success.input)

@@ -28,7 +28,7 @@ import * as PushConfigs from "../../../protocol/v0_3/PushConfigs.ts"
 import * as Requests from "../../../protocol/v0_3/Requests.ts"
 import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
 import * as WireInput from "../../../protocol/v0_3/WireInput.ts"
-import * as CallContext from "../../CallContext.ts"
+import type * as CallContext from "../../CallContext.ts"
 import type { RequestHandler } from "../../RequestHandler.ts"
 import { type Edge, type Operation, type OperationName, type Streaming, type Unary, v1Edge } from "../Operations.ts"
 
@@ -50,13 +50,6 @@ export const methods: { readonly [K in Exclude<OperationName, "ListTasks">]: str
 
 type Handler = RequestHandler["Service"]
 
-/** 0.3 clients name their extensions in `X-A2A-Extensions` (1.0 dropped the prefix): both count. */
-export const withLegacyExtensions = (ctx: CallContext.CallContext): CallContext.CallContext => {
-  const legacy = CallContext.parseExtensions(ctx.headers["x-a2a-extensions"])
-  if (legacy.length === 0) return ctx
-  return { ...ctx, extensions: [...new Set([...ctx.extensions, ...legacy])] }
-}
-
 const unary = <S extends Schema.ConstraintDecoder<unknown>>(
   name: OperationName,
   decode: (params: unknown) => Result.Result<S["Type"], InvalidParams>,
@@ -64,7 +57,7 @@ const unary = <S extends Schema.ConstraintDecoder<unknown>>(
 ): Unary => ({
   _tag: "Unary",
   name,
-  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, withLegacyExtensions(ctx)))
+  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, ctx))
 })
 
 const streaming = <S extends Schema.ConstraintDecoder<unknown>>(
@@ -74,7 +67,7 @@ const streaming = <S extends Schema.ConstraintDecoder<unknown>>(
 ): Streaming => ({
   _tag: "Streaming",
   name,
-  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, withLegacyExtensions(ctx)))
+  prepare: (params) => Result.map(decode(params), (p) => (handler, ctx) => run(handler, p, ctx))
 })
 
 const decodeSend = WireInput.decoder(v0_3.MessageSendParams, {
@@ -263,6 +256,8 @@ const restRefusals = new Map<OperationName, Operation>()
 /** The 0.3 edge: the JSON-RPC methods above; the 1.0 HTTP+JSON paths refuse 0.3 (see the module comment). */
 export const v03Edge: Edge = {
   version: VERSION,
+  // 0.3 clients name their extensions in `X-A2A-Extensions` (1.0 dropped the prefix): both count.
+  extensionHeaders: ["a2a-extensions", "x-a2a-extensions"],
   operations: byMethod,
   byName: (name) => {
     let operation = restRefusals.get(name)

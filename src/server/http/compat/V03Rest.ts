@@ -30,7 +30,7 @@ import * as HttpCallContext from "../HttpCallContext.ts"
 import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
 import * as RequestBody from "../RequestBody.ts"
 import * as Sse from "../Sse.ts"
-import { allPushConfigs, VERSION, withLegacyExtensions } from "./V03Edge.ts"
+import { allPushConfigs, VERSION } from "./V03Edge.ts"
 
 type Handler = RequestHandler["Service"]
 type RouteParams = Readonly<Record<string, string | undefined>>
@@ -259,13 +259,10 @@ const handle = (
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const params = yield* HttpRouter.params
-    const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
-    if (Result.isFailure(principal)) return errorResponse(principal.failure)
-    const edge = HttpCallContext.negotiate(env, request, searchParams)
-    if (Result.isFailure(edge)) return errorResponse(edge.failure)
-    if (edge.success.version !== VERSION) return errorResponse(notThisVersion(edge.success.version))
-    const ctx = withLegacyExtensions(HttpCallContext.make(env, request, principal.success, edge.success))
-    const headers = HttpCallContext.responseHeaders(env, ctx)
+    const call = yield* Effect.result(HttpCallContext.forRoute(env, request, searchParams))
+    if (Result.isFailure(call)) return errorResponse(call.failure)
+    const { ctx, edge, headers } = call.success
+    if (edge.version !== VERSION) return errorResponse(notThisVersion(edge.version))
 
     const operation = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
