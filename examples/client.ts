@@ -9,7 +9,7 @@ const program = Effect.gen(function*() {
   const client = yield* A2AClient.resolve(url)
   const reply = yield* client.sendMessage({ message: Messages.userText("hello") })
   yield* Effect.log(reply)
-  yield* client.sendStreamingMessage({ message: Messages.userText("task: write a report") }).pipe(
+  yield* client.sendStreamingMessage({ message: Messages.userText("task write a report") }).pipe(
     Stream.runForEach((event) => Effect.log(event)) // ends at a terminal state
   )
 })
