@@ -4,6 +4,8 @@
  */
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Http from "node:http"
+import * as Net from "node:net"
 import * as Auth from "../../../src/server/Auth.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
@@ -625,6 +627,77 @@ layer(TestServer.layer({ maxBodyBytes: 2048 }))("JSON-RPC request limits", (it) 
       } as RequestInit)
       assert.strictEqual(reply.status, 413)
       assert.strictEqual(errorOf(reply.json).error.code, -32600)
+      yield* stillServing(server)
+    }))
+
+  it.effect("a client that waits for 100 Continue gets it, then its answer", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.Server
+      const body = JSON.stringify(call("SendMessage", { message: userMessage("continue") }, "c1"))
+      const reply = yield* Effect.callback<{ continued: boolean; status: number; text: string }>((resume) => {
+        let continued = false
+        const req = Http.request(`${server.url}/`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "a2a-version": "1.0",
+            "content-length": Buffer.byteLength(body),
+            expect: "100-continue"
+          }
+        })
+        req.on("continue", () => {
+          continued = true
+          req.end(body)
+        })
+        req.on("response", (res) => {
+          let text = ""
+          res.setEncoding("utf8")
+          res.on("data", (chunk: string) => (text += chunk))
+          res.on("end", () => resume(Effect.succeed({ continued, status: res.statusCode ?? 0, text })))
+        })
+        req.on("error", (e) => resume(Effect.die(e)))
+      })
+      assert.isTrue(reply.continued)
+      assert.strictEqual(reply.status, 200)
+      assert.strictEqual((JSON.parse(reply.text) as { id: string }).id, "c1")
+    }))
+
+  it.effect("a body split inside a multi-byte character is decoded whole", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.Server
+      const bytes = new TextEncoder().encode(JSON.stringify(call("SendMessage", { message: userMessage("é€😀") })))
+      const cut = bytes.indexOf(0xf0) + 2
+      const reply = yield* TestServer.request(`${server.url}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: new ReadableStream({
+          start(controller) {
+            controller.enqueue(bytes.slice(0, cut))
+            controller.enqueue(bytes.slice(cut))
+            controller.close()
+          }
+        }),
+        duplex: "half"
+      } as RequestInit)
+      assert.strictEqual(reply.status, 200)
+      assert.include(JSON.stringify(reply.json), "é€😀")
+    }))
+
+  it.effect("a client that leaves in the middle of its body leaves the server serving", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.Server
+      const { hostname, port } = new URL(server.url)
+      yield* Effect.callback<void>((resume) => {
+        const socket = Net.connect(Number(port), hostname, () => {
+          socket.write(
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n" +
+              "Content-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\",",
+            () => setTimeout(() => socket.destroy(), 50)
+          )
+        })
+        socket.on("close", () => resume(Effect.void))
+        socket.on("error", () => {})
+      })
       yield* stillServing(server)
     }))
 
