@@ -55,7 +55,10 @@ export const readJson = (
 
 const unreadable = () => invalidJson("the request body could not be read")
 
-const readText = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<string, HttpFailure> => {
+const readText = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): Effect.Effect<string, HttpFailure> => {
   const source = request.source
   // The platform's reader stays in charge when it must answer `Expect: 100-continue` first, or when something
   // (a middleware) has already started reading the body.
