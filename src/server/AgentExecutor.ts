@@ -39,6 +39,33 @@ export class AgentExecutor extends Context.Service<AgentExecutor, {
   readonly execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
 }>()("effect-a2a/server/AgentExecutor") {}
 
+/** Pushes one event to the server; see `withPushRun`. */
+export type Emit = (event: AgentEvent) => Effect.Effect<void>
+
+const PushRun = Symbol.for("effect-a2a/server/AgentExecutor/PushRun")
+
+interface HasPushRun<E> {
+  readonly [PushRun]: (emit: Emit) => Effect.Effect<void, E>
+}
+
+/**
+ * Marks an event stream with an equivalent push-style producer: `run(emit)` emits the same events, in the
+ * same order, by calling `emit`, and fails as the stream would. The server then runs `run` in the
+ * execution's own fiber instead of pulling the stream (no producer fiber, queue or channel per execution);
+ * `emit` interrupts the producer once the turn is over, as the end of the stream's reading would. A stream
+ * derived from a marked one (map, concat...) is not marked, so it is always read as a stream.
+ */
+export const withPushRun = <E>(
+  stream: Stream.Stream<AgentEvent, E>,
+  run: (emit: Emit) => Effect.Effect<void, E>
+): Stream.Stream<AgentEvent, E> => Object.assign(stream, { [PushRun]: run })
+
+/** The push-style producer a stream was marked with, if any. */
+export const pushRunOf = <E>(
+  stream: Stream.Stream<AgentEvent, E>
+): ((emit: Emit) => Effect.Effect<void, E>) | undefined =>
+  PushRun in stream ? (stream as Stream.Stream<AgentEvent, E> & HasPushRun<E>)[PushRun] : undefined
+
 /** An executor from its execute function. */
 export const make = (
   execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
@@ -81,17 +108,16 @@ export const agentMessage = (
 export const replyWithText = <E = never>(
   reply: (text: string, context: RequestContext) => string | Effect.Effect<string, E>
 ): AgentExecutor["Service"] =>
-  make((context) =>
-    Stream.fromEffect(
-      Effect.suspend(() => {
-        const out = reply(textOf(context.message), context)
-        return typeof out === "string" ? Effect.succeed(out) : out
-      }).pipe(
-        Effect.flatMap((text) => agentMessage(text, { contextId: context.contextId })),
-        Effect.map((message): AgentEvent => ({ message }))
-      )
+  make((context) => {
+    const event = Effect.suspend(() => {
+      const out = reply(textOf(context.message), context)
+      return typeof out === "string" ? Effect.succeed(out) : out
+    }).pipe(
+      Effect.flatMap((text) => agentMessage(text, { contextId: context.contextId })),
+      Effect.map((message): AgentEvent => ({ message }))
     )
-  )
+    return withPushRun(Stream.fromEffect(event), (emit) => Effect.flatMap(event, emit))
+  })
 
 /**
  * A task-oriented agent: `work` drives a TaskUpdater (status, artifacts, input-required, ...). The task is

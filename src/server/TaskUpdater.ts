@@ -7,7 +7,7 @@
 import { Effect, Option, Queue, Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
-import type { AgentEvent, RequestContext } from "./AgentExecutor.ts"
+import { type AgentEvent, type Emit, type RequestContext, withPushRun } from "./AgentExecutor.ts"
 import * as Ids from "./Ids.ts"
 
 /** A status message: plain text, parts, or a full message (its task/context ids are filled in). */
@@ -56,95 +56,104 @@ export const stream = <E>(
   context: RequestContext,
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>
 ): Stream.Stream<AgentEvent, E> =>
-  Stream.callback<AgentEvent, E>((queue) =>
-    Effect.gen(function*() {
-      const { contextId, taskId } = context
-      let final = false
-      const emit = (event: AgentEvent) => Effect.asVoid(Queue.offer(queue, event))
+  withPushRun(
+    Stream.callback<AgentEvent, E>((queue) =>
+      // Failures of `work` travel through the queue (Stream.callback), after the events emitted before them.
+      Effect.andThen(run(context, work, (event) => Effect.asVoid(Queue.offer(queue, event))), Queue.end(queue))
+    ),
+    (emit) => run(context, work, emit)
+  )
 
-      const message = (content: string | ReadonlyArray<v1.Part>): Effect.Effect<v1.Message> =>
-        Effect.map(Ids.randomId, (messageId) => ({
-          messageId,
-          role: "ROLE_AGENT" as const,
-          parts: typeof content === "string" ? [{ text: content }] : content,
-          contextId,
-          taskId
-        }))
+/** `work` with its events pushed to `emit`, SUBMITTED first and COMPLETED last as `stream` describes. */
+const run = <E>(
+  context: RequestContext,
+  work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>,
+  emit: Emit
+): Effect.Effect<void, E> =>
+  Effect.gen(function*() {
+    const { contextId, taskId } = context
+    let final = false
 
-      const toMessage = (m: StatusMessage): Effect.Effect<v1.Message> =>
-        typeof m === "string" || Array.isArray(m)
-          ? message(m as string | ReadonlyArray<v1.Part>)
-          : Effect.succeed({ ...(m as v1.Message), contextId, taskId })
+    const message = (content: string | ReadonlyArray<v1.Part>): Effect.Effect<v1.Message> =>
+      Effect.map(Ids.randomId, (messageId) => ({
+        messageId,
+        role: "ROLE_AGENT" as const,
+        parts: typeof content === "string" ? [{ text: content }] : content,
+        contextId,
+        taskId
+      }))
 
-      // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server).
-      const status = (state: v1.TaskState, m?: StatusMessage): Effect.Effect<void> =>
-        Effect.flatMap(
-          Effect.zip(m === undefined ? Effect.undefined : toMessage(m), Ids.now),
-          ([statusMessage, timestamp]) => {
-            if (isFinal(state)) final = true
-            return emit({
-              statusUpdate: {
+    const toMessage = (m: StatusMessage): Effect.Effect<v1.Message> =>
+      typeof m === "string" || Array.isArray(m)
+        ? message(m as string | ReadonlyArray<v1.Part>)
+        : Effect.succeed({ ...(m as v1.Message), contextId, taskId })
+
+    // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server).
+    const status = (state: v1.TaskState, m?: StatusMessage): Effect.Effect<void> =>
+      Effect.flatMap(
+        Effect.zip(m === undefined ? Effect.undefined : toMessage(m), Ids.now),
+        ([statusMessage, timestamp]) => {
+          if (isFinal(state)) final = true
+          return emit({
+            statusUpdate: {
+              taskId,
+              contextId,
+              status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+            }
+          })
+        }
+      )
+
+    const artifact: TaskUpdater["artifact"] = (input, options = {}) =>
+      Effect.flatMap(
+        input.artifactId !== undefined ? Effect.succeed(input.artifactId) : Ids.randomId,
+        (artifactId) =>
+          Effect.as(
+            emit({
+              artifactUpdate: {
                 taskId,
                 contextId,
-                status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+                artifact: {
+                  artifactId,
+                  parts: input.parts,
+                  ...(input.name !== undefined ? { name: input.name } : {}),
+                  ...(input.description !== undefined ? { description: input.description } : {}),
+                  ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+                  ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
+                },
+                ...(options.append !== undefined ? { append: options.append } : {}),
+                ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
               }
-            })
-          }
-        )
+            }),
+            artifactId
+          )
+      )
 
-      const artifact: TaskUpdater["artifact"] = (input, options = {}) =>
-        Effect.flatMap(
-          input.artifactId !== undefined ? Effect.succeed(input.artifactId) : Ids.randomId,
-          (artifactId) =>
-            Effect.as(
-              emit({
-                artifactUpdate: {
-                  taskId,
-                  contextId,
-                  artifact: {
-                    artifactId,
-                    parts: input.parts,
-                    ...(input.name !== undefined ? { name: input.name } : {}),
-                    ...(input.description !== undefined ? { description: input.description } : {}),
-                    ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-                    ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
-                  },
-                  ...(options.append !== undefined ? { append: options.append } : {}),
-                  ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
-                }
-              }),
-              artifactId
-            )
-        )
+    const updater: TaskUpdater = {
+      taskId,
+      contextId,
+      status,
+      working: (m) => status("TASK_STATE_WORKING", m),
+      complete: (m) => status("TASK_STATE_COMPLETED", m),
+      fail: (m) => status("TASK_STATE_FAILED", m),
+      reject: (m) => status("TASK_STATE_REJECTED", m),
+      requireInput: (m) => status("TASK_STATE_INPUT_REQUIRED", m),
+      requireAuth: (m) => status("TASK_STATE_AUTH_REQUIRED", m),
+      artifact,
+      message
+    }
 
-      const updater: TaskUpdater = {
-        taskId,
-        contextId,
-        status,
-        working: (m) => status("TASK_STATE_WORKING", m),
-        complete: (m) => status("TASK_STATE_COMPLETED", m),
-        fail: (m) => status("TASK_STATE_FAILED", m),
-        reject: (m) => status("TASK_STATE_REJECTED", m),
-        requireInput: (m) => status("TASK_STATE_INPUT_REQUIRED", m),
-        requireAuth: (m) => status("TASK_STATE_AUTH_REQUIRED", m),
-        artifact,
-        message
-      }
-
-      if (Option.isNone(context.task)) {
-        const timestamp = yield* Ids.now
-        yield* emit({
-          task: {
-            id: taskId,
-            contextId,
-            status: { state: "TASK_STATE_SUBMITTED", timestamp },
-            history: [context.message]
-          }
-        })
-      }
-      yield* work(updater, context)
-      if (!final) yield* status("TASK_STATE_COMPLETED")
-      // Failures of `work` travel through the queue (Stream.callback), after the events emitted before them.
-      yield* Queue.end(queue)
-    })
-  )
+    if (Option.isNone(context.task)) {
+      const timestamp = yield* Ids.now
+      yield* emit({
+        task: {
+          id: taskId,
+          contextId,
+          status: { state: "TASK_STATE_SUBMITTED", timestamp },
+          history: [context.message]
+        }
+      })
+    }
+    yield* work(updater, context)
+    if (!final) yield* status("TASK_STATE_COMPLETED")
+  })

@@ -1,6 +1,6 @@
 /** The demo agent through the complete in-memory server layer (A2AServer.layer), and the card it renders. */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Deferred, Duration, Effect, Layer, Stream } from "effect"
+import { ConfigProvider, Deferred, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import { AgentCardConfig } from "../../../src/server/AgentCardConfig.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
@@ -73,6 +73,11 @@ describe("DemoAgent", () => {
         const ctx = ctxFor()
         const task = yield* taskOf(
           yield* handler.sendMessage(send("slow", { configuration: { returnImmediately: true } }), ctx)
+        )
+        // The answer is the SUBMITTED task; cancel once the agent's work (and so its finalizer) has started.
+        yield* handler.getTask({ id: task.id }, ctx).pipe(
+          Effect.filterOrFail((t) => t.status.state === "TASK_STATE_WORKING"),
+          Effect.retry({ schedule: Schedule.spaced(Duration.millis(2)), times: 500 })
         )
         const canceled = yield* handler.cancelTask({ id: task.id }, ctx)
         assert.strictEqual(canceled.status.state, "TASK_STATE_CANCELED")

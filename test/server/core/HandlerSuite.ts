@@ -28,13 +28,32 @@ const violationFields = (
   error: { readonly _tag: string; readonly fieldViolations?: ReadonlyArray<{ field: string }> }
 ) => (error.fieldViolations ?? []).map((v) => v.field)
 
-export const handlerSuite = <E>(name: string, stores: Layer.Layer<TaskStore | PushConfigStore, E>) =>
+export const handlerSuite = <E>(
+  name: string,
+  stores: Layer.Layer<TaskStore | PushConfigStore, E>,
+  suiteOptions: { readonly readAsStream?: boolean } = {}
+) =>
   layer(stores)(name, (it) => {
     const withServer =
       (options: Parameters<typeof serverLayer>[0] = {}) => <A, E2, R>(effect: Effect.Effect<A, E2, R>) =>
-        Effect.provide(effect, serverLayer(options))
+        Effect.provide(effect, serverLayer({ ...options, readAsStream: suiteOptions.readAsStream }))
 
     // --- SendMessage ---
+
+    it.effect("an agent that works on after its final state is stopped there: answer sent, finalizer run", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const controls = yield* Controls
+        const task = yield* taskOf(yield* handler.sendMessage(send("linger"), ctxFor()))
+        assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED")
+        // The answer may reach us just before the runner has stopped the agent: wait for the finalizer.
+        const finalized = yield* Ref.get(controls.finalized).pipe(
+          Effect.filterOrFail((ids) => ids.includes(task.id)),
+          Effect.tapError(() => Effect.yieldNow),
+          Effect.retry({ times: 10_000 })
+        )
+        assert.include(finalized, task.id)
+      }).pipe(withServer()))
 
     it.effect("blocking SendMessage waits for completion and returns the final task", () =>
       Effect.gen(function*() {

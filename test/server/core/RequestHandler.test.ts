@@ -1,7 +1,16 @@
-/** The RequestHandler suite over the memory stores. */
+/**
+ * The RequestHandler suite over the memory stores, twice: the helpers' agents run through their push-style
+ * producers (AgentExecutor.withPushRun), then every agent is read as a plain stream.
+ */
 import { Layer } from "effect"
 import * as MemoryPushConfigStore from "../../../src/store/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../../../src/store/MemoryTaskStore.ts"
 import { handlerSuite } from "./HandlerSuite.ts"
 
 handlerSuite("RequestHandler (memory stores)", Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer))
+
+handlerSuite(
+  "RequestHandler (memory stores, agents read as streams)",
+  Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer),
+  { readAsStream: true }
+)

@@ -59,114 +59,128 @@ const words = (message: v1.Message) => AgentExecutor.textOf(message).trim().spli
 /**
  * The scripted agent. The first word of the message picks the script:
  * echo | complete | ask | gate <name> | steps <name> | burst <n> <name> | hang | fail | die | fail-early |
- * fail-plain | other-task | unspecified | nothing | stall | message-then-more
+ * fail-plain | other-task | unspecified | nothing | stall | message-then-more | linger
  */
-export const scriptedAgent = Effect.gen(function*() {
-  const controls = yield* Controls
-  return AgentExecutor.make((ctx) => {
-    const [script = "", arg1, arg2] = words(ctx.message)
-    const task = (work: Parameters<typeof AgentExecutor.task>[0]) => AgentExecutor.task(work).execute(ctx)
-    if (Option.isSome(ctx.task)) {
-      // Continuations: "ask" tasks complete with the answer; "slow-continue" hangs until its gate opens.
-      if (script === "busy") return task((t) => controls.gate("busy").pipe(Effect.andThen(t.complete("ok"))))
-      if (script === "chat") return AgentExecutor.replyWithText((text) => `chat: ${text}`).execute(ctx)
+export const scriptedAgent = (options: { readonly readAsStream?: boolean | undefined } = {}) =>
+  Effect.map(Controls, (controls) => {
+    const agent = script(controls)
+    // A stream derived from the agent's loses its push-style producer: the runner then pulls it as a stream.
+    return options.readAsStream === true
+      ? AgentExecutor.make((ctx) => Stream.suspend(() => agent(ctx)))
+      : AgentExecutor.make(agent)
+  })
+
+const script = (controls: Controls["Service"]) => (ctx: AgentExecutor.RequestContext) => {
+  const [script = "", arg1, arg2] = words(ctx.message)
+  const task = (work: Parameters<typeof AgentExecutor.task>[0]) => AgentExecutor.task(work).execute(ctx)
+  if (Option.isSome(ctx.task)) {
+    // Continuations: "ask" tasks complete with the answer; "slow-continue" hangs until its gate opens.
+    if (script === "busy") return task((t) => controls.gate("busy").pipe(Effect.andThen(t.complete("ok"))))
+    if (script === "chat") return AgentExecutor.replyWithText((text) => `chat: ${text}`).execute(ctx)
+    return task((t) =>
+      Effect.gen(function*() {
+        yield* t.artifact({ artifactId: "answer", parts: [{ text: `answer: ${words(ctx.message).join(" ")}` }] })
+        yield* t.complete(`Thanks for: ${words(ctx.message).join(" ")}`)
+      })
+    )
+  }
+  switch (script) {
+    case "echo":
+      return AgentExecutor.replyWithText((text) => `echo: ${text}`).execute(ctx)
+    case "complete":
       return task((t) =>
         Effect.gen(function*() {
-          yield* t.artifact({ artifactId: "answer", parts: [{ text: `answer: ${words(ctx.message).join(" ")}` }] })
-          yield* t.complete(`Thanks for: ${words(ctx.message).join(" ")}`)
+          yield* t.working("working")
+          yield* t.artifact({ artifactId: "a1", name: "result", parts: [{ text: "result" }] })
+          yield* t.complete("done")
+        })
+      )
+    case "ask":
+      return task((t) => t.requireInput("What next?"))
+    case "gate":
+      return task((t) =>
+        Effect.gen(function*() {
+          yield* t.working("waiting")
+          yield* controls.gate(arg1 ?? "gate")
+          yield* t.complete("released")
+        })
+      )
+    case "steps":
+      return task((t) =>
+        Effect.gen(function*() {
+          yield* t.working("step 0")
+          yield* controls.gate(`${arg1}-1`)
+          yield* t.artifact({ artifactId: "s", parts: [{ text: "s1" }] }, { lastChunk: false })
+          yield* t.working("step 1")
+          yield* t.artifact({ artifactId: "s", parts: [{ text: "s2" }] }, { append: true, lastChunk: true })
+          yield* controls.gate(`${arg1}-2`)
+          yield* t.complete("all steps done")
+        })
+      )
+    case "burst": {
+      const n = Number(arg1 ?? "50")
+      return task((t) =>
+        Effect.gen(function*() {
+          yield* t.working("bursting")
+          for (let i = 1; i <= n; i++) {
+            yield* t.artifact({ artifactId: "b", parts: [{ text: String(i) }] }, { append: i > 1 })
+            if (i % 5 === 0) yield* Effect.yieldNow
+          }
+          yield* controls.gate(arg2 ?? "burst")
+          yield* t.complete("burst done")
         })
       )
     }
-    switch (script) {
-      case "echo":
-        return AgentExecutor.replyWithText((text) => `echo: ${text}`).execute(ctx)
-      case "complete":
-        return task((t) =>
-          Effect.gen(function*() {
-            yield* t.working("working")
-            yield* t.artifact({ artifactId: "a1", name: "result", parts: [{ text: "result" }] })
-            yield* t.complete("done")
-          })
+    case "hang":
+      return task((t) =>
+        Effect.gen(function*() {
+          yield* t.working("hanging")
+          yield* Queue.offer(controls.hanging, t.taskId)
+          return yield* Effect.never
+        }).pipe(Effect.ensuring(Ref.update(controls.finalized, (ids) => [...ids, t.taskId])))
+      )
+    case "linger":
+      // Works on after its final state: the runner stops it there, and its finalizer runs.
+      return task((t) =>
+        t.complete("done").pipe(
+          Effect.andThen(Effect.never),
+          Effect.ensuring(Ref.update(controls.finalized, (ids) => [...ids, t.taskId]))
         )
-      case "ask":
-        return task((t) => t.requireInput("What next?"))
-      case "gate":
-        return task((t) =>
-          Effect.gen(function*() {
-            yield* t.working("waiting")
-            yield* controls.gate(arg1 ?? "gate")
-            yield* t.complete("released")
-          })
-        )
-      case "steps":
-        return task((t) =>
-          Effect.gen(function*() {
-            yield* t.working("step 0")
-            yield* controls.gate(`${arg1}-1`)
-            yield* t.artifact({ artifactId: "s", parts: [{ text: "s1" }] }, { lastChunk: false })
-            yield* t.working("step 1")
-            yield* t.artifact({ artifactId: "s", parts: [{ text: "s2" }] }, { append: true, lastChunk: true })
-            yield* controls.gate(`${arg1}-2`)
-            yield* t.complete("all steps done")
-          })
-        )
-      case "burst": {
-        const n = Number(arg1 ?? "50")
-        return task((t) =>
-          Effect.gen(function*() {
-            yield* t.working("bursting")
-            for (let i = 1; i <= n; i++) {
-              yield* t.artifact({ artifactId: "b", parts: [{ text: String(i) }] }, { append: i > 1 })
-              if (i % 5 === 0) yield* Effect.yieldNow
-            }
-            yield* controls.gate(arg2 ?? "burst")
-            yield* t.complete("burst done")
-          })
-        )
-      }
-      case "hang":
-        return task((t) =>
-          Effect.gen(function*() {
-            yield* t.working("hanging")
-            yield* Queue.offer(controls.hanging, t.taskId)
-            return yield* Effect.never
-          }).pipe(Effect.ensuring(Ref.update(controls.finalized, (ids) => [...ids, t.taskId])))
-        )
-      case "fail":
-        return task((t) => t.working("about to fail").pipe(Effect.andThen(Effect.fail(new Error("boom")))))
-      case "die":
-        return task((t) => t.working("about to die").pipe(Effect.andThen(Effect.die(new Error("kaboom")))))
-      case "fail-early":
-        return Stream.fail(new ContentTypeNotSupported({ message: "no images please" }))
-      case "fail-plain":
-        return Stream.fail(new Error("plain failure"))
-      case "other-task":
-        return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
-          { task: { id: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_SUBMITTED" } } },
-          {
-            statusUpdate: { taskId: "someone-else", contextId: ctx.contextId, status: { state: "TASK_STATE_WORKING" } }
-          },
-          { statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_COMPLETED" } } }
-        )
-      case "unspecified":
-        return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
-          {
-            statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_UNSPECIFIED" } }
-          }
-        )
-      case "nothing":
-        return Stream.empty
-      case "stall":
-        return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
-          { statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_WORKING" } } }
-        )
-      case "busy":
-        return task((t) => t.requireInput("say busy again"))
-      default:
-        return AgentExecutor.replyWithText((text) => `default: ${text}`).execute(ctx)
-    }
-  })
-})
+      )
+    case "fail":
+      return task((t) => t.working("about to fail").pipe(Effect.andThen(Effect.fail(new Error("boom")))))
+    case "die":
+      return task((t) => t.working("about to die").pipe(Effect.andThen(Effect.die(new Error("kaboom")))))
+    case "fail-early":
+      return Stream.fail(new ContentTypeNotSupported({ message: "no images please" }))
+    case "fail-plain":
+      return Stream.fail(new Error("plain failure"))
+    case "other-task":
+      return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
+        { task: { id: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_SUBMITTED" } } },
+        {
+          statusUpdate: { taskId: "someone-else", contextId: ctx.contextId, status: { state: "TASK_STATE_WORKING" } }
+        },
+        { statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_COMPLETED" } } }
+      )
+    case "unspecified":
+      return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
+        {
+          statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_UNSPECIFIED" } }
+        }
+      )
+    case "nothing":
+      return Stream.empty
+    case "stall":
+      return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
+        { statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_WORKING" } } }
+      )
+    case "busy":
+      return task((t) => t.requireInput("say busy again"))
+    default:
+      return AgentExecutor.replyWithText((text) => `default: ${text}`).execute(ctx)
+  }
+}
 
 export const baseCard: CardTemplate = {
   name: "test agent",
@@ -182,10 +196,16 @@ export const baseCard: CardTemplate = {
  * The server core for one test over the stores in context: scripted agent, in-process bus, a notifier that
  * records into Controls, and the given card.
  */
-export const serverLayer = (options: Partial<AgentCardOptions> & { readonly slowReads?: boolean } = {}) =>
+export const serverLayer = (
+  options: Partial<AgentCardOptions> & {
+    readonly slowReads?: boolean
+    /** Read every agent as a stream, never through its push-style producer. */
+    readonly readAsStream?: boolean | undefined
+  } = {}
+) =>
   A2AServer.layerCore({ card: options.card ?? baseCard, extendedCard: options.extendedCard }).pipe(
     Layer.provide(options.slowReads === true ? slowReads : Layer.empty),
-    Layer.provide(AgentExecutor.layer(scriptedAgent)),
+    Layer.provide(AgentExecutor.layer(scriptedAgent({ readAsStream: options.readAsStream }))),
     Layer.provide(EventBus.layerInProcess),
     Layer.provide(Layer.effect(
       PushNotifier.PushNotifier,
