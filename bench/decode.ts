@@ -10,6 +10,7 @@ import { parseArgs } from "node:util"
 import * as v0_3 from "../src/generated/v0_3.ts"
 import * as v1 from "../src/generated/v1.ts"
 import * as FieldViolations from "../src/protocol/FieldViolations.ts"
+import * as ProtoJson03 from "../src/protocol/v0_3/ProtoJson.ts"
 
 const { values: args } = parseArgs({
   options: {
@@ -71,6 +72,11 @@ const sendV03 = () =>
       + `"parts":[{"kind":"text","text":"hello there"}]},"configuration":{"acceptedOutputModes":["text/plain"],`
       + `"blocking":true}}`
   ) as unknown
+const sendV03Rest = () =>
+  JSON.parse(
+    `{"message":{"messageId":"${crypto.randomUUID()}","role":"ROLE_USER","content":[{"text":"hello there"}]},`
+      + `"configuration":{"acceptedOutputModes":["text/plain"],"blocking":true}}`
+  ) as unknown
 const getTaskV03 = () => JSON.parse(`{"id":"${crypto.randomUUID()}","historyLength":10}`) as unknown
 
 const task: v1.Task = {
@@ -111,6 +117,12 @@ const cases: ReadonlyArray<Case> = [
   decodeCase("plain Struct of SendMessageRequest", PlainSendMessageRequest, sendV1),
   decodeCase("v0_3.MessageSendParams", v0_3.MessageSendParams, sendV03),
   decodeCase("v0_3.TaskQueryParams", v0_3.TaskQueryParams, getTaskV03),
+  // not generated: the 0.3 REST body (0.3 proto's ProtoJSON), read by a hand-written Schema after a renaming copy
+  {
+    name: "0.3 REST message:send body",
+    input: sendV03Rest,
+    run: (u: unknown) => Result.isSuccess(ProtoJson03.decodeSendMessageRequest(u))
+  },
   encodeCase("encode v1.Task (2 messages, 1 artifact)", v1.Task, task),
   encodeCase("encode v1.SendMessageResponse {task}", v1.SendMessageResponse, { task })
 ].filter((c) => args.only === undefined || c.name.includes(args.only))
