@@ -35,38 +35,53 @@ export interface MessageOptions {
  * exactly one member. Encoding emits the JSON (camelCase) names only.
  */
 export const message = (identifier: string, options: MessageOptions) => <S extends Schema.Top>(schema: S) => {
-  const aliases = options.aliases ?? []
-  const oneof = options.oneof
+  // proto name -> JSON name
+  const jsonName = new Map(options.aliases ?? [])
   const keepNull = new Set(options.keepNull ?? [])
   const zeros = Object.entries(options.zeroWhenAbsent ?? {})
-  // copies the object only when something changes, which for camelCase input without nulls is never
-  const normalize = (o: JsonObject): JsonObject => {
-    let out: Record<string, unknown> | undefined
-    for (const [proto, json] of aliases) {
-      if (Object.hasOwn(o, proto)) {
-        out ??= { ...o }
-        if (!Object.hasOwn(o, json)) out[json] = o[proto]
-        delete out[proto]
-      }
+  const oneof = options.oneof
+  // Decoding runs for every request: the common input (JSON names, no null, nothing to fill in) is recognised in
+  // one pass over its keys and passed on as is; only other input is copied, in a second pass.
+  const isNormal = (o: JsonObject): boolean => {
+    for (const key in o) {
+      if ((jsonName.has(key) || (o[key] === null && !keepNull.has(key))) && Object.hasOwn(o, key)) return false
     }
-    const current = out ?? o
-    for (const key in current) {
-      if (current[key] === null && !keepNull.has(key) && Object.hasOwn(current, key)) {
-        out ??= { ...o }
-        delete out[key]
-      }
+    for (const [key] of zeros) if (!Object.hasOwn(o, key)) return false
+    return true
+  }
+  const normalize = (o: JsonObject): JsonObject => {
+    if (isNormal(o)) return o
+    const out: Record<string, unknown> = {}
+    for (const key in o) {
+      if (!Object.hasOwn(o, key)) continue
+      const json = jsonName.get(key)
+      // the JSON name wins when both are present
+      if (json !== undefined && Object.hasOwn(o, json)) continue
+      const name = json ?? key
+      const value = o[key]
+      if (value === null && !keepNull.has(name)) continue
+      // an own "__proto__" key stays a key (assignment would set the prototype)
+      if (name === "__proto__") Object.defineProperty(out, name, { value, enumerable: true, writable: true })
+      else out[name] = value
     }
     for (const [key, zero] of zeros) {
-      if (!Object.hasOwn(out ?? o, key)) {
-        out ??= { ...o }
-        out[key] = Array.isArray(zero) ? [] : zero
-      }
+      if (!Object.hasOwn(out, key)) out[key] = Array.isArray(zero) ? [] : zero
     }
-    return out ?? o
+    return out
   }
-  const normalized = oneof === undefined ? JsonObject : JsonObject.check(Schema.makeFilter((o) => {
-    const present = oneof.filter((key) => Object.hasOwn(o, key))
-    if (present.length === 1) return undefined
+  // Whether a oneof member is set once normalised: under its JSON name, else its proto name, and not null.
+  const protoName = new Map([...jsonName].map(([proto, json]) => [json, proto] as const))
+  const isSet = (o: JsonObject, key: string): boolean => {
+    const name = Object.hasOwn(o, key) ? key : protoName.get(key)
+    if (name !== undefined && Object.hasOwn(o, name) && (o[name] !== null || keepNull.has(key))) return true
+    return zeros.some(([zero]) => zero === key)
+  }
+  const source = JsonObject.annotate({ expected: `${identifier} (a JSON object)` })
+  const checked = oneof === undefined ? source : source.check(Schema.makeFilter((o) => {
+    let count = 0
+    for (const key of oneof) if (isSet(o, key)) count++
+    if (count === 1) return undefined
+    const present = oneof.filter((key) => isSet(o, key))
     return present.length === 0
       ? `${identifier} must set exactly one of ${oneof.join(", ")}; none is set`
       : `${identifier} must set exactly one of ${oneof.join(", ")}; ${present.join(" and ")} are set`
@@ -86,15 +101,11 @@ export const message = (identifier: string, options: MessageOptions) => <S exten
   }
   const to = oneof === undefined
     ? schema
-    : schema.pipe(Schema.middlewareDecoding((effect) => Effect.mapError(effect, narrow)))
-  return JsonObject.annotate({ expected: `${identifier} (a JSON object)` }).pipe(
-    Schema.decodeTo(normalized, {
-      decode: SchemaGetter.transform(normalize),
-      encode: SchemaGetter.transform((o: JsonObject) => o)
-    }),
+    : schema.pipe(Schema.middlewareDecoding((effect) => Effect.mapErrorEager(effect, narrow)))
+  return checked.pipe(
     Schema.decodeTo(to, {
       // the message schema checks every field right after this step
-      decode: SchemaGetter.transform((o: JsonObject) => o as S["Encoded"]),
+      decode: SchemaGetter.transform((o: JsonObject) => normalize(o) as S["Encoded"]),
       encode: SchemaGetter.transform((e: S["Encoded"]) => e as JsonObject)
     })
   ).annotate({ identifier })

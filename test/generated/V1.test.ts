@@ -240,6 +240,35 @@ describe("v1: ProtoJSON field names and unknown fields", () => {
       expect(decoded.contextId).toBe("camel")
     }))
 
+  it.effect("snake_case names, nulls and zero defaults mix in one object", () =>
+    Effect.gen(function*() {
+      const decoded = yield* decode(V1.Message, {
+        message_id: "m-1",
+        contextId: null,
+        context_id: "snake",
+        task_id: null,
+        role: "ROLE_USER",
+        parts: [{ text: "hi" }]
+      })
+      // the JSON name wins even when it is null (not set), as ProtoJSON reads it
+      expect(decoded).toStrictEqual(message)
+      expect(yield* decode(V1.ListTasksResponse, { next_page_token: null, tasks: null, page_size: "5" })).toStrictEqual(
+        { nextPageToken: "", pageSize: 5, tasks: [], totalSize: 0 }
+      )
+    }))
+
+  it.effect("an own __proto__ key is an unknown field, never the object's prototype", () =>
+    Effect.gen(function*() {
+      const input = JSON.parse(`{"__proto__": {"messageId": "hidden"}, "role": "ROLE_USER", "parts": [{"text": "x"}]}`)
+      expect(yield* failure(V1.Message, input)).toContain(`Missing key\n  at ["messageId"]`)
+      // also when the object is copied to rename its snake_case keys
+      expect(yield* failure(V1.Message, { ...input, reference_task_ids: ["t"] })).toContain(
+        `Missing key\n  at ["messageId"]`
+      )
+      const withId = JSON.parse(`{"__proto__": {"x": 1}, "message_id": "m-1", "role": 1, "parts": [{"text": "hi"}]}`)
+      expect(yield* decode(V1.Message, withId)).toStrictEqual(message)
+    }))
+
   it.effect("snake_case oneof members count as their group's member", () =>
     Effect.gen(function*() {
       const status = { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } }
