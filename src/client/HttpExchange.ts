@@ -2,7 +2,7 @@
  * What every HTTP binding does with a request and its response, and how each thing that can go wrong becomes
  * a typed error saying what was received. Bindings add only their envelope (JSON-RPC, google.rpc.Status).
  */
-import { Duration, Effect, Option, Predicate, Schema, Stream } from "effect"
+import { Duration, Effect, Option, Predicate, Result, Schema, Stream } from "effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -201,11 +201,18 @@ export const securityError = (r: Received, body: string): Unauthenticated | Perm
   return undefined
 }
 
-/** Decodes a response payload with a generated Schema; a mismatch says which value and why. */
+/**
+ * Decodes a response payload with a generated Schema; a mismatch says which value and why, listing every
+ * problem. A valid payload is decoded once, in the default mode (cheaper); only an invalid one is decoded
+ * again to list them all.
+ */
 export const decode = <A, I>(schema: Schema.Codec<A, I>, what: string) => {
-  const decodeUnknown = Schema.decodeUnknownEffect(schema, { errors: "all" })
-  return (value: unknown, r: Received, body: string): Effect.Effect<A, A2AResponseError> =>
-    decodeUnknown(value).pipe(
+  const decodeFirst = Schema.decodeUnknownResult(schema)
+  const decodeAll = Schema.decodeUnknownEffect(schema, { errors: "all" })
+  return (value: unknown, r: Received, body: string): Effect.Effect<A, A2AResponseError> => {
+    const decoded = decodeFirst(value)
+    if (Result.isSuccess(decoded)) return Effect.succeed(decoded.success)
+    return decodeAll(value).pipe(
       Effect.mapError((error) => {
         const base = responseError(r, "SchemaMismatch", undefined, what)
         return new A2AResponseError({
@@ -215,6 +222,7 @@ export const decode = <A, I>(schema: Schema.Codec<A, I>, what: string) => {
         })
       })
     )
+  }
 }
 
 /** Encodes a request with a generated Schema; a value the schema rejects is the caller's InvalidParams. */
