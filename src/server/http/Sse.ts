@@ -7,13 +7,14 @@
  * a typed error; once the first event is out the response is committed to `text/event-stream` and later
  * failures travel as events.
  *
- * An open stream costs one fiber and one queue: the fiber pulls the operation's events and queues their frames,
- * the response body reads the queue. Keep-alive pings and the shutdown signal reach every open stream through
+ * An open stream costs one queue of frames, which the response body reads; the operation's events are framed
+ * and queued as they are produced (see `open`). Keep-alive pings and the shutdown signal reach every open stream through
  * one Hub per set of routes (one timer in all, not one per connection): thousands of idle subscribers stay cheap.
  */
 import { Cause, Deferred, Duration, Effect, Exit, Option, Queue, type Scope, Stream } from "effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { A2AError } from "../../protocol/A2AError.ts"
+import * as PushStream from "../PushStream.ts"
 import { fromCause } from "./HttpErrors.ts"
 
 const encoder = new TextEncoder()
@@ -86,12 +87,15 @@ export type Opened =
   | { readonly _tag: "Ready"; readonly response: HttpServerResponse.HttpServerResponse }
 
 /**
- * Starts pulling `stream` in the current scope (the request's: a client that leaves interrupts it) and waits up
- * to `window` for its first element. A failure in that window is `Failed`; otherwise the `text/event-stream`
- * response is `Ready`, each element framed by `encode`. A stream slow to produce its first element is not held
- * back: after `window` the response is sent as is, its events following when they come. A later failure is
- * framed by `encodeError` as the last event and ends the stream cleanly; an interruption (the client went away)
- * is left alone: there is nobody to tell.
+ * Starts `stream` in the current scope (the request's: a client that leaves ends it) and waits up to `window`
+ * for its first element. A failure in that window is `Failed`; otherwise the `text/event-stream` response is
+ * `Ready`, each element framed by `encode`. A stream slow to produce its first element is not held back: after
+ * `window` the response is sent as is, its events following when they come. A later failure is framed by
+ * `encodeError` as the last event and ends the stream cleanly; an interruption (the client went away) is left
+ * alone: there is nobody to tell.
+ *
+ * Events are framed as they are produced and queued for the response body, which the request's fiber writes.
+ * A PushStream (the operations' streams) delivers them itself, so an open stream holds no other fiber.
  */
 export const open = <A>(
   hub: Hub,
@@ -109,46 +113,61 @@ export const open = <A>(
     const early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
     // Once committed, failures are sent as events. Both sides decide synchronously, so they never disagree.
     let committed = false
+    let done = false
+    // A failure after the commit, sent by the body as its last event.
+    let failure: Cause.Cause<A2AError> | undefined
     const commit = () => {
       committed = true
       Deferred.doneUnsafe(early, Exit.succeed(Option.none()))
     }
-    yield* stream.pipe(
-      Stream.runForEachArray((events) =>
-        Effect.sync(() => {
-          // Queued before committing: settling the Deferred may run the waiting side at once.
-          for (const event of events) Queue.offerUnsafe(outbox, options.encode(event))
-          if (!committed) commit()
-        })
-      ),
-      Effect.matchCauseEffect({
-        onSuccess: () =>
-          Effect.sync(() => {
-            Queue.endUnsafe(outbox)
-            if (!committed) commit()
-          }),
-        onFailure: (cause) => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.sync(() => Queue.endUnsafe(outbox))
-          if (!committed) return Effect.sync(() => Deferred.doneUnsafe(early, Exit.succeed(Option.some(cause))))
-          return Effect.map(fromCause(cause), (error) => {
-            Queue.offerUnsafe(outbox, options.encodeError(error))
-            Queue.endUnsafe(outbox)
-          })
+    const end = () => {
+      if (done) return
+      done = true
+      Queue.endUnsafe(outbox)
+      if (!committed) commit()
+    }
+    const fail = (cause: Cause.Cause<A2AError>) => {
+      if (done) return
+      if (Cause.hasInterruptsOnly(cause)) return end()
+      done = true
+      if (!committed) return void Deferred.doneUnsafe(early, Exit.succeed(Option.some(cause)))
+      failure = cause
+      Queue.endUnsafe(outbox)
+    }
+    yield* PushStream.run(stream, {
+      offer: (event) => {
+        if (done) return
+        let bytes: Uint8Array
+        try {
+          bytes = options.encode(event)
+        } catch (defect) {
+          return fail(Cause.die(defect))
         }
-      }),
-      Effect.forkScoped
-    )
-    yield* Effect.timeoutOption(Deferred.await(early), options.window)
-    // Window over with nothing settled: the response is sent as is. Decided synchronously, as the pump decides.
-    yield* Effect.sync(() => {
-      if (!committed && !Deferred.isDoneUnsafe(early)) commit()
+        // Queued before committing: settling the Deferred may run the waiting side at once.
+        Queue.offerUnsafe(outbox, bytes)
+        if (!committed) commit()
+      },
+      fail,
+      end
     })
-    const failure = yield* Deferred.await(early)
-    if (Option.isSome(failure)) return { _tag: "Failed", cause: failure.value } as const
+    if (!Deferred.isDoneUnsafe(early)) {
+      yield* Effect.timeoutOption(Deferred.await(early), options.window)
+      // Window over with nothing settled: the response is sent as is. Decided synchronously, as the sink decides.
+      if (!committed && !Deferred.isDoneUnsafe(early)) commit()
+    }
+    const settled = yield* Deferred.await(early)
+    if (Option.isSome(settled)) return { _tag: "Failed", cause: settled.value } as const
     yield* hub.register(outbox)
+    // The body's pull: the queued frames, then the failure's event if there is one, then the end.
+    const pull = Effect.catchCause(Queue.takeAll(outbox), (cause) => {
+      const failed = failure
+      if (failed === undefined) return Effect.failCause(cause)
+      failure = undefined
+      return Effect.map(fromCause(failed), (error) => [options.encodeError(error)] as const)
+    })
     return {
       _tag: "Ready",
-      response: HttpServerResponse.stream(Stream.fromQueue(outbox), {
+      response: HttpServerResponse.stream(Stream.fromPull(Effect.succeed(pull)), {
         contentType: "text/event-stream",
         headers: { ...HEADERS, ...options.headers }
       })
