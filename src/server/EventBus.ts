@@ -4,7 +4,7 @@
  * keeps the events with sequence > v. Nothing is lost or duplicated between snapshot and stream (spec
  * 3.1.6), and the same recipe works across nodes (e.g. PostgreSQL LISTEN/NOTIFY) as in process.
  */
-import { Cause, Context, Effect, Layer, type Scope, type Stream } from "effect"
+import { Cause, Context, Effect, Layer, Scope, type Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import * as PushStream from "./PushStream.ts"
 
@@ -54,6 +54,15 @@ export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() 
     if (subscribers.size === 0) topics.delete(taskId)
   }
 
+  const release = (taskId: string, subscriber: Subscriber) => {
+    remove(taskId, subscriber)
+    subscriber.pending = undefined
+    // A reader still attached sees its stream interrupted, as when a subscriber queue is shut down.
+    const sink = subscriber.sink
+    subscriber.sink = undefined
+    sink?.fail(Cause.interrupt())
+  }
+
   const attach = (subscriber: Subscriber, sink: PushStream.Sink<TaskEvent, never>) =>
     Effect.sync(() => {
       subscriber.sink?.end()
@@ -73,23 +82,17 @@ export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() 
           else (subscriber.pending ??= []).push(event)
         }
       }),
+    // The finalizer first, then the entry: an interruption in between leaves nothing behind.
     subscribe: (taskId) =>
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          const subscriber: Subscriber = { sink: undefined, pending: undefined }
-          add(taskId, subscriber)
-          return subscriber
-        }),
-        (subscriber) =>
-          Effect.sync(() => {
-            remove(taskId, subscriber)
-            subscriber.pending = undefined
-            // A reader still attached sees its stream interrupted, as when a subscriber queue is shut down.
-            const sink = subscriber.sink
-            subscriber.sink = undefined
-            sink?.fail(Cause.interrupt())
+      Effect.flatMap(Effect.scope, (scope) => {
+        const subscriber: Subscriber = { sink: undefined, pending: undefined }
+        return Scope.addFinalizerExit(scope, () => Effect.sync(() => release(taskId, subscriber))).pipe(
+          Effect.map(() => {
+            add(taskId, subscriber)
+            return PushStream.make<TaskEvent, never>((sink) => attach(subscriber, sink))
           })
-      ).pipe(Effect.map((subscriber) => PushStream.make<TaskEvent, never>((sink) => attach(subscriber, sink))))
+        )
+      })
   })
 })
 

@@ -60,6 +60,7 @@ export const fail = <E>(error: E): PushStream<never, E> => make(() => Effect.fai
 export const run = <A, E>(self: Stream.Stream<A, E>, sink: Sink<A, E>): Effect.Effect<void, never, Scope.Scope> => {
   const attach = attachOf(self)
   if (attach !== undefined) return Effect.catchCause(attach(sink), (cause) => Effect.sync(() => sink.fail(cause)))
+  // Sinks may be class instances: their methods are called on them, never detached.
   return self.pipe(
     Stream.runForEachArray((events) =>
       Effect.sync(() => {
@@ -75,22 +76,32 @@ export const run = <A, E>(self: Stream.Stream<A, E>, sink: Sink<A, E>): Effect.E
 /** Like Stream.map, keeping a PushStream one. */
 export const map = <A, E, B>(self: Stream.Stream<A, E>, f: (event: A) => B): Stream.Stream<B, E> => {
   const attach = attachOf(self)
-  return attach === undefined ? Stream.map(self, f) : make<B, E>((sink) =>
-    attach({
-      // A sink never throws: the producer (the EventBus, an execution) calls it and must not fail for a reader.
-      offer: (event) => {
-        let mapped: B
-        try {
-          mapped = f(event)
-        } catch (defect) {
-          return sink.fail(Cause.die(defect))
-        }
-        sink.offer(mapped)
-      },
-      fail: sink.fail,
-      end: sink.end
-    })
-  )
+  return attach === undefined ? Stream.map(self, f) : make<B, E>((sink) => attach(new Mapped(sink, f)))
+}
+
+// A class, not closures: an idle stream holds its sinks for as long as it is open.
+class Mapped<A, B, E> implements Sink<A, E> {
+  readonly sink: Sink<B, E>
+  readonly f: (event: A) => B
+  constructor(sink: Sink<B, E>, f: (event: A) => B) {
+    this.sink = sink
+    this.f = f
+  }
+  offer(event: A): void {
+    let mapped: B
+    try {
+      mapped = this.f(event)
+    } catch (defect) {
+      return this.sink.fail(Cause.die(defect))
+    }
+    this.sink.offer(mapped)
+  }
+  fail(cause: Cause.Cause<E>): void {
+    this.sink.fail(cause)
+  }
+  end(): void {
+    this.sink.end()
+  }
 }
 
 /** Like Stream.unwrap (the effect runs when the stream starts), giving a PushStream. */

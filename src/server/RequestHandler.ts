@@ -21,7 +21,7 @@ import { isTerminal, label } from "../protocol/TaskStates.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"
 import { type AgentExecutor } from "./AgentExecutor.ts"
 import type { CallContext } from "./CallContext.ts"
-import { EventBus } from "./EventBus.ts"
+import { EventBus, type TaskEvent } from "./EventBus.ts"
 import * as Ids from "./Ids.ts"
 import * as MediaTypes from "./MediaTypes.ts"
 import * as PageToken from "./PageToken.ts"
@@ -294,26 +294,7 @@ export const make = Effect.gen(function*() {
             })
           }
           sink.offer({ task })
-          // The snapshot is not terminal, so only a later event can end the stream.
-          let ended = false
-          yield* PushStream.run(events, {
-            offer: (e) => {
-              if (ended || e.sequence <= version) return
-              sink.offer(e.event)
-              if (endsTask(e.event)) {
-                ended = true
-                sink.end()
-              }
-            },
-            fail: (cause) => {
-              ended = true
-              sink.fail(cause)
-            },
-            end: () => {
-              ended = true
-              sink.end()
-            }
-          })
+          yield* PushStream.run(events, new AfterSnapshot(sink, version))
         })
       )
 
@@ -412,6 +393,36 @@ export const make = Effect.gen(function*() {
     getExtendedAgentCard
   })
 })
+
+/**
+ * A subscription's events after its snapshot: those newer than the snapshot's version, up to the one that ends
+ * the task (the snapshot is not terminal, so only a later event can end the stream). A class, not closures: an
+ * idle subscription holds it for as long as it is open.
+ */
+class AfterSnapshot implements PushStream.Sink<TaskEvent, never> {
+  private ended = false
+  private readonly sink: PushStream.Sink<v1.StreamResponse>
+  private readonly version: number
+  constructor(sink: PushStream.Sink<v1.StreamResponse>, version: number) {
+    this.sink = sink
+    this.version = version
+  }
+  offer(e: TaskEvent): void {
+    if (this.ended || e.sequence <= this.version) return
+    this.sink.offer(e.event)
+    if (endsTask(e.event)) this.end()
+  }
+  fail(cause: Cause.Cause<never>): void {
+    if (this.ended) return
+    this.ended = true
+    this.sink.fail(cause)
+  }
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    this.sink.end()
+  }
+}
 
 /** Whether a stream event ends a subscription: the task reached a terminal state. */
 const endsTask = (event: v1.StreamResponse): boolean =>

@@ -66,6 +66,9 @@ export const errorBody = (error: A2AError) => ({
   data: detailsOf(error)
 })
 
+/** Mid-stream failures: an `error` event carrying the bare error body. */
+const errorEvent = (error: A2AError): Uint8Array => Sse.frame(JSON.stringify(errorBody(error)), "error")
+
 const errorResponse = (error: A2AError, status?: number | undefined, headers?: Record<string, string> | undefined) =>
   HttpServerResponse.text(JSON.stringify(errorBody(error)), {
     status: status ?? errorTable[error._tag].httpStatus,
@@ -271,8 +274,8 @@ const handle = (
     if (operation.success._tag === "Stream") {
       const opened = yield* Sse.open(env.sse, operation.success.run(env.handler, ctx), {
         window: env.options.firstEventWindow,
-        encode: (event) => Sse.frame(JSON.stringify(event)),
-        encodeError: (error) => Sse.frame(JSON.stringify(errorBody(error)), "error"),
+        encode: Sse.jsonEvent,
+        encodeError: errorEvent,
         headers
       })
       return opened._tag === "Failed"
