@@ -4,8 +4,9 @@
  * keeps the events with sequence > v. Nothing is lost or duplicated between snapshot and stream (spec
  * 3.1.6), and the same recipe works across nodes (e.g. PostgreSQL LISTEN/NOTIFY) as in process.
  */
-import { Context, Effect, Layer, Queue, type Scope, Stream } from "effect"
+import { Cause, Context, Effect, Layer, Scope, type Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
+import * as PushStream from "./PushStream.ts"
 
 export interface TaskEvent {
   readonly taskId: string
@@ -24,38 +25,74 @@ export class EventBus extends Context.Service<EventBus, {
   readonly subscribe: (taskId: string) => Effect.Effect<Stream.Stream<TaskEvent>, never, Scope.Scope>
 }>()("effect-a2a/server/EventBus") {}
 
+/** One live subscription: events wait in `pending` until a reader attaches, then go straight to it. */
+interface Subscriber {
+  sink: PushStream.Sink<TaskEvent, never> | undefined
+  pending: Array<TaskEvent> | undefined
+}
+
 /**
- * In-process bus: per task with live subscribers, the set of their queues; the entry goes with its last
- * subscriber. One unbounded queue per subscriber (a slow subscriber never stalls the task nor loses events), fed
- * synchronously by `publish`: lighter than a PubSub per task, which matters with thousands of idle subscribers.
+ * In-process bus: per task with live subscribers, the set of them; the entry goes with its last subscriber.
+ * `publish` delivers synchronously to each subscriber's reader, or buffers until it attaches (a slow reader
+ * never stalls the task nor loses events). A subscription is a PushStream: an SSE response reading it holds no
+ * queue nor fiber for it, which matters with thousands of idle subscribers. Its stream is meant to be read once;
+ * a later reader takes over from the earlier one.
  */
 export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() => {
-  const topics = new Map<string, Set<Queue.Queue<TaskEvent>>>()
+  const topics = new Map<string, Set<Subscriber>>()
 
-  const add = (taskId: string, queue: Queue.Queue<TaskEvent>) => {
+  const add = (taskId: string, subscriber: Subscriber) => {
     const subscribers = topics.get(taskId)
-    if (subscribers === undefined) topics.set(taskId, new Set([queue]))
-    else subscribers.add(queue)
+    if (subscribers === undefined) topics.set(taskId, new Set([subscriber]))
+    else subscribers.add(subscriber)
   }
 
-  const remove = (taskId: string, queue: Queue.Queue<TaskEvent>) => {
+  const remove = (taskId: string, subscriber: Subscriber) => {
     const subscribers = topics.get(taskId)
     if (subscribers === undefined) return
-    subscribers.delete(queue)
+    subscribers.delete(subscriber)
     if (subscribers.size === 0) topics.delete(taskId)
   }
+
+  const release = (taskId: string, subscriber: Subscriber) => {
+    remove(taskId, subscriber)
+    subscriber.pending = undefined
+    // A reader still attached sees its stream interrupted, as when a subscriber queue is shut down.
+    const sink = subscriber.sink
+    subscriber.sink = undefined
+    sink?.fail(Cause.interrupt())
+  }
+
+  const attach = (subscriber: Subscriber, sink: PushStream.Sink<TaskEvent, never>) =>
+    Effect.sync(() => {
+      subscriber.sink?.end()
+      subscriber.sink = sink
+      const pending = subscriber.pending
+      subscriber.pending = undefined
+      if (pending !== undefined) { for (const event of pending) sink.offer(event) }
+    })
 
   return EventBus.of({
     publish: (event) =>
       Effect.sync(() => {
         const subscribers = topics.get(event.taskId)
-        if (subscribers !== undefined) { for (const queue of subscribers) Queue.offerUnsafe(queue, event) }
+        if (subscribers === undefined) return
+        for (const subscriber of subscribers) {
+          if (subscriber.sink !== undefined) subscriber.sink.offer(event)
+          else (subscriber.pending ??= []).push(event)
+        }
       }),
+    // The finalizer first, then the entry: an interruption in between leaves nothing behind.
     subscribe: (taskId) =>
-      Effect.acquireRelease(
-        Effect.tap(Queue.unbounded<TaskEvent>(), (queue) => Effect.sync(() => add(taskId, queue))),
-        (queue) => Effect.andThen(Effect.sync(() => remove(taskId, queue)), Queue.shutdown(queue))
-      ).pipe(Effect.map(Stream.fromQueue))
+      Effect.flatMap(Effect.scope, (scope) => {
+        const subscriber: Subscriber = { sink: undefined, pending: undefined }
+        return Scope.addFinalizerExit(scope, () => Effect.sync(() => release(taskId, subscriber))).pipe(
+          Effect.map(() => {
+            add(taskId, subscriber)
+            return PushStream.make<TaskEvent, never>((sink) => attach(subscriber, sink))
+          })
+        )
+      })
   })
 })
 

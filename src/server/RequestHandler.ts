@@ -3,7 +3,7 @@
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
  */
-import { type Cause, Context, Deferred, Effect, Exit, Layer, Option, Queue, Result, Stream } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Layer, Option, type Stream } from "effect"
 import type * as v1 from "../generated/v1.ts"
 import {
   type A2AError,
@@ -21,12 +21,13 @@ import { isTerminal, label } from "../protocol/TaskStates.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"
 import { type AgentExecutor } from "./AgentExecutor.ts"
 import type { CallContext } from "./CallContext.ts"
-import { EventBus } from "./EventBus.ts"
+import { EventBus, type TaskEvent } from "./EventBus.ts"
 import * as Ids from "./Ids.ts"
 import * as MediaTypes from "./MediaTypes.ts"
 import * as PageToken from "./PageToken.ts"
 import { type PushConfig, PushConfigStore } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
+import * as PushStream from "./PushStream.ts"
 import * as TaskRunner from "./TaskRunner.ts"
 import { limitHistory, type TaskRecord, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 import * as Validation from "./Validation.ts"
@@ -205,14 +206,15 @@ export const make = Effect.gen(function*() {
       )
     })
 
+  // A PushStream fed by the execution: a reader that leaves stops taking its events, the execution goes on.
   const sendStreamingMessage: RequestHandler["Service"]["sendStreamingMessage"] = (req, ctx) =>
-    capabilities.streaming !== true ? Stream.fail(noStreaming()) : Stream.unwrap(Effect.gen(function*() {
-      const events = yield* Queue.unbounded<TaskRunner.Processed, A2AError | Cause.Done>()
-      // A reader that leaves shuts the queue: the execution goes on, its events are dropped.
-      yield* Effect.addFinalizer(() => Queue.shutdown(events))
-      yield* start(req, ctx, TaskRunner.queueCaller(events))
-      return Stream.fromQueue(events).pipe(Stream.map((p) => p.event))
-    }))
+    capabilities.streaming !== true ? PushStream.fail(noStreaming()) : PushStream.make((sink) =>
+      start(req, ctx, {
+        offer: (processed) => sink.offer(processed.event),
+        fail: (error) => sink.fail(Cause.fail(error)),
+        end: () => sink.end()
+      })
+    )
 
   const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) => {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
@@ -274,25 +276,27 @@ export const make = Effect.gen(function*() {
 
   const cancelTask: RequestHandler["Service"]["cancelTask"] = (req, ctx) => runner.cancel(req.id, ctx.principal.id)
 
+  // A PushStream: an SSE response forwards the bus's events as they are published, with no queue nor fiber of
+  // its own, and read as a Stream it is one queue. An idle subscription holds nothing else.
   const subscribeToTask: RequestHandler["Service"]["subscribeToTask"] = (req, ctx) =>
-    capabilities.streaming !== true ? Stream.fail(noStreaming()) : Stream.unwrap(Effect.gen(function*() {
-      const terminal = (task: v1.Task) =>
-        new UnsupportedOperation({
-          message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
-          metadata: { taskId: task.id }
+    capabilities.streaming !== true ?
+      PushStream.fail(noStreaming()) :
+      PushStream.make((sink) =>
+        Effect.gen(function*() {
+          // Subscribe first, then read the snapshot: events newer than its version follow it exactly once.
+          const events = yield* bus.subscribe(req.id)
+          const snapshot = yield* getOwned(req.id, ctx)
+          const { task, version } = snapshot
+          if (isTerminal(task.status.state)) {
+            return yield* new UnsupportedOperation({
+              message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
+              metadata: { taskId: task.id }
+            })
+          }
+          sink.offer({ task })
+          yield* PushStream.run(events, new AfterSnapshot(sink, version))
         })
-      // Subscribe first, then read the snapshot: events newer than its version follow it exactly once.
-      const events = yield* bus.subscribe(req.id)
-      const snapshot = yield* getOwned(req.id, ctx)
-      if (isTerminal(snapshot.task.status.state)) return yield* terminal(snapshot.task)
-      // The snapshot is not terminal, so only a later event can end the stream. Few stages: an idle subscription
-      // holds each of them for as long as it is open.
-      return events.pipe(
-        Stream.filterMap((e) => e.sequence > snapshot.version ? Result.succeed(e.event) : Result.failVoid),
-        Stream.takeUntil(endsTask),
-        Stream.prepend<v1.StreamResponse>([{ task: snapshot.task }])
       )
-    }))
 
   // --- push notification configs (spec 3.1.7-3.1.10) ---
 
@@ -389,6 +393,36 @@ export const make = Effect.gen(function*() {
     getExtendedAgentCard
   })
 })
+
+/**
+ * A subscription's events after its snapshot: those newer than the snapshot's version, up to the one that ends
+ * the task (the snapshot is not terminal, so only a later event can end the stream). A class, not closures: an
+ * idle subscription holds it for as long as it is open.
+ */
+class AfterSnapshot implements PushStream.Sink<TaskEvent, never> {
+  private ended = false
+  private readonly sink: PushStream.Sink<v1.StreamResponse>
+  private readonly version: number
+  constructor(sink: PushStream.Sink<v1.StreamResponse>, version: number) {
+    this.sink = sink
+    this.version = version
+  }
+  offer(e: TaskEvent): void {
+    if (this.ended || e.sequence <= this.version) return
+    this.sink.offer(e.event)
+    if (endsTask(e.event)) this.end()
+  }
+  fail(cause: Cause.Cause<never>): void {
+    if (this.ended) return
+    this.ended = true
+    this.sink.fail(cause)
+  }
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    this.sink.end()
+  }
+}
 
 /** Whether a stream event ends a subscription: the task reached a terminal state. */
 const endsTask = (event: v1.StreamResponse): boolean =>

@@ -88,6 +88,12 @@ const jsonResponse = (body: string, headers: Record<string, string> | undefined)
 
 const noContent = (headers: Record<string, string> | undefined) => HttpServerResponse.empty({ status: 204, headers })
 
+// Apart from the handler: an open stream holds its encoders, which should hold nothing but the id.
+const encoders = (id: JsonRpc.JsonRpcId) => ({
+  encode: (event: unknown) => Sse.frame(JsonRpc.encodeSuccess(id, event)),
+  encodeError: (error: A2AError) => Sse.frame(JsonRpc.encodeFailure(id, error))
+})
+
 /**
  * The SSE response of a streaming method: each event a full JSON-RPC response with the request's id
  * (spec 9.4.2). A failure before the first event is a plain JSON-RPC error response instead; a later one is
@@ -102,8 +108,7 @@ const streamResponse = (
   Effect.gen(function*() {
     const opened = yield* Sse.open(env.sse, stream, {
       window: env.options.firstEventWindow,
-      encode: (event) => Sse.frame(JsonRpc.encodeSuccess(id, event)),
-      encodeError: (error) => Sse.frame(JsonRpc.encodeFailure(id, error)),
+      ...encoders(id),
       headers
     })
     return opened._tag === "Failed" ? jsonRpcError(id, yield* fromCause(opened.cause), { headers }) : opened.response

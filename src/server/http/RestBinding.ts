@@ -271,7 +271,7 @@ const handle = (
       if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
       const opened = yield* Sse.open(env.sse, prepared.success(env.handler, ctx), {
         window: env.options.firstEventWindow,
-        encode: (event) => Sse.frame(JSON.stringify(event)),
+        encode: Sse.jsonEvent,
         encodeError: errorEvent,
         headers
       })

@@ -7,13 +7,14 @@
  * a typed error; once the first event is out the response is committed to `text/event-stream` and later
  * failures travel as events.
  *
- * An open stream costs one fiber and one queue: the fiber pulls the operation's events and queues their frames,
- * the response body reads the queue. Keep-alive pings and the shutdown signal reach every open stream through
+ * An open stream costs a small object holding its frames until the response body takes them, and no fiber but the
+ * request's (see `open`). Keep-alive pings and the shutdown signal reach every open stream through
  * one Hub per set of routes (one timer in all, not one per connection): thousands of idle subscribers stay cheap.
  */
-import { Cause, Deferred, Duration, Effect, Exit, Option, Queue, type Scope, Stream } from "effect"
+import { type Array as Arr, Cause, Deferred, Duration, Effect, Exit, Option, Scope, Stream } from "effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { A2AError } from "../../protocol/A2AError.ts"
+import * as PushStream from "../PushStream.ts"
 import { fromCause } from "./HttpErrors.ts"
 
 const encoder = new TextEncoder()
@@ -24,19 +25,30 @@ export const frame = (data: string, event?: string): Uint8Array =>
 
 const ping = encoder.encode(": ping\n\n")
 
+/**
+ * Frames each event as a `data:` line of its JSON. Module-level encoders matter: an open stream holds its
+ * encoders, and a closure made inside a request handler would hold that handler's variables too.
+ */
+export const jsonEvent = (event: unknown): Uint8Array => frame(JSON.stringify(event))
+
 export const HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-cache",
   // Tells nginx-style proxies not to buffer the event stream.
   "x-accel-buffering": "no"
 }
 
-/** The frames an open stream sends, in order; ending it ends the response. */
-type Outbox = Queue.Queue<Uint8Array, Cause.Done>
+/** What the Hub needs of an open stream. */
+interface Listener {
+  /** Queues a `: ping` comment. */
+  readonly ping: () => void
+  /** Ends the stream cleanly after what is queued. */
+  readonly end: () => void
+}
 
 /** What the open streams of one set of routes share. */
 export interface Hub {
   /** Adds an open stream for as long as the scope lasts: it gets the pings, and ends at shutdown. */
-  readonly register: (outbox: Outbox) => Effect.Effect<void, never, Scope.Scope>
+  readonly register: (stream: Listener) => Effect.Effect<void, never, Scope.Scope>
 }
 
 /**
@@ -49,12 +61,12 @@ export const makeHub = (options: {
   readonly shutdown: Effect.Effect<void>
 }): Effect.Effect<Hub, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const open = new Set<Outbox>()
+    const open = new Set<Listener>()
     let closed = false
     if (!Duration.isZero(options.keepAlive)) {
       yield* Effect.sleep(options.keepAlive).pipe(
         Effect.andThen(Effect.sync(() => {
-          for (const outbox of open) Queue.offerUnsafe(outbox, ping)
+          for (const stream of open) stream.ping()
         })),
         Effect.forever,
         Effect.forkScoped
@@ -63,20 +75,23 @@ export const makeHub = (options: {
     yield* options.shutdown.pipe(
       Effect.andThen(Effect.sync(() => {
         closed = true
-        for (const outbox of open) Queue.endUnsafe(outbox)
+        for (const stream of open) stream.end()
         open.clear()
       })),
       Effect.forkScoped
     )
+    // One finalizer per stream, holding nothing but the stream: thousands of them stay cheap.
+    const unregister = (stream: Listener) => () => Effect.sync(() => open.delete(stream))
     return {
-      register: (outbox) =>
-        Effect.acquireRelease(
-          Effect.sync(() => {
-            if (closed) Queue.endUnsafe(outbox)
-            else open.add(outbox)
-          }),
-          () => Effect.sync(() => open.delete(outbox))
-        )
+      register: (stream) =>
+        Effect.flatMap(Effect.scope, (scope) => {
+          if (closed) {
+            stream.end()
+            return Effect.void
+          }
+          open.add(stream)
+          return Scope.addFinalizerExit(scope, unregister(stream))
+        })
     }
   })
 
@@ -85,13 +100,117 @@ export type Opened =
   | { readonly _tag: "Failed"; readonly cause: Cause.Cause<A2AError> }
   | { readonly _tag: "Ready"; readonly response: HttpServerResponse.HttpServerResponse }
 
+type Frames = Arr.NonEmptyReadonlyArray<Uint8Array>
+
 /**
- * Starts pulling `stream` in the current scope (the request's: a client that leaves interrupts it) and waits up
- * to `window` for its first element. A failure in that window is `Failed`; otherwise the `text/event-stream`
- * response is `Ready`, each element framed by `encode`. A stream slow to produce its first element is not held
- * back: after `window` the response is sent as is, its events following when they come. A later failure is
- * framed by `encodeError` as the last event and ends the stream cleanly; an interruption (the client went away)
- * is left alone: there is nobody to tell.
+ * One open stream: the sink its operation delivers into, framing each event at once, and the frames waiting for
+ * the response body, which takes them all at each pull. A plain object with a few fields, since an idle stream
+ * holds it for as long as it is open.
+ */
+class Outlet<A> implements PushStream.Sink<A>, Listener {
+  private frames: Array<Uint8Array> = []
+  /** The body's pull, when it waits for frames. */
+  private waiting: ((effect: Effect.Effect<Frames, Cause.Done>) => void) | undefined = undefined
+  /** Once committed, failures are sent as events. The sink and `open` decide synchronously, so never disagree. */
+  private committed = false
+  private done = false
+  /** A failure after the commit, which the body sends as its last event. */
+  private failure: Cause.Cause<A2AError> | undefined = undefined
+  /** Settled by the first event or the end (None), or by an early failure (Some). */
+  readonly early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
+
+  private readonly encode: (event: A) => Uint8Array
+  private readonly encodeError: (error: A2AError) => Uint8Array
+
+  constructor(encode: (event: A) => Uint8Array, encodeError: (error: A2AError) => Uint8Array) {
+    this.encode = encode
+    this.encodeError = encodeError
+  }
+
+  offer(event: A): void {
+    if (this.done) return
+    let bytes: Uint8Array
+    try {
+      bytes = this.encode(event)
+    } catch (defect) {
+      return this.fail(Cause.die(defect))
+    }
+    this.push(bytes)
+    this.commit()
+  }
+
+  fail(cause: Cause.Cause<A2AError>): void {
+    if (this.done) return
+    if (Cause.hasInterruptsOnly(cause)) return this.end()
+    this.done = true
+    if (!this.committed) {
+      Deferred.doneUnsafe(this.early, Exit.succeed(Option.some(cause)))
+      return
+    }
+    this.failure = cause
+    this.wake()
+  }
+
+  end(): void {
+    if (this.done) return
+    this.done = true
+    this.wake()
+    this.commit()
+  }
+
+  ping(): void {
+    if (!this.done) this.push(ping)
+  }
+
+  /** Sends the response as it is, if nothing has decided yet. */
+  commit(): void {
+    if (this.committed || Deferred.isDoneUnsafe(this.early)) return
+    this.committed = true
+    Deferred.doneUnsafe(this.early, Exit.succeed(Option.none()))
+  }
+
+  private push(bytes: Uint8Array): void {
+    this.frames.push(bytes)
+    this.wake()
+  }
+
+  // The waiting pull is resumed with the pull itself, which takes the frames: a pull interrupted meanwhile takes
+  // nothing, so nothing is lost.
+  private wake(): void {
+    const waiting = this.waiting
+    if (waiting === undefined) return
+    this.waiting = undefined
+    waiting(this.pull)
+  }
+
+  /** The body's pull: the queued frames, then the failure's event if there is one, then the end. */
+  readonly pull: Effect.Effect<Frames, Cause.Done> = Effect.callback((resume) => {
+    if (this.frames.length > 0) {
+      const frames = this.frames as unknown as Frames
+      this.frames = []
+      return resume(Effect.succeed(frames))
+    }
+    if (!this.done) {
+      this.waiting = resume
+      return
+    }
+    const failure = this.failure
+    if (failure === undefined) return resume(Cause.done())
+    this.failure = undefined
+    resume(Effect.map(fromCause(failure), (error): Frames => [this.encodeError(error)]))
+  })
+}
+
+/**
+ * Starts `stream` in the current scope (the request's: a client that leaves ends it) and waits up to `window`
+ * for its first element. A failure in that window is `Failed`; otherwise the `text/event-stream` response is
+ * `Ready`, each element framed by `encode`. A stream slow to produce its first element is not held back: after
+ * `window` the response is sent as is, its events following when they come. A later failure is framed by
+ * `encodeError` as the last event and ends the stream cleanly; an interruption (the client went away) is left
+ * alone: there is nobody to tell.
+ *
+ * Events are framed as they are produced and wait for the response body, which the request's fiber writes. A
+ * PushStream (the operations' streams) delivers them itself, so an open stream holds no other fiber.
  */
 export const open = <A>(
   hub: Hub,
@@ -103,54 +222,37 @@ export const open = <A>(
     readonly headers?: Record<string, string> | undefined
   }
 ): Effect.Effect<Opened, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const outbox: Outbox = yield* Queue.unbounded<Uint8Array, Cause.Done>()
-    // Settled by whichever comes first: the first element or the end (None), or an early failure (Some).
-    const early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
-    // Once committed, failures are sent as events. Both sides decide synchronously, so they never disagree.
-    let committed = false
-    const commit = () => {
-      committed = true
-      Deferred.doneUnsafe(early, Exit.succeed(Option.none()))
-    }
-    yield* stream.pipe(
-      Stream.runForEachArray((events) =>
-        Effect.sync(() => {
-          // Queued before committing: settling the Deferred may run the waiting side at once.
-          for (const event of events) Queue.offerUnsafe(outbox, options.encode(event))
-          if (!committed) commit()
-        })
-      ),
-      Effect.matchCauseEffect({
-        onSuccess: () =>
-          Effect.sync(() => {
-            Queue.endUnsafe(outbox)
-            if (!committed) commit()
-          }),
-        onFailure: (cause) => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.sync(() => Queue.endUnsafe(outbox))
-          if (!committed) return Effect.sync(() => Deferred.doneUnsafe(early, Exit.succeed(Option.some(cause))))
-          return Effect.map(fromCause(cause), (error) => {
-            Queue.offerUnsafe(outbox, options.encodeError(error))
-            Queue.endUnsafe(outbox)
-          })
-        }
-      }),
-      Effect.forkScoped
+  Effect.suspend(() => {
+    const outlet = new Outlet(options.encode, options.encodeError)
+    const headers = { ...HEADERS, ...options.headers }
+    return PushStream.run(stream, outlet).pipe(
+      Effect.andThen(settle(outlet, options.window)),
+      Effect.flatMap((failure) =>
+        Option.isSome(failure)
+          ? Effect.succeed<Opened>({ _tag: "Failed", cause: failure.value })
+          : Effect.as(hub.register(outlet), respond(outlet, headers))
+      )
     )
-    yield* Effect.timeoutOption(Deferred.await(early), options.window)
-    // Window over with nothing settled: the response is sent as is. Decided synchronously, as the pump decides.
-    yield* Effect.sync(() => {
-      if (!committed && !Deferred.isDoneUnsafe(early)) commit()
-    })
-    const failure = yield* Deferred.await(early)
-    if (Option.isSome(failure)) return { _tag: "Failed", cause: failure.value } as const
-    yield* hub.register(outbox)
-    return {
-      _tag: "Ready",
-      response: HttpServerResponse.stream(Stream.fromQueue(outbox), {
-        contentType: "text/event-stream",
-        headers: { ...HEADERS, ...options.headers }
-      })
-    } as const
   })
+
+/** Waits for the first event, the end or an early failure, for at most `window`. */
+const settle = <A>(
+  outlet: Outlet<A>,
+  window: Duration.Duration
+): Effect.Effect<Option.Option<Cause.Cause<A2AError>>> => {
+  if (Deferred.isDoneUnsafe(outlet.early)) return Deferred.await(outlet.early)
+  return Effect.timeoutOption(Deferred.await(outlet.early), window).pipe(
+    // Window over with nothing settled: the response is sent as is.
+    Effect.andThen(Effect.sync(() => outlet.commit())),
+    Effect.andThen(Deferred.await(outlet.early))
+  )
+}
+
+// Built apart from `open`, so that the response holds the outlet and not the operation's stream.
+const respond = <A>(outlet: Outlet<A>, headers: Record<string, string>): Opened => ({
+  _tag: "Ready",
+  response: HttpServerResponse.stream(Stream.fromPull(Effect.succeed(outlet.pull)), {
+    contentType: "text/event-stream",
+    headers
+  })
+})

@@ -6,10 +6,11 @@
  * does everything when the card does not declare push notifications (the handler then refuses push configs
  * with PushNotificationNotSupported, spec 3.1.7).
  */
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer } from "effect"
 import type * as v1 from "../../generated/v1.ts"
 import { InvalidParams } from "../../protocol/A2AError.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"
+import * as PushStream from "../PushStream.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
 import { headerProblem } from "./WebhookPushNotifier.ts"
@@ -40,7 +41,8 @@ export const make = Effect.gen(function*() {
   return RequestHandler.of({
     ...inner,
     sendMessage: (req, ctx) => Effect.andThen(checkSend(req), inner.sendMessage(req, ctx)),
-    sendStreamingMessage: (req, ctx) => Stream.unwrap(Effect.as(checkSend(req), inner.sendStreamingMessage(req, ctx))),
+    sendStreamingMessage: (req, ctx) =>
+      PushStream.unwrap(Effect.as(checkSend(req), inner.sendStreamingMessage(req, ctx))),
     createTaskPushNotificationConfig: (req, ctx) =>
       Effect.andThen(check(req, ""), inner.createTaskPushNotificationConfig(req, ctx))
   })

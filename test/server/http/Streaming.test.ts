@@ -3,8 +3,15 @@
  * subscribers per task, cancellation mid-stream, clients that leave, keep-alive comments.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Queue } from "effect"
+import { Context, Effect, Fiber, Layer, Logger, Queue } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
+import * as Auth from "../../../src/server/Auth.ts"
+import * as EventBus from "../../../src/server/EventBus.ts"
+import * as A2AHttp from "../../../src/server/http/A2AHttp.ts"
+import * as StubHandler from "./fixtures/StubHandler.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
 type Step = "work" | "done"
@@ -184,4 +191,68 @@ describe("streaming over HTTP", () => {
       assert.strictEqual(stateOf(resultOf(event!)), "TASK_STATE_COMPLETED")
       assert.isUndefined(yield* stream.next)
     }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
+
+  it.live("100 subscribers that leave leave no subscription behind (1.0 JSON-RPC and REST, 0.3 JSON-RPC)", () =>
+    Effect.gen(function*() {
+      const { executor, steps } = yield* gatedAgent
+      const { bus, live } = yield* countingBus
+      const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
+        Layer.provide(
+          A2AServer.layerCore({ card: StubHandler.card }).pipe(
+            Layer.provide(AgentExecutor.layer(executor)),
+            Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
+            Layer.provide(A2AServer.memoryServices),
+            Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
+          )
+        ),
+        Layer.provide(Logger.layer([]))
+      )
+      const address = Context.get(yield* Layer.build(layer).pipe(Effect.orDie), HttpServer.HttpServer).address
+      const url = `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}`
+      const taskIds = yield* Effect.forEach([1, 2, 3, 4], () => createTask(url))
+      const open = (n: number) => {
+        const taskId = taskIds[n % taskIds.length]!
+        switch (n % 3) {
+          case 0:
+            return rpcSubscribe(url, taskId, n)
+          case 1:
+            return TestServer.openSse(`${url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } })
+          default:
+            return TestServer.openSse(`${url}/`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ jsonrpc: "2.0", id: n, method: "tasks/resubscribe", params: { id: taskId } })
+            })
+        }
+      }
+      const streams = yield* Effect.forEach(Array.from({ length: 100 }, (_, n) => n), open, { concurrency: 10 })
+      for (const s of streams) assert.isDefined(yield* s.next)
+      assert.strictEqual(live.count, 100)
+      yield* Effect.forEach(streams, (s) => s.abort)
+      // Wait (not time) for the server to notice every disconnection.
+      while (live.count > 0) yield* Effect.sleep("5 millis")
+      // The tasks go on, and a new subscriber still gets their events to the end.
+      const watcher = yield* rpcSubscribe(url, taskIds[0]!, 1000)
+      assert.strictEqual(resultOf((yield* watcher.next)!).task?.id, taskIds[0])
+      yield* Queue.offerAll(steps, ["work", "done"])
+      const rest = (yield* TestServer.drain(watcher)).map(resultOf)
+      assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
+      while (live.count > 0) yield* Effect.sleep("5 millis")
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")))
+})
+
+/** The in-process EventBus, counting its live subscriptions (each one's scope). */
+const countingBus = Effect.gen(function*() {
+  const inner = yield* EventBus.makeInProcess
+  const live = { count: 0 }
+  const bus = EventBus.EventBus.of({
+    publish: inner.publish,
+    // The subscription's stream is passed on as it is (a PushStream, which SSE responses read without a fiber).
+    subscribe: (taskId) =>
+      Effect.tap(
+        inner.subscribe(taskId),
+        () => Effect.acquireRelease(Effect.sync(() => live.count++), () => Effect.sync(() => live.count--))
+      )
+  })
+  return { bus, live }
 })

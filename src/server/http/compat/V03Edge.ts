@@ -29,6 +29,7 @@ import * as Requests from "../../../protocol/v0_3/Requests.ts"
 import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
 import * as WireInput from "../../../protocol/v0_3/WireInput.ts"
 import type * as CallContext from "../../CallContext.ts"
+import * as PushStream from "../../PushStream.ts"
 import type { RequestHandler } from "../../RequestHandler.ts"
 import { type Edge, type Operation, type OperationName, type Streaming, type Unary, v1Edge } from "../Operations.ts"
 
@@ -146,7 +147,7 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
       "SendStreamingMessage",
       decodeSend,
       (h, params, ctx) =>
-        Stream.map(
+        PushStream.map(
           h.sendStreamingMessage(Requests.toV1SendMessageRequest(params), ctx),
           (event) => Tasks.fromV1StreamResponse(event, Tasks.finalForSend)
         )
@@ -174,7 +175,7 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
       "SubscribeToTask",
       decodeTaskId,
       (h, params, ctx) =>
-        Stream.map(
+        PushStream.map(
           h.subscribeToTask(Requests.toV1SubscribeRequest(params), ctx),
           (event) => Tasks.fromV1StreamResponse(event, Tasks.finalForSubscription)
         )

@@ -10,7 +10,7 @@
  * These routes are 0.3 by construction: a request to them must negotiate 0.3 (no `A2A-Version`, or 0.x).
  * While 0.3 is served, the literal `v1` segment takes these paths, so `v1` cannot be used as a tenant.
  */
-import { Effect, Result, type Scope, Stream } from "effect"
+import { Effect, Result, type Scope, type Stream } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -25,6 +25,7 @@ import {
 import * as ProtoJson from "../../../protocol/v0_3/ProtoJson.ts"
 import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
 import type { CallContext } from "../../CallContext.ts"
+import * as PushStream from "../../PushStream.ts"
 import type { RequestHandler } from "../../RequestHandler.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
@@ -64,6 +65,9 @@ export const errorBody = (error: A2AError) => ({
   message: error.message,
   data: detailsOf(error)
 })
+
+/** Mid-stream failures: an `error` event carrying the bare error body. */
+const errorEvent = (error: A2AError): Uint8Array => Sse.frame(JSON.stringify(errorBody(error)), "error")
 
 const errorResponse = (error: A2AError, status?: number | undefined, headers?: Record<string, string> | undefined) =>
   HttpServerResponse.text(JSON.stringify(errorBody(error)), {
@@ -132,7 +136,7 @@ const historyLength = (search: HttpCallContext.SearchParams): Result.Result<numb
 
 const subscribe = (id: string) =>
   streaming((h, ctx) =>
-    Stream.map(h.subscribeToTask({ id }, ctx), (e) => ProtoJson.fromV1StreamResponse(e, Tasks.finalForSubscription))
+    PushStream.map(h.subscribeToTask({ id }, ctx), (e) => ProtoJson.fromV1StreamResponse(e, Tasks.finalForSubscription))
   )
 
 const send: Resolve = (request, _params, _search, max) =>
@@ -149,7 +153,7 @@ const stream: Resolve = (request, _params, _search, max) =>
     (body) =>
       Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
         streaming((h, ctx) =>
-          Stream.map(h.sendStreamingMessage(req, ctx), (e) =>
+          PushStream.map(h.sendStreamingMessage(req, ctx), (e) =>
             ProtoJson.fromV1StreamResponse(e, Tasks.finalForSend))
         ))
   )
@@ -270,8 +274,8 @@ const handle = (
     if (operation.success._tag === "Stream") {
       const opened = yield* Sse.open(env.sse, operation.success.run(env.handler, ctx), {
         window: env.options.firstEventWindow,
-        encode: (event) => Sse.frame(JSON.stringify(event)),
-        encodeError: (error) => Sse.frame(JSON.stringify(errorBody(error)), "error"),
+        encode: Sse.jsonEvent,
+        encodeError: errorEvent,
         headers
       })
       return opened._tag === "Failed"

@@ -1,0 +1,104 @@
+/**
+ * PushStream: read as a Stream it behaves as one; `run` delivers a PushStream straight into a sink (during the
+ * attach, no fiber) and any other Stream through a fiber; `map` keeps a PushStream one and never lets its
+ * function throw into the producer. The in-process EventBus subscription is one, buffering until attached.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Stream } from "effect"
+import { InternalError } from "../../../src/protocol/A2AError.ts"
+import * as EventBus from "../../../src/server/EventBus.ts"
+import * as PushStream from "../../../src/server/PushStream.ts"
+
+type Seen = Array<string>
+
+const recorder = <A>(seen: Seen): PushStream.Sink<A> => ({
+  offer: (event) => void seen.push(`offer ${String(event)}`),
+  fail: (cause) => void seen.push(`fail ${Cause.pretty(cause).split("\n")[0]}`),
+  end: () => void seen.push("end")
+})
+
+const threeThenEnd = PushStream.make<number>((sink) =>
+  Effect.sync(() => {
+    sink.offer(1)
+    sink.offer(2)
+    sink.offer(3)
+    sink.end()
+  })
+)
+
+describe("PushStream", () => {
+  it.effect("read as a Stream: its events, then its end or its failure", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual([...yield* Stream.runCollect(threeThenEnd)], [1, 2, 3])
+      const failing = PushStream.make<number>((sink) =>
+        Effect.sync(() => {
+          sink.offer(1)
+          sink.fail(Cause.fail(new InternalError({ message: "boom" })))
+        })
+      )
+      const exit = yield* Effect.exit(Stream.runCollect(failing))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.deepStrictEqual(
+        yield* Effect.exit(Stream.runCollect(PushStream.fail(new InternalError({ message: "x" })))),
+        Exit.fail(new InternalError({ message: "x" }))
+      )
+    }))
+
+  it.effect("run delivers a PushStream during the attach, and a plain Stream through a fiber", () =>
+    Effect.gen(function*() {
+      const direct: Seen = []
+      yield* PushStream.run(threeThenEnd, recorder(direct))
+      assert.deepStrictEqual(direct, ["offer 1", "offer 2", "offer 3", "end"])
+
+      const pulled: Seen = []
+      yield* PushStream.run(Stream.make(1, 2), recorder(pulled))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(pulled, ["offer 1", "offer 2", "end"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a failed attach reaches the sink as a failure", () =>
+    Effect.gen(function*() {
+      const seen: Seen = []
+      yield* PushStream.run(PushStream.fail(new InternalError({ message: "no" })), recorder(seen))
+      assert.strictEqual(seen.length, 1)
+      assert.match(seen[0]!, /^fail .*no/)
+    }).pipe(Effect.scoped))
+
+  it.effect("map keeps a PushStream one; a throwing function fails the stream instead of its producer", () =>
+    Effect.gen(function*() {
+      const doubled: Seen = []
+      yield* PushStream.run(PushStream.map(threeThenEnd, (n) => n * 2), recorder(doubled))
+      assert.deepStrictEqual(doubled, ["offer 2", "offer 4", "offer 6", "end"])
+
+      const thrown: Seen = []
+      const throwing = PushStream.map(threeThenEnd, (n) => {
+        if (n === 2) throw new Error("bad event")
+        return n
+      })
+      // The producer (the attach) completes normally: the defect went to the sink.
+      yield* PushStream.run(throwing, recorder(thrown))
+      assert.strictEqual(thrown[0], "offer 1")
+      assert.match(thrown[1]!, /^fail .*bad event/)
+    }).pipe(Effect.scoped))
+
+  it.effect("an EventBus subscription keeps the events published before its reader attached, in order", () =>
+    Effect.gen(function*() {
+      const bus = yield* EventBus.makeInProcess
+      const events = yield* bus.subscribe("t")
+      const event = (sequence: number): EventBus.TaskEvent => ({
+        taskId: "t",
+        sequence,
+        event: { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } }
+      })
+      yield* bus.publish(event(1))
+      yield* bus.publish(event(2))
+      const seen: Array<number> = []
+      yield* PushStream.run(events, {
+        offer: (e) => void seen.push(e.sequence),
+        fail: () => void seen.push(-1),
+        end: () => void seen.push(0)
+      })
+      yield* bus.publish(event(3))
+      assert.deepStrictEqual(seen, [1, 2, 3])
+    }).pipe(Effect.scoped))
+})
