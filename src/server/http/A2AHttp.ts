@@ -127,7 +127,8 @@ export const serve = (
       gracefulShutdownTimeout: options.shutdownTimeout ?? Duration.seconds(10)
     }
   )
-  const app = HttpRouter.serve(Layer.mergeAll(routes(options), notFound), {
+  // No response middleware here, so event streams can be written straight to Node's response.
+  const app = HttpRouter.serve(Layer.mergeAll(routes({ directStreams: true, ...options }), notFound), {
     disableLogger: true,
     disableListenLog: true
   })

@@ -70,6 +70,7 @@ export const makeEnv = (
       supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
       sse: yield* Sse.makeHub({
         keepAlive: options.keepAliveInterval,
+        direct: options.directStreams,
         shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
       })
     }

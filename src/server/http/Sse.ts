@@ -11,8 +11,12 @@
  * request's (see `open`). Keep-alive pings and the shutdown signal reach every open stream through
  * one Hub per set of routes (one timer in all, not one per connection): thousands of idle subscribers stay cheap.
  */
+// By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { type Array as Arr, Cause, Deferred, Duration, Effect, Exit, Option, Scope, Stream } from "effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { IncomingMessage, ServerResponse } from "node:http"
 import type { A2AError } from "../../protocol/A2AError.ts"
 import * as PushStream from "../PushStream.ts"
 import { fromCause } from "./HttpErrors.ts"
@@ -49,6 +53,8 @@ interface Listener {
 export interface Hub {
   /** Adds an open stream for as long as the scope lasts: it gets the pings, and ends at shutdown. */
   readonly register: (stream: Listener) => Effect.Effect<void, never, Scope.Scope>
+  /** Whether streams are written straight to Node's response when they can be (HttpBindingOptions.directStreams). */
+  readonly direct: boolean
 }
 
 /**
@@ -59,6 +65,7 @@ export interface Hub {
 export const makeHub = (options: {
   readonly keepAlive: Duration.Duration
   readonly shutdown: Effect.Effect<void>
+  readonly direct?: boolean | undefined
 }): Effect.Effect<Hub, never, Scope.Scope> =>
   Effect.gen(function*() {
     const open = new Set<Listener>()
@@ -83,6 +90,7 @@ export const makeHub = (options: {
     // One finalizer per stream, holding nothing but the stream: thousands of them stay cheap.
     const unregister = (stream: Listener) => () => Effect.sync(() => open.delete(stream))
     return {
+      direct: options.direct === true,
       register: (stream) =>
         Effect.flatMap(Effect.scope, (scope) => {
           if (closed) {
@@ -118,6 +126,8 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
   private failure: Cause.Cause<A2AError> | undefined = undefined
   /** Settled by the first event or the end (None), or by an early failure (Some). */
   readonly early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
+  /** When frames go straight to Node's response (see `sendTo`), that response. */
+  private target: ServerResponse | undefined = undefined
 
   private readonly encode: (event: A) => Uint8Array
   private readonly encodeError: (error: A2AError) => Uint8Array
@@ -170,17 +180,47 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
   }
 
   private push(bytes: Uint8Array): void {
+    const target = this.target
+    if (target !== undefined) {
+      if (!target.destroyed) target.write(bytes)
+      return
+    }
     this.frames.push(bytes)
     this.wake()
   }
 
   // The waiting pull is resumed with the pull itself, which takes the frames: a pull interrupted meanwhile takes
-  // nothing, so nothing is lost.
+  // nothing, so nothing is lost. Writing straight to a response, the waiter only wants the end.
   private wake(): void {
     const waiting = this.waiting
-    if (waiting === undefined) return
+    if (waiting === undefined || (this.target !== undefined && !this.done)) return
     this.waiting = undefined
     waiting(this.pull)
+  }
+
+  /**
+   * Writes the frames straight to `response` from now on, the queued ones first, and waits for the end: the
+   * failure to send as the last event, if there is one.
+   */
+  sendTo(response: ServerResponse): Effect.Effect<Option.Option<Cause.Cause<A2AError>>> {
+    return Effect.callback((resume) => {
+      this.target = response
+      const frames = this.frames
+      this.frames = []
+      // With nothing to send yet, the headers go now: the client learns at once that its stream is open.
+      if (frames.length === 0) response.flushHeaders()
+      else response.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames))
+      const finished = () => {
+        const failure = this.failure
+        this.failure = undefined
+        resume(Effect.succeed(Option.fromUndefinedOr(failure)))
+      }
+      if (this.done) return finished()
+      this.waiting = finished
+      return Effect.sync(() => {
+        this.waiting = undefined
+      })
+    })
   }
 
   /** The body's pull: the queued frames, then the failure's event if there is one, then the end. */
@@ -227,12 +267,60 @@ export const open = <A>(
     const headers = { ...HEADERS, ...options.headers }
     return PushStream.run(stream, outlet).pipe(
       Effect.andThen(settle(outlet, options.window)),
-      Effect.flatMap((failure) =>
-        Option.isSome(failure)
-          ? Effect.succeed<Opened>({ _tag: "Failed", cause: failure.value })
-          : Effect.as(hub.register(outlet), respond(outlet, headers))
-      )
+      Effect.flatMap((failure) => {
+        if (Option.isSome(failure)) return Effect.succeed<Opened>({ _tag: "Failed", cause: failure.value })
+        return Effect.andThen(
+          hub.register(outlet),
+          hub.direct
+            ? Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
+              const response = Option.isSome(request) ? nodeResponseOf(request.value) : undefined
+              return response === undefined
+                ? Effect.succeed(respond(outlet, headers))
+                : writeDirect(outlet, response, headers, options.encodeError)
+            })
+            : Effect.succeed(respond(outlet, headers))
+        )
+      })
     )
+  })
+
+/** Node's response to an HTTP/1 request, when the request came through Node's HTTP server. */
+const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
+  if (!(request.source instanceof IncomingMessage)) return undefined
+  const response = NodeHttpServerRequest.toServerResponse(request)
+  return response instanceof ServerResponse ? response : undefined
+}
+
+// Handed back to the platform once the stream has been written and ended: it writes nothing for an ended
+// response, and middleware sees what was sent.
+const sent = (headers: Record<string, string>): Opened => ({
+  _tag: "Ready",
+  response: HttpServerResponse.empty({ status: 200, headers: { "content-type": "text/event-stream", ...headers } })
+})
+
+/**
+ * Writes the stream straight to Node's response, for as long as it lasts (the request's fiber waits, so a
+ * client that leaves still interrupts it and releases the stream), then ends the response.
+ */
+const writeDirect = <A>(
+  outlet: Outlet<A>,
+  response: ServerResponse,
+  headers: Record<string, string>,
+  encodeError: (error: A2AError) => Uint8Array
+): Effect.Effect<Opened> =>
+  Effect.suspend(() => {
+    response.writeHead(200, { "content-type": "text/event-stream", ...headers })
+    return Effect.flatMap(outlet.sendTo(response), (failure) =>
+      Effect.map(
+        Option.isSome(failure) ? Effect.map(fromCause(failure.value), encodeError) : Effect.undefined,
+        (last) => {
+          if (!response.destroyed) {
+            if (last !== undefined) response.end(last)
+            else response.end()
+          }
+          return sent(headers)
+        }
+      ))
   })
 
 /** Waits for the first event, the end or an early failure, for at most `window`. */

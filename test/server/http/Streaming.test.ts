@@ -65,181 +65,185 @@ const createTask = (url: string) =>
     (reply) => (reply.json as { task: { id: string } }).task.id
   )
 
-describe("streaming over HTTP", () => {
-  it.effect("concurrent subscribers to one task receive the same events in the same order", () =>
-    Effect.gen(function*() {
-      const { executor, steps } = yield* gatedAgent
-      const server = yield* TestServer.startCore(executor)
-      const taskId = yield* createTask(server.url)
+// Both ways of writing an event stream: straight to Node's response (what A2AHttp.serve does) and through the
+// platform's response writer (what routes mounted on another router get).
+for (const directStreams of [true, false]) {
+  describe(`streaming over HTTP (${directStreams ? "written directly" : "through the platform's writer"})`, () => {
+    it.effect("concurrent subscribers to one task receive the same events in the same order", () =>
+      Effect.gen(function*() {
+        const { executor, steps } = yield* gatedAgent
+        const server = yield* TestServer.startCore(executor, { directStreams })
+        const taskId = yield* createTask(server.url)
 
-      const subscribers = [
-        yield* rpcSubscribe(server.url, taskId, 1),
-        yield* rpcSubscribe(server.url, taskId, 2),
-        yield* TestServer.openSse(`${server.url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } })
-      ]
-      for (const s of subscribers) {
-        assert.strictEqual(s.contentType, "text/event-stream")
-        const first = yield* s.next
-        assert.strictEqual(resultOf(first!).task?.id, taskId)
-      }
-      yield* Queue.offerAll(steps, ["work", "work", "work", "done"])
-      const streams = yield* Effect.forEach(subscribers, TestServer.drain, { concurrency: "unbounded" })
-      const updates = streams.map((events) => events.map((e) => resultOf(e)))
-      assert.isAtLeast(updates[0]!.length, 4)
-      assert.deepStrictEqual(updates[1], updates[0])
-      assert.deepStrictEqual(updates[2], updates[0])
-      assert.strictEqual(stateOf(updates[0]![updates[0]!.length - 1]!), "TASK_STATE_COMPLETED")
-      const texts = updates[0]!.flatMap((u) => {
-        const parts = (u.statusUpdate?.status as { message?: { parts: ReadonlyArray<{ text?: string }> } })?.message
-          ?.parts
-        return parts?.map((p) => p.text ?? "") ?? []
-      })
-      assert.deepStrictEqual(texts.filter((t) => t.startsWith("step")), ["step 1", "step 2", "step 3"])
-    }).pipe(Effect.scoped))
+        const subscribers = [
+          yield* rpcSubscribe(server.url, taskId, 1),
+          yield* rpcSubscribe(server.url, taskId, 2),
+          yield* TestServer.openSse(`${server.url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } })
+        ]
+        for (const s of subscribers) {
+          assert.strictEqual(s.contentType, "text/event-stream")
+          const first = yield* s.next
+          assert.strictEqual(resultOf(first!).task?.id, taskId)
+        }
+        yield* Queue.offerAll(steps, ["work", "work", "work", "done"])
+        const streams = yield* Effect.forEach(subscribers, TestServer.drain, { concurrency: "unbounded" })
+        const updates = streams.map((events) => events.map((e) => resultOf(e)))
+        assert.isAtLeast(updates[0]!.length, 4)
+        assert.deepStrictEqual(updates[1], updates[0])
+        assert.deepStrictEqual(updates[2], updates[0])
+        assert.strictEqual(stateOf(updates[0]![updates[0]!.length - 1]!), "TASK_STATE_COMPLETED")
+        const texts = updates[0]!.flatMap((u) => {
+          const parts = (u.statusUpdate?.status as { message?: { parts: ReadonlyArray<{ text?: string }> } })?.message
+            ?.parts
+          return parts?.map((p) => p.text ?? "") ?? []
+        })
+        assert.deepStrictEqual(texts.filter((t) => t.startsWith("step")), ["step 1", "step 2", "step 3"])
+      }).pipe(Effect.scoped))
 
-  it.effect("cancelling a task ends its streams with CANCELED", () =>
-    Effect.gen(function*() {
-      const { executor, steps } = yield* gatedAgent
-      const server = yield* TestServer.startCore(executor)
-      const stream = yield* TestServer.openSse(`${server.url}/`, {
-        method: "POST",
-        headers: V1_JSON,
-        body: JSON.stringify(TestServer.call("SendStreamingMessage", { message: TestServer.userMessage("gated") }, 7))
-      })
-      const first = resultOf((yield* stream.next)!)
-      const taskId = first.task!.id
-      yield* Queue.offer(steps, "work")
-      const watcher = yield* rpcSubscribe(server.url, taskId, 8)
-      assert.strictEqual(resultOf((yield* watcher.next)!).task?.id, taskId)
+    it.effect("cancelling a task ends its streams with CANCELED", () =>
+      Effect.gen(function*() {
+        const { executor, steps } = yield* gatedAgent
+        const server = yield* TestServer.startCore(executor, { directStreams })
+        const stream = yield* TestServer.openSse(`${server.url}/`, {
+          method: "POST",
+          headers: V1_JSON,
+          body: JSON.stringify(TestServer.call("SendStreamingMessage", { message: TestServer.userMessage("gated") }, 7))
+        })
+        const first = resultOf((yield* stream.next)!)
+        const taskId = first.task!.id
+        yield* Queue.offer(steps, "work")
+        const watcher = yield* rpcSubscribe(server.url, taskId, 8)
+        assert.strictEqual(resultOf((yield* watcher.next)!).task?.id, taskId)
 
-      const canceled = yield* TestServer.request(`${server.url}/tasks/${taskId}:cancel`, {
-        method: "POST",
-        headers: V1_JSON
-      })
-      assert.strictEqual(canceled.status, 200)
-      assert.strictEqual((canceled.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
+        const canceled = yield* TestServer.request(`${server.url}/tasks/${taskId}:cancel`, {
+          method: "POST",
+          headers: V1_JSON
+        })
+        assert.strictEqual(canceled.status, 200)
+        assert.strictEqual((canceled.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
 
-      for (const s of [stream, watcher]) {
-        const rest = (yield* TestServer.drain(s)).map(resultOf)
-        assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_CANCELED")
-      }
-      const again = yield* TestServer.request(`${server.url}/tasks/${taskId}`, { headers: { "a2a-version": "1.0" } })
-      assert.strictEqual((again.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
-    }).pipe(Effect.scoped))
+        for (const s of [stream, watcher]) {
+          const rest = (yield* TestServer.drain(s)).map(resultOf)
+          assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_CANCELED")
+        }
+        const again = yield* TestServer.request(`${server.url}/tasks/${taskId}`, { headers: { "a2a-version": "1.0" } })
+        assert.strictEqual((again.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
+      }).pipe(Effect.scoped))
 
-  it.effect("a client that leaves mid-stream stops neither the task nor the server", () =>
-    Effect.gen(function*() {
-      const { executor, steps } = yield* gatedAgent
-      const server = yield* TestServer.startCore(executor)
-      const taskId = yield* createTask(server.url)
-      const leaving = yield* rpcSubscribe(server.url, taskId, 1)
-      const staying = yield* rpcSubscribe(server.url, taskId, 2)
-      yield* leaving.next
-      yield* staying.next
-      yield* Queue.offer(steps, "work")
-      yield* leaving.next
-      yield* leaving.abort
+    it.effect("a client that leaves mid-stream stops neither the task nor the server", () =>
+      Effect.gen(function*() {
+        const { executor, steps } = yield* gatedAgent
+        const server = yield* TestServer.startCore(executor, { directStreams })
+        const taskId = yield* createTask(server.url)
+        const leaving = yield* rpcSubscribe(server.url, taskId, 1)
+        const staying = yield* rpcSubscribe(server.url, taskId, 2)
+        yield* leaving.next
+        yield* staying.next
+        yield* Queue.offer(steps, "work")
+        yield* leaving.next
+        yield* leaving.abort
 
-      yield* Queue.offerAll(steps, ["work", "done"])
-      const rest = (yield* TestServer.drain(staying)).map(resultOf)
-      assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
-      const task = yield* TestServer.request(`${server.url}/tasks/${taskId}`, { headers: { "a2a-version": "1.0" } })
-      assert.strictEqual((task.json as { status: { state: string } }).status.state, "TASK_STATE_COMPLETED")
-      const card = yield* TestServer.request(`${server.url}/.well-known/agent-card.json`)
-      assert.strictEqual(card.status, 200)
-    }).pipe(Effect.scoped))
+        yield* Queue.offerAll(steps, ["work", "done"])
+        const rest = (yield* TestServer.drain(staying)).map(resultOf)
+        assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
+        const task = yield* TestServer.request(`${server.url}/tasks/${taskId}`, { headers: { "a2a-version": "1.0" } })
+        assert.strictEqual((task.json as { status: { state: string } }).status.state, "TASK_STATE_COMPLETED")
+        const card = yield* TestServer.request(`${server.url}/.well-known/agent-card.json`)
+        assert.strictEqual(card.status, 200)
+      }).pipe(Effect.scoped))
 
-  // Live clock: these wait for the server to act in real time (keep-alive ticks, finalizers).
-  it.live("an aborted stream releases what it held on the server", () =>
-    Effect.gen(function*() {
-      const server = yield* TestServer.start()
-      const streams = yield* Effect.forEach([1, 2, 3], () =>
-        TestServer.openSse(`${server.url}/message:stream`, {
+    // Live clock: these wait for the server to act in real time (keep-alive ticks, finalizers).
+    it.live("an aborted stream releases what it held on the server", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.start()
+        const streams = yield* Effect.forEach([1, 2, 3], () =>
+          TestServer.openSse(`${server.url}/message:stream`, {
+            method: "POST",
+            headers: V1_JSON,
+            body: JSON.stringify({ message: TestServer.userMessage("hold") })
+          }))
+        const taskIds: Array<string> = []
+        for (const s of streams) taskIds.push(resultOf((yield* s.next)!).task!.id)
+        assert.deepStrictEqual(taskIds.map(server.stub.openStreams), [1, 1, 1])
+        yield* Effect.forEach(streams, (s) => s.abort)
+        // Wait (not time) for the server to notice: each held stream's finalizer runs on interruption.
+        while (taskIds.some((id) => server.stub.openStreams(id) > 0)) yield* Effect.sleep("5 millis")
+        assert.deepStrictEqual(taskIds.map(server.stub.openStreams), [0, 0, 0])
+        const after = yield* TestServer.request(`${server.url}/tasks`, { headers: { "a2a-version": "1.0" } })
+        assert.strictEqual(after.status, 200)
+      }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
+
+    it.live("an idle stream carries keep-alive comments and ends when the task does", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.start({ keepAliveInterval: "20 millis" })
+        const stream = yield* TestServer.openSse(`${server.url}/message:stream`, {
           method: "POST",
           headers: V1_JSON,
           body: JSON.stringify({ message: TestServer.userMessage("hold") })
-        }))
-      const taskIds: Array<string> = []
-      for (const s of streams) taskIds.push(resultOf((yield* s.next)!).task!.id)
-      assert.deepStrictEqual(taskIds.map(server.stub.openStreams), [1, 1, 1])
-      yield* Effect.forEach(streams, (s) => s.abort)
-      // Wait (not time) for the server to notice: each held stream's finalizer runs on interruption.
-      while (taskIds.some((id) => server.stub.openStreams(id) > 0)) yield* Effect.sleep("5 millis")
-      assert.deepStrictEqual(taskIds.map(server.stub.openStreams), [0, 0, 0])
-      const after = yield* TestServer.request(`${server.url}/tasks`, { headers: { "a2a-version": "1.0" } })
-      assert.strictEqual(after.status, 200)
-    }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
+        })
+        const taskId = resultOf((yield* stream.next)!).task!.id
+        // Reading the next event pulls bytes; pings arrive while no event does.
+        const pinged = Effect.sync(() => stream.received().includes(": ping"))
+        const reading = yield* Effect.forkScoped(stream.next)
+        while (!(yield* pinged)) yield* Effect.sleep("5 millis")
+        yield* server.stub.emit(taskId, {
+          statusUpdate: { taskId, contextId: "c", status: { state: "TASK_STATE_COMPLETED" } }
+        })
+        yield* server.stub.emit(taskId, "end")
+        const event = yield* Fiber.join(reading)
+        assert.strictEqual(stateOf(resultOf(event!)), "TASK_STATE_COMPLETED")
+        assert.isUndefined(yield* stream.next)
+      }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
 
-  it.live("an idle stream carries keep-alive comments and ends when the task does", () =>
-    Effect.gen(function*() {
-      const server = yield* TestServer.start({ keepAliveInterval: "20 millis" })
-      const stream = yield* TestServer.openSse(`${server.url}/message:stream`, {
-        method: "POST",
-        headers: V1_JSON,
-        body: JSON.stringify({ message: TestServer.userMessage("hold") })
-      })
-      const taskId = resultOf((yield* stream.next)!).task!.id
-      // Reading the next event pulls bytes; pings arrive while no event does.
-      const pinged = Effect.sync(() => stream.received().includes(": ping"))
-      const reading = yield* Effect.forkScoped(stream.next)
-      while (!(yield* pinged)) yield* Effect.sleep("5 millis")
-      yield* server.stub.emit(taskId, {
-        statusUpdate: { taskId, contextId: "c", status: { state: "TASK_STATE_COMPLETED" } }
-      })
-      yield* server.stub.emit(taskId, "end")
-      const event = yield* Fiber.join(reading)
-      assert.strictEqual(stateOf(resultOf(event!)), "TASK_STATE_COMPLETED")
-      assert.isUndefined(yield* stream.next)
-    }).pipe(Effect.scoped, Effect.timeout("10 seconds")))
-
-  it.live("100 subscribers that leave leave no subscription behind (1.0 JSON-RPC and REST, 0.3 JSON-RPC)", () =>
-    Effect.gen(function*() {
-      const { executor, steps } = yield* gatedAgent
-      const { bus, live } = yield* countingBus
-      const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
-        Layer.provide(
-          A2AServer.layerCore({ card: StubHandler.card }).pipe(
-            Layer.provide(AgentExecutor.layer(executor)),
-            Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
-            Layer.provide(A2AServer.memoryServices),
-            Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
-          )
-        ),
-        Layer.provide(Logger.layer([]))
-      )
-      const address = Context.get(yield* Layer.build(layer).pipe(Effect.orDie), HttpServer.HttpServer).address
-      const url = `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}`
-      const taskIds = yield* Effect.forEach([1, 2, 3, 4], () => createTask(url))
-      const open = (n: number) => {
-        const taskId = taskIds[n % taskIds.length]!
-        switch (n % 3) {
-          case 0:
-            return rpcSubscribe(url, taskId, n)
-          case 1:
-            return TestServer.openSse(`${url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } })
-          default:
-            return TestServer.openSse(`${url}/`, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify({ jsonrpc: "2.0", id: n, method: "tasks/resubscribe", params: { id: taskId } })
-            })
+    it.live("100 subscribers that leave leave no subscription behind (1.0 JSON-RPC and REST, 0.3 JSON-RPC)", () =>
+      Effect.gen(function*() {
+        const { executor, steps } = yield* gatedAgent
+        const { bus, live } = yield* countingBus
+        const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"], directStreams }).pipe(
+          Layer.provide(
+            A2AServer.layerCore({ card: StubHandler.card }).pipe(
+              Layer.provide(AgentExecutor.layer(executor)),
+              Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
+              Layer.provide(A2AServer.memoryServices),
+              Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
+            )
+          ),
+          Layer.provide(Logger.layer([]))
+        )
+        const address = Context.get(yield* Layer.build(layer).pipe(Effect.orDie), HttpServer.HttpServer).address
+        const url = `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}`
+        const taskIds = yield* Effect.forEach([1, 2, 3, 4], () => createTask(url))
+        const open = (n: number) => {
+          const taskId = taskIds[n % taskIds.length]!
+          switch (n % 3) {
+            case 0:
+              return rpcSubscribe(url, taskId, n)
+            case 1:
+              return TestServer.openSse(`${url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } })
+            default:
+              return TestServer.openSse(`${url}/`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ jsonrpc: "2.0", id: n, method: "tasks/resubscribe", params: { id: taskId } })
+              })
+          }
         }
-      }
-      const streams = yield* Effect.forEach(Array.from({ length: 100 }, (_, n) => n), open, { concurrency: 10 })
-      for (const s of streams) assert.isDefined(yield* s.next)
-      assert.strictEqual(live.count, 100)
-      yield* Effect.forEach(streams, (s) => s.abort)
-      // Wait (not time) for the server to notice every disconnection.
-      while (live.count > 0) yield* Effect.sleep("5 millis")
-      // The tasks go on, and a new subscriber still gets their events to the end.
-      const watcher = yield* rpcSubscribe(url, taskIds[0]!, 1000)
-      assert.strictEqual(resultOf((yield* watcher.next)!).task?.id, taskIds[0])
-      yield* Queue.offerAll(steps, ["work", "done"])
-      const rest = (yield* TestServer.drain(watcher)).map(resultOf)
-      assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
-      while (live.count > 0) yield* Effect.sleep("5 millis")
-    }).pipe(Effect.scoped, Effect.timeout("20 seconds")))
-})
+        const streams = yield* Effect.forEach(Array.from({ length: 100 }, (_, n) => n), open, { concurrency: 10 })
+        for (const s of streams) assert.isDefined(yield* s.next)
+        assert.strictEqual(live.count, 100)
+        yield* Effect.forEach(streams, (s) => s.abort)
+        // Wait (not time) for the server to notice every disconnection.
+        while (live.count > 0) yield* Effect.sleep("5 millis")
+        // The tasks go on, and a new subscriber still gets their events to the end.
+        const watcher = yield* rpcSubscribe(url, taskIds[0]!, 1000)
+        assert.strictEqual(resultOf((yield* watcher.next)!).task?.id, taskIds[0])
+        yield* Queue.offerAll(steps, ["work", "done"])
+        const rest = (yield* TestServer.drain(watcher)).map(resultOf)
+        assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
+        while (live.count > 0) yield* Effect.sleep("5 millis")
+      }).pipe(Effect.scoped, Effect.timeout("20 seconds")))
+  })
+}
 
 /** The in-process EventBus, counting its live subscriptions (each one's scope). */
 const countingBus = Effect.gen(function*() {
