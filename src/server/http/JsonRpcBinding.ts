@@ -99,20 +99,18 @@ const encoders = (id: JsonRpc.JsonRpcId) => ({
  * (spec 9.4.2). A failure before the first event is a plain JSON-RPC error response instead; a later one is
  * sent as a last error event, and the stream ends.
  */
-const streamResponse = (
+const streamAnswer = (
   env: HttpCallContext.BindingEnv,
   id: JsonRpc.JsonRpcId,
   stream: Stream.Stream<unknown, A2AError>,
   headers: Record<string, string> | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const opened = yield* Sse.open(env.sse, stream, {
-      window: env.options.firstEventWindow,
-      ...encoders(id),
-      headers
-    })
-    return opened._tag === "Failed" ? jsonRpcError(id, yield* fromCause(opened.cause), { headers }) : opened.response
-  })
+): Sse.Answer =>
+  Sse.openResponse(
+    env.sse,
+    stream,
+    { window: env.options.firstEventWindow, ...encoders(id), headers },
+    (error) => jsonRpcError(id, error, { headers })
+  )
 
 /** The handler of the JSON-RPC endpoint. */
 export const handler = (
@@ -122,7 +120,7 @@ export const handler = (
   never,
   HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | Scope.Scope
 > =>
-  Effect.gen(function*() {
+  Sse.answering(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
@@ -162,6 +160,6 @@ export const handler = (
       case "None":
         return noContent(headers)
       case "Stream":
-        return yield* streamResponse(env, outcome.id, outcome.stream, headers)
+        return streamAnswer(env, outcome.id, outcome.stream, headers)
     }
-  })
+  }))

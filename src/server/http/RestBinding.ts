@@ -8,7 +8,7 @@
  * so `/tasks/{id}` routes read the verb from the raw segment: the last unescaped `:` starts it, and an
  * escaped one (`%3A`) stays part of the id.
  */
-import { Effect, Result, type Scope } from "effect"
+import { Effect, Result, type Scope, type Stream } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -254,7 +254,7 @@ const handle = (
   never,
   HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
 > =>
-  Effect.gen(function*() {
+  Sse.answering(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const params = yield* HttpRouter.params
@@ -269,13 +269,7 @@ const handle = (
     if (operation._tag === "Streaming") {
       const prepared = operation.prepare(input.success.input)
       if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
-      const opened = yield* Sse.open(env.sse, prepared.success(env.handler, ctx), {
-        window: env.options.firstEventWindow,
-        encode: Sse.jsonEvent,
-        encodeError: errorEvent,
-        headers
-      })
-      return opened._tag === "Failed" ? restError(yield* fromCause(opened.cause), { headers }) : opened.response
+      return streamAnswer(env, prepared.success(env.handler, ctx), headers)
     }
     const prepared = operation.prepare(input.success.input)
     if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
@@ -284,7 +278,20 @@ const handle = (
     )
     if (Result.isFailure(result)) return restError(result.failure, { headers })
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: contentTypeFor(request), headers })
-  })
+  }))
+
+// Module-level, so the stream's effect holds only what it is given.
+const streamAnswer = (
+  env: HttpCallContext.BindingEnv,
+  stream: Stream.Stream<unknown, A2AError>,
+  headers: Record<string, string> | undefined
+): Sse.Answer =>
+  Sse.openResponse(
+    env.sse,
+    stream,
+    { window: env.options.firstEventWindow, encode: Sse.jsonEvent, encodeError: errorEvent, headers },
+    (error) => restError(error, { headers })
+  )
 
 /** A 404 google.rpc.Status for a path no operation lives at. */
 export const notFoundHandler: Effect.Effect<

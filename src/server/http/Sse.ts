@@ -284,11 +284,51 @@ export const open = <A>(
     )
   })
 
+/**
+ * `open`, answered: the event-stream response, or the error response `failed` makes of an early failure.
+ */
+export const openResponse = <A>(
+  hub: Hub,
+  stream: Stream.Stream<A, A2AError>,
+  options: Parameters<typeof open<A>>[2],
+  failed: (error: A2AError) => HttpServerResponse.HttpServerResponse
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
+  Effect.flatMap(
+    open(hub, stream, options),
+    (opened) => opened._tag === "Failed" ? Effect.map(fromCause(opened.cause), failed) : Effect.succeed(opened.response)
+  )
+
+/** A handler's answer: a response, or the effect that opens its event stream (`openResponse`). */
+export type Answer =
+  | HttpServerResponse.HttpServerResponse
+  | Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
+
+/**
+ * Runs a handler that answers with an `Answer`, opening its stream only after the handler has returned: an open
+ * stream then holds none of the handler's frames (a generator keeps all its variables while suspended).
+ */
+export const answering = <E, R>(
+  handler: Effect.Effect<Answer, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Scope.Scope> =>
+  Effect.flatMap(
+    handler,
+    (answer) => HttpServerResponse.isHttpServerResponse(answer) ? Effect.succeed(answer) : answer
+  )
+
 /** Node's response to an HTTP/1 request, when the request came through Node's HTTP server. */
 const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
   if (!(request.source instanceof IncomingMessage)) return undefined
   const response = NodeHttpServerRequest.toServerResponse(request)
   return response instanceof ServerResponse ? response : undefined
+}
+
+/**
+ * Node keeps the head it wrote (`_header`) for as long as the response lives, as the tree of ~20 small strings it
+ * was concatenated from; an idle stream would hold them all. Reading a character flattens it into one string.
+ */
+const flattenHead = (response: ServerResponse): void => {
+  const head: unknown = (response as { readonly _header?: unknown })._header
+  if (typeof head === "string") head.charCodeAt(0)
 }
 
 // Handed back to the platform once the stream has been written and ended: it writes nothing for an ended
@@ -310,6 +350,7 @@ const writeDirect = <A>(
 ): Effect.Effect<Opened> =>
   Effect.suspend(() => {
     response.writeHead(200, { "content-type": "text/event-stream", ...headers })
+    flattenHead(response)
     return Effect.flatMap(outlet.sendTo(response), (failure) =>
       Effect.map(
         Option.isSome(failure) ? Effect.map(fromCause(failure.value), encodeError) : Effect.undefined,

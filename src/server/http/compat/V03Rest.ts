@@ -259,7 +259,7 @@ const handle = (
   never,
   HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
 > =>
-  Effect.gen(function*() {
+  Sse.answering(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const params = yield* HttpRouter.params
@@ -272,22 +272,27 @@ const handle = (
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
 
     if (operation.success._tag === "Stream") {
-      const opened = yield* Sse.open(env.sse, operation.success.run(env.handler, ctx), {
-        window: env.options.firstEventWindow,
-        encode: Sse.jsonEvent,
-        encodeError: errorEvent,
-        headers
-      })
-      return opened._tag === "Failed"
-        ? errorResponse(yield* fromCause(opened.cause), undefined, headers)
-        : opened.response
+      return streamAnswer(env, operation.success.run(env.handler, ctx), headers)
     }
     const result = yield* Effect.result(
       operation.success.run(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
     )
     if (Result.isFailure(result)) return errorResponse(result.failure, undefined, headers)
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: JSON_CONTENT_TYPE, headers })
-  })
+  }))
+
+// Module-level, so the stream's effect holds only what it is given.
+const streamAnswer = (
+  env: HttpCallContext.BindingEnv,
+  stream: Stream.Stream<unknown, A2AError>,
+  headers: Record<string, string> | undefined
+): Sse.Answer =>
+  Sse.openResponse(
+    env.sse,
+    stream,
+    { window: env.options.firstEventWindow, encode: Sse.jsonEvent, encodeError: errorEvent, headers },
+    (error) => errorResponse(error, undefined, headers)
+  )
 
 type RouteHandler = ReturnType<typeof handle>
 
