@@ -192,7 +192,7 @@ export const formatSettings = (settings: Settings): string =>
 
 export const formatMemory = (memory: BenchReport["memory"]): string =>
   table(
-    ["server", "RSS at start MiB", "RSS at end MiB", "peak RSS MiB"],
+    ["server", "RSS after start MiB", "RSS after a scenario (highest) MiB", "peak RSS MiB"],
     Object.entries(memory).map(([kind, m]) => [
       serverLabel[kind as ServerKind],
       mb(m.atStart.rssKb),

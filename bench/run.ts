@@ -127,81 +127,81 @@ const measure = (server: BenchServer, runner: Runner, settings: RunSettings) =>
     return { ...sample, cpuUsPerOp, rssKb } satisfies Sample
   })
 
+/**
+ * Runs each scenario on fresh server processes: warm-up, then the rounds, each server in turn (the order
+ * rotating from round to round). Fresh processes keep one scenario's leftovers out of the next: the tasks a
+ * fast server created in an earlier scenario would otherwise make its heap, and so its GC, larger than a slow
+ * one's.
+ */
 const benchmark = (settings: Settings, profileDir: string | undefined) =>
   Effect.gen(function*() {
-    const servers: Array<BenchServer> = []
-    for (const kind of settings.servers) {
-      yield* progress(`starting ${serverLabel[kind]}...`)
-      const cpuProfile = kind === settings.profile && profileDir !== undefined
-        ? Path.join(profileDir, `${kind}.cpuprofile`)
-        : undefined
-      servers.push(yield* start(kind, { cpuProfile }))
-    }
-    const atStart = new Map<ServerKind, ServerMemory["atStart"]>()
-    for (const server of servers) atStart.set(server.kind, yield* server.memory)
-
     const chosen = scenarios.filter((s) => settings.scenarios.includes(s.id))
-    const entries: Array<ReadonlyArray<Entry>> = []
-    for (const scenario of chosen) {
-      const row: Array<Entry> = []
-      for (const server of servers.filter((s) => scenario.servers.includes(s.kind))) {
-        if (scenario.isolated) {
-          const run = (runSettings: RunSettings) =>
-            Effect.gen(function*() {
-              const fresh = yield* start(server.kind, {})
-              return yield* measure(fresh, yield* scenario.prepare(fresh), runSettings)
-            }).pipe(Effect.scoped)
-          row.push({ scenario, kind: server.kind, run })
-        } else {
-          // Prepared once: the setup and the probe run before any measurement.
-          const runner = yield* scenario.prepare(server)
-          row.push({ scenario, kind: server.kind, run: (runSettings) => measure(server, runner, runSettings) })
-        }
+    const samples = new Map<string, Map<ServerKind, Array<Sample>>>()
+    const memory: Partial<Record<ServerKind, ServerMemory>> = {}
+    const record = (kind: ServerKind, now: ServerMemory["atEnd"]) => {
+      const seen = memory[kind]
+      memory[kind] = seen === undefined ? { atStart: now, atEnd: now } : {
+        atStart: seen.atStart,
+        atEnd: { rssKb: Math.max(seen.atEnd.rssKb, now.rssKb), peakKb: Math.max(seen.atEnd.peakKb, now.peakKb) }
       }
-      entries.push(row)
     }
-
     const runSettings = (durationSec: number): RunSettings => ({
       connections: settings.connections,
       durationSec,
       idle: { streams: settings.idleStreams, parallel: settings.connections }
     })
 
-    if (settings.warmupSec > 0) {
-      yield* progress(`warm-up: ${settings.warmupSec} s per scenario and server`)
-      for (const row of entries) {
-        for (const entry of row) {
-          if (!entry.scenario.isolated) yield* entry.run(runSettings(settings.warmupSec))
+    for (const scenario of chosen) {
+      yield* Effect.scoped(Effect.gen(function*() {
+        const entries: Array<Entry> = []
+        const servers: Array<BenchServer> = []
+        for (const kind of settings.servers.filter((k) => scenario.servers.includes(k))) {
+          if (scenario.isolated) {
+            // A fresh process per round too (see the scenario).
+            const run = (rs: RunSettings) =>
+              Effect.gen(function*() {
+                const fresh = yield* start(kind, {})
+                return yield* measure(fresh, yield* scenario.prepare(fresh), rs)
+              }).pipe(Effect.scoped)
+            entries.push({ scenario, kind, run })
+            continue
+          }
+          yield* progress(`${scenario.id}: starting ${serverLabel[kind]}...`)
+          const cpuProfile = kind === settings.profile && profileDir !== undefined
+            ? Path.join(profileDir, `${kind}-${scenario.id}.cpuprofile`)
+            : undefined
+          const server = yield* start(kind, { cpuProfile })
+          if (memory[kind] === undefined) record(kind, yield* server.memory)
+          servers.push(server)
+          // Prepared once: the setup and the probe run before any measurement.
+          const runner = yield* scenario.prepare(server)
+          entries.push({ scenario, kind, run: (rs) => measure(server, runner, rs) })
         }
-      }
-    }
 
-    // The profile covers the measured rounds only.
-    for (const server of servers) yield* server.startProfiler
-
-    const samples = new Map<string, Map<ServerKind, Array<Sample>>>()
-    for (let round = 0; round < settings.rounds; round++) {
-      for (const row of entries) {
-        for (const { kind, run, scenario } of rotate(row, round)) {
-          const sample = yield* run(runSettings(settings.durationSec))
-          const byServer = samples.get(scenario.id) ?? new Map<ServerKind, Array<Sample>>()
-          samples.set(scenario.id, byServer.set(kind, [...(byServer.get(kind) ?? []), sample]))
-          yield* progress(
-            `round ${round + 1}/${settings.rounds} ${scenario.id.padEnd(14)} ${serverLabel[kind].padEnd(18)} `
-              + (sample.idle === undefined
-                ? `${Math.round(sample.throughput)} ${scenario.unit}, p99 ${
-                  sample.p99Ms.toFixed(2)
-                } ms, errors ${sample.errors}`
-                : `${sample.idle.opened} streams, ${sample.idle.perStreamKb.toFixed(1)} KiB/stream`)
-          )
+        if (settings.warmupSec > 0 && !scenario.isolated) {
+          yield* progress(`${scenario.id}: warm-up, ${settings.warmupSec} s per server`)
+          for (const entry of entries) yield* entry.run(runSettings(settings.warmupSec))
         }
-      }
-    }
+        // The profile covers the measured rounds only.
+        for (const server of servers) yield* server.startProfiler
 
-    const memory: Partial<Record<ServerKind, ServerMemory>> = {}
-    for (const server of servers) {
-      const first = atStart.get(server.kind)
-      if (first !== undefined) memory[server.kind] = { atStart: first, atEnd: yield* server.memory }
+        for (let round = 0; round < settings.rounds; round++) {
+          for (const { kind, run } of rotate(entries, round)) {
+            const sample = yield* run(runSettings(settings.durationSec))
+            const byServer = samples.get(scenario.id) ?? new Map<ServerKind, Array<Sample>>()
+            samples.set(scenario.id, byServer.set(kind, [...(byServer.get(kind) ?? []), sample]))
+            yield* progress(
+              `round ${round + 1}/${settings.rounds} ${scenario.id.padEnd(14)} ${serverLabel[kind].padEnd(18)} `
+                + (sample.idle === undefined
+                  ? `${Math.round(sample.throughput)} ${scenario.unit}, p99 ${
+                    sample.p99Ms.toFixed(2)
+                  } ms, errors ${sample.errors}`
+                  : `${sample.idle.opened} streams, ${sample.idle.perStreamKb.toFixed(1)} KiB/stream`)
+            )
+          }
+        }
+        for (const server of servers) record(server.kind, yield* server.memory)
+      }))
     }
 
     const results: Array<ScenarioResult> = chosen.map((scenario) => {
@@ -226,7 +226,7 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
       }
     })
     return { results, memory }
-  }).pipe(Effect.scoped)
+  })
 
 const writeReport = (report: BenchReport) =>
   Effect.gen(function*() {
