@@ -39,19 +39,28 @@ interface Subscriber {
  * a later reader takes over from the earlier one.
  */
 export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() => {
-  const topics = new Map<string, Set<Subscriber>>()
+  // A task usually has one subscriber: it is kept as is, and a Set (~250 bytes) only made for a second one.
+  const topics = new Map<string, Subscriber | Set<Subscriber>>()
 
   const add = (taskId: string, subscriber: Subscriber) => {
     const subscribers = topics.get(taskId)
-    if (subscribers === undefined) topics.set(taskId, new Set([subscriber]))
-    else subscribers.add(subscriber)
+    if (subscribers === undefined) topics.set(taskId, subscriber)
+    else if (subscribers instanceof Set) subscribers.add(subscriber)
+    else topics.set(taskId, new Set([subscribers, subscriber]))
   }
 
   const remove = (taskId: string, subscriber: Subscriber) => {
     const subscribers = topics.get(taskId)
-    if (subscribers === undefined) return
-    subscribers.delete(subscriber)
-    if (subscribers.size === 0) topics.delete(taskId)
+    if (subscribers === subscriber) topics.delete(taskId)
+    else if (subscribers instanceof Set) {
+      subscribers.delete(subscriber)
+      if (subscribers.size === 0) topics.delete(taskId)
+    }
+  }
+
+  const deliver = (subscriber: Subscriber, event: TaskEvent) => {
+    if (subscriber.sink !== undefined) subscriber.sink.offer(event)
+    else (subscriber.pending ??= []).push(event)
   }
 
   const release = (taskId: string, subscriber: Subscriber) => {
@@ -77,10 +86,8 @@ export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() 
       Effect.sync(() => {
         const subscribers = topics.get(event.taskId)
         if (subscribers === undefined) return
-        for (const subscriber of subscribers) {
-          if (subscriber.sink !== undefined) subscriber.sink.offer(event)
-          else (subscriber.pending ??= []).push(event)
-        }
+        if (!(subscribers instanceof Set)) return deliver(subscribers, event)
+        for (const subscriber of subscribers) deliver(subscriber, event)
       }),
     // The finalizer first, then the entry: an interruption in between leaves nothing behind.
     subscribe: (taskId) =>

@@ -223,22 +223,33 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
     })
   }
 
-  /** The body's pull: the queued frames, then the failure's event if there is one, then the end. */
-  readonly pull: Effect.Effect<Frames, Cause.Done> = Effect.callback((resume) => {
-    if (this.frames.length > 0) {
-      const frames = this.frames as unknown as Frames
-      this.frames = []
-      return resume(Effect.succeed(frames))
-    }
-    if (!this.done) {
-      this.waiting = resume
-      return
-    }
-    const failure = this.failure
-    if (failure === undefined) return resume(Cause.done())
-    this.failure = undefined
-    resume(Effect.map(fromCause(failure), (error): Frames => [this.encodeError(error)]))
-  })
+  private pullEffect: Effect.Effect<Frames, Cause.Done> | undefined = undefined
+
+  /**
+   * The body's pull: the queued frames, then the failure's event if there is one, then the end. Made when first
+   * asked for: a stream written straight to Node's response never is.
+   */
+  get pull(): Effect.Effect<Frames, Cause.Done> {
+    return this.pullEffect ??= this.makePull()
+  }
+
+  private makePull(): Effect.Effect<Frames, Cause.Done> {
+    return Effect.callback((resume) => {
+      if (this.frames.length > 0) {
+        const frames = this.frames as unknown as Frames
+        this.frames = []
+        return resume(Effect.succeed(frames))
+      }
+      if (!this.done) {
+        this.waiting = resume
+        return
+      }
+      const failure = this.failure
+      if (failure === undefined) return resume(Cause.done())
+      this.failure = undefined
+      resume(Effect.map(fromCause(failure), (error): Frames => [this.encodeError(error)]))
+    })
+  }
 }
 
 /**

@@ -43,4 +43,28 @@ describe("EventBus (in process)", () => {
       const got = yield* stays.pipe(Stream.take(1), Stream.runCollect)
       assert.deepStrictEqual(Array.from(got, (e) => e.sequence), [1])
     }).pipe(Effect.scoped))
+
+  it.effect("subscribers coming and going on one task: one, two, back to one, none, one again", () =>
+    Effect.gen(function*() {
+      const bus = yield* EventBus.makeInProcess
+      const received = (s: Stream.Stream<EventBus.TaskEvent>, n: number) =>
+        Effect.forkChild(Effect.map(Stream.runCollect(Stream.take(s, n)), (c) => Array.from(c, (e) => e.sequence)))
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const alone = yield* received(yield* bus.subscribe("t"), 3)
+        yield* bus.publish(event("t", 1))
+        const second = yield* Effect.scoped(Effect.gen(function*() {
+          const joined = yield* received(yield* bus.subscribe("t"), 1)
+          yield* bus.publish(event("t", 2))
+          return yield* Fiber.join(joined)
+        }))
+        assert.deepStrictEqual(second, [2])
+        yield* bus.publish(event("t", 3)) // the second has left; the first still hears it
+        return yield* Fiber.join(alone)
+      }))
+      assert.deepStrictEqual(first, [1, 2, 3])
+      yield* bus.publish(event("t", 4)) // nobody listens: dropped
+      const later = yield* received(yield* bus.subscribe("t"), 1)
+      yield* bus.publish(event("t", 5))
+      assert.deepStrictEqual(yield* Fiber.join(later), [5])
+    }).pipe(Effect.scoped))
 })
