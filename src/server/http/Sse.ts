@@ -13,7 +13,7 @@
  */
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { type Array as Arr, Cause, Deferred, Duration, Effect, Exit, Option, Scope, Stream } from "effect"
+import { type Array as Arr, Cause, Deferred, Duration, Effect, Exit, identity, Option, Scope, Stream } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { IncomingMessage, ServerResponse } from "node:http"
@@ -266,34 +266,19 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
 export const open = <A>(
   hub: Hub,
   stream: Stream.Stream<A, A2AError>,
-  options: {
-    readonly window: Duration.Duration
-    readonly encode: (event: A) => Uint8Array
-    readonly encodeError: (error: A2AError) => Uint8Array
-    readonly headers?: Record<string, string> | undefined
-  }
-): Effect.Effect<Opened, never, Scope.Scope> =>
-  Effect.suspend(() => {
-    const outlet = new Outlet(options.encode, options.encodeError)
-    const headers = { ...HEADERS, ...options.headers }
-    return PushStream.run(stream, outlet).pipe(
-      Effect.andThen(settle(outlet, options.window)),
-      Effect.flatMap((failure) => {
-        if (Option.isSome(failure)) return Effect.succeed<Opened>({ _tag: "Failed", cause: failure.value })
-        return Effect.andThen(
-          hub.register(outlet),
-          hub.direct
-            ? Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
-              const response = Option.isSome(request) ? nodeResponseOf(request.value) : undefined
-              return response === undefined
-                ? Effect.succeed(respond(outlet, headers))
-                : writeDirect(outlet, response, headers, options.encodeError)
-            })
-            : Effect.succeed(respond(outlet, headers))
-        )
-      })
-    )
-  })
+  options: OpenOptions<A>
+): Effect.Effect<Opened, never, Scope.Scope> => openWith(hub, stream, options, failedOpening, readyOpening)
+
+export interface OpenOptions<A> {
+  readonly window: Duration.Duration
+  readonly encode: (event: A) => Uint8Array
+  readonly encodeError: (error: A2AError) => Uint8Array
+  readonly headers?: Record<string, string> | undefined
+}
+
+const failedOpening = (cause: Cause.Cause<A2AError>): Effect.Effect<Opened> => Effect.succeed({ _tag: "Failed", cause })
+
+const readyOpening = (response: HttpServerResponse.HttpServerResponse): Opened => ({ _tag: "Ready", response })
 
 /**
  * `open`, answered: the event-stream response, or the error response `failed` makes of an early failure.
@@ -301,13 +286,36 @@ export const open = <A>(
 export const openResponse = <A>(
   hub: Hub,
   stream: Stream.Stream<A, A2AError>,
-  options: Parameters<typeof open<A>>[2],
+  options: OpenOptions<A>,
   failed: (error: A2AError) => HttpServerResponse.HttpServerResponse
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
-  Effect.flatMap(
-    open(hub, stream, options),
-    (opened) => opened._tag === "Failed" ? Effect.map(fromCause(opened.cause), failed) : Effect.succeed(opened.response)
-  )
+  openWith(hub, stream, options, (cause) => Effect.map(fromCause(cause), failed), identity)
+
+/**
+ * `open` with its two outcomes mapped. While the stream is open, no pending step of this effect refers to the
+ * operation's stream or to the options: an idle stream holds only its outlet (Effect keeps the source of every
+ * pending flatMap, so the long wait is the last step, and everything it needs is passed to it).
+ */
+const openWith = <A, R>(
+  hub: Hub,
+  stream: Stream.Stream<A, A2AError>,
+  options: OpenOptions<A>,
+  onFailed: (cause: Cause.Cause<A2AError>) => Effect.Effect<R>,
+  onReady: (response: HttpServerResponse.HttpServerResponse) => R
+): Effect.Effect<R, never, Scope.Scope> =>
+  Effect.suspend(() => {
+    const outlet = new Outlet(options.encode, options.encodeError)
+    const headers = { ...HEADERS, ...options.headers }
+    const encodeError = options.encodeError
+    return PushStream.run(stream, outlet).pipe(
+      Effect.andThen(settle(outlet, options.window)),
+      Effect.flatMap((failure) =>
+        Option.isSome(failure)
+          ? onFailed(failure.value)
+          : Effect.andThen(hub.register(outlet), respond(hub.direct, outlet, headers, encodeError, onReady))
+      )
+    )
+  })
 
 /** A handler's answer: a response, or the effect that opens its event stream (`openResponse`). */
 export type Answer =
@@ -344,21 +352,20 @@ const flattenHead = (response: ServerResponse): void => {
 
 // Handed back to the platform once the stream has been written and ended: it writes nothing for an ended
 // response, and middleware sees what was sent.
-const sent = (headers: Record<string, string>): Opened => ({
-  _tag: "Ready",
-  response: HttpServerResponse.empty({ status: 200, headers: { "content-type": "text/event-stream", ...headers } })
-})
+const sent = (headers: Record<string, string>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.empty({ status: 200, headers: { "content-type": "text/event-stream", ...headers } })
 
 /**
  * Writes the stream straight to Node's response, for as long as it lasts (the request's fiber waits, so a
  * client that leaves still interrupts it and releases the stream), then ends the response.
  */
-const writeDirect = <A>(
+const writeDirect = <A, R>(
   outlet: Outlet<A>,
   response: ServerResponse,
   headers: Record<string, string>,
-  encodeError: (error: A2AError) => Uint8Array
-): Effect.Effect<Opened> =>
+  encodeError: (error: A2AError) => Uint8Array,
+  onReady: (response: HttpServerResponse.HttpServerResponse) => R
+): Effect.Effect<R> =>
   Effect.suspend(() => {
     response.writeHead(200, { "content-type": "text/event-stream", ...headers })
     flattenHead(response)
@@ -370,7 +377,7 @@ const writeDirect = <A>(
             if (last !== undefined) response.end(last)
             else response.end()
           }
-          return sent(headers)
+          return onReady(sent(headers))
         }
       ))
   })
@@ -388,11 +395,26 @@ const settle = <A>(
   )
 }
 
-// Built apart from `open`, so that the response holds the outlet and not the operation's stream.
-const respond = <A>(outlet: Outlet<A>, headers: Record<string, string>): Opened => ({
-  _tag: "Ready",
-  response: HttpServerResponse.stream(Stream.fromPull(Effect.succeed(outlet.pull)), {
-    contentType: "text/event-stream",
-    headers
+/**
+ * The response of an open stream: written straight to Node's response when the hub says so and the request came
+ * through Node, else a streamed body the platform writes. Built apart from `open`, so that it holds the outlet
+ * and not the operation's stream.
+ */
+const respond = <A, R>(
+  direct: boolean,
+  outlet: Outlet<A>,
+  headers: Record<string, string>,
+  encodeError: (error: A2AError) => Uint8Array,
+  onReady: (response: HttpServerResponse.HttpServerResponse) => R
+): Effect.Effect<R> => {
+  const streamed = () =>
+    onReady(HttpServerResponse.stream(Stream.fromPull(Effect.succeed(outlet.pull)), {
+      contentType: "text/event-stream",
+      headers
+    }))
+  if (!direct) return Effect.sync(streamed)
+  return Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
+    const response = Option.isSome(request) ? nodeResponseOf(request.value) : undefined
+    return response === undefined ? Effect.sync(streamed) : writeDirect(outlet, response, headers, encodeError, onReady)
   })
-})
+}
