@@ -85,6 +85,14 @@ const subscribe = (url: string, taskId: string): Promise<OpenStream | null> =>
     request.end(body)
   })
 
+/**
+ * Lets the server settle, then has it collect its garbage and settle again: a reading then counts what the
+ * server keeps, not the garbage that opening the streams left behind (the young generation alone grows by up
+ * to tens of MiB under a burst of requests, which would swamp 1,000 streams' worth).
+ */
+const settled = (server: BenchServer) =>
+  Effect.sleep(SETTLE).pipe(Effect.andThen(server.collectGarbage), Effect.andThen(Effect.sleep(SETTLE)))
+
 export const runIdle = (
   server: BenchServer,
   settings: IdleSettings
@@ -95,7 +103,7 @@ export const runIdle = (
       () => createWaitingTask(server),
       { concurrency: settings.parallel }
     )
-    yield* Effect.sleep(SETTLE)
+    yield* settled(server)
     if (settings.atReading !== undefined) yield* settings.atReading("before")
     const rssBeforeKb = yield* server.rssKb
     const started = performance.now()
@@ -112,7 +120,7 @@ export const runIdle = (
     )
     const openMs = performance.now() - started
     const opened = streams.filter((s) => s !== null)
-    yield* Effect.sleep(SETTLE)
+    yield* settled(server)
     if (settings.atReading !== undefined) yield* settings.atReading("after")
     const rssAfterKb = yield* server.rssKb
     const stillOpen = opened.filter((s) => s.isOpen()).length

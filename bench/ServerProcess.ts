@@ -7,7 +7,7 @@ import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
 import { BenchError } from "./BenchError.ts"
-import { AGENT_CARD_PATH, PROFILE_ENV, PROFILE_START_SIGNAL, READY_PREFIX } from "./TrivialAgent.ts"
+import { AGENT_CARD_PATH, GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, READY_PREFIX } from "./TrivialAgent.ts"
 
 export const serverKinds = ["ours", "sdk", "ceiling"] as const
 export type ServerKind = typeof serverKinds[number]
@@ -37,6 +37,8 @@ export interface BenchServer {
   readonly cpuMs: Effect.Effect<number, BenchError>
   /** Starts the CPU profiler of a server started with `cpuProfile` (no-op otherwise). */
   readonly startProfiler: Effect.Effect<void>
+  /** Asks the server for a full garbage collection (it runs shortly after). */
+  readonly collectGarbage: Effect.Effect<void>
 }
 
 export interface Memory {
@@ -142,7 +144,7 @@ export const start = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const script = Path.join(benchDir, "servers", `${kind}.ts`)
   const handle = yield* spawner.spawn(
-    ChildProcess.make(process.execPath, [...(options.nodeOptions ?? []), script], {
+    ChildProcess.make(process.execPath, ["--expose-gc", ...(options.nodeOptions ?? []), script], {
       cwd: repoRoot,
       env: { NODE_ENV: "production", [PROFILE_ENV]: options.cpuProfile },
       extendEnv: true,
@@ -189,6 +191,7 @@ export const start = Effect.fnUntraced(function*(
     memory,
     rssKb: Effect.map(memory, (m) => m.rssKb),
     cpuMs: readCpuMs(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs)),
-    startProfiler
+    startProfiler,
+    collectGarbage: Effect.ignore(Effect.try(() => process.kill(pid, GC_SIGNAL)))
   }
 })

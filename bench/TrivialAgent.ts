@@ -76,3 +76,6 @@ export const readyLine = (ready: ReadyLine): string => `${READY_PREFIX}${JSON.st
 export const PROFILE_ENV = "BENCH_CPU_PROFILE"
 /** The signal that starts the profiler in a server process. */
 export const PROFILE_START_SIGNAL = "SIGUSR2"
+
+/** Asks a server process (started with --expose-gc) for a full garbage collection; ignored by default. */
+export const GC_SIGNAL = "SIGWINCH"

@@ -5,7 +5,7 @@
  */
 import * as Http from "node:http"
 import { AGENT_CARD_PATH, agentCardJson, REST_PATH } from "../TrivialAgent.ts"
-import { announce, exitOnSignal, installProfiler, listen } from "./lifecycle.ts"
+import { announce, exitOnSignal, installGcOnSignal, installProfiler, listen } from "./lifecycle.ts"
 
 const contextId = "00000000-0000-4000-8000-000000000001"
 const message = {
@@ -50,5 +50,6 @@ server.on("request", (req: Http.IncomingMessage, res: Http.ServerResponse) => {
 })
 
 installProfiler()
+installGcOnSignal()
 exitOnSignal(server)
 announce(origin)

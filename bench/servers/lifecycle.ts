@@ -6,7 +6,7 @@
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
 import * as Inspector from "node:inspector"
-import { PROFILE_ENV, PROFILE_START_SIGNAL, readyLine } from "../TrivialAgent.ts"
+import { GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, readyLine } from "../TrivialAgent.ts"
 
 export const listen = (server: Http.Server): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -58,5 +58,13 @@ export const installProfiler = (): void => {
     session.post("Profiler.stop", (error, result) => {
       if (error === null) Fs.writeFileSync(file, JSON.stringify(result.profile))
     })
+  })
+}
+
+/** On GC_SIGNAL, a full garbage collection (the harness starts every server with --expose-gc). */
+export const installGcOnSignal = (): void => {
+  process.on(GC_SIGNAL, () => {
+    const gc: unknown = (globalThis as { readonly gc?: unknown }).gc
+    if (typeof gc === "function") gc()
   })
 }

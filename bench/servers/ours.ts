@@ -20,7 +20,7 @@ import {
   REST_PATH,
   STREAM_CHUNKS
 } from "../TrivialAgent.ts"
-import { announce, installProfiler } from "./lifecycle.ts"
+import { announce, installGcOnSignal, installProfiler } from "./lifecycle.ts"
 
 const echo = AgentExecutor.replyWithText((text) => text)
 
@@ -86,4 +86,5 @@ const main = announceOrigin.pipe(
 // runMain turns SIGTERM/SIGINT into interruption: the server closes and the process exits normally
 // (which is when `--cpu-prof` writes its profile).
 installProfiler()
+installGcOnSignal()
 Layer.launch(main).pipe(NodeRuntime.runMain)

@@ -25,7 +25,7 @@ import {
   REST_PATH,
   STREAM_CHUNKS
 } from "../TrivialAgent.ts"
-import { announce, exitOnSignal, installProfiler, listen } from "./lifecycle.ts"
+import { announce, exitOnSignal, installGcOnSignal, installProfiler, listen } from "./lifecycle.ts"
 
 const textPart = (text: string): Part => ({
   content: { $case: "text", value: text },
@@ -129,5 +129,6 @@ app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.
 app.use(REST_PATH, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }))
 
 installProfiler()
+installGcOnSignal()
 exitOnSignal(server)
 announce(origin)
