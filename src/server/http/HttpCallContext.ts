@@ -4,10 +4,11 @@
  * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
  * routes are built; per request this is a few header reads.
  */
-import { Deferred, Effect, Option, Result, type Scope } from "effect"
+import { Deferred, Effect, Option, Result, type Scope, type Stream } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type { Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { A2AError, Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
 import * as Version from "../../protocol/Version.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"
 import { Auth, type Principal } from "../Auth.ts"
@@ -157,3 +158,16 @@ export const forRoute = (
     const ctx = make(env, request, principal, edge.success)
     return Effect.succeed({ edge: edge.success, ctx, headers: responseHeaders(env, ctx) })
   })
+
+/**
+ * A streaming operation's answer (Sse.Answer): its event stream, framed by `events`, or the error response
+ * `failed` makes when it fails before its first event. Call it with module-level `events` and a `failed` made
+ * outside any handler's generator: an open stream holds them for as long as it lasts.
+ */
+export const streamAnswer = <A>(
+  env: BindingEnv,
+  stream: Stream.Stream<A, A2AError>,
+  events: { readonly encode: (event: A) => Uint8Array; readonly encodeError: (error: A2AError) => Uint8Array },
+  headers: Record<string, string> | undefined,
+  failed: (error: A2AError) => HttpServerResponse.HttpServerResponse
+): Sse.Answer => Sse.openResponse(env.sse, stream, { window: env.options.firstEventWindow, ...events, headers }, failed)

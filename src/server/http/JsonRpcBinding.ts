@@ -94,23 +94,10 @@ const encoders = (id: JsonRpc.JsonRpcId) => ({
   encodeError: (error: A2AError) => Sse.frame(JsonRpc.encodeFailure(id, error))
 })
 
-/**
- * The SSE response of a streaming method: each event a full JSON-RPC response with the request's id
- * (spec 9.4.2). A failure before the first event is a plain JSON-RPC error response instead; a later one is
- * sent as a last error event, and the stream ends.
- */
-const streamAnswer = (
-  env: HttpCallContext.BindingEnv,
-  id: JsonRpc.JsonRpcId,
-  stream: Stream.Stream<unknown, A2AError>,
-  headers: Record<string, string> | undefined
-): Sse.Answer =>
-  Sse.openResponse(
-    env.sse,
-    stream,
-    { window: env.options.firstEventWindow, ...encoders(id), headers },
-    (error) => jsonRpcError(id, error, { headers })
-  )
+// The SSE response of a streaming method: each event a full JSON-RPC response with the request's id (spec
+// 9.4.2); a failure before the first event is a plain JSON-RPC error response instead.
+const failed = (id: JsonRpc.JsonRpcId, headers: Record<string, string> | undefined) => (error: A2AError) =>
+  jsonRpcError(id, error, { headers })
 
 /** The handler of the JSON-RPC endpoint. */
 export const handler = (
@@ -160,6 +147,12 @@ export const handler = (
       case "None":
         return noContent(headers)
       case "Stream":
-        return streamAnswer(env, outcome.id, outcome.stream, headers)
+        return HttpCallContext.streamAnswer(
+          env,
+          outcome.stream,
+          encoders(outcome.id),
+          headers,
+          failed(outcome.id, headers)
+        )
     }
   }))

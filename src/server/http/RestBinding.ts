@@ -8,7 +8,7 @@
  * so `/tasks/{id}` routes read the verb from the raw segment: the last unescaped `:` starts it, and an
  * escaped one (`%3A`) stays part of the id.
  */
-import { Effect, Result, type Scope, type Stream } from "effect"
+import { Effect, Result, type Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -245,6 +245,10 @@ const contentTypeFor = (request: HttpServerRequest.HttpServerRequest): string =>
 // Mid-stream failures: an `error` event carrying the same Status body as an error response.
 const errorEvent = (error: A2AError): Uint8Array => Sse.frame(JSON.stringify(toHttpError(error).body), "error")
 
+const events = { encode: Sse.jsonEvent, encodeError: errorEvent }
+
+const failed = (headers: Record<string, string> | undefined) => (error: A2AError) => restError(error, { headers })
+
 /** One REST route's handler: authenticate, negotiate, resolve the request, run the operation, respond. */
 const handle = (
   env: HttpCallContext.BindingEnv,
@@ -269,7 +273,7 @@ const handle = (
     if (operation._tag === "Streaming") {
       const prepared = operation.prepare(input.success.input)
       if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
-      return streamAnswer(env, prepared.success(env.handler, ctx), headers)
+      return HttpCallContext.streamAnswer(env, prepared.success(env.handler, ctx), events, headers, failed(headers))
     }
     const prepared = operation.prepare(input.success.input)
     if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
@@ -279,19 +283,6 @@ const handle = (
     if (Result.isFailure(result)) return restError(result.failure, { headers })
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: contentTypeFor(request), headers })
   }))
-
-// Module-level, so the stream's effect holds only what it is given.
-const streamAnswer = (
-  env: HttpCallContext.BindingEnv,
-  stream: Stream.Stream<unknown, A2AError>,
-  headers: Record<string, string> | undefined
-): Sse.Answer =>
-  Sse.openResponse(
-    env.sse,
-    stream,
-    { window: env.options.firstEventWindow, encode: Sse.jsonEvent, encodeError: errorEvent, headers },
-    (error) => restError(error, { headers })
-  )
 
 /** A 404 google.rpc.Status for a path no operation lives at. */
 export const notFoundHandler: Effect.Effect<

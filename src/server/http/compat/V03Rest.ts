@@ -79,6 +79,11 @@ const errorResponse = (error: A2AError, status?: number | undefined, headers?: R
     }
   })
 
+const events = { encode: Sse.jsonEvent, encodeError: errorEvent }
+
+const failed = (headers: Record<string, string> | undefined) => (error: A2AError) =>
+  errorResponse(error, undefined, headers)
+
 const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => ({
   error: new MethodNotFound({ message: `No A2A 0.3 operation at ${request.method} ${request.url.split("?")[0]}` })
 })
@@ -272,7 +277,13 @@ const handle = (
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
 
     if (operation.success._tag === "Stream") {
-      return streamAnswer(env, operation.success.run(env.handler, ctx), headers)
+      return HttpCallContext.streamAnswer(
+        env,
+        operation.success.run(env.handler, ctx),
+        events,
+        headers,
+        failed(headers)
+      )
     }
     const result = yield* Effect.result(
       operation.success.run(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
@@ -280,19 +291,6 @@ const handle = (
     if (Result.isFailure(result)) return errorResponse(result.failure, undefined, headers)
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: JSON_CONTENT_TYPE, headers })
   }))
-
-// Module-level, so the stream's effect holds only what it is given.
-const streamAnswer = (
-  env: HttpCallContext.BindingEnv,
-  stream: Stream.Stream<unknown, A2AError>,
-  headers: Record<string, string> | undefined
-): Sse.Answer =>
-  Sse.openResponse(
-    env.sse,
-    stream,
-    { window: env.options.firstEventWindow, encode: Sse.jsonEvent, encodeError: errorEvent, headers },
-    (error) => errorResponse(error, undefined, headers)
-  )
 
 type RouteHandler = ReturnType<typeof handle>
 
