@@ -126,8 +126,9 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
   private failure: Cause.Cause<A2AError> | undefined = undefined
   /** Settled by the first event or the end (None), or by an early failure (Some). */
   readonly early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
-  /** When frames go straight to Node's response (see `sendTo`), that response. */
+  /** When frames go straight to Node's response (see `sendTo`), that response, and who waits for the end. */
   private target: ServerResponse | undefined = undefined
+  private ended: (() => void) | undefined = undefined
 
   private readonly encode: (event: A) => Uint8Array
   private readonly encodeError: (error: A2AError) => Uint8Array
@@ -190,10 +191,16 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
   }
 
   // The waiting pull is resumed with the pull itself, which takes the frames: a pull interrupted meanwhile takes
-  // nothing, so nothing is lost. Writing straight to a response, the waiter only wants the end.
+  // nothing, so nothing is lost. Writing straight to a response, only the end is awaited.
   private wake(): void {
+    if (this.target !== undefined) {
+      const ended = this.ended
+      if (ended === undefined || !this.done) return
+      this.ended = undefined
+      return ended()
+    }
     const waiting = this.waiting
-    if (waiting === undefined || (this.target !== undefined && !this.done)) return
+    if (waiting === undefined) return
     this.waiting = undefined
     waiting(this.pull)
   }
@@ -216,9 +223,9 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
         resume(Effect.succeed(Option.fromUndefinedOr(failure)))
       }
       if (this.done) return finished()
-      this.waiting = finished
+      this.ended = finished
       return Effect.sync(() => {
-        this.waiting = undefined
+        this.ended = undefined
       })
     })
   }
@@ -306,13 +313,12 @@ const openWith = <A, R>(
   Effect.suspend(() => {
     const outlet = new Outlet(options.encode, options.encodeError)
     const headers = { ...HEADERS, ...options.headers }
-    const encodeError = options.encodeError
     return PushStream.run(stream, outlet).pipe(
       Effect.andThen(settle(outlet, options.window)),
       Effect.flatMap((failure) =>
         Option.isSome(failure)
           ? onFailed(failure.value)
-          : Effect.andThen(hub.register(outlet), respond(hub.direct, outlet, headers, encodeError, onReady))
+          : Effect.andThen(hub.register(outlet), respond(hub.direct, outlet, headers, options.encodeError, onReady))
       )
     )
   })
