@@ -3,7 +3,7 @@
  * subscribers per task, cancellation mid-stream, clients that leave, keep-alive comments.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Logger, Queue } from "effect"
+import { Context, Effect, Fiber, Layer, Logger, Queue, Stream } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
@@ -244,6 +244,24 @@ for (const directStreams of [true, false]) {
       }).pipe(Effect.scoped, Effect.timeout("20 seconds")))
   })
 }
+
+describe("event streams written straight to Node's response", () => {
+  it.live("are open for the client once the first-event window is over, before any event", () =>
+    Effect.gen(function*() {
+      const quiet = AgentExecutor.make(() => Stream.never)
+      const server = yield* TestServer.startCore(quiet, { firstEventWindow: "50 millis", keepAliveInterval: 0 })
+      // Through the platform's writer the head would wait for the first event (or ping): this would time out.
+      const stream = yield* TestServer.openSse(`${server.url}/message:stream`, {
+        method: "POST",
+        headers: V1_JSON,
+        body: JSON.stringify({ message: TestServer.userMessage("quiet") })
+      }).pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(stream.status, 200)
+      assert.strictEqual(stream.contentType, "text/event-stream")
+      assert.strictEqual(stream.received(), "")
+      yield* stream.abort
+    }).pipe(Effect.scoped))
+})
 
 /** The in-process EventBus, counting its live subscriptions (each one's scope). */
 const countingBus = Effect.gen(function*() {
