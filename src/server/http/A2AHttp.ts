@@ -128,10 +128,13 @@ export const serve = (
     }
   )
   // No response middleware here, so event streams can be written straight to Node's response.
-  const app = HttpRouter.serve(Layer.mergeAll(routes({ directStreams: true, ...options }), notFound), {
-    disableLogger: true,
-    disableListenLog: true
-  })
+  const app = HttpRouter.serve(
+    Layer.mergeAll(routes({ ...options, directStreams: options.directStreams ?? true }), notFound),
+    {
+      disableLogger: true,
+      disableListenLog: true
+    }
+  )
   // Built last so it is released first: open streams end, then the server waits for the other requests.
   return ServerShutdown.raiseOnRelease.pipe(
     Layer.provideMerge(Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options))))),
