@@ -249,7 +249,12 @@ describe("event streams written straight to Node's response", () => {
   it.live("are open for the client once the first-event window is over, before any event", () =>
     Effect.gen(function*() {
       const quiet = AgentExecutor.make(() => Stream.never)
-      const server = yield* TestServer.startCore(quiet, { firstEventWindow: "50 millis", keepAliveInterval: 0 })
+      // An option left undefined, as a spread configuration carries it, is serve's default: written directly.
+      const server = yield* TestServer.startCore(quiet, {
+        firstEventWindow: "50 millis",
+        keepAliveInterval: 0,
+        directStreams: undefined
+      })
       // Through the platform's writer the head would wait for the first event (or ping): this would time out.
       const stream = yield* TestServer.openSse(`${server.url}/message:stream`, {
         method: "POST",
