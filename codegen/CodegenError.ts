@@ -1,5 +1,5 @@
 /** The generator's typed failures. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The schema source could not be read (file or URL) or is not JSON. */
 export class SchemaSourceError extends Schema.TaggedError<SchemaSourceError>()("SchemaSourceError", {

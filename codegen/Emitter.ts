@@ -2,7 +2,7 @@
  * Prints the model as one TypeScript module of Effect Schemas. The text follows the repository's dprint style so
  * the generated files lint clean as written; the output depends only on the model and the prelude text.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { UnsupportedSchema } from "./CodegenError.ts"
 import { zeroValue } from "./FromJsonSchema.ts"
 import type { Definition, Field, Module, Type } from "./Model.ts"
@@ -302,10 +302,15 @@ export const emit = (
       "Schema",
       ...(/\bSchemaGetter\./.test(helperText) ? ["SchemaGetter"] : []),
       ...(/\bSchemaIssue\./.test(helperText) ? ["type SchemaIssue"] : [])
-    ].join(", ")
+    ].map((name) =>
+      // One module per import (not the `effect` barrel): an app that loads the protocol types loads only these.
+      name.startsWith("type ")
+        ? `import type * as ${name.slice(5)} from "effect/${name.slice(5)}"`
+        : `import * as ${name} from "effect/${name}"`
+    ).join("\n")
     const sections = [
       header(module, fingerprint),
-      `import { ${imports} } from "effect"\n`,
+      `${imports}\n`,
       ...(helpers.length === 0
         ? []
         : [`// --- ProtoJSON helpers (from codegen/prelude/ProtoJson.ts) ---\n\n${helperText}\n`]),

@@ -7,7 +7,7 @@
  * `patternProperties` that repeat a field under its proto (snake_case) name. Anything else is reported, never
  * guessed: every problem is collected and returned at once.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { UnsupportedSchema } from "./CodegenError.ts"
 import type { Definition, Field, Module, ObjectShape, Type } from "./Model.ts"
 import type { Overlay } from "./Overlay.ts"

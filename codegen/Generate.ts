@@ -5,8 +5,11 @@
  * `render` returns the module text; `generate` also writes it to `<outDir>/<module>.ts`. The CLI
  * (`effect-a2a codegen`) and `npm run codegen` (codegen/main.ts) both call `generate`.
  */
-import { Effect, FileSystem, Path, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import { HttpClient } from "effect/http/HttpClient"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { CodegenConfigError, PinnedSourceMismatch, SchemaSourceError, type UnsupportedSchema } from "./CodegenError.ts"

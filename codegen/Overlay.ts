@@ -2,7 +2,7 @@
  * The files in `schema/`: the overlay per protocol version (what the published JSON Schema lacks) and the pinned
  * upstream sources.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const OverlayMessage = Schema.Struct({
   /** REQUIRED fields (proto `field_behavior`), by JSON name */

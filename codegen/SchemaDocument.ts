@@ -7,7 +7,7 @@
  *   names (`lf.a2a.v1.AgentCard.jsonschema.json`) that resolve to nothing inside the bundle;
  * - the cleaned 1.0 layout: `$defs` keyed by message name, `#/$defs/<Name>` references.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { UnsupportedSchema } from "./CodegenError.ts"
 
 export type JsonObject = { readonly [key: string]: unknown }

@@ -7,8 +7,10 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Layer } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Layer from "effect/Layer"
 import { parseArgs } from "node:util"
 import { CodegenConfigError } from "./CodegenError.ts"
 import { generate, knownVersions } from "./Generate.ts"

@@ -5,7 +5,10 @@
  *
  * Each block starts with a `// @helper <name>` line and may name the helpers it needs with `// @needs <names>`.
  */
-import { Effect, Schema, SchemaGetter, type SchemaIssue } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import type * as SchemaIssue from "effect/SchemaIssue"
 
 // @helper JsonObject
 /** A JSON object as it arrives on the wire, before field-name normalisation. */

@@ -2,8 +2,12 @@
  * `effect-a2a card <url> [--json]`: fetch an agent card and print a readable summary (or the card as JSON).
  * Also home of what the client commands share: how errors read on a terminal.
  */
-import { Console, Effect } from "effect"
-import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as Argument from "effect/cli/Argument"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"

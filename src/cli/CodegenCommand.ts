@@ -2,9 +2,13 @@
  * `effect-a2a codegen`: regenerates the protocol types under src/generated from a published A2A JSON Schema
  * (a path or a URL), or every version from the pinned offline copies (schema/sources.json) when no input is given.
  */
-import { Console, Effect, Option } from "effect"
-import { CliError, Command, Flag } from "effect/cli"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Option from "effect/Option"
 import { CodegenConfigError } from "../../codegen/CodegenError.ts"
 import { generate, knownVersions } from "../../codegen/Generate.ts"
 

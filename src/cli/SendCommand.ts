@@ -4,9 +4,17 @@
  * shown as they arrive: status changes on their own lines, artifact text appended live. Exits non-zero on
  * errors and when the task ends failed or rejected.
  */
-import { Console, Effect, Option, type Redacted, Stdio, Stream } from "effect"
-import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as Argument from "effect/cli/Argument"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
 import * as A2AClient from "../client/A2AClient.ts"
 import type * as Credentials from "../client/Credentials.ts"
 import { textOf, userText } from "../client/Messages.ts"

@@ -5,8 +5,11 @@
  * see A2AHttp.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
  * gracefully (in-flight requests finish, open streams end).
  */
-import { Effect, Layer, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as DemoAgent from "../server/DemoAgent.ts"
 import * as DurableServer from "../server/DurableServer.ts"
 import * as A2AHttp from "../server/http/A2AHttp.ts"

@@ -5,8 +5,11 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Effect, Exit, Runtime } from "effect"
-import { Command } from "effect/cli"
+import * as Cause from "effect/Cause"
+import * as Command from "effect/cli/Command"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import { cardCommand } from "./CardCommand.ts"
 import { codegenCommand } from "./CodegenCommand.ts"
 import { sendCommand } from "./SendCommand.ts"

@@ -9,9 +9,15 @@
  * Built on Effect's HttpClient: provide one (FetchHttpClient.layer, NodeHttpClient.layerUndici, ...) and
  * customise it (interceptors, proxies, mTLS) with `transformClient` or by providing your own.
  */
-import { Context, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { type A2AClientError, A2ANoCompatibleInterface, type A2AResolveError } from "./A2AClientError.ts"
 import * as AgentCardResolver from "./AgentCardResolver.ts"

@@ -3,7 +3,7 @@
  * is not an A2A response. Protocol errors the peer reports (TaskNotFound, ...) are the tagged errors of
  * `src/protocol/A2AError.ts`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { A2AError } from "../protocol/A2AError.ts"
 
 /**

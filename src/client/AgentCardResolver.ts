@@ -7,10 +7,14 @@
  * server with a 0.3 compatibility layer serves to a request without a version) keeps its 1.0 interface list,
  * so the agent's own order still decides.
  */
-import { Duration, Effect, Option, Predicate, Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import * as v0_3 from "../generated/v0_3.ts"
 import * as v1 from "../generated/v1.ts"
 import * as AgentCards from "../protocol/v0_3/AgentCards.ts"

@@ -4,8 +4,9 @@
  * completely and sends each credential where its scheme says. Credentials never go to an agent whose card
  * does not ask for them.
  */
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Redacted from "effect/Redacted"
 import type * as v1 from "../generated/v1.ts"
 
 /**

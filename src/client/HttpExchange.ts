@@ -2,11 +2,17 @@
  * What every HTTP binding does with a request and its response, and how each thing that can go wrong becomes
  * a typed error saying what was received. Bindings add only their envelope (JSON-RPC, google.rpc.Status).
  */
-import { Duration, Effect, Option, Predicate, Result, Schema, Stream } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { InvalidParams, PermissionDenied, Unauthenticated } from "../protocol/A2AError.ts"
 import { A2AResponseError, A2ATransportError, snippet } from "./A2AClientError.ts"
 import * as Sse from "./Sse.ts"

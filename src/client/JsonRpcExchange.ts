@@ -5,10 +5,12 @@
  * same in 0.3 and 1.0); anything that is not a JSON-RPC response becomes an A2AResponseError saying what
  * arrived. The transports add their method names and payloads.
  */
-import { Effect, Predicate, Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Predicate from "effect/Predicate"
+import * as Stream from "effect/Stream"
 import { fromJsonRpcError } from "../protocol/A2AError.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 import * as Http from "./HttpExchange.ts"

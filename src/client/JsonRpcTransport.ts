@@ -2,8 +2,10 @@
  * The JSON-RPC 2.0 binding (spec 9) at A2A 1.0: the eleven methods over JsonRpcExchange (one POST per call to
  * the interface URL, streams as SSE), params encoded and results decoded with the generated 1.0 Schemas.
  */
-import { Effect, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as v1 from "../generated/v1.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 import * as Http from "./HttpExchange.ts"

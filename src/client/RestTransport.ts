@@ -5,10 +5,13 @@
  * ErrorInfo reason picks the tagged A2A error; streams are SSE of bare StreamResponse objects, with errors
  * sent as `event: error`.
  */
-import { Effect, Predicate, type Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Predicate from "effect/Predicate"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as v1 from "../generated/v1.ts"
 import { fromHttpError } from "../protocol/A2AError.ts"
 import type { A2AClientError } from "./A2AClientError.ts"

@@ -2,7 +2,9 @@
  * Server-Sent Events parsing (WHATWG HTML "event stream interpretation"), incremental and pull-based: the
  * parser only sees the text chunks the consumer pulls, so a slow consumer slows the socket down.
  */
-import { Effect, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 
 /** One dispatched event. `id` is the last event id seen so far (it persists across events, as in the spec). */
 export interface SseEvent {

@@ -4,9 +4,11 @@
  * interface a factory matches (spec 8.3.2). A 0.3 peer plugs in as factories for protocol version "0.3" that
  * translate these 1.0 requests and responses at the edge, so the client itself only knows 1.0.
  */
-import type { Duration, Effect, Stream } from "effect"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClient from "effect/http/HttpClient"
+import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 

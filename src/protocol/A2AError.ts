@@ -3,7 +3,7 @@
  * that maps each to its JSON-RPC code, HTTP status, gRPC status and ErrorInfo reason. Every binding and the
  * client go through this module; nothing maps errors ad hoc.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** `google.rpc.BadRequest.FieldViolation`: which field of the request is wrong, and why. */
 export const FieldViolation = Schema.Struct({

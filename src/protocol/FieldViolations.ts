@@ -2,7 +2,9 @@
  * Schema decode failures as google.rpc.BadRequest field violations (spec 3.3.2, 9.5): every problem of a
  * request, each with the path of the offending field (`message.parts[0].text`) and what was expected.
  */
-import { Result, Schema, SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { type FieldViolation, InvalidParams } from "./A2AError.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()

@@ -4,7 +4,7 @@
  * follows JSON-RPC 2.0 to the letter because clients rely on the codes: a malformed envelope is -32600
  * (Invalid Request), never -32602, which is kept for params the method's schema rejects.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type A2AError, InvalidRequest, type JsonRpcErrorObject, toJsonRpcError } from "./A2AError.ts"
 
 /** A request id: string, number or null. `undefined` marks a notification (no `id` member at all). */

@@ -7,7 +7,7 @@
  * RequestHandler speaks. Bindings keep one edge per served version and pick it with `negotiate`, so adding
  * 0.3 is adding an edge, not touching the bindings.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { VersionNotSupported } from "./A2AError.ts"
 
 /** The version this library speaks natively. */

@@ -9,7 +9,8 @@
  *     Layer.provide(A2AServer.memoryServices)
  *   )
  */
-import { type Config, Layer } from "effect"
+import type * as Config from "effect/Config"
+import * as Layer from "effect/Layer"
 import * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
 import * as AgentCardConfig from "./AgentCardConfig.ts"

@@ -4,7 +4,10 @@
  * RequestHandler serves the optional extended card (spec 3.1.11, 13.3). Security fields come from Auth, so
  * the card advertises exactly what is enforced.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as v1 from "../generated/v1.ts"
 import { Auth, type Principal } from "./Auth.ts"
 

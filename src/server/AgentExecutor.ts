@@ -8,7 +8,11 @@
  * Failing the stream with an A2AError before any event answers the client with that error; any other
  * failure, or a failure after the task exists, ends the task FAILED.
  */
-import { Context, Effect, Layer, type Option, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import type { Principal } from "./Auth.ts"
 import type { CallContext } from "./CallContext.ts"

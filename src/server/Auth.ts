@@ -3,7 +3,12 @@
  * Unauthenticated. Each implementation also says which securitySchemes / securityRequirements the agent card
  * must advertise, so the card always matches what is enforced.
  */
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type * as v1 from "../generated/v1.ts"
 import { Unauthenticated } from "../protocol/A2AError.ts"

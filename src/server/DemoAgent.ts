@@ -6,7 +6,12 @@
  * - "slow ...": works for a long time in small steps, to try CancelTask (its finalizer records the stop);
  * - "fail ...": the agent fails, and the task ends FAILED.
  */
-import { Config, Duration, Effect, type Layer, Option, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { CardTemplate } from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 

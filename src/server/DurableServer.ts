@@ -4,7 +4,8 @@
  * the in-process EventBus and Auth from configuration. Same services as `A2AServer.layer`, which keeps
  * everything in memory and delivers no webhooks; swap any of them the same way (see `A2AServer.layerCore`).
  */
-import { type Config, Layer } from "effect"
+import type * as Config from "effect/Config"
+import * as Layer from "effect/Layer"
 import * as SqlStore from "../store/SqlStore.ts"
 import * as A2AServer from "./A2AServer.ts"
 import type * as AgentCardConfig from "./AgentCardConfig.ts"

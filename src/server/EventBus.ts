@@ -4,7 +4,12 @@
  * keeps the events with sequence > v. Nothing is lost or duplicated between snapshot and stream (spec
  * 3.1.6), and the same recipe works across nodes (e.g. PostgreSQL LISTEN/NOTIFY) as in process.
  */
-import { Cause, Context, Effect, Layer, Scope, type Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import * as PushStream from "./PushStream.ts"
 

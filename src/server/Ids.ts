@@ -5,7 +5,8 @@
  * Randomness comes from `crypto.randomUUID`, which draws from a pooled buffer of random bytes: one call per id
  * instead of a trip into OpenSSL each time (ids are made on every SendMessage).
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 
 let lastMs = -1

@@ -2,7 +2,9 @@
  * Persistence of push notification configs (spec 3.1.7-3.1.10), keyed by task. Callers check that the task
  * exists for the principal first, so the store itself needs no owner.
  */
-import { Context, type Effect, type Option } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type * as v1 from "../generated/v1.ts"
 import type { TaskStoreError } from "./TaskStore.ts"
 

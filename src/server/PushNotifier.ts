@@ -3,7 +3,9 @@
  * in order. Webhook delivery (timeouts, retries, SSRF guard) is a separate implementation; the default
  * does nothing.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as v1 from "../generated/v1.ts"
 
 export interface PushEvent {

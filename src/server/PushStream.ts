@@ -7,7 +7,12 @@
  * A PushStream is an ordinary Stream: every Stream operator works on it (and yields a plain Stream). `run`
  * takes any Stream; only the ones built here, and kept so by `map` and `unwrap`, skip the fiber.
  */
-import { Cause, Effect, Predicate, Queue, type Scope, Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { A2AError } from "../protocol/A2AError.ts"
 
 /**

@@ -3,7 +3,14 @@
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
  */
-import { Cause, Context, Deferred, Effect, Exit, Layer, Option, type Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import {
   type A2AError,

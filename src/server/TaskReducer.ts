@@ -3,7 +3,7 @@
  * catch agent misbehaviour (events for another task or context, moves out of a terminal state). The result
  * lists the events to publish, each with the task as it is after that event.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type * as v1 from "../generated/v1.ts"
 import { canTransition, isTerminal, label } from "../protocol/TaskStates.ts"
 import type { AgentEvent } from "./AgentExecutor.ts"

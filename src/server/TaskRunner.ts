@@ -9,7 +9,16 @@
  * Cancellation interrupts the execution's fiber while the agent runs (the agent's finalizers run); the runner
  * then records CANCELED.
  */
-import { Cause, Effect, Exit, Fiber, Option, Queue, Result, Schema, Semaphore, Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import {
   A2AError,

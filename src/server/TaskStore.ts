@@ -3,7 +3,10 @@
  * does not exist. The list query is structured (filters, cursor, shaping) so a SQL implementation can do it
  * all in SQL; the pagination token's wire form belongs to the RequestHandler, not to the store.
  */
-import { Context, type Effect, type Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type * as v1 from "../generated/v1.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {

@@ -4,7 +4,10 @@
  * canceled, input-required, auth-required) ends the turn: the server stops reading the stream there and
  * interrupts the rest of the work, so return right after it.
  */
-import { Effect, Option, Queue, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import { type AgentEvent, type Emit, type RequestContext, withPushRun } from "./AgentExecutor.ts"

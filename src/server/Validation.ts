@@ -2,7 +2,7 @@
  * Semantic checks the request schemas cannot express (spec 3.3.2 "Validation Errors"): each check yields
  * field violations, and one InvalidParams carries all of them at once.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type FieldViolation, InvalidParams } from "../protocol/A2AError.ts"
 
 export type Check = ReadonlyArray<FieldViolation>

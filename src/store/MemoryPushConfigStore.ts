@@ -1,5 +1,7 @@
 /** In-memory PushConfigStore: task id -> (config id -> config). */
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { type PushConfig, PushConfigStore } from "../server/PushConfigStore.ts"
 
 export const make: Effect.Effect<PushConfigStore["Service"]> = Effect.gen(function*() {

@@ -2,7 +2,9 @@
  * In-memory TaskStore: a map of records, listed by sorting on (status timestamp, id). For tests and
  * single-process use; everything is lost when the process exits.
  */
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import {
   compareCursor,
   cursorOf,

@@ -8,7 +8,7 @@
  * ends with the list order (status timestamp, id), so a page is one index range scan.
  * Ids use the "C" collation on PostgreSQL so they sort by bytes, as on SQLite and in the memory store.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"

@@ -2,7 +2,9 @@
  * This server process, as the SQL stores know it: a random id per start, written next to every task it saves.
  * After a crash, the tasks left in flight by a process that is gone are found by its id (SqlTaskRecovery).
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 
 export class SqlNode extends Context.Service<SqlNode, {

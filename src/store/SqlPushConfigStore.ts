@@ -2,7 +2,11 @@
  * PushConfigStore over `effect/sql`: one row per (task, config id) holding the config's JSON (TEXT on SQLite,
  * JSONB on PostgreSQL). Listing is keyset-paginated on the primary key.
  */
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../generated/v1.ts"

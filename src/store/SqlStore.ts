@@ -11,7 +11,11 @@
  *   by a node that died while this one runs (see SqlTaskRecovery).
  */
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { MigrationError } from "effect/sql/Migrator"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"

@@ -12,7 +12,15 @@
  *   only its tasks are failed. The check runs at start and then periodically, so a node that crashes while
  *   others keep running has its tasks failed too.
  */
-import { Clock, Context, Duration, Effect, Layer, Queue, Schedule, Schema, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomUUID } from "node:crypto"

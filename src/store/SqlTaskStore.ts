@@ -7,7 +7,11 @@
  * when it belongs to the same owner and carries a newer version, so two writers racing on the same task
  * cannot silently overwrite each other (the loser fails with a TaskStoreError).
  */
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../generated/v1.ts"

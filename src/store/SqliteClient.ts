@@ -17,13 +17,18 @@
  *   `busy_timeout` rather than dead-locking on a read-to-write upgrade (which SQLite fails with SQLITE_BUSY
  *   without waiting).
  */
-import { Context, Effect, Layer, type Scope, Semaphore, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type Reactivity } from "effect/reactivity/Reactivity"
 import * as ReactivityLayer from "effect/reactivity/Reactivity"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { classifySqliteError, ConnectionError, SqlError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
+import * as Stream from "effect/Stream"
 import { chmodSync, existsSync, mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"

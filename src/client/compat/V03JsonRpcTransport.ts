@@ -8,8 +8,10 @@
  * - Push config lists have no pages in 0.3: the whole list comes back with an empty `nextPageToken`.
  * - `A2A-Extensions` is also sent as `X-A2A-Extensions`, the name 0.3 peers read.
  */
-import { Effect, Schema, type Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { UnsupportedOperation } from "../../protocol/A2AError.ts"

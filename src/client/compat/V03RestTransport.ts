@@ -8,10 +8,14 @@
  * back whole (empty `nextPageToken`), and `A2A-Extensions` is also sent as `X-A2A-Extensions`. The 0.3 REST
  * body has no part metadata, file names or `referenceTaskIds` (see ProtoJson).
  */
-import { Effect, Option, Predicate, type Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type * as v1 from "../../generated/v1.ts"
 import { fromJsonRpcError, UnsupportedOperation } from "../../protocol/A2AError.ts"
 import * as ProtoJson from "../../protocol/v0_3/ProtoJson.ts"

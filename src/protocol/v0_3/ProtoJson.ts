@@ -21,7 +21,9 @@
  * proto3 bool: a request with a configuration but no `blocking` does not wait (as the reference SDKs read it);
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
  */
-import { Option, Result, Schema } from "effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as v0_3 from "../../generated/v0_3.ts"
 import * as v1 from "../../generated/v1.ts"
 import { type FieldViolation, InvalidParams } from "../A2AError.ts"

@@ -12,7 +12,7 @@
  * - Timestamps: 1.0 requires RFC 3339; a 0.3 timestamp in another format Date can read (e.g. without an
  *   offset) is normalised to UTC ISO form, and one it cannot read is dropped.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type * as v0_3 from "../../generated/v0_3.ts"
 import * as v1 from "../../generated/v1.ts"
 import * as TaskStates from "../TaskStates.ts"

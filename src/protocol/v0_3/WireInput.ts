@@ -9,7 +9,8 @@
  * File bytes must be base64 (the 0.3 schema does not say so, 1.0 does); the URL-safe alphabet and missing
  * padding are accepted and normalised, as 1.0 ProtoJSON parsers do.
  */
-import { Result, type Schema } from "effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import type * as v0_3 from "../../generated/v0_3.ts"
 import { type FieldViolation, InvalidParams } from "../A2AError.ts"
 import * as FieldViolations from "../FieldViolations.ts"

@@ -11,13 +11,17 @@
  */
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Duration, Effect, Layer, Option } from "effect"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import type { ServeError } from "effect/http/HttpServerError"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
+import * as Option from "effect/Option"
 import { createServer } from "node:http"
 import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { Auth } from "../Auth.ts"

@@ -4,7 +4,8 @@
  * card's bytes, and `304 Not Modified` for a matching `If-None-Match`. The card is public, so any origin may
  * read it (CORS). Rendered cards are kept per origin; rendering happens once per origin, not per request.
  */
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"

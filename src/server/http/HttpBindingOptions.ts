@@ -2,9 +2,15 @@
  * Settings of the HTTP bindings: where each binding is mounted, how public URLs are derived, and the
  * request limits. Every setting has an explicit default; `config` reads them from the environment.
  */
-import { Config, Duration, Effect, Option, type Predicate, Schema, SchemaIssue } from "effect"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as IpNetwork from "effect/net/IpNetwork"
 import type * as NetAddress from "effect/net/NetAddress"
+import * as Option from "effect/Option"
+import type * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Version from "../../protocol/Version.ts"
 
 /** Which A2A protocol binding an interface speaks (card `protocolBinding`, spec 5.3). */

@@ -4,10 +4,15 @@
  * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
  * routes are built; per request this is a few header reads.
  */
-import { Deferred, Effect, Option, Result, type Scope, type Stream } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
 import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type { A2AError, Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
 import * as Version from "../../protocol/Version.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"

@@ -3,7 +3,8 @@
  * this module only adds what HTTP needs on top: the status line, `WWW-Authenticate` on 401, and the
  * transport-level failures no A2A error names (body too large, wrong content type).
  */
-import { Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import {
   type A2AError,

@@ -7,9 +7,12 @@
  * for an unknown method, -32602 when the method's schema rejects the params (with field violations).
  * Notifications are run but never answered; a batch is answered with an array, without streaming methods.
  */
-import { Effect, Result, type Scope, type Stream } from "effect"
+import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import { type A2AError, InvalidRequest, MethodNotFound } from "../../protocol/A2AError.ts"
 import * as JsonRpc from "../../protocol/JsonRpc.ts"
 import type { CallContext } from "../CallContext.ts"

@@ -7,7 +7,10 @@
  * An operation is prepared in two steps, decode then run, so a binding can answer a bad request before it
  * touches the handler, and the decoded request never escapes its operation (no untyped plumbing).
  */
-import { Effect, Result, type Schema, type Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import * as v1 from "../../generated/v1.ts"
 import type { A2AError, InvalidParams } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"

@@ -5,9 +5,9 @@
  * (applied before this runs), or a configured public URL. The bound address is only a fallback for requests
  * without a usable Host header, and never a wildcard address.
  */
-import { Option } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as NetAddress from "effect/net/NetAddress"
+import * as Option from "effect/Option"
 import type * as v1 from "../../generated/v1.ts"
 import type { BindingName, ResolvedOptions } from "./HttpBindingOptions.ts"
 

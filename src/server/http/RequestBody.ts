@@ -6,7 +6,8 @@
  * On Node the body is read straight from the IncomingMessage: the generic reader (`request.text`) memoises
  * its result with a fiber of its own and costs ~12 µs per request, a third of a bare node:http round trip.
  */
-import { ByteSize, Effect } from "effect"
+import * as ByteSize from "effect/ByteSize"
+import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { IncomingMessage } from "node:http"

@@ -8,10 +8,12 @@
  * so `/tasks/{id}` routes read the verb from the raw segment: the last unescaped `:` starts it, and an
  * escaped one (`%3A`) stays part of the id.
  */
-import { Effect, Result, type Scope } from "effect"
+import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import {
   type A2AError,
   type FieldViolation,

@@ -4,7 +4,10 @@
  * (clients see the stream close and may resubscribe elsewhere) while ordinary requests still finish.
  * `A2AHttp.serve` provides it; routes mounted on a user's own server run without it.
  */
-import { Context, Deferred, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 export class ServerShutdown extends Context.Service<ServerShutdown, Deferred.Deferred<void>>()(
   "effect-a2a/server/http/ServerShutdown"

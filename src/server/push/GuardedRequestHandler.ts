@@ -6,7 +6,8 @@
  * does everything when the card does not declare push notifications (the handler then refuses push configs
  * with PushNotificationNotSupported, spec 3.1.7).
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as v1 from "../../generated/v1.ts"
 import { InvalidParams } from "../../protocol/A2AError.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"

@@ -10,10 +10,18 @@
  *   (`lookup` below, given to the HTTP agent), so a DNS answer that changes after validation (DNS rebinding)
  *   cannot redirect a delivery into the private network.
  */
-import { Array as Arr, Config, Context, Effect, Layer, Option, Result, Schema, SchemaIssue } from "effect"
+import * as Arr from "effect/Array"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Dns, type DnsError } from "effect/net/Dns"
 import * as IpNetwork from "effect/net/IpNetwork"
 import * as NetAddress from "effect/net/NetAddress"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type { LookupFunction } from "node:net"
 import { InvalidParams } from "../../protocol/A2AError.ts"
 

@@ -7,7 +7,8 @@
  * Pair it with GuardedRequestHandler so refused webhook URLs are rejected when a config is created.
  */
 import * as NodeDns from "@effect/platform-node/NodeDns"
-import { type Config, Layer } from "effect"
+import type * as Config from "effect/Config"
+import * as Layer from "effect/Layer"
 import type { PushConfigStore } from "../PushConfigStore.ts"
 import type { PushNotifier } from "../PushNotifier.ts"
 import * as WebhookGuard from "./WebhookGuard.ts"

@@ -16,24 +16,23 @@
  *   fatal. Deliveries are in memory: queued events do not survive a restart.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import {
-  Config,
-  Context,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  Metric,
-  Option,
-  Queue,
-  Result,
-  Schedule,
-  Schema,
-  Scope,
-  Stream
-} from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as v1 from "../../generated/v1.ts"
 import { RecoveredTasks } from "../../store/SqlTaskRecovery.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"

@@ -19,7 +19,11 @@
  * - Errors keep their codes: 0.3 used the same -32001..-32007 codes; the newer ones (-32008, -32009) and the
  *   auth ones lie in the server range 0.3 reserved for implementations.
  */
-import { Effect, Option, Result, type Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as v0_3 from "../../../generated/v0_3.ts"
 import type * as v1 from "../../../generated/v1.ts"
 import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../../protocol/A2AError.ts"

@@ -10,10 +10,13 @@
  * These routes are 0.3 by construction: a request to them must negotiate 0.3 (no `A2A-Version`, or 0.x).
  * While 0.3 is served, the literal `v1` segment takes these paths, so `v1` cannot be used as a tenant.
  */
-import { Effect, Result, type Scope, type Stream } from "effect"
+import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import {
   type A2AError,
   detailsOf,
