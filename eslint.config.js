@@ -3,7 +3,7 @@ import effect from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", ".ci/**", "coverage/**", "bench/results/**"] },
+  { ignores: ["node_modules/**", ".ci/**", "coverage/**", "bench/results/**", "dist/**"] },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts", "**/*.js"],

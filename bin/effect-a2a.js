@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Node >= 22.19 runs the TypeScript sources directly (type stripping), so there is no build step.
-import "../src/cli/main.ts"
+// The `effect-a2a` command, from the built JavaScript (`npm run build`; `npm ci` and `npm pack` build it).
+import "../dist/cli/main.js"

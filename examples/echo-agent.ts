@@ -1,11 +1,12 @@
 /** The README's agent: `node examples/echo-agent.ts`, then `npx effect-a2a send http://127.0.0.1:8080 "hi"`. */
 import { NodeRuntime } from "@effect/platform-node"
 import { Layer } from "effect"
-import { A2AHttp, A2AServer, AgentExecutor } from "effect-a2a/server"
+import { NodeA2AServer } from "effect-a2a/node"
+import { A2AServer, AgentExecutor } from "effect-a2a/server"
 
 const agent = AgentExecutor.replyWithText((text) => `You said: ${text}`)
 
-A2AHttp.serve({ port: 8080 }).pipe(
+NodeA2AServer.serve({ port: 8080 }).pipe(
   Layer.provide(A2AServer.layer({
     card: {
       name: "Echo agent",

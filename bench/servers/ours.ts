@@ -1,5 +1,5 @@
 /**
- * effect-a2a's server (A2AServer.layer over the memory stores, A2AHttp.serve on Node) running the
+ * effect-a2a's server (A2AServer.layer over the memory stores, NodeA2AServer.serve on Node) running the
  * trivial agent, written the way a user would: AgentExecutor.make + the TaskUpdater helpers.
  */
 // A subpath import: the package barrel loads every Node module (Redis, undici, ws...) into the process.
@@ -7,9 +7,9 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
+import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
-import * as A2AHttp from "../../src/server/http/A2AHttp.ts"
 import {
   AGENT_CARD_PATH,
   agentCardJson,
@@ -71,7 +71,7 @@ const announceOrigin = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 const main = announceOrigin.pipe(
-  Layer.provideMerge(A2AHttp.serve({
+  Layer.provideMerge(NodeA2AServer.serve({
     host: "127.0.0.1",
     port: 0,
     jsonRpcPath: JSONRPC_PATH,

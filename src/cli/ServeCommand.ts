@@ -2,7 +2,7 @@
  * `effect-a2a serve`: runs the demo agent with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory). Flags win over the environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH...,
- * see A2AHttp.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
+ * see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
  * gracefully (in-flight requests finish, open streams end).
  */
 import * as Command from "effect/cli/Command"
@@ -10,10 +10,10 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as NodeA2AServer from "../node/NodeA2AServer.ts"
+import type { ServeOptions } from "../node/NodeA2AServer.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
 import * as DurableServer from "../server/DurableServer.ts"
-import * as A2AHttp from "../server/http/A2AHttp.ts"
-import type { ServeOptions } from "../server/http/A2AHttp.ts"
 import * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
 
@@ -47,7 +47,7 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
 /** The demo server: A2A core (demo agent, durable or memory stores, Auth from the environment) behind the bindings. */
 export const demoServer = (flags: ServeFlags) => {
   const core = { card: DemoAgent.card, executor: DemoAgent.layerConfig }
-  return A2AHttp.layerConfig(toOptions(flags)).pipe(
+  return NodeA2AServer.layerConfig(toOptions(flags)).pipe(
     Layer.provide(
       flags.memory
         ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer), core)
@@ -60,11 +60,11 @@ export const serveCommand = Command.make(
   "serve",
   {
     host: Flag.String("host").pipe(
-      Flag.withDescription(`Address to listen on (default ${A2AHttp.DEFAULT_HOST}; 0.0.0.0 for every interface)`),
+      Flag.withDescription(`Address to listen on (default ${NodeA2AServer.DEFAULT_HOST}; 0.0.0.0 for every interface)`),
       Flag.optional
     ),
     port: Flag.Int("port").pipe(
-      Flag.withDescription(`Port to listen on (default ${A2AHttp.DEFAULT_PORT}; 0 picks a free port)`),
+      Flag.withDescription(`Port to listen on (default ${NodeA2AServer.DEFAULT_PORT}; 0 picks a free port)`),
       Flag.filter((n) => n >= 0 && n <= 65535, (n) => `--port must be between 0 and 65535, got ${n}`),
       Flag.optional
     ),

@@ -11,11 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { cardCommand } from "./CardCommand.ts"
-import { codegenCommand } from "./CodegenCommand.ts"
 import { sendCommand } from "./SendCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 
-const subcommands = [serveCommand, cardCommand, sendCommand, codegenCommand] as const
+const subcommands = [serveCommand, cardCommand, sendCommand] as const
 
 export const cli = Command.make("effect-a2a").pipe(
   Command.withDescription("A2A (Agent2Agent) protocol server and client, built on Effect"),

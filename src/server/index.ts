@@ -1,21 +1,31 @@
 /**
- * effect-a2a server: the services (one module each, imported as namespaces), the RequestHandler that
- * implements the A2A operations once, the demo agent, and the HTTP bindings.
+ * effect-a2a server core: the services (one module each, imported as namespaces), the RequestHandler that
+ * implements the A2A operations once, the in-memory stores and the demo agent. No HTTP, no Node runner, no
+ * SQL: those are `effect-a2a/http`, `effect-a2a/node` and `effect-a2a/sql`.
+ *
+ * @example
+ * ```ts
+ * import { A2AServer, AgentExecutor } from "effect-a2a/server"
+ *
+ * const server = A2AServer.layer({
+ *   card: {
+ *     name: "Echo agent", description: "Repeats what you say", version: "1.0.0",
+ *     capabilities: { streaming: true }, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
+ *     skills: [{ id: "echo", name: "Echo", description: "Echoes your text", tags: ["demo"] }]
+ *   },
+ *   executor: AgentExecutor.replyWithText((text) => `You said: ${text}`)
+ * })
+ * ```
  */
+export * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
+export * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
 export * as A2AServer from "./A2AServer.ts"
 export * as AgentCardConfig from "./AgentCardConfig.ts"
 export * as AgentExecutor from "./AgentExecutor.ts"
 export * as Auth from "./Auth.ts"
 export * as CallContext from "./CallContext.ts"
 export * as DemoAgent from "./DemoAgent.ts"
-export * as DurableServer from "./DurableServer.ts"
 export * as EventBus from "./EventBus.ts"
-export * as A2AHttp from "./http/A2AHttp.ts"
-export * as HttpBindingOptions from "./http/HttpBindingOptions.ts"
-export * as GuardedRequestHandler from "./push/GuardedRequestHandler.ts"
-export * as WebhookGuard from "./push/WebhookGuard.ts"
-export * as WebhookPush from "./push/WebhookPush.ts"
-export * as WebhookPushNotifier from "./push/WebhookPushNotifier.ts"
 export * as PushConfigStore from "./PushConfigStore.ts"
 export * as PushNotifier from "./PushNotifier.ts"
 export * as RequestHandler from "./RequestHandler.ts"

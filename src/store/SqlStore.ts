@@ -10,7 +10,6 @@
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
  *   by a node that died while this one runs (see SqlTaskRecovery).
  */
-import { PgClient } from "@effect/sql-pg"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { MigrationError } from "effect/sql/Migrator"
 import type * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
@@ -78,15 +77,32 @@ export interface PgOptions extends Options {
   readonly maxConnections?: number | undefined
 }
 
-/** PostgreSQL, for several server nodes sharing one database. */
+/**
+ * PostgreSQL, for several server nodes sharing one database. The driver (`@effect/sql-pg`, an optional peer
+ * dependency) is loaded when this layer is built, so a server on SQLite never loads it.
+ */
 export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =>
-  layerFrom(
-    PgClient.layer({
-      url: options.url,
-      applicationName: "effect-a2a",
-      ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
-    }),
-    options
+  Layer.unwrap(
+    Effect.tryPromise({
+      try: () => import("@effect/sql-pg/PgClient"),
+      catch: (cause) =>
+        new SqlError({
+          reason: new ConnectionError({
+            cause,
+            message: "PostgreSQL needs the @effect/sql-pg package: npm install @effect/sql-pg",
+            operation: "open"
+          })
+        })
+    }).pipe(Effect.map((PgClient) =>
+      layerFrom(
+        PgClient.layer({
+          url: options.url,
+          applicationName: "effect-a2a",
+          ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
+        }),
+        options
+      )
+    ))
   )
 
 /** Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`. */

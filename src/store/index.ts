@@ -1,5 +1,16 @@
-/** effect-a2a stores: TaskStore / PushConfigStore implementations (memory; SQL on SQLite or PostgreSQL). */
-export * as MemoryPushConfigStore from "./MemoryPushConfigStore.ts"
-export * as MemoryTaskStore from "./MemoryTaskStore.ts"
+/**
+ * effect-a2a SQL stores: TaskStore and PushConfigStore over Effect's SqlClient, on an embedded SQLite file
+ * (Node's `node:sqlite`, no server) or PostgreSQL (`@effect/sql-pg`, loaded only when used), and
+ * `DurableServer`: the whole server over them with webhook push.
+ *
+ * @example
+ * ```ts
+ * import { SqlStore } from "effect-a2a/sql"
+ *
+ * // tasks and push configs in ./data/a2a.db, migrated on start
+ * const stores = SqlStore.layerSqlite({ filename: "./data/a2a.db" })
+ * ```
+ */
+export * as DurableServer from "../server/DurableServer.ts"
 export * as SqliteClient from "./SqliteClient.ts"
 export * as SqlStore from "./SqlStore.ts"

@@ -5,10 +5,10 @@
 import { Context, Duration, Effect, Layer, Logger, type Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
+import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
-import * as A2AHttp from "../../src/server/http/A2AHttp.ts"
 
 export interface OurServer {
   readonly url: string
@@ -22,10 +22,10 @@ export const TOKEN = "s3cret-token"
  */
 export const serveDemo = (
   core: Partial<A2AServer.Options<never, never>> = {},
-  http: A2AHttp.ServeOptions = {}
+  http: NodeA2AServer.ServeOptions = {}
 ): Effect.Effect<OurServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0, ...http }).pipe(
+    const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, ...http }).pipe(
       Layer.provide(
         A2AServer.layer({
           card: DemoAgent.card,

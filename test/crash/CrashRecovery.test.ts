@@ -18,7 +18,7 @@ import * as Receiver from "../push/receiver.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../store/pg.ts"
 
 // `effect-a2a serve` itself: the durable stack (SQLite in A2A_DATA_DIR, or PostgreSQL at A2A_DATABASE_URL).
-const cli = join(import.meta.dirname, "..", "..", "bin", "effect-a2a.js")
+const cli = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts")
 
 interface Server {
   readonly port: number

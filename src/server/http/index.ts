@@ -1,6 +1,17 @@
 /**
- * The A2A HTTP bindings: `A2AHttp.serve` / `A2AHttp.routes` and their settings, plus the pieces a custom
- * binding or edge builds on.
+ * effect-a2a HTTP bindings: the agent card, JSON-RPC and HTTP+JSON/REST routes (1.0, and 0.3 by translation)
+ * on Effect's HttpRouter, to mount on any router. `NodeA2AServer.serve` (`effect-a2a/node`) serves them on Node.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import { A2AHttp } from "effect-a2a/http"
+ *
+ * // the A2A routes under /a2a, next to the application's own routes
+ * const routes = Layer.mergeAll(A2AHttp.routes({ jsonRpcPath: "/a2a/rpc", restPath: "/a2a" }), myRoutes)
+ * const app = HttpRouter.serve(routes)
+ * ```
  */
 export * as A2AHttp from "./A2AHttp.ts"
 export * as HttpBindingOptions from "./HttpBindingOptions.ts"

@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url"
 import * as Receiver from "../../push/receiver.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
-const BIN = fileURLToPath(new URL("../../../bin/effect-a2a.js", import.meta.url))
+// The command from source (the built bin/effect-a2a.js is what the consumer test runs)
+const BIN = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url))
 
 interface Running {
   readonly child: ChildProcess

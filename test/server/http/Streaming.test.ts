@@ -6,11 +6,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Logger, Queue, Stream } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
+import * as NodeA2AServer from "../../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as Auth from "../../../src/server/Auth.ts"
 import * as EventBus from "../../../src/server/EventBus.ts"
-import * as A2AHttp from "../../../src/server/http/A2AHttp.ts"
 import * as StubHandler from "./fixtures/StubHandler.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
@@ -65,7 +65,7 @@ const createTask = (url: string) =>
     (reply) => (reply.json as { task: { id: string } }).task.id
   )
 
-// Both ways of writing an event stream: straight to Node's response (what A2AHttp.serve does) and through the
+// Both ways of writing an event stream: straight to Node's response (what NodeA2AServer.serve does) and through the
 // platform's response writer (what routes mounted on another router get).
 for (const directStreams of [true, false]) {
   describe(`streaming over HTTP (${directStreams ? "written directly" : "through the platform's writer"})`, () => {
@@ -199,7 +199,7 @@ for (const directStreams of [true, false]) {
       Effect.gen(function*() {
         const { executor, steps } = yield* gatedAgent
         const { bus, live } = yield* countingBus
-        const layer = A2AHttp.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"], directStreams }).pipe(
+        const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"], directStreams }).pipe(
           Layer.provide(
             A2AServer.layerCore({ card: StubHandler.card }).pipe(
               Layer.provide(AgentExecutor.layer(executor)),
