@@ -1,4 +1,4 @@
-/** The README's agent: `node examples/echo-agent.ts`, then `npx effect-a2a send http://127.0.0.1:8080 "hi"`. */
+// An A2A agent on http://127.0.0.1:8080 that repeats what it is told.
 import { NodeRuntime } from "@effect/platform-node"
 import { Layer } from "effect"
 import { NodeA2AServer } from "effect-a2a/node"

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The package as a user gets it: `npm pack`, the tarball installed into a fresh project with only its peer
+# dependencies, type-checked there (strict, moduleResolution nodenext), and the README's examples run there
+# unchanged on plain Node (the lowest we support and Node 24), plus the `effect-a2a` command from the tarball.
+#
+#   bash test/consumer/run.sh            # Node 24 (this repository's) and Node 22 (installed from npm, cached)
+#   CONSUMER_NODES=24 bash test/consumer/run.sh
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+node24="$repo/node_modules/.bin/node"
+lowest="22.19.0"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/effect-a2a/node-$lowest"
+nodes="${CONSUMER_NODES:-22 24}"
+
+echo "consumer: packing"
+(cd "$repo" && PATH="$repo/node_modules/.bin:$PATH" npm pack --silent --pack-destination "$work" >/dev/null)
+tarball="$(ls "$work"/effect-a2a-*.tgz)"
+
+app="$work/app"
+mkdir -p "$app/src"
+cat > "$app/package.json" <<JSON
+{ "name": "consumer-app", "private": true, "type": "module" }
+JSON
+cat > "$app/tsconfig.json" <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2023", "lib": ["ES2023", "DOM"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "strict": true, "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true,
+    "types": ["node"], "noEmit": true, "skipLibCheck": false
+  },
+  "include": ["src"]
+}
+JSON
+cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$app/src/"
+# Every entry point, so a consumer's tsc reads all of the declarations.
+cat > "$app/src/entries.ts" <<'TS'
+import { A2AError } from "effect-a2a/protocol"
+import type { Task } from "effect-a2a/protocol/v1"
+import type { Task as Task03 } from "effect-a2a/protocol/v0_3"
+import { A2AServer, AgentExecutor } from "effect-a2a/server"
+import { A2AHttp } from "effect-a2a/http"
+import { NodeA2AServer } from "effect-a2a/node"
+import { SqlStore } from "effect-a2a/sql"
+import { A2AClient } from "effect-a2a/client"
+
+export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
+  NodeA2AServer.serve, SqlStore.layerSqlite, A2AClient.resolve] as const
+export type Used = readonly [Task, Task03]
+TS
+
+echo "consumer: installing the tarball with its peers (effect, @effect/platform-node)"
+effect_version="$(cd "$repo" && "$node24" -p 'require("effect/package.json").version')"
+platform_version="$(cd "$repo" && "$node24" -p 'require("@effect/platform-node/package.json").version')"
+(cd "$app" && PATH="$repo/node_modules/.bin:$PATH" npm install --silent --no-audit --no-fund \
+  "$tarball" "effect@$effect_version" "@effect/platform-node@$platform_version" \
+  typescript@6.0.3 @types/node@24.19.2 >/dev/null)
+if [ -e "$app/node_modules/@effect/sql-pg" ]; then echo "consumer: FAIL: the optional @effect/sql-pg was installed"; exit 1; fi
+if [ -e "$app/node_modules/effect-a2a/node_modules/effect" ]; then echo "consumer: FAIL: a second copy of effect"; exit 1; fi
+
+echo "consumer: tsc (strict, nodenext)"
+(cd "$app" && "$node24" node_modules/typescript/bin/tsc -p tsconfig.json)
+
+wait_for_port() { # port, seconds
+  for _ in $(seq 1 $(( $2 * 10 ))); do
+    if "$node24" -e "require('net').connect($1,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+run_examples() { # node binary
+  local node="$1" out
+  if wait_for_port 8080 0; then echo "consumer: FAIL: port 8080 is taken (the README's example listens there)"; exit 1; fi
+  "$node" "$app/src/echo-agent.ts" > "$work/server.log" 2>&1 &
+  server_pid=$!
+  if ! wait_for_port 8080 30; then echo "consumer: FAIL: echo-agent did not listen"; cat "$work/server.log"; exit 1; fi
+  out="$(cd "$app" && "$node" src/client.ts http://127.0.0.1:8080 2>&1)" || { echo "$out"; exit 1; }
+  echo "$out" | sed 's/^/    /'
+  grep -q "You said: hello" <<<"$out" || { echo "consumer: FAIL: no reply from the echo agent"; exit 1; }
+  out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a card http://127.0.0.1:8080 2>&1)" || { echo "$out"; exit 1; }
+  grep -q "Echo agent" <<<"$out" || { echo "$out"; echo "consumer: FAIL: effect-a2a card"; exit 1; }
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+  # the command from the tarball: serve the demo (memory store), talk to it, stop it with SIGTERM
+  (cd "$app" && PORT=8080 exec "$node" node_modules/.bin/effect-a2a serve --memory > "$work/serve.log" 2>&1) &
+  server_pid=$!
+  if ! wait_for_port 8080 30; then echo "consumer: FAIL: effect-a2a serve did not listen"; cat "$work/serve.log"; exit 1; fi
+  out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "task write a report" 2>&1)" || { echo "$out"; exit 1; }
+  grep -qi "completed" <<<"$out" || { echo "$out"; echo "consumer: FAIL: effect-a2a send"; exit 1; }
+  kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+}
+
+for major in $nodes; do
+  case "$major" in
+    24) node="$node24" ;;
+    22)
+      if [ ! -x "$cache/node_modules/.bin/node" ]; then
+        echo "consumer: installing Node $lowest from the npm registry into $cache"
+        npm install --silent --no-audit --no-fund --prefix "$cache" "node@$lowest" >/dev/null
+      fi
+      node="$cache/node_modules/.bin/node" ;;
+    *) echo "consumer: unknown Node $major"; exit 1 ;;
+  esac
+  echo "consumer: the README's examples on Node $("$node" --version)"
+  run_examples "$node"
+done
+echo "consumer: passed"

@@ -1,0 +1,117 @@
+/**
+ * The package's entry points, read statically from the sources: each maps to a source module, and none pulls in
+ * what another entry exists to keep apart (SQL drivers, the Node runner, the server). The packed package itself
+ * is tried by test/consumer/run.sh.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..", "..")
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  readonly exports: Record<string, string | { readonly types: string; readonly import: string }>
+  readonly peerDependencies: Record<string, string>
+  readonly dependencies?: Record<string, string>
+}
+
+/** `./dist/server/index.js` -> `src/server/index.ts` */
+const sourceOf = (target: string): string => join(root, target.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"))
+
+const entries = Object.entries(pkg.exports).flatMap(([name, target]) =>
+  typeof target === "string" ? [] : [{ name, source: sourceOf(target.import), types: target.types }]
+)
+
+const importPattern = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^"';]*?\s+from\s+)?"([^"]+)"/gm
+
+/** Every module specifier reached by static (non type-only) imports from a source file, and the files walked. */
+const staticGraph = (entry: string) => {
+  const specifiers = new Set<string>()
+  const files = new Set<string>()
+  const walk = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    const text = readFileSync(file, "utf8")
+    for (const match of text.matchAll(importPattern)) {
+      const statement = match[0]
+      const specifier = match[1]!
+      if (/^\s*(?:import|export)\s+type\s/.test(statement)) continue
+      if (specifier.startsWith(".")) walk(resolve(dirname(file), specifier))
+      else specifiers.add(specifier)
+    }
+  }
+  walk(entry)
+  return { specifiers: [...specifiers], files: [...files].map((f) => f.slice(root.length + 1)) }
+}
+
+const entry = (name: string) => {
+  const found = entries.find((e) => e.name === name)
+  if (found === undefined) throw new Error(`no entry point ${name}`)
+  return staticGraph(found.source)
+}
+
+describe("package entry points", () => {
+  it("each maps to a source module, with declarations beside the JavaScript", () => {
+    expect(entries.map((e) => e.name)).toEqual([
+      "./protocol",
+      "./protocol/v1",
+      "./protocol/v0_3",
+      "./server",
+      "./http",
+      "./node",
+      "./sql",
+      "./client"
+    ])
+    for (const e of entries) {
+      expect(existsSync(e.source), e.source).toBe(true)
+      expect(e.types.replace(/\.d\.ts$/, ".ts")).toBe(
+        sourceOf(e.types.replace(/\.d\.ts$/, ".js")).slice(root.length + 1).replace(/^src\//, "./dist/")
+      )
+    }
+  })
+
+  it("effect and the platform are peers, never bundled dependencies", () => {
+    expect(pkg.dependencies ?? {}).toEqual({})
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(["@effect/platform-node", "@effect/sql-pg", "effect"])
+  })
+
+  it("the protocol needs nothing but effect", () => {
+    for (const name of ["./protocol", "./protocol/v1", "./protocol/v0_3"]) {
+      const { specifiers } = entry(name)
+      expect(specifiers.filter((s) => !s.startsWith("effect/")), name).toEqual([])
+    }
+  })
+
+  it("the client loads no server, no SQL and no Node runner", () => {
+    const { files, specifiers } = entry("./client")
+    expect(files.filter((f) => f.startsWith("src/server/") || f.startsWith("src/store/") || f.startsWith("src/node/")))
+      .toEqual([])
+    expect(specifiers.filter((s) => s.startsWith("@effect/") || s.startsWith("effect/sql") || s === "node:sqlite"))
+      .toEqual([])
+  })
+
+  it("the server core loads no HTTP binding, no SQL and no platform package", () => {
+    const { files, specifiers } = entry("./server")
+    expect(
+      files.filter((f) => f.startsWith("src/server/http/") || f.startsWith("src/node/") || /src\/store\/Sql/.test(f))
+    )
+      .toEqual([])
+    expect(specifiers.filter((s) => s.startsWith("@effect/") || s.startsWith("effect/sql") || s === "node:sqlite"))
+      .toEqual([])
+  })
+
+  // (They still use node:http for two Node fast paths, raw body reads and direct SSE writes, when a request came
+  // through Node's server; moving those behind one adapter seam is the redesign's job.)
+  it("the HTTP bindings load no SQL and not the Node runner", () => {
+    const { files, specifiers } = entry("./http")
+    expect(files.filter((f) => f.startsWith("src/node/") || /src\/store\/Sql/.test(f))).toEqual([])
+    expect(specifiers.filter((s) => s.startsWith("effect/sql") || s === "node:sqlite" || s.endsWith("/NodeHttpServer")))
+      .toEqual([])
+  })
+
+  it("the SQL stores load the PostgreSQL driver only when it is used", () => {
+    for (const name of ["./sql", "./node", "./server", "./http", "./client"]) {
+      expect(entry(name).specifiers.filter((s) => s.startsWith("@effect/sql-pg")), name).toEqual([])
+    }
+    expect(readFileSync(join(root, "src/store/SqlStore.ts"), "utf8")).toContain("import(\"@effect/sql-pg/PgClient\")")
+  })
+})
