@@ -2,21 +2,27 @@
  * The generator as an Effect: read a published A2A JSON Schema (file or URL; pinned sources are checked against
  * their sha256), apply our overlay, and print the module of Effect Schemas for that protocol version.
  *
- * `render` returns the module text; `generate` also writes it to `<outDir>/<module>.ts`. The CLI
- * (`effect-a2a codegen`) and `npm run codegen` (codegen/main.ts) both call `generate`.
+ * `render` returns the module text; `generate` also writes it to `<outDir>/<module>.ts`. `npm run codegen`
+ * (codegen/main.ts) calls `generate`.
  */
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import { HttpClient } from "effect/http/HttpClient"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
-import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
-import { CodegenConfigError, PinnedSourceMismatch, SchemaSourceError, type UnsupportedSchema } from "./CodegenError.ts"
+import {
+  CodegenConfigError,
+  type PinnedSourceMismatch,
+  type SchemaNotFound,
+  SchemaSourceError,
+  type UnsupportedSchema
+} from "./CodegenError.ts"
 import { emit, parsePrelude } from "./Emitter.ts"
 import { fromJsonSchema } from "./FromJsonSchema.ts"
 import { Overlay, Sources, type VersionSources } from "./Overlay.ts"
 import { canonicalJson, normalize } from "./SchemaDocument.ts"
+import { checkPin, locate, sha256, type SpecLocations, specLocations } from "./SchemaSource.ts"
 
 /** The repository root (this file is `<root>/codegen/Generate.ts`). */
 export const repositoryRoot: string = fileURLToPath(new URL("..", import.meta.url))
@@ -24,9 +30,12 @@ export const repositoryRoot: string = fileURLToPath(new URL("..", import.meta.ur
 export interface RenderOptions {
   /** protocol version, a key of schema/sources.json: "1.0" or "0.3" */
   readonly version: string
-  /** a file path or an http(s) URL; default: the pinned offline copy of schema/sources.json */
+  /**
+   * a file path or an http(s) URL; default: the pinned upstream file of schema/sources.json, from A2A_SPEC_DIR, the
+   * download cache or its URL (codegen/SchemaSource.ts)
+   */
   readonly input?: string | undefined
-  /** where schema/, codegen/ and the default inputs are found; default: this repository */
+  /** where schema/ and codegen/ are found (and ../shared/spec, the default A2A_SPEC_DIR); default: this repository */
   readonly root?: string | undefined
 }
 
@@ -45,11 +54,10 @@ export interface Rendered {
 
 export type GenerateError =
   | SchemaSourceError
+  | SchemaNotFound
   | PinnedSourceMismatch
   | UnsupportedSchema
   | CodegenConfigError
-
-const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex")
 
 const isUrl = (input: string) => /^https?:\/\//i.test(input)
 
@@ -88,8 +96,11 @@ export const knownVersions = (root: string = repositoryRoot) =>
     return Object.keys(sources.versions)
   })
 
-/** Reads a file or URL; a pinned source must match its sha256. */
-const readSource = (input: string, entry: VersionSources, root: string) =>
+/**
+ * Reads an explicit input (file or URL). An input that is a pinned source (its URL, or its file in A2A_SPEC_DIR or
+ * the cache) must match its sha256; any other file is taken as it is (a newer schema, say).
+ */
+const readInput = (input: string, entry: VersionSources, locations: SpecLocations) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     let bytes: Uint8Array
@@ -113,16 +124,36 @@ const readSource = (input: string, entry: VersionSources, root: string) =>
       )
     }
     const resolved = isUrl(input) ? input : path.resolve(input)
-    for (const pin of entry.pinned) {
-      const matches = pin.url === input || (pin.path !== undefined && path.resolve(root, pin.path) === resolved)
-      if (!matches) continue
-      const actual = sha256(bytes)
-      if (actual !== pin.sha256) return yield* new PinnedSourceMismatch({ source: input, expected: pin.sha256, actual })
+    const pin = entry.pinned.find((pin) =>
+      pin.url === input ||
+      path.join(locations.specDir, pin.file) === resolved ||
+      path.join(locations.cacheDir, pin.file) === resolved
+    )
+    if (pin !== undefined) yield* checkPin(pin, input, bytes)
+    return bytes
+  })
+
+/** Parses the schema's bytes as UTF-8 JSON. */
+const parseJson = (source: string, bytes: Uint8Array) =>
+  Effect.try({
+    try: () => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown,
+    catch: (e) => new SchemaSourceError({ source, message: `not UTF-8 JSON: ${String(e)}` })
+  })
+
+/**
+ * The parsed upstream schema of a version: the explicit input, else the pinned file from A2A_SPEC_DIR, the cache or
+ * its URL (codegen/SchemaSource.ts).
+ */
+export const readSchema = (version: string, options: { readonly input?: string | undefined; readonly root?: string }) =>
+  Effect.gen(function*() {
+    const root = options.root ?? repositoryRoot
+    const entry = yield* versionSources(version, root)
+    const locations = yield* specLocations(root)
+    if (options.input !== undefined) {
+      return yield* parseJson(options.input, yield* readInput(options.input, entry, locations))
     }
-    return yield* Effect.try({
-      try: () => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown,
-      catch: (e) => new SchemaSourceError({ source: input, message: `not UTF-8 JSON: ${String(e)}` })
-    })
+    const found = yield* locate(version, entry, locations)
+    return yield* parseJson(found.source, found.bytes)
   })
 
 /** Renders the generated module of one protocol version. */
@@ -138,8 +169,7 @@ export const render = (options: RenderOptions) =>
         message: `schema/${entry.overlay} is for ${overlay.version} (${overlay.module}), not ${options.version}`
       })
     }
-    const input = options.input ?? path.resolve(root, entry.default)
-    const raw = yield* readSource(input, entry, root)
+    const raw = yield* readSchema(options.version, { input: options.input, root })
     const document = yield* normalize(raw)
     const fingerprint = sha256(canonicalJson(document))
     const source = `the published JSON Schema and schema/${entry.overlay}`

@@ -35,8 +35,10 @@ export type Overlay = typeof Overlay.Type
 
 export const PinnedSource = Schema.Struct({
   form: Schema.String,
+  /** the file name in A2A_SPEC_DIR and in the download cache */
+  file: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]+$/)),
+  /** where it is published; a pin without a URL is only read from A2A_SPEC_DIR */
   url: Schema.optionalKey(Schema.String),
-  path: Schema.optionalKey(Schema.String),
   sha256: Schema.String.check(Schema.isPattern(/^[0-9a-f]{64}$/))
 })
 export type PinnedSource = typeof PinnedSource.Type
@@ -44,9 +46,8 @@ export type PinnedSource = typeof PinnedSource.Type
 export const VersionSources = Schema.Struct({
   module: Schema.String,
   overlay: Schema.String,
-  /** the input when none is given, relative to the repository root */
-  default: Schema.String,
-  pinned: Schema.Array(PinnedSource)
+  /** the upstream files, in the order they are looked for when no input is given */
+  pinned: Schema.Array(PinnedSource).check(Schema.isMinLength(1))
 })
 export type VersionSources = typeof VersionSources.Type
 

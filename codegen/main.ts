@@ -1,7 +1,9 @@
 /**
  * `npm run codegen`: regenerate src/generated from the A2A JSON Schema.
  *
- *   node codegen/main.ts                                   every version, from the pinned offline copies
+ *   node codegen/main.ts                                   every version, from the pinned upstream files
+ *                                                          (A2A_SPEC_DIR, default ../shared/spec; then the cache
+ *                                                          A2A_SPEC_CACHE; then their URL: codegen/SchemaSource.ts)
  *   node codegen/main.ts --version 1.0 --input <path|url>  one version from another file or URL
  *   [--out <dir>]                                          write somewhere else than src/generated
  */

@@ -12,11 +12,12 @@
  * applied here on its own, so a mistake in codegen/FromJsonSchema.ts shows up as a type mismatch.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect, FileSystem, Schema } from "effect"
+import { Effect, FileSystem, Layer, Schema } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { compile } from "json-schema-to-typescript"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { repositoryRoot, versionSources } from "../../codegen/Generate.ts"
+import { readSchema, repositoryRoot, versionSources } from "../../codegen/Generate.ts"
 import { Overlay } from "../../codegen/Overlay.ts"
 import { isJsonObject, type JsonObject, normalize } from "../../codegen/SchemaDocument.ts"
 
@@ -32,7 +33,7 @@ export const oracleSchema = (version: string) =>
     const overlay = Schema.decodeUnknownSync(Overlay)(
       JSON.parse(readFileSync(join(repositoryRoot, "schema", entry.overlay), "utf8"))
     )
-    const document = yield* normalize(JSON.parse(readFileSync(join(repositoryRoot, entry.default), "utf8")))
+    const document = yield* normalize(yield* readSchema(version, {}))
     const enums: Record<string, Json> = {}
     const enumName = (title: string) =>
       Object.entries(overlay.enums).find(([, e]) => e.title === title)?.[0] ?? title.replace(/\s+/g, "")
@@ -143,5 +144,5 @@ if (import.meta.main) {
       yield* fs.makeDirectory(join(repositoryRoot, "test", "generated", "oracle"), { recursive: true })
       yield* fs.writeFileString(oracleFile(entry.module), yield* renderOracle(version))
     }
-  }).pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+  }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)), NodeRuntime.runMain)
 }
