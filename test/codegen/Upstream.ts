@@ -22,7 +22,13 @@ export type UpstreamSpec =
     readonly specDir: string
     readonly files: ReadonlyArray<string>
   }
-  | { readonly available: false; readonly skip: string }
+  | {
+    readonly available: false
+    /** where it looked, why the downloads failed */
+    readonly where: string
+    /** the one line the skipped tests show */
+    readonly skip: string
+  }
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -59,10 +65,12 @@ export const probeUpstream = (root: string, into: string, locations?: SpecLocati
     if (perVersion.some((v) => v.found.length === 0)) {
       const downloads = perVersion.filter((v) => v.found.length === 0).flatMap((v) => v.downloads)
       const fetched = downloads.length === 0 ? "" : `; fetch failed: ${downloads.join("; ")}`
+      const looked = `looked in ${where.specDir}, ${where.cacheDir}${fetched}`
       return {
         available: false,
-        skip: `upstream A2A schemas not found (looked in ${where.specDir}, ${where.cacheDir}${fetched}): skipping ` +
-          "codegen drift tests; set A2A_SPEC_DIR or run npm run codegen with network"
+        where: looked,
+        skip: `upstream A2A schemas not found (${looked}): skipping codegen drift tests; set A2A_SPEC_DIR or run ` +
+          "npm run codegen with network"
       } satisfies UpstreamSpec
     }
     yield* fs.makeDirectory(into, { recursive: true })

@@ -19,7 +19,12 @@ export default async function setup(project: TestProject) {
     Effect.gen(function*() {
       const upstream = yield* probeUpstream(repositoryRoot, join(dir, "spec"))
       if (!upstream.available && (yield* requireUpstream)) {
-        return yield* Effect.die(new Error(`A2A_REQUIRE_UPSTREAM is set and ${upstream.skip}`))
+        return yield* Effect.die(
+          new Error(
+            `A2A_REQUIRE_UPSTREAM is set but the upstream A2A schemas were not found (${upstream.where}): set ` +
+              "A2A_SPEC_DIR or run npm run codegen with network"
+          )
+        )
       }
       return upstream
     }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)))
