@@ -15,6 +15,7 @@ import { probeUpstream, requireUpstream } from "./Upstream.ts"
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), "a2a-upstream-spec-"))
+  const remove = () => rmSync(dir, { recursive: true, force: true })
   const upstream = await Effect.runPromise(
     Effect.gen(function*() {
       const upstream = yield* probeUpstream(repositoryRoot, join(dir, "spec"))
@@ -27,9 +28,12 @@ export default async function setup(project: TestProject) {
         )
       }
       return upstream
-    }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)))
+    }).pipe(
+      Effect.provide(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)),
+      Effect.onExit((exit) => exit._tag === "Failure" ? Effect.sync(() => remove()) : Effect.void)
+    )
   )
   if (!upstream.available) console.warn(upstream.skip)
   project.provide("upstreamSpec", upstream)
-  return () => rmSync(dir, { recursive: true, force: true })
+  return remove
 }
