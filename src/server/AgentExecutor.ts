@@ -31,6 +31,11 @@ export interface RequestContext {
   /** The task being continued (its history already holds `message`); None for a new task. */
   readonly task: Option.Option<v1.Task>
   readonly principal: Principal
+  /**
+   * The request's `tenant` (the REST `/{tenant}` path prefix or the JSON-RPC `tenant` param); "" when it names
+   * none. The task belongs to this tenant: it is found only by requests under the same one.
+   */
+  readonly tenant: string
   /** `SendMessageRequest.metadata`. */
   readonly metadata: { readonly [k: string]: unknown } | undefined
   readonly configuration: v1.SendMessageConfiguration | undefined

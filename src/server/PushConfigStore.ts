@@ -1,6 +1,6 @@
 /**
  * Persistence of push notification configs (spec 3.1.7-3.1.10), keyed by task. Callers check that the task
- * exists for the principal first, so the store itself needs no owner.
+ * exists in the caller's scope (principal and tenant) first, so the store itself needs neither.
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
@@ -8,8 +8,23 @@ import type * as Option from "effect/Option"
 import type * as v1 from "../generated/v1.ts"
 import type { TaskStoreError } from "./TaskStore.ts"
 
-/** A stored config: `id` and `taskId` are always set. */
-export type PushConfig = v1.TaskPushNotificationConfig & { readonly id: string; readonly taskId: string }
+/**
+ * A stored config: `id` and `taskId` are always set. `protocolVersion` is the A2A version (`Major.Minor`) the
+ * config was registered with: its webhook receives payloads of that version. Absent means 1.0. It is not part
+ * of the wire config (see `toWire`).
+ */
+export type PushConfig = v1.TaskPushNotificationConfig & {
+  readonly id: string
+  readonly taskId: string
+  readonly protocolVersion?: string | undefined
+}
+
+/** The config as the protocol shows it (without what only the server keeps). */
+export const toWire = (config: PushConfig): v1.TaskPushNotificationConfig => {
+  if (config.protocolVersion === undefined) return config
+  const { protocolVersion: _, ...wire } = config
+  return wire
+}
 
 export interface PushConfigPage {
   readonly configs: ReadonlyArray<PushConfig>

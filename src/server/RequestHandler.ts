@@ -32,11 +32,11 @@ import { EventBus, type TaskEvent } from "./EventBus.ts"
 import * as Ids from "./Ids.ts"
 import * as MediaTypes from "./MediaTypes.ts"
 import * as PageToken from "./PageToken.ts"
-import { type PushConfig, PushConfigStore } from "./PushConfigStore.ts"
+import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
 import * as PushStream from "./PushStream.ts"
 import * as TaskRunner from "./TaskRunner.ts"
-import { limitHistory, type TaskRecord, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import { limitHistory, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 import * as Validation from "./Validation.ts"
 
 export class RequestHandler extends Context.Service<RequestHandler, {
@@ -85,6 +85,15 @@ const internal = (e: TaskStoreError) => new InternalError({ message: `Task stora
 
 const notFound = (taskId: string) => new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
 
+/**
+ * Whose tasks a request reaches: the caller's, under the request's tenant (spec 13.1). The tenant is the
+ * request's `tenant` field (JSON-RPC param, REST `/{tenant}` prefix); none is the root, a scope of its own.
+ */
+export const scopeOf = (req: { readonly tenant?: string | undefined }, ctx: CallContext): TaskScope => ({
+  owner: ctx.principal.id,
+  tenant: req.tenant ?? ""
+})
+
 const noStreaming = () =>
   new UnsupportedOperation({ message: "Streaming is not supported by this agent (capabilities.streaming is false)" })
 
@@ -105,8 +114,8 @@ export const make = Effect.gen(function*() {
   const card = cards.publicCard([])
   const requiredExtensions = (capabilities.extensions ?? []).filter((e) => e.required === true && e.uri !== undefined)
 
-  const getOwned = (taskId: string, ctx: CallContext): Effect.Effect<TaskRecord, A2AError> =>
-    store.get(taskId, ctx.principal.id).pipe(
+  const getOwned = (taskId: string, scope: TaskScope): Effect.Effect<TaskRecord, A2AError> =>
+    store.get(taskId, scope).pipe(
       Effect.mapError(internal),
       Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(taskId)), onSome: Effect.succeed }))
     )
@@ -173,6 +182,7 @@ export const make = Effect.gen(function*() {
       return refused !== undefined ? Effect.fail(refused) : runner.start({
         message: req.message,
         owner: ctx.principal.id,
+        tenant: req.tenant ?? "",
         call: ctx,
         metadata: req.metadata,
         configuration: req.configuration,
@@ -227,7 +237,7 @@ export const make = Effect.gen(function*() {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
     return invalid !== undefined
       ? Effect.fail(invalid)
-      : Effect.map(getOwned(req.id, ctx), (record) => limitHistory(record.task, req.historyLength))
+      : Effect.map(getOwned(req.id, scopeOf(req, ctx)), (record) => limitHistory(record.task, req.historyLength))
   }
 
   const listTasks: RequestHandler["Service"]["listTasks"] = (req, ctx) =>
@@ -261,7 +271,7 @@ export const make = Effect.gen(function*() {
       }
       yield* Validation.verify(violations)
       const pageSize = req.pageSize ?? DEFAULT_PAGE_SIZE
-      const page = yield* store.list(ctx.principal.id, {
+      const page = yield* store.list(scopeOf(req, ctx), {
         contextId: filters.contextId,
         status: filters.status as v1.TaskState | undefined,
         statusTimestampAfter,
@@ -281,7 +291,7 @@ export const make = Effect.gen(function*() {
       }
     })
 
-  const cancelTask: RequestHandler["Service"]["cancelTask"] = (req, ctx) => runner.cancel(req.id, ctx.principal.id)
+  const cancelTask: RequestHandler["Service"]["cancelTask"] = (req, ctx) => runner.cancel(req.id, scopeOf(req, ctx))
 
   // A PushStream: an SSE response forwards the bus's events as they are published, with no queue nor fiber of
   // its own, and read as a Stream it is one queue. An idle subscription holds nothing else.
@@ -292,7 +302,7 @@ export const make = Effect.gen(function*() {
         Effect.gen(function*() {
           // Subscribe first, then read the snapshot: events newer than its version follow it exactly once.
           const events = yield* bus.subscribe(req.id)
-          const snapshot = yield* getOwned(req.id, ctx)
+          const snapshot = yield* getOwned(req.id, scopeOf(req, ctx))
           const { task, version } = snapshot
           if (isTerminal(task.status.state)) {
             return yield* new UnsupportedOperation({
@@ -314,16 +324,17 @@ export const make = Effect.gen(function*() {
     withPush(Effect.gen(function*() {
       yield* Validation.verify(Validation.nonEmpty("taskId", req.taskId), pushConfigChecks("", req))
       const taskId = req.taskId!
-      yield* getOwned(taskId, ctx)
+      yield* getOwned(taskId, scopeOf(req, ctx))
       const id = req.id !== undefined && req.id.length > 0 ? req.id : yield* Ids.randomId
-      const config: PushConfig = { ...req, id, taskId }
+      // Its webhook is sent payloads of the version it was registered with.
+      const config: PushConfig = { ...req, id, taskId, protocolVersion: ctx.requestedVersion }
       yield* pushConfigs.set(config).pipe(Effect.mapError(internal))
-      return config
+      return toWire(config)
     }))
 
   const getTaskPushNotificationConfig: RequestHandler["Service"]["getTaskPushNotificationConfig"] = (req, ctx) =>
     withPush(Effect.gen(function*() {
-      yield* getOwned(req.taskId, ctx)
+      yield* getOwned(req.taskId, scopeOf(req, ctx))
       const config = yield* pushConfigs.get(req.taskId, req.id).pipe(Effect.mapError(internal))
       return yield* Option.match(config, {
         onNone: () =>
@@ -333,7 +344,7 @@ export const make = Effect.gen(function*() {
               metadata: { taskId: req.taskId, configId: req.id }
             })
           ),
-        onSome: (c) => Effect.succeed<v1.TaskPushNotificationConfig>(c)
+        onSome: (c) => Effect.succeed(toWire(c))
       })
     }))
 
@@ -351,10 +362,10 @@ export const make = Effect.gen(function*() {
         }
       }
       yield* Validation.verify(violations)
-      yield* getOwned(req.taskId, ctx)
+      yield* getOwned(req.taskId, scopeOf(req, ctx))
       const page = yield* pushConfigs.list(req.taskId, { pageSize, after }).pipe(Effect.mapError(internal))
       return {
-        configs: page.configs,
+        configs: page.configs.map(toWire),
         nextPageToken: Option.match(page.next, {
           onNone: () => "",
           onSome: (id) => Buffer.from(id, "utf8").toString("base64url")
@@ -364,7 +375,7 @@ export const make = Effect.gen(function*() {
 
   const deleteTaskPushNotificationConfig: RequestHandler["Service"]["deleteTaskPushNotificationConfig"] = (req, ctx) =>
     withPush(Effect.gen(function*() {
-      yield* getOwned(req.taskId, ctx)
+      yield* getOwned(req.taskId, scopeOf(req, ctx))
       yield* pushConfigs.delete(req.taskId, req.id).pipe(Effect.mapError(internal))
     }))
 

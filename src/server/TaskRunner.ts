@@ -37,7 +37,7 @@ import * as Ids from "./Ids.ts"
 import { type PushConfig, PushConfigStore } from "./PushConfigStore.ts"
 import { PushNotifier } from "./PushNotifier.ts"
 import * as TaskReducer from "./TaskReducer.ts"
-import { type TaskRecord, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import { type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 
 /** One event as the caller of an execution sees it. */
 export interface Processed {
@@ -67,6 +67,8 @@ export const queueCaller = (queue: Queue.Enqueue<Processed, A2AError | Cause.Don
 export interface StartOptions {
   readonly message: v1.Message
   readonly owner: string
+  /** The request's tenant ("" for none): with `owner`, the scope of the task (spec 13.1). */
+  readonly tenant: string
   readonly call: CallContext
   readonly metadata: { readonly [k: string]: unknown } | undefined
   readonly configuration: v1.SendMessageConfiguration | undefined
@@ -82,7 +84,7 @@ export interface TaskRunner {
    */
   readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<void, A2AError>
   /** Cancels a task: interrupts its execution if one runs, and records CANCELED. */
-  readonly cancel: (taskId: string, owner: string) => Effect.Effect<v1.Task, A2AError>
+  readonly cancel: (taskId: string, scope: TaskScope) => Effect.Effect<v1.Task, A2AError>
 }
 
 /** An execution in progress. */
@@ -147,13 +149,13 @@ export const make = Effect.gen(function*() {
 
   /** Saves a step, then publishes and notifies each of its events in order. Returns the new version. */
   const persist = (
-    owner: string,
+    scope: TaskScope,
     version: number,
     applied: TaskReducer.Applied
   ): Effect.Effect<number, TaskStoreError> => {
     const next = version + Math.max(1, applied.published.length)
     const taskId = applied.task.id
-    return store.save({ task: applied.task, owner, version: next }).pipe(
+    return store.save({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next }).pipe(
       Effect.andThen(Effect.forEach(applied.published, ({ event, task }, i) =>
         Effect.andThen(
           bus.publish({ taskId, sequence: version + i + 1, event }),
@@ -173,7 +175,7 @@ export const make = Effect.gen(function*() {
 
   const runExecution = (
     context: RequestContext,
-    owner: string,
+    scope: TaskScope,
     state: RunState,
     pushConfig: v1.TaskPushNotificationConfig | undefined,
     caller: Caller
@@ -231,18 +233,24 @@ export const make = Effect.gen(function*() {
     const attachPushConfig = (config: v1.TaskPushNotificationConfig): Effect.Effect<void, StoreFailed> =>
       Effect.gen(function*() {
         const id = config.id !== undefined && config.id.length > 0 ? config.id : yield* Ids.randomId
-        const attached: PushConfig = { ...config, id, taskId: context.taskId }
+        // Its webhook is sent payloads of the version the request was made in.
+        const attached: PushConfig = {
+          ...config,
+          id,
+          taskId: context.taskId,
+          protocolVersion: context.call.requestedVersion
+        }
         yield* pushConfigs.set(attached).pipe(Effect.mapError(storeFailed))
       })
 
     const commit = (applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> => {
       const version = Option.match(state.record, { onNone: () => 0, onSome: (r) => r.version })
-      const saved = persist(owner, version, applied).pipe(Effect.mapError(storeFailed))
+      const saved = persist(scope, version, applied).pipe(Effect.mapError(storeFailed))
       return (Option.isNone(state.record) && pushConfig !== undefined
         ? Effect.andThen(attachPushConfig(pushConfig), saved)
         : saved).pipe(
           Effect.map((next) => {
-            state.record = Option.some({ task: applied.task, owner, version: next })
+            state.record = Option.some({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next })
             for (const p of applied.published) caller.offer({ event: p.event, task: Option.some(p.task) })
           })
         )
@@ -375,6 +383,7 @@ export const make = Effect.gen(function*() {
         contextId,
         task: Option.map(record, (r) => r.task),
         principal: options.call.principal,
+        tenant: options.tenant,
         metadata: options.metadata,
         configuration: options.configuration,
         extensions: options.call.extensions,
@@ -391,7 +400,8 @@ export const make = Effect.gen(function*() {
           running.delete(taskId)
         }
       })
-      const execution = runExecution(context, options.owner, state, options.pushConfig, caller).pipe(
+      const scope: TaskScope = { owner: options.owner, tenant: options.tenant }
+      const execution = runExecution(context, scope, state, options.pushConfig, caller).pipe(
         Effect.ensuring(
           // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
           // needed. The task is let go before the caller hears the end, so its next message finds it free.
@@ -408,7 +418,9 @@ export const make = Effect.gen(function*() {
   /** Checks that a task can take a new message, and records it in the task's history (under its lock). */
   const continueTask = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<void, A2AError> =>
     Effect.gen(function*() {
-      const existing = yield* store.get(taskId, options.owner).pipe(Effect.mapError(internal))
+      const existing = yield* store.get(taskId, { owner: options.owner, tenant: options.tenant }).pipe(
+        Effect.mapError(internal)
+      )
       if (Option.isNone(existing)) {
         return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
       }
@@ -442,6 +454,7 @@ export const make = Effect.gen(function*() {
       const next: TaskRecord = {
         task: { ...task, contextId, history },
         owner: options.owner,
+        tenant: options.tenant,
         version: existing.value.version + 1
       }
       yield* store.save(next).pipe(Effect.mapError(internal))
@@ -463,14 +476,14 @@ export const make = Effect.gen(function*() {
 
   const internal = (e: TaskStoreError) => new InternalError({ message: `Task storage failed: ${e.message}` })
 
-  const cancel = (taskId: string, owner: string): Effect.Effect<v1.Task, A2AError> =>
+  const cancel = (taskId: string, scope: TaskScope): Effect.Effect<v1.Task, A2AError> =>
     Effect.gen(function*() {
       // A few rounds at most: an execution may end (e.g. at input-required) just as we try to cancel it.
       for (let round = 0; round < 5; round++) {
         const outcome = yield* withLock(
           taskId,
           Effect.gen(function*() {
-            const existing = yield* store.get(taskId, owner).pipe(Effect.mapError(internal))
+            const existing = yield* store.get(taskId, scope).pipe(Effect.mapError(internal))
             if (Option.isNone(existing)) {
               return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
             }
@@ -484,13 +497,13 @@ export const make = Effect.gen(function*() {
               })
             }
             const applied = TaskReducer.setStatus(task, { state: "TASK_STATE_CANCELED", timestamp: yield* Ids.now })
-            yield* persist(owner, version, applied).pipe(Effect.mapError(internal))
+            yield* persist(scope, version, applied).pipe(Effect.mapError(internal))
             return Result.succeed(applied.task)
           })
         )
         if (Result.isSuccess(outcome)) return outcome.success
         yield* outcome.failure
-        const after = yield* store.get(taskId, owner).pipe(Effect.mapError(internal))
+        const after = yield* store.get(taskId, scope).pipe(Effect.mapError(internal))
         if (Option.isNone(after)) {
           return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
         }

@@ -1,6 +1,6 @@
 /**
- * Persistence of tasks. Every access is scoped by the owner principal (spec 13.1): a task of another owner
- * does not exist. The list query is structured (filters, cursor, shaping) so a SQL implementation can do it
+ * Persistence of tasks. Every access is scoped by the owner principal and the tenant (spec 13.1): a task of
+ * another owner, or under another tenant, does not exist. The list query is structured (filters, cursor, shaping) so a SQL implementation can do it
  * all in SQL; the pagination token's wire form belongs to the RequestHandler, not to the store.
  */
 import * as Context from "effect/Context"
@@ -14,11 +14,20 @@ export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskSt
   cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
-/** A stored task: the task, who owns it, and its version (incremented by every saved change). */
-export interface TaskRecord {
-  readonly task: v1.Task
+/**
+ * Whose a task is: every task access is scoped by both (spec 13.1). A task created under one tenant is not
+ * found under another, nor at the root (no tenant).
+ */
+export interface TaskScope {
   /** Principal id of the owner. */
   readonly owner: string
+  /** The request's `tenant` (the REST `/{tenant}` prefix, the JSON-RPC `tenant` param); "" when it names none. */
+  readonly tenant: string
+}
+
+/** A stored task: the task, whose it is, and its version (incremented by every saved change). */
+export interface TaskRecord extends TaskScope {
+  readonly task: v1.Task
   /**
    * Monotonic per task. Event-bus events carry the version they produced, so a subscriber that reads a
    * snapshot at version v replays exactly the events with a larger sequence (spec 3.1.6).
@@ -57,12 +66,12 @@ export interface TaskPage {
 }
 
 export class TaskStore extends Context.Service<TaskStore, {
-  /** The task if it exists and belongs to `owner`. */
-  readonly get: (taskId: string, owner: string) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
+  /** The task if it exists in `scope` (same owner and tenant). */
+  readonly get: (taskId: string, scope: TaskScope) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
   /** Inserts or replaces the task (keyed by `record.task.id`). */
   readonly save: (record: TaskRecord) => Effect.Effect<void, TaskStoreError>
-  /** Tasks of `owner` matching the query, newest status first (ties: larger id first). */
-  readonly list: (owner: string, query: TaskQuery) => Effect.Effect<TaskPage, TaskStoreError>
+  /** Tasks in `scope` matching the query, newest status first (ties: larger id first). */
+  readonly list: (scope: TaskScope, query: TaskQuery) => Effect.Effect<TaskPage, TaskStoreError>
 }>()("effect-a2a/server/TaskStore") {}
 
 // --- helpers shared by implementations ---
@@ -78,6 +87,10 @@ export const statusTimestampOf = (task: v1.Task): number => {
 /** Compares in list order: negative when `a` comes first (newer status, then larger id). */
 export const compareCursor = (a: TaskCursor, b: TaskCursor): number =>
   a.timestamp !== b.timestamp ? b.timestamp - a.timestamp : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+
+/** Whether a record is in a scope. */
+export const inScope = (record: TaskScope, scope: TaskScope): boolean =>
+  record.owner === scope.owner && record.tenant === scope.tenant
 
 export const cursorOf = (task: v1.Task): TaskCursor => ({ timestamp: statusTimestampOf(task), id: task.id })
 

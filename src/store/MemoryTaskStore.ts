@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import {
   compareCursor,
   cursorOf,
+  inScope,
   limitHistory,
   matchesQuery,
   shapeArtifacts,
@@ -19,13 +20,13 @@ export const make: Effect.Effect<TaskStore["Service"]> = Effect.gen(function*() 
   // Each operation is one synchronous step, so a plain Map is safe: fibers never observe a half-done update.
   const records = yield* Effect.sync(() => new Map<string, TaskRecord>())
   return TaskStore.of({
-    get: (taskId, owner) =>
-      Effect.sync(() => Option.fromNullishOr(records.get(taskId)).pipe(Option.filter((r) => r.owner === owner))),
+    get: (taskId, scope) =>
+      Effect.sync(() => Option.fromNullishOr(records.get(taskId)).pipe(Option.filter((r) => inScope(r, scope)))),
     save: (record) => Effect.sync(() => void records.set(record.task.id, record)),
-    list: (owner, query) =>
+    list: (scope, query) =>
       Effect.sync(() => {
         const matching = Array.from(records.values())
-          .filter((r) => r.owner === owner && matchesQuery(r.task, query))
+          .filter((r) => inScope(r, scope) && matchesQuery(r.task, query))
           .map((r) => r.task)
           .sort((a, b) => compareCursor(cursorOf(a), cursorOf(b)))
         const after = query.after

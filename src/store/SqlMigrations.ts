@@ -4,8 +4,8 @@
  * starting together migrate once).
  *
  * Tasks are stored as their JSON (TEXT on SQLite, JSONB on PostgreSQL) next to the columns that ListTasks
- * filters and sorts on. Each index leads with `owner`, since every query is scoped by it (spec 13.1), and
- * ends with the list order (status timestamp, id), so a page is one index range scan.
+ * filters and sorts on. Each index leads with `owner` and `tenant`, since every query is scoped by them (spec
+ * 13.1), and ends with the list order (status timestamp, id), so a page is one index range scan.
  * Ids use the "C" collation on PostgreSQL so they sort by bytes, as on SQLite and in the memory store.
  */
 import * as Effect from "effect/Effect"
@@ -71,10 +71,39 @@ const createPushConfigs = Effect.gen(function*() {
   })
 })
 
+/**
+ * Tasks are scoped by tenant as well as by owner: existing tasks get the empty tenant (the root, which is
+ * where they were readable), and the list indexes are rebuilt to lead with (owner, tenant).
+ */
+const addTaskTenant = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () => sql`ALTER TABLE a2a_tasks ADD COLUMN tenant TEXT COLLATE "C" NOT NULL DEFAULT ''`,
+    orElse: () => sql`ALTER TABLE a2a_tasks ADD COLUMN tenant TEXT NOT NULL DEFAULT ''`
+  })
+  yield* sql`DROP INDEX a2a_tasks_by_owner`
+  yield* sql`DROP INDEX a2a_tasks_by_context`
+  yield* sql`DROP INDEX a2a_tasks_by_state`
+  yield* sql`CREATE INDEX a2a_tasks_by_scope ON a2a_tasks (owner, tenant, status_ts DESC, id DESC)`
+  yield* sql`CREATE INDEX a2a_tasks_by_scope_context ON a2a_tasks (owner, tenant, context_id, status_ts DESC, id DESC)`
+  yield* sql`CREATE INDEX a2a_tasks_by_scope_state ON a2a_tasks (owner, tenant, state, status_ts DESC, id DESC)`
+})
+
+/**
+ * The protocol version a push config was registered with ("0.3", "1.0"), so its webhook receives payloads of
+ * that version. NULL (every config registered before) means 1.0, which is what they were sent.
+ */
+const addPushConfigVersion = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE a2a_push_configs ADD COLUMN protocol_version TEXT`
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
-  "2_create_push_configs": createPushConfigs
+  "2_create_push_configs": createPushConfigs,
+  "3_add_task_tenant": addTaskTenant,
+  "4_add_push_config_version": addPushConfigVersion
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"

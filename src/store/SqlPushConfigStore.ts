@@ -1,6 +1,7 @@
 /**
  * PushConfigStore over `effect/sql`: one row per (task, config id) holding the config's JSON (TEXT on SQLite,
- * JSONB on PostgreSQL). Listing is keyset-paginated on the primary key.
+ * JSONB on PostgreSQL) and the protocol version it was registered with. Listing is keyset-paginated on the
+ * primary key.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -24,32 +25,39 @@ interface ConfigRow {
   readonly task_id: string
   readonly id: string
   readonly config: string
+  readonly protocol_version: string | null
 }
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-  const configColumn = sql.literal(isPg ? "config::text AS config" : "config")
   const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
 
   // The row's keys are authoritative for `taskId` and `id`.
   const toConfig = (row: ConfigRow) =>
-    Effect.map(decodeConfig(row.config), (config): PushConfig => ({ ...config, taskId: row.task_id, id: row.id }))
+    Effect.map(decodeConfig(row.config), (config): PushConfig => ({
+      ...config,
+      taskId: row.task_id,
+      id: row.id,
+      ...(row.protocol_version !== null ? { protocolVersion: row.protocol_version } : {})
+    }))
+  const columns = sql.literal(`task_id, id, ${isPg ? "config::text AS config" : "config"}, protocol_version`)
 
   const set: PushConfigStore["Service"]["set"] = (config) =>
     Effect.gen(function*() {
       const json = yield* encodeConfig(config)
       const now = yield* Clock.currentTimeMillis
-      yield* sql`INSERT INTO a2a_push_configs (task_id, id, config, created_at)
-        VALUES (${config.taskId}, ${config.id}, ${jsonParam(json)}, ${now})
-        ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config`
+      yield* sql`INSERT INTO a2a_push_configs (task_id, id, config, created_at, protocol_version)
+        VALUES (${config.taskId}, ${config.id}, ${jsonParam(json)}, ${now}, ${config.protocolVersion ?? null})
+        ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config,
+          protocol_version = excluded.protocol_version`
     }).pipe(
       Effect.mapError(storeError(`Cannot save push config ${config.id} of task ${config.taskId}`)),
       Effect.withSpan("SqlPushConfigStore.set")
     )
 
   const get: PushConfigStore["Service"]["get"] = (taskId, id) =>
-    sql<ConfigRow>`SELECT task_id, id, ${configColumn} FROM a2a_push_configs
+    sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs
       WHERE task_id = ${taskId} AND id = ${id}`.pipe(
       Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(toConfig(rows[0]))),
       Effect.mapError(storeError(`Cannot read push config ${id} of task ${taskId}`)),
@@ -58,7 +66,7 @@ export const make = Effect.gen(function*() {
 
   const list: PushConfigStore["Service"]["list"] = (taskId, { after, pageSize }) =>
     Effect.gen(function*() {
-      const rows = yield* sql<ConfigRow>`SELECT task_id, id, ${configColumn} FROM a2a_push_configs
+      const rows = yield* sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs
         WHERE task_id = ${taskId}${after === undefined ? sql`` : sql` AND id > ${after}`}
         ORDER BY id LIMIT ${pageSize + 1}`
       const configs = yield* Effect.forEach(rows.slice(0, pageSize), toConfig)
@@ -80,7 +88,7 @@ export const make = Effect.gen(function*() {
     )
 
   const forTask: PushConfigStore["Service"]["forTask"] = (taskId) =>
-    sql<ConfigRow>`SELECT task_id, id, ${configColumn} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
+    sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
       .pipe(
         Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
         Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),

@@ -1,10 +1,10 @@
 /**
  * TaskStore over `effect/sql` (SQLite or PostgreSQL; see SqlMigrations for the schema). Filters, ordering,
  * cursor pagination and the total count are done in SQL on indexed columns; only history/artifact shaping of
- * the returned page happens here. Every statement is scoped by owner (spec 13.1).
+ * the returned page happens here. Every statement is scoped by owner and tenant (spec 13.1).
  *
  * Writes are one atomic upsert that also guards against lost updates: a save only replaces the stored task
- * when it belongs to the same owner and carries a newer version, so two writers racing on the same task
+ * when it belongs to the same owner and tenant and carries a newer version, so two writers racing on the same task
  * cannot silently overwrite each other (the loser fails with a TaskStoreError).
  */
 import * as Clock from "effect/Clock"
@@ -37,6 +37,7 @@ interface TaskRow {
   readonly task: string
   readonly version: number
   readonly owner: string
+  readonly tenant: string
 }
 
 export const make = Effect.gen(function*() {
@@ -48,10 +49,16 @@ export const make = Effect.gen(function*() {
   const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
 
   const toRecord = (row: TaskRow) =>
-    Effect.map(decodeTask(row.task), (task): TaskRecord => ({ task, owner: row.owner, version: Number(row.version) }))
+    Effect.map(decodeTask(row.task), (task): TaskRecord => ({
+      task,
+      owner: row.owner,
+      tenant: row.tenant,
+      version: Number(row.version)
+    }))
 
-  const get: TaskStore["Service"]["get"] = (taskId, owner) =>
-    sql<TaskRow>`SELECT ${taskColumn}, version, owner FROM a2a_tasks WHERE id = ${taskId} AND owner = ${owner}`.pipe(
+  const get: TaskStore["Service"]["get"] = (taskId, { owner, tenant }) =>
+    sql<TaskRow>`SELECT ${taskColumn}, version, owner, tenant FROM a2a_tasks
+      WHERE id = ${taskId} AND owner = ${owner} AND tenant = ${tenant}`.pipe(
       Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(toRecord(rows[0]))),
       Effect.mapError(storeError(`Cannot read task ${taskId}`)),
       Effect.withSpan("SqlTaskStore.get")
@@ -59,12 +66,14 @@ export const make = Effect.gen(function*() {
 
   const save: TaskStore["Service"]["save"] = (record) =>
     Effect.gen(function*() {
-      const { owner, task, version } = record
+      const { owner, task, tenant, version } = record
       const json = yield* encodeTask(task)
       const now = yield* Clock.currentTimeMillis
       const saved = yield* sql<{ id: string }>`
-        INSERT INTO a2a_tasks (id, owner, context_id, state, status_ts, version, node_id, updated_at, task)
-        VALUES (${task.id}, ${owner}, ${task.contextId ?? null}, ${task.status.state}, ${statusTimestampOf(task)},
+        INSERT INTO a2a_tasks (id, owner, tenant, context_id, state, status_ts, version, node_id, updated_at, task)
+        VALUES (${task.id}, ${owner}, ${tenant}, ${task.contextId ?? null}, ${task.status.state}, ${
+        statusTimestampOf(task)
+      },
           ${version}, ${node.id}, ${now}, ${jsonParam(json)})
         ON CONFLICT (id) DO UPDATE SET
           context_id = excluded.context_id,
@@ -74,17 +83,18 @@ export const make = Effect.gen(function*() {
           node_id = excluded.node_id,
           updated_at = excluded.updated_at,
           task = excluded.task
-        WHERE a2a_tasks.owner = excluded.owner AND a2a_tasks.version < excluded.version
+        WHERE a2a_tasks.owner = excluded.owner AND a2a_tasks.tenant = excluded.tenant
+          AND a2a_tasks.version < excluded.version
         RETURNING id`
       if (saved.length > 0) return
       // Nothing written: say why.
-      const [current] = yield* sql<{ owner: string; version: number }>`
-        SELECT owner, version FROM a2a_tasks WHERE id = ${task.id}`
+      const [current] = yield* sql<{ owner: string; tenant: string; version: number }>`
+        SELECT owner, tenant, version FROM a2a_tasks WHERE id = ${task.id}`
       return yield* new TaskStoreError({
         message: current === undefined
           ? `Task ${task.id} was not saved`
-          : current.owner !== owner
-          ? `Task id ${task.id} is taken by another owner`
+          : current.owner !== owner || current.tenant !== tenant
+          ? `Task id ${task.id} is taken by another owner or tenant`
           : `Task ${task.id} was updated concurrently: stored version ${current.version}, this save has ${version}`
       })
     }).pipe(
@@ -95,9 +105,9 @@ export const make = Effect.gen(function*() {
       Effect.withSpan("SqlTaskStore.save")
     )
 
-  const list: TaskStore["Service"]["list"] = (owner, query) =>
+  const list: TaskStore["Service"]["list"] = ({ owner, tenant }, query) =>
     Effect.gen(function*() {
-      const filters = [sql`owner = ${owner}`]
+      const filters = [sql`owner = ${owner}`, sql`tenant = ${tenant}`]
       if (query.contextId !== undefined) filters.push(sql`context_id = ${query.contextId}`)
       if (query.status !== undefined) filters.push(sql`state = ${query.status}`)
       if (query.statusTimestampAfter !== undefined) filters.push(sql`status_ts >= ${query.statusTimestampAfter}`)
@@ -107,7 +117,7 @@ export const make = Effect.gen(function*() {
         : [...filters, sql`(status_ts, id) < (${after.timestamp}, ${after.id})`]
       // One snapshot for the page and the count (SQLite: one connection; PostgreSQL: one transaction).
       const [rows, counted] = yield* sql.withTransaction(Effect.all([
-        sql<TaskRow>`SELECT ${taskColumn}, version, owner FROM a2a_tasks WHERE ${sql.and(paged)}
+        sql<TaskRow>`SELECT ${taskColumn}, version, owner, tenant FROM a2a_tasks WHERE ${sql.and(paged)}
           ORDER BY status_ts DESC, id DESC LIMIT ${query.pageSize + 1}`,
         sql<{ n: number | string }>`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM a2a_tasks WHERE ${sql.and(filters)}`
       ]))

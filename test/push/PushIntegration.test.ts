@@ -1,14 +1,19 @@
 /**
  * Push notifications through the RequestHandler, on the durable stack (SQLite store, webhook notifier,
  * guarded handler, demo agent): configs created with SendMessage or CreateTaskPushNotificationConfig reach
- * a local receiver in order; internal URLs are refused with InvalidParams before anything is stored.
+ * a local receiver in order; internal URLs are refused with InvalidParams before anything is stored. Served
+ * over HTTP (1.0 and 0.3), each webhook receives payloads of the protocol version its config was registered in.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Result } from "effect"
+import { Context, Duration, Effect, Layer, Logger, Result } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NetAddress from "effect/net/NetAddress"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type * as v0_3 from "../../src/generated/v0_3.ts"
 import type * as v1 from "../../src/generated/v1.ts"
+import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as CallContext from "../../src/server/CallContext.ts"
@@ -188,4 +193,129 @@ describe("push notifications through the RequestHandler", () => {
     }).pipe(
       Effect.provide(makeStack({ ...DemoAgent.card, capabilities: { streaming: true, pushNotifications: false } }))
     ))
+})
+
+/** The durable stack served over HTTP with 1.0 and 0.3, on 127.0.0.1. */
+const served = Effect.gen(function*() {
+  const context = yield* Layer.build(
+    NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
+      Layer.provideMerge(stack),
+      Layer.provide(Logger.layer([]))
+    )
+  ).pipe(Effect.orDie)
+  const address = Context.get(context, HttpServer.HttpServer).address
+  const port = NetAddress.isInetAddress(address) ? address.port : 0
+  return { url: `http://127.0.0.1:${port}/`, idle: Context.get(context, WebhookDeliveries).idle }
+})
+
+/** A JSON-RPC call; `version` "1.0" sends A2A-Version 1.0, undefined sends none (a 0.3 client). */
+const rpc = (url: string, method: string, params: unknown, version?: "1.0") =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(version !== undefined ? { "a2a-version": version } : {}) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+    })
+    return (await response.json()) as { readonly result?: Record<string, unknown>; readonly error?: unknown }
+  })
+
+describe("webhook payloads in the protocol version of their config", () => {
+  it.live("a config registered over 0.3 receives 0.3 Tasks (spec 0.3 section 9.5); one over 1.0 StreamResponses", () =>
+    Effect.gen(function*() {
+      const server = yield* served
+      const receiver = yield* Receiver.make
+      // A waiting task, created by a 0.3 client.
+      const asked = yield* rpc(server.url, "message/send", {
+        message: { kind: "message", messageId: `push-v03-${++n}`, role: "user", parts: [{ kind: "text", text: "ask" }] }
+      })
+      const taskId = asked.result?.["id"] as string
+      assert.strictEqual(asked.result?.["kind"], "task")
+      const set = yield* rpc(server.url, "tasks/pushNotificationConfig/set", {
+        taskId,
+        pushNotificationConfig: { id: "legacy", url: receiver.url("/v03"), token: "t-03" }
+      })
+      assert.isUndefined(set.error)
+      const created = yield* rpc(server.url, "CreateTaskPushNotificationConfig", {
+        taskId,
+        id: "current",
+        url: receiver.url("/v10"),
+        token: "t-10"
+      }, "1.0")
+      assert.isUndefined(created.error)
+      // The stored version stays on the server: neither binding shows it.
+      assert.notProperty(created.result ?? {}, "protocolVersion")
+      const listed = yield* rpc(server.url, "ListTaskPushNotificationConfigs", { taskId }, "1.0")
+      for (const config of (listed.result?.["configs"] ?? []) as ReadonlyArray<object>) {
+        assert.notProperty(config, "protocolVersion")
+      }
+      // Continued by a 1.0 client: the task runs to completion and both webhooks hear of every step.
+      const done = yield* rpc(server.url, "SendMessage", {
+        message: { messageId: `push-v10-${++n}`, role: "ROLE_USER", parts: [{ text: "Grace" }], taskId }
+      }, "1.0")
+      assert.isUndefined(done.error)
+      yield* server.idle
+
+      const legacy = receiver.on("/v03")
+      const current = receiver.on("/v10")
+      assert.isAbove(legacy.length, 1)
+      assert.strictEqual(legacy.length, current.length)
+      for (const r of legacy) {
+        assert.strictEqual(r.headers["content-type"], "application/json")
+        assert.strictEqual(r.headers["x-a2a-notification-token"], "t-03")
+        const task = JSON.parse(r.body) as v0_3.Task
+        assert.strictEqual(task.kind, "task")
+        assert.strictEqual(task.id, taskId)
+        assert.isString(task.contextId)
+        assert.notProperty(task, "statusUpdate")
+      }
+      const legacyStates = legacy.map((r) => (JSON.parse(r.body) as v0_3.Task).status.state)
+      assert.strictEqual(legacyStates.at(-1), "completed")
+      const last = JSON.parse(legacy.at(-1)!.body) as v0_3.Task
+      // The whole task as it then is, in 0.3 shapes: the artifact and the history (0.3 parts carry `kind`).
+      assert.deepStrictEqual(last.artifacts?.map((a) => a.parts), [[{ kind: "text", text: "Hello, Grace!" }]])
+      assert.deepStrictEqual(last.history?.map((m) => m.role).slice(0, 1), ["user"])
+
+      for (const r of current) {
+        assert.strictEqual(r.headers["content-type"], "application/a2a+json")
+        assert.strictEqual(r.headers["x-a2a-notification-token"], "t-10")
+      }
+      const currentEvents = current.map((r) => JSON.parse(r.body) as v1.StreamResponse)
+      const lastEvent = currentEvents.at(-1)
+      assert.isTrue(lastEvent !== undefined && "statusUpdate" in lastEvent)
+      assert.strictEqual(
+        lastEvent !== undefined && "statusUpdate" in lastEvent ? lastEvent.statusUpdate.status.state : undefined,
+        "TASK_STATE_COMPLETED"
+      )
+    }).pipe(Effect.scoped))
+
+  it.live("a 0.3 message/send with a pushNotificationConfig: its webhook receives 0.3 Tasks", () =>
+    Effect.gen(function*() {
+      const server = yield* served
+      const receiver = yield* Receiver.make
+      const sent = yield* rpc(server.url, "message/send", {
+        message: {
+          kind: "message",
+          messageId: `push-v03-${++n}`,
+          role: "user",
+          parts: [{ kind: "text", text: "task write it" }]
+        },
+        configuration: { pushNotificationConfig: { url: receiver.url("/send03"), token: "t" } }
+      })
+      assert.strictEqual(sent.result?.["kind"], "task")
+      yield* server.idle
+      const bodies = receiver.on("/send03").map((r) => JSON.parse(r.body) as v0_3.Task)
+      assert.isAbove(bodies.length, 2)
+      assert.deepStrictEqual([...new Set(bodies.map((b) => b.kind))], ["task"])
+      assert.strictEqual(bodies.at(-1)?.status.state, "completed")
+      // Artifact chunks show up as the task's artifact grows, in order.
+      const texts = bodies.map((b) =>
+        (b.artifacts ?? []).flatMap((a) => a.parts.flatMap((p) => (p.kind === "text" ? [p.text] : []))).join("")
+      )
+      assert.strictEqual(texts.at(-1), "Chunk 1. Chunk 2. Chunk 3.")
+      assert.deepStrictEqual(texts.filter((t, i) => i === 0 || t !== texts[i - 1]).filter((t) => t !== ""), [
+        "Chunk 1. ",
+        "Chunk 1. Chunk 2. ",
+        "Chunk 1. Chunk 2. Chunk 3."
+      ])
+    }).pipe(Effect.scoped))
 })

@@ -55,7 +55,7 @@ const seed = (owner: string) =>
 const stateOf = (owner: string, id: string) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
-    return Option.getOrThrow(yield* store.get(id, owner))
+    return Option.getOrThrow(yield* store.get(id, { owner, tenant: "" }))
   })
 
 const sqliteFile = Effect.acquireRelease(
@@ -96,7 +96,7 @@ describe("SqlTaskRecovery", () => {
             status: after.task.status
           })
         } else {
-          assert.deepStrictEqual(after, { task: original, owner, version: 3 })
+          assert.deepStrictEqual(after, { task: original, owner, tenant: "", version: 3 })
         }
       }
       // The running node's own in-flight tasks are not touched by a later recovery pass.

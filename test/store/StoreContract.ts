@@ -1,6 +1,6 @@
 /**
  * The TaskStore / PushConfigStore contract, run against every implementation (memory, SQLite, PostgreSQL):
- * get/save, owner scoping, history and artifacts kept, ListTasks filters, order, cursor pagination and
+ * get/save, owner and tenant scoping, history and artifacts kept, ListTasks filters, order, cursor pagination and
  * shaping, push config CRUD and paging. `sql: true` adds what only the SQL stores promise (lost-update guard).
  */
 import { assert, it as vitest, layer } from "@effect/vitest"
@@ -8,7 +8,7 @@ import { Effect, type Layer, Option } from "effect"
 import type * as v1 from "../../src/generated/v1.ts"
 import { type PushConfig, PushConfigStore } from "../../src/server/PushConfigStore.ts"
 import { type TaskCursor, type TaskQuery, TaskStore } from "../../src/server/TaskStore.ts"
-import { at, message, record, richTask, task, uniqueId } from "./fixtures.ts"
+import { at, message, record, richTask, root, task, uniqueId } from "./fixtures.ts"
 
 const query = (q: Partial<TaskQuery> = {}): TaskQuery => ({ pageSize: 50, includeArtifacts: true, ...q })
 
@@ -17,7 +17,7 @@ const listAll = (store: TaskStore["Service"], owner: string, q: Partial<TaskQuer
     const pages: Array<ReadonlyArray<v1.Task>> = []
     let after: TaskCursor | undefined
     for (let i = 0; i < 100; i++) {
-      const page = yield* store.list(owner, query({ ...q, after }))
+      const page = yield* store.list(root(owner), query({ ...q, after }))
       pages.push(page.tasks)
       if (Option.isNone(page.next)) return { pages, totalSize: page.totalSize }
       after = page.next.value
@@ -39,13 +39,13 @@ export const storeContract = <E>(
       Effect.gen(function*() {
         const store = yield* TaskStore
         const owner = uniqueId("owner")
-        assert.isTrue(Option.isNone(yield* store.get("no-such-task", owner)))
+        assert.isTrue(Option.isNone(yield* store.get("no-such-task", root(owner))))
         const t = richTask(owner)
         yield* store.save(record(t, owner, 1))
-        const got = yield* store.get(t.id, owner)
+        const got = yield* store.get(t.id, root(owner))
         assert.isTrue(Option.isSome(got))
         if (Option.isNone(got)) return
-        assert.deepStrictEqual(got.value, { task: t, owner, version: 1 })
+        assert.deepStrictEqual(got.value, { task: t, owner, tenant: "", version: 1 })
       }))
 
     it.effect("a task of another owner does not exist for you (get and list)", () =>
@@ -55,11 +55,36 @@ export const storeContract = <E>(
         const bob = uniqueId("bob")
         const t = task({ timestamp: at(1) })
         yield* store.save(record(t, alice))
-        assert.isTrue(Option.isNone(yield* store.get(t.id, bob)))
-        const page = yield* store.list(bob, query())
+        assert.isTrue(Option.isNone(yield* store.get(t.id, root(bob))))
+        const page = yield* store.list(root(bob), query())
         assert.deepStrictEqual(page.tasks, [])
         assert.strictEqual(page.totalSize, 0)
-        assert.strictEqual((yield* store.list(alice, query())).totalSize, 1)
+        assert.strictEqual((yield* store.list(root(alice), query())).totalSize, 1)
+      }))
+
+    it.effect("a task under another tenant does not exist for you (get and list); the root is a tenant of its own", () =>
+      Effect.gen(function*() {
+        const store = yield* TaskStore
+        const owner = uniqueId("owner")
+        const acme = uniqueId("acme")
+        const t = task({ timestamp: at(1) })
+        yield* store.save(record(t, owner, 1, acme))
+        const atRoot = task({ timestamp: at(2) })
+        yield* store.save(record(atRoot, owner))
+        const got = yield* store.get(t.id, { owner, tenant: acme })
+        assert.deepStrictEqual(Option.getOrUndefined(got), { task: t, owner, tenant: acme, version: 1 })
+        for (const tenant of ["", uniqueId("other")]) {
+          assert.isTrue(Option.isNone(yield* store.get(t.id, { owner, tenant })))
+        }
+        assert.isTrue(Option.isNone(yield* store.get(atRoot.id, { owner, tenant: acme })))
+        // The same tenant name under another owner is another scope.
+        assert.isTrue(Option.isNone(yield* store.get(t.id, { owner: uniqueId("bob"), tenant: acme })))
+        const ids = (tenant: string) =>
+          Effect.map(store.list({ owner, tenant }, query()), (p) => p.tasks.map((x) => x.id))
+        assert.deepStrictEqual(yield* ids(acme), [t.id])
+        assert.deepStrictEqual(yield* ids(""), [atRoot.id])
+        assert.deepStrictEqual(yield* ids(uniqueId("other")), [])
+        assert.strictEqual((yield* store.list({ owner, tenant: acme }, query())).totalSize, 1)
       }))
 
     it.effect("save replaces the task; history and artifacts are kept as saved", () =>
@@ -75,9 +100,9 @@ export const storeContract = <E>(
           artifacts: [{ artifactId: "x", parts: [{ text: "partial" }] }]
         }
         yield* store.save(record(t2, owner, 2))
-        const got = yield* store.get(t1.id, owner)
-        assert.deepStrictEqual(Option.getOrUndefined(got), { task: t2, owner, version: 2 })
-        const listed = yield* store.list(owner, query())
+        const got = yield* store.get(t1.id, root(owner))
+        assert.deepStrictEqual(Option.getOrUndefined(got), { task: t2, owner, tenant: "", version: 2 })
+        const listed = yield* store.list(root(owner), query())
         assert.deepStrictEqual(listed.tasks, [t2])
       }))
 
@@ -95,7 +120,7 @@ export const storeContract = <E>(
           task({ id: `${owner}-f`, timestamp: "2025-01-01T00:00:05.500Z" })
         ]
         yield* Effect.forEach(tasks, (t) => store.save(record(t, owner)))
-        const page = yield* store.list(owner, query())
+        const page = yield* store.list(root(owner), query())
         assert.deepStrictEqual(page.tasks.map((t) => t.id.slice(owner.length + 1)), ["c", "f", "a", "B", "d", "e"])
         assert.strictEqual(page.totalSize, 6)
         assert.isTrue(Option.isNone(page.next))
@@ -107,7 +132,7 @@ export const storeContract = <E>(
         const owner = uniqueId("owner")
         const tasks = Array.from({ length: 7 }, (_, i) => task({ timestamp: at(i % 3) }))
         yield* Effect.forEach(tasks, (t) => store.save(record(t, owner)))
-        const all = yield* store.list(owner, query({ pageSize: 100 }))
+        const all = yield* store.list(root(owner), query({ pageSize: 100 }))
         const { pages, totalSize } = yield* listAll(store, owner, { pageSize: 3 })
         assert.deepStrictEqual(pages.map((p) => p.length), [3, 3, 1])
         assert.deepStrictEqual(pages.flat().map((t) => t.id), all.tasks.map((t) => t.id))
@@ -132,7 +157,7 @@ export const storeContract = <E>(
         ]
         yield* Effect.forEach(tasks, (t) => store.save(record(t, owner)))
         const ids = (q: Partial<TaskQuery>) =>
-          Effect.map(store.list(owner, query(q)), (p) => ({
+          Effect.map(store.list(root(owner), query(q)), (p) => ({
             ids: p.tasks.map((t) => t.id.slice(owner.length + 1)),
             total: p.totalSize
           }))
@@ -148,10 +173,10 @@ export const storeContract = <E>(
         )
         assert.deepStrictEqual(yield* ids({ contextId: "nope" }), { ids: [], total: 0 })
         // Filters and the cursor combine: page 2 of the WORKING tasks.
-        const first = yield* store.list(owner, query({ status: "TASK_STATE_WORKING", pageSize: 2 }))
+        const first = yield* store.list(root(owner), query({ status: "TASK_STATE_WORKING", pageSize: 2 }))
         assert.isTrue(Option.isSome(first.next))
         const second = yield* store.list(
-          owner,
+          root(owner),
           query({ status: "TASK_STATE_WORKING", pageSize: 2, after: Option.getOrUndefined(first.next) })
         )
         assert.deepStrictEqual(second.tasks.map((t) => t.id.slice(owner.length + 1)), ["1"])
@@ -171,7 +196,7 @@ export const storeContract = <E>(
         const bare = task({ timestamp: at(1) })
         yield* store.save(record(withArtifacts, owner))
         yield* store.save(record(bare, owner))
-        const shaped = (q: Partial<TaskQuery>) => Effect.map(store.list(owner, query(q)), (p) => p.tasks)
+        const shaped = (q: Partial<TaskQuery>) => Effect.map(store.list(root(owner), query(q)), (p) => p.tasks)
         const [full, plain] = yield* shaped({ includeArtifacts: true })
         assert.deepStrictEqual(full?.history, history)
         assert.deepStrictEqual(full?.artifacts, withArtifacts.artifacts)
@@ -183,7 +208,7 @@ export const storeContract = <E>(
         const [none] = yield* shaped({ historyLength: 0 })
         assert.isFalse(none !== undefined && "history" in none)
         // The stored task itself is untouched by shaping.
-        const stored = yield* store.get(withArtifacts.id, owner)
+        const stored = yield* store.get(withArtifacts.id, root(owner))
         assert.deepStrictEqual(Option.getOrUndefined(stored)?.task, withArtifacts)
       }))
 
@@ -199,7 +224,7 @@ export const storeContract = <E>(
           const error = yield* Effect.flip(store.save(record(t, owner, 2)))
           assert.strictEqual(error._tag, "TaskStoreError")
           assert.include(error.message, "concurrently")
-          assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(t.id, owner))?.task, newer)
+          assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(t.id, root(owner)))?.task, newer)
         }))
 
       it.effect("refuses to overwrite another owner's task with the same id", () =>
@@ -210,7 +235,18 @@ export const storeContract = <E>(
           yield* store.save(record(t, alice, 1))
           const error = yield* Effect.flip(store.save(record({ ...t, metadata: { evil: true } }, uniqueId("bob"), 2)))
           assert.include(error.message, "another owner")
-          assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(t.id, alice))?.task, t)
+          assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(t.id, root(alice)))?.task, t)
+        }))
+
+      it.effect("refuses to overwrite a task of another tenant with the same id", () =>
+        Effect.gen(function*() {
+          const store = yield* TaskStore
+          const owner = uniqueId("owner")
+          const t = task({ timestamp: at(1) })
+          yield* store.save(record(t, owner, 1, "acme"))
+          const error = yield* Effect.flip(store.save(record({ ...t, metadata: { evil: true } }, owner, 2, "other")))
+          assert.include(error.message, "another owner or tenant")
+          assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(t.id, { owner, tenant: "acme" }))?.task, t)
         }))
 
       it.effect("racing saves of increasing versions end at the highest version", () =>
@@ -223,7 +259,7 @@ export const storeContract = <E>(
             (v) => Effect.ignore(store.save(record({ ...t, metadata: { v } }, owner, v))),
             { concurrency: "unbounded" }
           )
-          const got = Option.getOrUndefined(yield* store.get(t.id, owner))
+          const got = Option.getOrUndefined(yield* store.get(t.id, root(owner)))
           assert.strictEqual(got?.version, 12)
           assert.deepStrictEqual(got?.task.metadata, { v: 12 })
         }))
@@ -260,6 +296,22 @@ export const storeContract = <E>(
         yield* store.delete(taskId, "never-existed")
         assert.deepStrictEqual((yield* store.forTask(taskId)).map((c) => c.id), ["C2", "c1", "c4"])
         assert.deepStrictEqual(yield* store.forTask(uniqueId("other-task")), [])
+      }))
+
+    it.effect("push configs keep the protocol version they were registered with", () =>
+      Effect.gen(function*() {
+        const store = yield* PushConfigStore
+        const taskId = uniqueId("task")
+        const legacy: PushConfig = { id: "old", taskId, url: "https://hooks.example.com/old", protocolVersion: "0.3" }
+        const current: PushConfig = { id: "new", taskId, url: "https://hooks.example.com/new", protocolVersion: "1.0" }
+        yield* store.set(legacy)
+        yield* store.set(current)
+        assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(taskId, "old")), legacy)
+        assert.deepStrictEqual(yield* store.forTask(taskId), [current, legacy])
+        assert.deepStrictEqual((yield* store.list(taskId, { pageSize: 10 })).configs, [current, legacy])
+        // Replacing a config replaces its version too.
+        yield* store.set({ ...legacy, protocolVersion: "1.0" })
+        assert.strictEqual(Option.getOrUndefined(yield* store.get(taskId, "old"))?.protocolVersion, "1.0")
       }))
 
     it.effect("push configs keep a minimal config exactly (no invented fields)", () =>

@@ -1,6 +1,6 @@
 /** Task builders for the store tests. */
 import type * as v1 from "../../src/generated/v1.ts"
-import type { TaskRecord } from "../../src/server/TaskStore.ts"
+import type { TaskRecord, TaskScope } from "../../src/server/TaskStore.ts"
 
 let counter = 0
 export const uniqueId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`
@@ -31,7 +31,15 @@ export const task = (options: {
   ...(options.metadata !== undefined ? { metadata: options.metadata } : {})
 })
 
-export const record = (t: v1.Task, owner: string, version = 1): TaskRecord => ({ task: t, owner, version })
+export const record = (t: v1.Task, owner: string, version = 1, tenant = ""): TaskRecord => ({
+  task: t,
+  owner,
+  tenant,
+  version
+})
+
+/** The scope of `owner` at the root (no tenant). */
+export const root = (owner: string): TaskScope => ({ owner, tenant: "" })
 
 export const at = (second: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, second)).toISOString()
 

@@ -2,6 +2,9 @@
  * Push notification delivery over webhooks (spec 3.5.3, 4.3.3, 13.2): every task event is POSTed, as the
  * StreamResponse JSON (`application/a2a+json`), to each webhook configured for the task.
  *
+ * - Each webhook is sent payloads of the protocol version its config was registered with: a config created
+ *   over A2A 0.3 receives, for every event, the task as it then is, as a 0.3 Task (`kind: "task"`) in
+ *   `application/json` (spec 0.3 section 9.5: "Task object is sent as JSON payload"), not 1.0 StreamResponses.
  * - Never blocks the task: `notify` only enqueues. Each task has a lane that reads the task's configs when the
  *   event's turn comes, then hands the event to one lane per (task, config); lanes run one job at a time, so
  *   events reach each webhook in the order they happened, and a slow webhook delays no other.
@@ -34,6 +37,8 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as v1 from "../../generated/v1.ts"
+import { isLegacyVersion } from "../../protocol/v0_3/AgentCards.ts"
+import * as Tasks from "../../protocol/v0_3/Tasks.ts"
 import { RecoveredTasks } from "../../store/SqlTaskRecovery.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
@@ -41,6 +46,8 @@ import { WebhookGuard } from "./WebhookGuard.ts"
 
 export const TOKEN_HEADER = "X-A2A-Notification-Token"
 export const CONTENT_TYPE = "application/a2a+json"
+/** The content type of 0.3 payloads (spec 0.3 sections 3.2, 9.5). */
+export const LEGACY_CONTENT_TYPE = "application/json"
 
 export interface WebhookOptions {
   /** Per attempt (spec recommends 10-30 s). Default 10 seconds. */
@@ -131,8 +138,18 @@ export const headerProblem = (
   return undefined
 }
 
-const headersFor = (config: PushConfig): Record<string, string> => {
-  const headers: Record<string, string> = { "content-type": CONTENT_TYPE, "user-agent": "effect-a2a-push" }
+/** One event's body for a webhook, in the protocol version of the webhook's config. */
+interface Payload {
+  readonly body: string
+  readonly contentType: string
+}
+
+/** Whether a config was registered over A2A 0.x, so its webhook takes 0.3 payloads. */
+const isLegacyConfig = (config: PushConfig): boolean =>
+  config.protocolVersion !== undefined && isLegacyVersion(config.protocolVersion)
+
+const headersFor = (config: PushConfig, contentType: string): Record<string, string> => {
+  const headers: Record<string, string> = { "content-type": contentType, "user-agent": "effect-a2a-push" }
   const auth = config.authentication
   if (auth !== undefined && auth.credentials !== undefined && auth.credentials.length > 0) {
     headers["authorization"] = `${auth.scheme} ${auth.credentials}`
@@ -171,6 +188,25 @@ const describe = (error: unknown): string => {
       : undefined
   }
   return text.length > 0 ? text : String(error)
+}
+
+/**
+ * One event's bodies, per protocol version: the 1.0 StreamResponse (encoded once for every webhook), and the
+ * 0.3 Task, encoded when a 0.3 webhook first needs it.
+ */
+class Payloads {
+  private readonly current: Payload
+  private readonly task: v1.Task
+  private legacy: Payload | undefined
+  constructor(body: string, task: v1.Task) {
+    this.current = { body, contentType: CONTENT_TYPE }
+    this.task = task
+  }
+  for(config: PushConfig): Payload {
+    if (!isLegacyConfig(config)) return this.current
+    this.legacy ??= { body: JSON.stringify(Tasks.fromV1Task(this.task)), contentType: LEGACY_CONTENT_TYPE }
+    return this.legacy
+  }
 }
 
 /** Keyed lanes: jobs with the same key run one at a time in submission order; different keys run concurrently. */
@@ -295,7 +331,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     )
 
   // --- one POST ---
-  const attempt = (config: PushConfig, payload: string): Effect.Effect<void, DeliveryFailed> =>
+  const attempt = (config: PushConfig, payload: Payload): Effect.Effect<void, DeliveryFailed> =>
     Effect.gen(function*() {
       if (!URL.canParse(config.url)) {
         return yield* new DeliveryFailed({ message: `invalid webhook URL ${config.url}`, retryable: false })
@@ -316,8 +352,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       }
       yield* Metric.update(attempts, 1)
       const request = HttpClientRequest.post(url).pipe(
-        HttpClientRequest.setHeaders(headersFor(config)),
-        HttpClientRequest.bodyText(payload, CONTENT_TYPE)
+        HttpClientRequest.setHeaders(headersFor(config, payload.contentType)),
+        HttpClientRequest.bodyText(payload.body, payload.contentType)
       )
       const response = yield* Effect.scoped(
         client.execute(request).pipe(
@@ -359,7 +395,12 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   )
 
   // --- one event to one webhook ---
-  const deliver = (taskId: string, configId: string, payload: string, kind: string): Effect.Effect<void> =>
+  const deliver = (
+    taskId: string,
+    configId: string,
+    payloads: Payloads,
+    kind: string
+  ): Effect.Effect<void> =>
     Effect.gen(function*() {
       // Re-read: a config deleted (or changed) since the event was queued wins.
       const current = yield* configs.get(taskId, configId).pipe(
@@ -368,6 +409,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       )
       if (Option.isNone(current)) return
       const config = current.value
+      const payload = payloads.for(config)
       const outcome = yield* attempt(config, payload).pipe(
         Effect.retry({ schedule: retrySchedule, times: maxAttempts - 1, while: (e) => e.retryable }),
         Effect.result
@@ -396,11 +438,12 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       if (Result.isFailure(payload)) {
         return yield* Effect.logError(`Push: cannot encode event of task ${event.taskId}`, payload.failure)
       }
+      const payloads = new Payloads(payload.success, event.task)
       const kind = Object.keys(event.event)[0] ?? "event"
       for (const config of targets) {
         const queued = yield* lanes.submit(
           statusKey(event.taskId, config.id),
-          deliver(event.taskId, config.id, payload.success, kind)
+          deliver(event.taskId, config.id, payloads, kind)
         )
         if (!queued) {
           yield* Metric.update(dropped, 1)

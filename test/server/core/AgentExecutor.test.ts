@@ -30,6 +30,7 @@ const contextOf = (text: string): AgentExecutor.RequestContext => ({
   contextId: "ctx",
   task: Option.none(),
   principal: CallContext.make().principal,
+  tenant: "",
   metadata: undefined,
   configuration: undefined,
   extensions: [],

@@ -662,6 +662,72 @@ export const handlerSuite = <E>(
         assert.strictEqual((yield* handler.getTask({ id }, alice)).status.state, "TASK_STATE_INPUT_REQUIRED")
       }).pipe(withServer()))
 
+    // --- tenant scoping (spec 13.1; AgentInterface.tenant, the REST `/{tenant}` prefix) ---
+
+    it.effect("a task under one tenant does not exist under another nor at the root: every operation", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const acme = uniqueId("acme")
+        const asked = yield* taskOf(yield* handler.sendMessage(send("ask", { tenant: acme }), ctx))
+        const id = asked.id
+        const config = yield* handler.createTaskPushNotificationConfig(
+          { tenant: acme, taskId: id, id: "c", url: "https://example.com/h" },
+          ctx
+        )
+        for (const tenant of [uniqueId("other"), undefined, ""]) {
+          const scoped = <A extends object>(req: A) => tenant === undefined ? req : { ...req, tenant }
+          const tags = yield* Effect.all([
+            Effect.flip(handler.getTask(scoped({ id }), ctx)),
+            Effect.flip(handler.cancelTask(scoped({ id }), ctx)),
+            Effect.flip(collect(handler.subscribeToTask(scoped({ id }), ctx))),
+            Effect.flip(
+              handler.sendMessage(send("x", { taskId: id, ...(tenant !== undefined ? { tenant } : {}) }), ctx)
+            ),
+            Effect.flip(handler.createTaskPushNotificationConfig(scoped({ taskId: id, url: "https://x.test/h" }), ctx)),
+            Effect.flip(handler.listTaskPushNotificationConfigs(scoped({ taskId: id }), ctx)),
+            Effect.flip(handler.getTaskPushNotificationConfig(scoped({ taskId: id, id: "c" }), ctx)),
+            Effect.flip(handler.deleteTaskPushNotificationConfig(scoped({ taskId: id, id: "c" }), ctx))
+          ])
+          assert.deepStrictEqual(tags.map((e) => e._tag), Array(8).fill("TaskNotFound"), `tenant ${tenant}`)
+          assert.strictEqual((yield* handler.listTasks(scoped({}), ctx)).totalSize, 0, `tenant ${tenant}`)
+        }
+        // Under its own tenant everything is there, unchanged by the attempts above.
+        const own = { tenant: acme }
+        assert.strictEqual((yield* handler.getTask({ ...own, id }, ctx)).status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.deepStrictEqual((yield* handler.listTasks(own, ctx)).tasks.map((t) => t.id), [id])
+        assert.deepStrictEqual(
+          yield* handler.getTaskPushNotificationConfig({ ...own, taskId: id, id: "c" }, ctx),
+          config
+        )
+        const done = yield* taskOf(yield* handler.sendMessage(send("more", { taskId: id, tenant: acme }), ctx))
+        assert.strictEqual(done.status.state, "TASK_STATE_COMPLETED")
+      }).pipe(withServer()))
+
+    it.effect("tenant and principal scope together; the agent sees the request's tenant", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const alice = ctxFor(principal())
+        const bob = ctxFor(principal())
+        const acme = uniqueId("acme")
+        const mine = yield* taskOf(yield* handler.sendMessage(send("tenant", { tenant: acme }), alice))
+        const atRoot = yield* taskOf(yield* handler.sendMessage(send("tenant"), alice))
+        const agentSaid = (task: typeof mine) =>
+          task.status.message?.parts.flatMap((p) => ("text" in p ? [p.text] : []))
+        assert.deepStrictEqual(agentSaid(mine), [`tenant=${acme}`])
+        assert.deepStrictEqual(agentSaid(atRoot), ["tenant="])
+        // Same tenant, another principal: not found.
+        const other = yield* Effect.flip(handler.getTask({ tenant: acme, id: mine.id }, bob))
+        assert.strictEqual(other._tag, "TaskNotFound")
+        assert.strictEqual((yield* handler.listTasks({ tenant: acme }, bob)).totalSize, 0)
+        // Each tenant lists only its own tasks.
+        assert.deepStrictEqual((yield* handler.listTasks({ tenant: acme }, alice)).tasks.map((t) => t.id), [mine.id])
+        assert.deepStrictEqual((yield* handler.listTasks({}, alice)).tasks.map((t) => t.id), [atRoot.id])
+        // Cancel works in its own tenant only.
+        const canceled = yield* handler.cancelTask({ tenant: acme, id: mine.id }, alice)
+        assert.strictEqual(canceled.status.state, "TASK_STATE_CANCELED")
+      }).pipe(withServer()))
+
     // --- push notification configs ---
 
     it.effect("push config operations are PushNotificationNotSupported when the capability is off", () =>

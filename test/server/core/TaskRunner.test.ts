@@ -22,12 +22,12 @@ const gatedStore = Layer.unwrap(Effect.gen(function*() {
   let armed: { readonly reading: Deferred.Deferred<void>; readonly release: Deferred.Deferred<void> } | undefined
   const store = TaskStore.of({
     ...direct,
-    get: (taskId, owner) =>
+    get: (taskId, scope) =>
       Effect.suspend(() => {
         const gate = armed
         armed = undefined
         // Read now, answer later: what the reader gets may be out of date by then, as with any remote store.
-        return gate === undefined ? direct.get(taskId, owner) : direct.get(taskId, owner).pipe(
+        return gate === undefined ? direct.get(taskId, scope) : direct.get(taskId, scope).pipe(
           Effect.tap(() => Deferred.succeed(gate.reading, undefined)),
           Effect.tap(() => Deferred.await(gate.release))
         )
@@ -62,7 +62,7 @@ describe("TaskRunner", () => {
       yield* controls.open("g")
       // The execution completes and stores it; it may not let go of the task while the cancel holds the lock.
       for (;;) {
-        const stored = yield* gated.direct.get(task.id, ctx.principal.id)
+        const stored = yield* gated.direct.get(task.id, { owner: ctx.principal.id, tenant: "" })
         if (Option.isSome(stored) && stored.value.task.status.state === "TASK_STATE_COMPLETED") break
         yield* Effect.yieldNow
       }

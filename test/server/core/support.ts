@@ -59,7 +59,7 @@ const words = (message: v1.Message) => AgentExecutor.textOf(message).trim().spli
 /**
  * The scripted agent. The first word of the message picks the script:
  * echo | complete | ask | gate <name> | steps <name> | burst <n> <name> | hang | fail | die | fail-early |
- * fail-plain | other-task | unspecified | nothing | stall | message-then-more | linger
+ * fail-plain | other-task | unspecified | nothing | stall | message-then-more | linger | tenant
  */
 export const scriptedAgent = (options: { readonly readAsStream?: boolean | undefined } = {}) =>
   Effect.map(Controls, (controls) => {
@@ -87,6 +87,9 @@ const script = (controls: Controls["Service"]) => (ctx: AgentExecutor.RequestCon
   switch (script) {
     case "echo":
       return AgentExecutor.replyWithText((text) => `echo: ${text}`).execute(ctx)
+    case "tenant":
+      // Says which tenant the request context names, and waits for input (a task that stays open).
+      return task((t) => t.requireInput(`tenant=${ctx.tenant}`))
     case "complete":
       return task((t) =>
         Effect.gen(function*() {
@@ -226,10 +229,10 @@ const slowReads = Layer.effect(
   TaskStore.useSync((store) =>
     TaskStore.of({
       ...store,
-      get: (taskId, owner) =>
+      get: (taskId, scope) =>
         Effect.gen(function*() {
           for (let i = 0; i < 25; i++) yield* Effect.yieldNow
-          return yield* store.get(taskId, owner)
+          return yield* store.get(taskId, scope)
         })
     })
   )
@@ -258,10 +261,12 @@ export const send = (
     readonly contextId?: string
     readonly configuration?: v1.SendMessageConfiguration
     readonly parts?: ReadonlyArray<v1.Part>
+    readonly tenant?: string
   } = {}
 ): v1.SendMessageRequest => ({
   message: userMessage(text, options),
-  ...(options.configuration !== undefined ? { configuration: options.configuration } : {})
+  ...(options.configuration !== undefined ? { configuration: options.configuration } : {}),
+  ...(options.tenant !== undefined ? { tenant: options.tenant } : {})
 })
 
 /** The task of a SendMessage response, or a defect (tests expect a task). */

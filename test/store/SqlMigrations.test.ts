@@ -1,0 +1,82 @@
+/**
+ * Upgrading a database made before tenants and push-config versions existed (migrations 1 and 2 only): the
+ * later migrations keep every row, tasks land at the root (empty tenant, where they were readable before) and
+ * push configs keep no version (1.0, what their webhooks were sent).
+ */
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PushConfigStore } from "../../src/server/PushConfigStore.ts"
+import { TaskStore } from "../../src/server/TaskStore.ts"
+import * as SqliteClient from "../../src/store/SqliteClient.ts"
+import * as SqlMigrations from "../../src/store/SqlMigrations.ts"
+import * as SqlStore from "../../src/store/SqlStore.ts"
+import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
+
+/** The schema as the first release made it, with one task and one push config written as it wrote them. */
+const firstRelease = Effect.gen(function*() {
+  yield* Migrator.make({})({
+    loader: Effect.map(SqlMigrations.migrations, (all) => all.filter(([id]) => id <= 2)),
+    table: SqlMigrations.MIGRATIONS_TABLE
+  })
+  const sql = yield* SqlClient.SqlClient
+  const task = JSON.stringify({ id: "old-task", contextId: "c", status: { state: "TASK_STATE_INPUT_REQUIRED" } })
+  const config = JSON.stringify({ id: "old-hook", taskId: "old-task", url: "https://hooks.example.com/old" })
+  yield* sql`INSERT INTO a2a_tasks (id, owner, context_id, state, status_ts, version, node_id, updated_at, task)
+    VALUES ('old-task', 'alice', 'c', 'TASK_STATE_INPUT_REQUIRED', 0, 1, NULL, 0, ${task})`
+  yield* sql`INSERT INTO a2a_push_configs (task_id, id, config, created_at) VALUES ('old-task', 'old-hook', ${config}, 0)`
+})
+
+const upgraded = Effect.gen(function*() {
+  const tasks = yield* TaskStore
+  const configs = yield* PushConfigStore
+  const root = yield* tasks.get("old-task", { owner: "alice", tenant: "" })
+  assert.deepStrictEqual(Option.getOrUndefined(root), {
+    task: { id: "old-task", contextId: "c", status: { state: "TASK_STATE_INPUT_REQUIRED" } },
+    owner: "alice",
+    tenant: "",
+    version: 1
+  })
+  assert.isTrue(Option.isNone(yield* tasks.get("old-task", { owner: "alice", tenant: "acme" })))
+  assert.strictEqual(
+    (yield* tasks.list({ owner: "alice", tenant: "" }, { pageSize: 10, includeArtifacts: false }))
+      .totalSize,
+    1
+  )
+  assert.deepStrictEqual(yield* configs.forTask("old-task"), [
+    { id: "old-hook", taskId: "old-task", url: "https://hooks.example.com/old" }
+  ])
+})
+
+describe("SQL migrations", () => {
+  it.effect("SQLite: a first-release database upgrades; its tasks are at the root, its configs 1.0", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-migrate-"))),
+        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+      )
+      const filename = join(dir, "a2a.db")
+      yield* firstRelease.pipe(Effect.provide(SqliteClient.layer({ filename })))
+      yield* upgraded.pipe(Effect.provide(SqlStore.layerSqlite({ filename })))
+    }).pipe(Effect.scoped))
+
+  if (testDatabaseUrl !== undefined) {
+    it.effect(
+      "PostgreSQL: a first-release database upgrades; its tasks are at the root, its configs 1.0",
+      () =>
+        Effect.gen(function*() {
+          const url = yield* freshSchemaUrl
+          yield* firstRelease.pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
+          yield* upgraded.pipe(Effect.provide(SqlStore.layerPg({ url })))
+        }).pipe(Effect.scoped),
+      { timeout: 60_000 }
+    )
+  } else {
+    it.skip(`PostgreSQL: ${skipReason}`, () => {})
+  }
+})
