@@ -11,8 +11,8 @@
  */
 import type * as Config from "effect/Config"
 import * as Layer from "effect/Layer"
-import * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
-import * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
+import * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
+import * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
 import * as AgentCardConfig from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 import * as Auth from "./Auth.ts"

@@ -11,69 +11,19 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
-import type { Principal } from "./Auth.ts"
-import type { CallContext } from "./CallContext.ts"
+import { type AgentEvent, withPushRun } from "./AgentEvent.ts"
 import * as Ids from "./Ids.ts"
+import type { RequestContext } from "./RequestContext.ts"
 import * as TaskUpdater from "./TaskUpdater.ts"
 
-/** One agent event, in its wire wrapper: `{ message }`, `{ task }`, `{ statusUpdate }` or `{ artifactUpdate }`. */
-export type AgentEvent = v1.StreamResponse
-
-export interface RequestContext {
-  /** The client's message; `contextId` is always set, `taskId` when it continues a task. */
-  readonly message: v1.Message
-  /** The task this execution works on: the continued task's id, or the id to give a new task. */
-  readonly taskId: string
-  readonly contextId: string
-  /** The task being continued (its history already holds `message`); None for a new task. */
-  readonly task: Option.Option<v1.Task>
-  readonly principal: Principal
-  /**
-   * The request's `tenant` (the REST `/{tenant}` path prefix or the JSON-RPC `tenant` param); "" when it names
-   * none. The task belongs to this tenant: it is found only by requests under the same one.
-   */
-  readonly tenant: string
-  /** `SendMessageRequest.metadata`. */
-  readonly metadata: { readonly [k: string]: unknown } | undefined
-  readonly configuration: v1.SendMessageConfiguration | undefined
-  /** Extension URIs the client declared for this request. */
-  readonly extensions: ReadonlyArray<string>
-  readonly call: CallContext
-}
+export { type AgentEvent, type Emit, pushRunOf, withPushRun } from "./AgentEvent.ts"
+export type { RequestContext } from "./RequestContext.ts"
 
 export class AgentExecutor extends Context.Service<AgentExecutor, {
   readonly execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
 }>()("effect-a2a/server/AgentExecutor") {}
-
-/** Pushes one event to the server; see `withPushRun`. */
-export type Emit = (event: AgentEvent) => Effect.Effect<void>
-
-const PushRun = Symbol.for("effect-a2a/server/AgentExecutor/PushRun")
-
-interface HasPushRun<E> {
-  readonly [PushRun]: (emit: Emit) => Effect.Effect<void, E>
-}
-
-/**
- * Marks an event stream with an equivalent push-style producer: `run(emit)` emits the same events, in the
- * same order, by calling `emit`, and fails as the stream would. The server then runs `run` in the
- * execution's own fiber instead of pulling the stream (no producer fiber, queue or channel per execution);
- * `emit` interrupts the producer once the turn is over, as the end of the stream's reading would. A stream
- * derived from a marked one (map, concat...) is not marked, so it is always read as a stream.
- */
-export const withPushRun = <E>(
-  stream: Stream.Stream<AgentEvent, E>,
-  run: (emit: Emit) => Effect.Effect<void, E>
-): Stream.Stream<AgentEvent, E> => Object.assign(stream, { [PushRun]: run })
-
-/** The push-style producer a stream was marked with, if any. */
-export const pushRunOf = <E>(
-  stream: Stream.Stream<AgentEvent, E>
-): ((emit: Emit) => Effect.Effect<void, E>) | undefined =>
-  PushRun in stream ? (stream as Stream.Stream<AgentEvent, E> & HasPushRun<E>)[PushRun] : undefined
 
 /** An executor from its execute function. */
 export const make = (

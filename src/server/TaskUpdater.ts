@@ -10,8 +10,9 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
-import { type AgentEvent, type Emit, type RequestContext, withPushRun } from "./AgentExecutor.ts"
+import { type AgentEvent, type Emit, withPushRun } from "./AgentEvent.ts"
 import * as Ids from "./Ids.ts"
+import type { RequestContext } from "./RequestContext.ts"
 
 /** A status message: plain text, parts, or a full message (its task/context ids are filled in). */
 export type StatusMessage = string | ReadonlyArray<v1.Part> | v1.Message

@@ -17,8 +17,8 @@
  * })
  * ```
  */
-export * as MemoryPushConfigStore from "../store/MemoryPushConfigStore.ts"
-export * as MemoryTaskStore from "../store/MemoryTaskStore.ts"
+export * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
+export * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
 export * as A2AServer from "./A2AServer.ts"
 export * as AgentCardConfig from "./AgentCardConfig.ts"
 export * as AgentExecutor from "./AgentExecutor.ts"

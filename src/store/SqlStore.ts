@@ -20,6 +20,7 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
+import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 import * as SqlMigrations from "./SqlMigrations.ts"
@@ -34,7 +35,7 @@ export type Services =
   | PushConfigStore
   | SqlClient.SqlClient
   | SqlNode.SqlNode
-  | SqlTaskRecovery.RecoveredTasks
+  | RecoveredTasks
 
 export type StoreError = SqlError | MigrationError | TaskStoreError
 

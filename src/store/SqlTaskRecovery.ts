@@ -13,7 +13,6 @@
  *   others keep running has its tasks failed too.
  */
 import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,6 +24,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomUUID } from "node:crypto"
 import * as v1 from "../generated/v1.ts"
+import { type RecoveredTask, RecoveredTasks } from "../server/RecoveredTasks.ts"
 import { statusTimestampOf, TaskStoreError } from "../server/TaskStore.ts"
 import { SqlNode } from "./SqlNode.ts"
 
@@ -44,12 +44,6 @@ const encodeTask = Schema.encodeEffect(TaskJson)
 
 const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
   new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
-
-/** A task the recovery failed, with the event that did it (for push notifications). */
-export interface RecoveredTask {
-  readonly task: v1.Task
-  readonly statusUpdate: v1.TaskStatusUpdateEvent
-}
 
 /**
  * Takes this node's liveness lock (PostgreSQL) for the life of the scope; a no-op on SQLite. Must run before
@@ -139,14 +133,6 @@ export interface RecoveryOptions {
   /** PostgreSQL only: how often to look for nodes that died while this one runs (default 1 minute). */
   readonly interval?: Duration.Input | undefined
 }
-
-/** What the recovery failed: at start, and (PostgreSQL) later, for the webhook notifier to announce. */
-export class RecoveredTasks extends Context.Service<RecoveredTasks, {
-  /** The tasks failed while the layer was built. */
-  readonly atStart: ReadonlyArray<RecoveredTask>
-  /** Every recovered task, those at start first; one consumer (the notifier). Bounded: oldest dropped. */
-  readonly queue: Queue.Dequeue<RecoveredTask>
-}>()("effect-a2a/store/RecoveredTasks") {}
 
 const recoverAndLog = Effect.tap(recover, (recovered) =>
   recovered.length === 0 ? Effect.void : Effect.logWarning(

@@ -11,6 +11,6 @@
  * const stores = SqlStore.layerSqlite({ filename: "./data/a2a.db" })
  * ```
  */
-export * as DurableServer from "../server/DurableServer.ts"
+export * as DurableServer from "./DurableServer.ts"
 export * as SqliteClient from "./SqliteClient.ts"
 export * as SqlStore from "./SqlStore.ts"

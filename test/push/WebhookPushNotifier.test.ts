@@ -6,7 +6,7 @@ import * as WebhookGuard from "../../src/server/push/WebhookGuard.ts"
 import * as WebhookPushNotifier from "../../src/server/push/WebhookPushNotifier.ts"
 import { type PushConfig, PushConfigStore } from "../../src/server/PushConfigStore.ts"
 import { PushNotifier } from "../../src/server/PushNotifier.ts"
-import * as MemoryPushConfigStore from "../../src/store/MemoryPushConfigStore.ts"
+import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
 import * as Receiver from "./receiver.ts"
 
 const guardLayer = (allowlist: string) =>

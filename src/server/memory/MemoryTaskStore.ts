@@ -14,7 +14,7 @@ import {
   shapeArtifacts,
   type TaskRecord,
   TaskStore
-} from "../server/TaskStore.ts"
+} from "../TaskStore.ts"
 
 export const make: Effect.Effect<TaskStore["Service"]> = Effect.gen(function*() {
   // Each operation is one synchronous step, so a plain Map is safe: fibers never observe a half-done update.

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type PushConfig, PushConfigStore } from "../server/PushConfigStore.ts"
+import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 
 export const make: Effect.Effect<PushConfigStore["Service"]> = Effect.gen(function*() {
   const byTask = yield* Effect.sync(() => new Map<string, Map<string, PushConfig>>())

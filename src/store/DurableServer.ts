@@ -6,16 +6,16 @@
  */
 import type * as Config from "effect/Config"
 import * as Layer from "effect/Layer"
-import * as SqlStore from "../store/SqlStore.ts"
-import * as A2AServer from "./A2AServer.ts"
-import type * as AgentCardConfig from "./AgentCardConfig.ts"
-import * as AgentExecutor from "./AgentExecutor.ts"
-import * as Auth from "./Auth.ts"
-import * as EventBus from "./EventBus.ts"
-import * as GuardedRequestHandler from "./push/GuardedRequestHandler.ts"
-import * as WebhookPush from "./push/WebhookPush.ts"
-import type { PushConfigStore } from "./PushConfigStore.ts"
-import type { TaskStore } from "./TaskStore.ts"
+import * as A2AServer from "../server/A2AServer.ts"
+import type * as AgentCardConfig from "../server/AgentCardConfig.ts"
+import * as AgentExecutor from "../server/AgentExecutor.ts"
+import * as Auth from "../server/Auth.ts"
+import * as EventBus from "../server/EventBus.ts"
+import * as GuardedRequestHandler from "../server/push/GuardedRequestHandler.ts"
+import * as WebhookPush from "../server/push/WebhookPush.ts"
+import type { PushConfigStore } from "../server/PushConfigStore.ts"
+import type { TaskStore } from "../server/TaskStore.ts"
+import * as SqlStore from "./SqlStore.ts"
 
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */

@@ -1,0 +1,21 @@
+/**
+ * Tasks a store failed because the server that ran them is gone (see the SQL stores' restart recovery), for
+ * the push notifier to announce. Provided by a durable store; absent when nothing recovers tasks.
+ */
+import * as Context from "effect/Context"
+import type * as Queue from "effect/Queue"
+import type * as v1 from "../generated/v1.ts"
+
+/** A task the recovery failed, with the event that did it (for push notifications). */
+export interface RecoveredTask {
+  readonly task: v1.Task
+  readonly statusUpdate: v1.TaskStatusUpdateEvent
+}
+
+/** What the recovery failed: at start, and later for stores shared by several nodes. */
+export class RecoveredTasks extends Context.Service<RecoveredTasks, {
+  /** The tasks failed while the store's layer was built. */
+  readonly atStart: ReadonlyArray<RecoveredTask>
+  /** Every recovered task, those at start first; one consumer (the notifier). Bounded: oldest dropped. */
+  readonly queue: Queue.Dequeue<RecoveredTask>
+}>()("effect-a2a/server/RecoveredTasks") {}

@@ -1,0 +1,134 @@
+/**
+ * The direction of imports in src/, read statically (type-only imports included: they tie modules together for
+ * the reader as much as the others). Imports run one way, protocol <- server core <- stores / bindings <- Node
+ * runner / CLI, the client beside the server on the protocol, and no module reaches its own importers (no
+ * cycles). A failure names the files, so the fix starts from the message.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..", "..")
+const src = join(root, "src")
+
+const sourceFiles = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    return entry.isDirectory() ? sourceFiles(path) : entry.name.endsWith(".ts") ? [path] : []
+  })
+
+const importPattern = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^"';]*?\s+from\s+)?"([^"]+)"/gm
+const dynamicPattern = /\bimport\(\s*"([^"]+)"\s*\)/g
+
+/** Each file (relative to the repository) and the files it imports, relative too. */
+const graph = new Map<string, Array<string>>(
+  sourceFiles(src).map((file) => {
+    const text = readFileSync(file, "utf8")
+    const specifiers = [...text.matchAll(importPattern), ...text.matchAll(dynamicPattern)].map((m) => m[1]!)
+    const local = specifiers.filter((s) => s.startsWith(".")).map((s) => relative(root, resolve(dirname(file), s)))
+    return [relative(root, file), local]
+  })
+)
+
+/** The layer a file belongs to; a file may import its own layer and the ones below it. */
+const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => boolean]> = [
+  ["protocol", (f) => f.startsWith("src/generated/") || f.startsWith("src/protocol/")],
+  [
+    "server core",
+    (f) => f.startsWith("src/server/") && !f.startsWith("src/server/http/") && !f.startsWith("src/server/push/")
+  ],
+  ["client", (f) => f.startsWith("src/client/")],
+  ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
+  ["node runner", (f) => f.startsWith("src/node/")],
+  ["cli", (f) => f.startsWith("src/cli/")]
+]
+
+const layerOf = (file: string): string => layers.find(([, matches]) => matches(file))?.[0] ?? "unknown"
+
+/** What each layer may import besides itself. */
+const allowed: Record<string, ReadonlyArray<string>> = {
+  "protocol": [],
+  "server core": ["protocol"],
+  "client": ["protocol"],
+  "bindings and stores": ["protocol", "server core"],
+  "node runner": ["protocol", "server core", "bindings and stores"],
+  "cli": ["protocol", "server core", "client", "bindings and stores", "node runner"]
+}
+
+/** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */
+const cycles = (): Array<Array<string>> => {
+  let counter = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const found: Array<Array<string>> = []
+  const visit = (file: string) => {
+    index.set(file, counter)
+    low.set(file, counter)
+    counter++
+    stack.push(file)
+    onStack.add(file)
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue
+      if (!index.has(next)) {
+        visit(next)
+        low.set(file, Math.min(low.get(file)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!))
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: Array<string> = []
+      let member: string
+      do {
+        member = stack.pop()!
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== file)
+      if (component.length > 1 || (graph.get(file) ?? []).includes(file)) found.push(component.sort())
+    }
+  }
+  for (const file of graph.keys()) if (!index.has(file)) visit(file)
+  return found
+}
+
+describe("import graph of src/", () => {
+  it("reads every source file and resolves every relative import to one", () => {
+    expect(graph.size).toBeGreaterThan(50)
+    const dangling = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => !graph.has(target)).map((target) => `${file} -> ${target}`)
+    )
+    expect(dangling).toEqual([])
+  })
+
+  it("every file belongs to a layer", () => {
+    expect([...graph.keys()].filter((file) => layerOf(file) === "unknown")).toEqual([])
+  })
+
+  it("imports run one way: protocol <- server core <- bindings and stores <- node runner <- cli", () => {
+    const upward = [...graph].flatMap(([file, imports]) => {
+      const from = layerOf(file)
+      return imports
+        .filter((target) => {
+          const to = layerOf(target)
+          return to !== from && !allowed[from]!.includes(to)
+        })
+        .map((target) => `${file} (${from}) -> ${target} (${layerOf(target)})`)
+    })
+    expect(upward).toEqual([])
+  })
+
+  it("has no cycles", () => {
+    expect(cycles()).toEqual([])
+  })
+
+  it("the cycle check sees a cycle", () => {
+    graph.set("src/protocol/__a.ts", ["src/protocol/__b.ts"])
+    graph.set("src/protocol/__b.ts", ["src/protocol/__a.ts"])
+    try {
+      expect(cycles()).toContainEqual(["src/protocol/__a.ts", "src/protocol/__b.ts"])
+    } finally {
+      graph.delete("src/protocol/__a.ts")
+      graph.delete("src/protocol/__b.ts")
+    }
+  })
+})
