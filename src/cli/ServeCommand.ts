@@ -13,9 +13,9 @@ import * as Option from "effect/Option"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import type { ServeOptions } from "../node/NodeA2AServer.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
-import * as DurableServer from "../store/DurableServer.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
+import * as DurableServer from "../store/DurableServer.ts"
 
 const pathFlag = (name: string, description: string) =>
   Flag.String(name).pipe(

@@ -34,6 +34,7 @@ import { createServer } from "node:http"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
+import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   /** Address to listen on. Default "127.0.0.1"; "0.0.0.0" or "::" listen on every interface. */
@@ -92,7 +93,12 @@ export const serve = (
   )
   // No response middleware here, so event streams can be written straight to Node's response.
   const app = HttpRouter.serve(
-    Layer.mergeAll(A2AHttp.routes({ ...options, directStreams: options.directStreams ?? true }), A2AHttp.notFound),
+    Layer.mergeAll(
+      A2AHttp.routes({ ...options, directStreams: options.directStreams ?? true }).pipe(
+        Layer.provide(NodeNativeHttp.layer)
+      ),
+      A2AHttp.notFound
+    ),
     {
       disableLogger: true,
       disableListenLog: true

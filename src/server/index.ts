@@ -17,8 +17,6 @@
  * })
  * ```
  */
-export * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
-export * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
 export * as A2AServer from "./A2AServer.ts"
 export * as AgentCardConfig from "./AgentCardConfig.ts"
 export * as AgentExecutor from "./AgentExecutor.ts"
@@ -26,6 +24,8 @@ export * as Auth from "./Auth.ts"
 export * as CallContext from "./CallContext.ts"
 export * as DemoAgent from "./DemoAgent.ts"
 export * as EventBus from "./EventBus.ts"
+export * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
+export * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
 export * as PushConfigStore from "./PushConfigStore.ts"
 export * as PushNotifier from "./PushNotifier.ts"
 export * as RequestHandler from "./RequestHandler.ts"

@@ -21,6 +21,7 @@ import * as CallContext from "../CallContext.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import { v03Edge } from "./compat/V03Edge.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
+import { NativeHttp } from "./NativeHttp.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
 import * as PublicInterfaces from "./PublicInterfaces.ts"
 import { ServerShutdown } from "./ServerShutdown.ts"
@@ -76,7 +77,7 @@ export const makeEnv = (
       supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
       sse: yield* Sse.makeHub({
         keepAlive: options.keepAliveInterval,
-        direct: options.directStreams,
+        direct: options.directStreams ? (yield* NativeHttp)?.directResponse : undefined,
         shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
       })
     }

@@ -11,8 +11,6 @@
  * request's (see `open`). Keep-alive pings and the shutdown signal reach every open stream through
  * one Hub per set of routes (one timer in all, not one per connection): thousands of idle subscribers stay cheap.
  */
-// By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -25,10 +23,10 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { IncomingMessage, ServerResponse } from "node:http"
 import type { A2AError } from "../../protocol/A2AError.ts"
 import * as PushStream from "../PushStream.ts"
 import { fromCause } from "./HttpErrors.ts"
+import type { DirectResponse, Service as NativeHttp } from "./NativeHttp.ts"
 
 const encoder = new TextEncoder()
 
@@ -62,8 +60,11 @@ interface Listener {
 export interface Hub {
   /** Adds an open stream for as long as the scope lasts: it gets the pings, and ends at shutdown. */
   readonly register: (stream: Listener) => Effect.Effect<void, never, Scope.Scope>
-  /** Whether streams are written straight to Node's response when they can be (HttpBindingOptions.directStreams). */
-  readonly direct: boolean
+  /**
+   * The native response of a request, when streams are written straight to it (HttpBindingOptions.directStreams,
+   * and a runtime that offers it: see NativeHttp).
+   */
+  readonly direct: NativeHttp["directResponse"] | undefined
 }
 
 /**
@@ -74,7 +75,7 @@ export interface Hub {
 export const makeHub = (options: {
   readonly keepAlive: Duration.Duration
   readonly shutdown: Effect.Effect<void>
-  readonly direct?: boolean | undefined
+  readonly direct?: NativeHttp["directResponse"] | undefined
 }): Effect.Effect<Hub, never, Scope.Scope> =>
   Effect.gen(function*() {
     const open = new Set<Listener>()
@@ -99,7 +100,7 @@ export const makeHub = (options: {
     // One finalizer per stream, holding nothing but the stream: thousands of them stay cheap.
     const unregister = (stream: Listener) => () => Effect.sync(() => open.delete(stream))
     return {
-      direct: options.direct === true,
+      direct: options.direct,
       register: (stream) =>
         Effect.flatMap(Effect.scope, (scope) => {
           if (closed) {
@@ -135,8 +136,8 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
   private failure: Cause.Cause<A2AError> | undefined = undefined
   /** Settled by the first event or the end (None), or by an early failure (Some). */
   readonly early = Deferred.makeUnsafe<Option.Option<Cause.Cause<A2AError>>>()
-  /** When frames go straight to Node's response (see `sendTo`), that response, and who waits for the end. */
-  private target: ServerResponse | undefined = undefined
+  /** When frames go straight to a native response (see `sendTo`), that response, and who waits for the end. */
+  private target: DirectResponse | undefined = undefined
   private ended: (() => void) | undefined = undefined
 
   private readonly encode: (event: A) => Uint8Array
@@ -218,14 +219,14 @@ class Outlet<A> implements PushStream.Sink<A>, Listener {
    * Writes the frames straight to `response` from now on, the queued ones first, and waits for the end: the
    * failure to send as the last event, if there is one.
    */
-  sendTo(response: ServerResponse): Effect.Effect<Option.Option<Cause.Cause<A2AError>>> {
+  sendTo(response: DirectResponse): Effect.Effect<Option.Option<Cause.Cause<A2AError>>> {
     return Effect.callback((resume) => {
       this.target = response
       const frames = this.frames
       this.frames = []
       // With nothing to send yet, the headers go now: the client learns at once that its stream is open.
       if (frames.length === 0) response.flushHeaders()
-      else response.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames))
+      else response.write(frames.length === 1 ? frames[0]! : concat(frames))
       const finished = () => {
         const failure = this.failure
         this.failure = undefined
@@ -349,20 +350,16 @@ export const answering = <E, R>(
     (answer) => HttpServerResponse.isHttpServerResponse(answer) ? Effect.succeed(answer) : answer
   )
 
-/** Node's response to an HTTP/1 request, when the request came through Node's HTTP server. */
-const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
-  if (!(request.source instanceof IncomingMessage)) return undefined
-  const response = NodeHttpServerRequest.toServerResponse(request)
-  return response instanceof ServerResponse ? response : undefined
-}
-
-/**
- * Node keeps the head it wrote (`_header`) for as long as the response lives, as the tree of ~20 small strings it
- * was concatenated from; an idle stream would hold them all. Reading a character flattens it into one string.
- */
-const flattenHead = (response: ServerResponse): void => {
-  const head: unknown = (response as { readonly _header?: unknown })._header
-  if (typeof head === "string") head.charCodeAt(0)
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  let size = 0
+  for (const chunk of chunks) size += chunk.length
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.length
+  }
+  return out
 }
 
 // Handed back to the platform once the stream has been written and ended: it writes nothing for an ended
@@ -371,19 +368,18 @@ const sent = (headers: Record<string, string>): HttpServerResponse.HttpServerRes
   HttpServerResponse.empty({ status: 200, headers: { "content-type": "text/event-stream", ...headers } })
 
 /**
- * Writes the stream straight to Node's response, for as long as it lasts (the request's fiber waits, so a
+ * Writes the stream straight to the native response, for as long as it lasts (the request's fiber waits, so a
  * client that leaves still interrupts it and releases the stream), then ends the response.
  */
 const writeDirect = <A, R>(
   outlet: Outlet<A>,
-  response: ServerResponse,
+  response: DirectResponse,
   headers: Record<string, string>,
   encodeError: (error: A2AError) => Uint8Array,
   onReady: (response: HttpServerResponse.HttpServerResponse) => R
 ): Effect.Effect<R> =>
   Effect.suspend(() => {
     response.writeHead(200, { "content-type": "text/event-stream", ...headers })
-    flattenHead(response)
     return Effect.flatMap(outlet.sendTo(response), (failure) =>
       Effect.map(
         Option.isSome(failure) ? Effect.map(fromCause(failure.value), encodeError) : Effect.undefined,
@@ -411,12 +407,12 @@ const settle = <A>(
 }
 
 /**
- * The response of an open stream: written straight to Node's response when the hub says so and the request came
- * through Node, else a streamed body the platform writes. Built apart from `open`, so that it holds the outlet
+ * The response of an open stream: written straight to the request's native response when the hub has one, else
+ * a streamed body the platform writes. Built apart from `open`, so that it holds the outlet
  * and not the operation's stream.
  */
 const respond = <A, R>(
-  direct: boolean,
+  direct: NativeHttp["directResponse"] | undefined,
   outlet: Outlet<A>,
   headers: Record<string, string>,
   encodeError: (error: A2AError) => Uint8Array,
@@ -427,9 +423,9 @@ const respond = <A, R>(
       contentType: "text/event-stream",
       headers
     }))
-  if (!direct) return Effect.sync(streamed)
+  if (direct === undefined) return Effect.sync(streamed)
   return Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (request) => {
-    const response = Option.isSome(request) ? nodeResponseOf(request.value) : undefined
+    const response = Option.isSome(request) ? direct(request.value) : undefined
     return response === undefined ? Effect.sync(streamed) : writeDirect(outlet, response, headers, encodeError, onReady)
   })
 }
