@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import * as Sse from "../../src/client/Sse.ts"
 
 const parseAll = (chunks: ReadonlyArray<string>) => {
   const parser = Sse.makeParser()
-  return chunks.flatMap((chunk) => parser.feed(chunk))
+  return chunks.flatMap((chunk) => Result.getOrThrow(parser.feed(chunk)))
 }
 
 /** Every way of cutting `text` in two and three pieces gives the same events as the whole text. */
