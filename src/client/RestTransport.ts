@@ -1,5 +1,5 @@
 /**
- * The HTTP+JSON/REST binding (spec 11): resource URLs under the interface URL, `/{tenant}` prefixed when the
+ * The HTTP+JSON/REST binding (spec 11), its routes from protocol/Operations: resource URLs under the interface URL, `/{tenant}` prefixed when the
  * interface has a tenant (the proto's additional bindings), request fields not bound in the path go in the
  * JSON body (POST) or the query string (GET, DELETE; spec 11.5). Errors are google.rpc.Status bodies whose
  * ErrorInfo reason picks the tagged A2A error; streams are SSE of bare StreamResponse objects, with errors
@@ -14,24 +14,16 @@ import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as v1 from "../generated/v1.ts"
 import { fromHttpError } from "../protocol/A2AError.ts"
+import * as Operations from "../protocol/Operations.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 import * as Http from "./HttpExchange.ts"
-import type { Call, Transport, TransportFactory } from "./Transport.ts"
+import type { Call, Transport, TransportFactory, TransportMethods } from "./Transport.ts"
 
 export const PROTOCOL_BINDING = "HTTP+JSON"
 
 const ACCEPT_JSON = `${Http.A2A_JSON_CONTENT_TYPE}, ${Http.JSON_CONTENT_TYPE}`
 
-type Method = "GET" | "POST" | "DELETE"
-
 type Fields = { readonly [k: string]: unknown }
-
-/** Where an operation's encoded request goes: method, path, and the fields left for the body or query. */
-type Route = (encoded: Fields) => {
-  readonly method: Method
-  readonly path: string
-  readonly fields?: Fields | undefined
-}
 
 /** A google.rpc.Status body (`{ "error": { ... } }`). */
 const isStatusBody = (value: unknown): value is { readonly error: { readonly [k: string]: unknown } } =>
@@ -76,6 +68,20 @@ const readBody = (
     }
   )
 
+/** A route's path with its `{field}` segments filled in from the encoded request, and the fields it used. */
+const fillPath = (
+  route: Operations.RestRoute,
+  fields: Fields
+): { readonly path: string; readonly used: Set<string> } => {
+  const used = new Set<string>()
+  const path = route.path.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => {
+    used.add(name)
+    const value = fields[name]
+    return segment(Predicate.isString(value) ? value : "")
+  })
+  return { path, used }
+}
+
 export const make = (options: {
   readonly url: string
   readonly httpClient: HttpClient.HttpClient
@@ -84,54 +90,35 @@ export const make = (options: {
   const { httpClient } = options
   const root = options.url.replace(/\/+$/, "")
 
-  /** Sends an encoded request where `route` puts it, under the tenant prefix when it names a tenant. */
-  const request = (encoded: unknown, route: Route, call: Call, accept: string) => {
+  /**
+   * Sends an encoded request to its route, under the tenant prefix when it names a tenant: path fields in the
+   * path, the others in the JSON body (POST) or the query string (GET, DELETE).
+   */
+  const request = (encoded: unknown, route: Operations.RestRoute, call: Call, accept: string) => {
     const all = without(encoded, [])
-    const { fields, method, path } = route(all)
+    const { path, used } = fillPath(route, all)
     const tenant = Predicate.isString(all["tenant"]) && all["tenant"] !== "" ? `/${segment(all["tenant"])}` : ""
-    let req = HttpClientRequest.make(method)(`${root}${tenant}${path}`).pipe(
+    const fields = without(all, ["tenant", ...used])
+    const req = HttpClientRequest.make(route.method)(`${root}${tenant}${path}`).pipe(
       HttpClientRequest.setHeaders(call.headers),
       HttpClientRequest.setHeader("accept", accept)
     )
-    if (fields !== undefined) {
-      req = method === "POST"
+    return Http.send(
+      httpClient,
+      route.body
         ? HttpClientRequest.bodyText(req, JSON.stringify(fields), Http.A2A_JSON_CONTENT_TYPE)
-        : HttpClientRequest.appendUrlParams(req, toQuery(fields))
-    }
-    return Http.send(httpClient, req, call.timeout)
-  }
-
-  /** One operation: `route` says where the encoded request goes (method, path, remaining fields). */
-  const unary = <P, PI, A, AI>(
-    paramsSchema: Schema.Codec<P, PI>,
-    resultSchema: Schema.Codec<A, AI> | undefined,
-    resultName: string,
-    route: Route
-  ) => {
-    const encode = Http.encode(paramsSchema, `${resultName} request`)
-    const decode = resultSchema !== undefined ? Http.decode(resultSchema, resultName) : undefined
-    return (params: P, call: Call): Effect.Effect<A, A2AClientError> =>
-      encode(params).pipe(
-        Effect.flatMap((encoded) => request(encoded, route, call, ACCEPT_JSON)),
-        Effect.flatMap((response) => readBody(response, decode === undefined)),
-        Effect.flatMap(([value, r, body]) =>
-          decode !== undefined ? decode(value, r, body) : Effect.succeed(undefined as A)
-        )
-      )
+        : HttpClientRequest.appendUrlParams(req, toQuery(fields)),
+      call.timeout
+    )
   }
 
   const decodeEvent = Http.decode(v1.StreamResponse, "a StreamResponse event")
 
-  const streaming = <P, PI>(
-    paramsSchema: Schema.Codec<P, PI>,
-    route: (encoded: Fields) => Omit<ReturnType<Route>, "method">
-  ) => {
-    const encode = Http.encode(paramsSchema, "streaming request")
-    return (params: P, call: Call): Stream.Stream<v1.StreamResponse, A2AClientError> =>
+  const streaming = (op: Operations.Any) => {
+    const encode = Http.encode(op.request as Schema.Codec<unknown, unknown>, `${op.name} request`)
+    return (params: unknown, call: Call): Stream.Stream<v1.StreamResponse, A2AClientError> =>
       encode(params).pipe(
-        Effect.flatMap((encoded) =>
-          request(encoded, (f) => ({ ...route(f), method: "POST" }), call, Http.EVENT_STREAM_CONTENT_TYPE)
-        ),
+        Effect.flatMap((encoded) => request(encoded, op.rest, call, Http.EVENT_STREAM_CONTENT_TYPE)),
         Effect.map((response) =>
           Http.jsonEvents(
             response,
@@ -152,70 +139,28 @@ export const make = (options: {
       )
   }
 
-  const str = (v: unknown) => (Predicate.isString(v) ? v : "")
-  const taskPath = (id: unknown) => `/tasks/${segment(str(id))}`
-  const configsPath = (taskId: unknown) => `${taskPath(taskId)}/pushNotificationConfigs`
+  const unary = (op: Operations.Any) => {
+    const encode = Http.encode(op.request as Schema.Codec<unknown, unknown>, `${op.name} request`)
+    // google.protobuf.Empty: an empty body, or any JSON, is fine.
+    const decode = op.response === Operations.Empty
+      ? undefined
+      : Http.decode(op.response as Schema.Codec<unknown, unknown>, `a ${op.name} response`)
+    return (params: unknown, call: Call): Effect.Effect<unknown, A2AClientError> =>
+      encode(params).pipe(
+        Effect.flatMap((encoded) => request(encoded, op.rest, call, ACCEPT_JSON)),
+        Effect.flatMap((response) => readBody(response, decode === undefined)),
+        Effect.flatMap(([value, r, body]) => decode !== undefined ? decode(value, r, body) : Effect.void)
+      )
+  }
 
   return {
     protocolBinding: PROTOCOL_BINDING,
     protocolVersion: options.protocolVersion ?? "1.0",
     url: root,
-    sendMessage: unary(v1.SendMessageRequest, v1.SendMessageResponse, "a SendMessageResponse", (f) => ({
-      method: "POST",
-      path: "/message:send",
-      fields: without(f, ["tenant"])
-    })),
-    sendStreamingMessage: streaming(v1.SendMessageRequest, (f) => ({
-      path: "/message:stream",
-      fields: without(f, ["tenant"])
-    })),
-    getTask: unary(v1.GetTaskRequest, v1.Task, "a Task", (f) => ({
-      method: "GET",
-      path: taskPath(f["id"]),
-      fields: without(f, ["tenant", "id"])
-    })),
-    listTasks: unary(v1.ListTasksRequest, v1.ListTasksResponse, "a ListTasksResponse", (f) => ({
-      method: "GET",
-      path: "/tasks",
-      fields: without(f, ["tenant"])
-    })),
-    cancelTask: unary(v1.CancelTaskRequest, v1.Task, "a Task", (f) => ({
-      method: "POST",
-      path: `${taskPath(f["id"])}:cancel`,
-      fields: without(f, ["tenant", "id"])
-    })),
-    // The spec text (11.3.2) says POST; the proto annotation says GET. Servers we know accept POST.
-    subscribeToTask: streaming(v1.SubscribeToTaskRequest, (f) => ({ path: `${taskPath(f["id"])}:subscribe` })),
-    createTaskPushNotificationConfig: unary(
-      v1.TaskPushNotificationConfig,
-      v1.TaskPushNotificationConfig,
-      "a TaskPushNotificationConfig",
-      (f) => ({ method: "POST", path: configsPath(f["taskId"]), fields: without(f, ["tenant", "taskId"]) })
-    ),
-    getTaskPushNotificationConfig: unary(
-      v1.GetTaskPushNotificationConfigRequest,
-      v1.TaskPushNotificationConfig,
-      "a TaskPushNotificationConfig",
-      (f) => ({ method: "GET", path: `${configsPath(f["taskId"])}/${segment(str(f["id"]))}` })
-    ),
-    listTaskPushNotificationConfigs: unary(
-      v1.ListTaskPushNotificationConfigsRequest,
-      v1.ListTaskPushNotificationConfigsResponse,
-      "a ListTaskPushNotificationConfigsResponse",
-      (f) => ({ method: "GET", path: configsPath(f["taskId"]), fields: without(f, ["tenant", "taskId"]) })
-    ),
-    deleteTaskPushNotificationConfig: unary(
-      v1.DeleteTaskPushNotificationConfigRequest,
-      undefined as Schema.Codec<void, void> | undefined,
-      "Empty",
-      (f) => ({ method: "DELETE", path: `${configsPath(f["taskId"])}/${segment(str(f["id"]))}` })
-    ),
-    getExtendedAgentCard: unary(
-      v1.GetExtendedAgentCardRequest,
-      v1.AgentCard,
-      "an AgentCard",
-      () => ({ method: "GET", path: "/extendedAgentCard" })
-    )
+    // Each key gets the method of its own operation, so the record has the table's shape.
+    ...(Object.fromEntries(
+      Operations.all.map((op) => [op.key, op.streaming ? streaming(op) : unary(op)])
+    ) as unknown as TransportMethods)
   }
 }
 

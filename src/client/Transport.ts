@@ -10,6 +10,7 @@ import type * as Headers from "effect/http/Headers"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
+import type * as Operations from "../protocol/Operations.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 
 /** Per-call HTTP details the client has already worked out (A2A-Version, A2A-Extensions, credentials). */
@@ -19,50 +20,24 @@ export interface Call {
   readonly timeout?: Duration.Duration | undefined
 }
 
+/**
+ * One function per A2A operation (protocol/Operations), named by its key: a request/response operation answers
+ * an Effect, a streaming one a Stream of its raw events (ending at a terminal state is the client's job, not the
+ * transport's).
+ */
+export type TransportMethods = {
+  readonly [Op in Operations.Any as Op["key"]]: (
+    request: Operations.RequestOf<Op>,
+    call: Call
+  ) => Op["streaming"] extends true ? Stream.Stream<Operations.ResponseOf<Op>, A2AClientError>
+    : Effect.Effect<Operations.ResponseOf<Op>, A2AClientError>
+}
+
 /** Requests reach a transport with `tenant` already set from the selected interface. */
-export interface Transport {
+export interface Transport extends TransportMethods {
   readonly protocolBinding: string
   readonly protocolVersion: string
   readonly url: string
-  readonly sendMessage: (
-    request: v1.SendMessageRequest,
-    call: Call
-  ) => Effect.Effect<v1.SendMessageResponse, A2AClientError>
-  /** The raw event stream; ending at a terminal state is the client's job, not the transport's. */
-  readonly sendStreamingMessage: (
-    request: v1.SendMessageRequest,
-    call: Call
-  ) => Stream.Stream<v1.StreamResponse, A2AClientError>
-  readonly getTask: (request: v1.GetTaskRequest, call: Call) => Effect.Effect<v1.Task, A2AClientError>
-  readonly listTasks: (
-    request: v1.ListTasksRequest,
-    call: Call
-  ) => Effect.Effect<v1.ListTasksResponse, A2AClientError>
-  readonly cancelTask: (request: v1.CancelTaskRequest, call: Call) => Effect.Effect<v1.Task, A2AClientError>
-  readonly subscribeToTask: (
-    request: v1.SubscribeToTaskRequest,
-    call: Call
-  ) => Stream.Stream<v1.StreamResponse, A2AClientError>
-  readonly createTaskPushNotificationConfig: (
-    request: v1.TaskPushNotificationConfig,
-    call: Call
-  ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AClientError>
-  readonly getTaskPushNotificationConfig: (
-    request: v1.GetTaskPushNotificationConfigRequest,
-    call: Call
-  ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AClientError>
-  readonly listTaskPushNotificationConfigs: (
-    request: v1.ListTaskPushNotificationConfigsRequest,
-    call: Call
-  ) => Effect.Effect<v1.ListTaskPushNotificationConfigsResponse, A2AClientError>
-  readonly deleteTaskPushNotificationConfig: (
-    request: v1.DeleteTaskPushNotificationConfigRequest,
-    call: Call
-  ) => Effect.Effect<void, A2AClientError>
-  readonly getExtendedAgentCard: (
-    request: v1.GetExtendedAgentCardRequest,
-    call: Call
-  ) => Effect.Effect<v1.AgentCard, A2AClientError>
 }
 
 export interface TransportFactory {

@@ -1,6 +1,6 @@
 /**
- * effect-a2a protocol: the typed A2A errors and their JSON-RPC / HTTP / gRPC mappings, the JSON-RPC envelope,
- * task states and protocol versions. The generated 1.0 and 0.3 schemas are `effect-a2a/protocol/v1` and
+ * effect-a2a protocol: the operations (declared once, as data), the typed A2A errors and their JSON-RPC / HTTP /
+ * gRPC mappings, the JSON-RPC envelope, task states and protocol versions. The generated 1.0 and 0.3 schemas are `effect-a2a/protocol/v1` and
  * `effect-a2a/protocol/v0_3`. Needs only `effect`.
  *
  * @example
@@ -15,5 +15,6 @@
 export * as A2AError from "./A2AError.ts"
 export * as FieldViolations from "./FieldViolations.ts"
 export * as JsonRpc from "./JsonRpc.ts"
+export * as Operations from "./Operations.ts"
 export * as TaskStates from "./TaskStates.ts"
 export * as Version from "./Version.ts"

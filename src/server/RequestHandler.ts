@@ -24,6 +24,7 @@ import {
   Unauthenticated,
   UnsupportedOperation
 } from "../protocol/A2AError.ts"
+import type * as Operations from "../protocol/Operations.ts"
 import { isTerminal, label } from "../protocol/TaskStates.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"
 import { type AgentExecutor } from "./AgentExecutor.ts"
@@ -39,43 +40,19 @@ import * as TaskRunner from "./TaskRunner.ts"
 import { limitHistory, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 import * as Validation from "./Validation.ts"
 
-export class RequestHandler extends Context.Service<RequestHandler, {
-  readonly sendMessage: (
-    req: v1.SendMessageRequest,
+/**
+ * One function per A2A operation (protocol/Operations), named by its key: a request/response operation answers
+ * an Effect, a streaming one a Stream of its events.
+ */
+export type Handlers = {
+  readonly [Op in Operations.Any as Op["key"]]: (
+    req: Operations.RequestOf<Op>,
     ctx: CallContext
-  ) => Effect.Effect<v1.SendMessageResponse, A2AError>
-  readonly sendStreamingMessage: (
-    req: v1.SendMessageRequest,
-    ctx: CallContext
-  ) => Stream.Stream<v1.StreamResponse, A2AError>
-  readonly getTask: (req: v1.GetTaskRequest, ctx: CallContext) => Effect.Effect<v1.Task, A2AError>
-  readonly listTasks: (req: v1.ListTasksRequest, ctx: CallContext) => Effect.Effect<v1.ListTasksResponse, A2AError>
-  readonly cancelTask: (req: v1.CancelTaskRequest, ctx: CallContext) => Effect.Effect<v1.Task, A2AError>
-  readonly subscribeToTask: (
-    req: v1.SubscribeToTaskRequest,
-    ctx: CallContext
-  ) => Stream.Stream<v1.StreamResponse, A2AError>
-  readonly createTaskPushNotificationConfig: (
-    req: v1.TaskPushNotificationConfig,
-    ctx: CallContext
-  ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AError>
-  readonly getTaskPushNotificationConfig: (
-    req: v1.GetTaskPushNotificationConfigRequest,
-    ctx: CallContext
-  ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AError>
-  readonly listTaskPushNotificationConfigs: (
-    req: v1.ListTaskPushNotificationConfigsRequest,
-    ctx: CallContext
-  ) => Effect.Effect<v1.ListTaskPushNotificationConfigsResponse, A2AError>
-  readonly deleteTaskPushNotificationConfig: (
-    req: v1.DeleteTaskPushNotificationConfigRequest,
-    ctx: CallContext
-  ) => Effect.Effect<void, A2AError>
-  readonly getExtendedAgentCard: (
-    req: v1.GetExtendedAgentCardRequest,
-    ctx: CallContext
-  ) => Effect.Effect<v1.AgentCard, A2AError>
-}>()("effect-a2a/server/RequestHandler") {}
+  ) => Op["streaming"] extends true ? Stream.Stream<Operations.ResponseOf<Op>, A2AError>
+    : Effect.Effect<Operations.ResponseOf<Op>, A2AError>
+}
+
+export class RequestHandler extends Context.Service<RequestHandler, Handlers>()("effect-a2a/server/RequestHandler") {}
 
 /** ListTasks page size when the request sets none (spec 3.1.4). */
 export const DEFAULT_PAGE_SIZE = 50

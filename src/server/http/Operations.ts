@@ -1,6 +1,6 @@
 /**
- * The eleven operations as the bindings dispatch them (spec 3.1, 5.3): for each, how its request is decoded
- * and which RequestHandler method runs it. A protocol version is served through one such table (its
+ * The operations of protocol/Operations as the bindings dispatch them (spec 3.1, 5.3): for each, how its request
+ * is decoded and which RequestHandler method runs it. A protocol version is served through one such table (its
  * "edge", see protocol/Version): 1.0 decodes with the generated Schemas and calls the handler directly; a
  * 0.3 edge would decode 0.3 shapes, translate, and translate the results back, behind the same interface.
  *
@@ -11,24 +11,13 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
-import * as v1 from "../../generated/v1.ts"
 import type { A2AError, InvalidParams } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
+import * as Operations from "../../protocol/Operations.ts"
 import type { CallContext } from "../CallContext.ts"
 import type { RequestHandler } from "../RequestHandler.ts"
 
-export type OperationName =
-  | "SendMessage"
-  | "SendStreamingMessage"
-  | "GetTask"
-  | "ListTasks"
-  | "CancelTask"
-  | "SubscribeToTask"
-  | "CreateTaskPushNotificationConfig"
-  | "GetTaskPushNotificationConfig"
-  | "ListTaskPushNotificationConfigs"
-  | "DeleteTaskPushNotificationConfig"
-  | "GetExtendedAgentCard"
+export type OperationName = Operations.Name
 
 type Handler = RequestHandler["Service"]
 
@@ -88,9 +77,6 @@ const streaming = <S extends Schema.ConstraintDecoder<unknown>>(
   }
 }
 
-// google.protobuf.Empty in JSON.
-const empty = {}
-
 const makeEdge = (version: string, list: ReadonlyArray<Operation>): Edge => {
   const operations = new Map(list.map((op) => [op.name, op] as const))
   return {
@@ -101,33 +87,31 @@ const makeEdge = (version: string, list: ReadonlyArray<Operation>): Edge => {
   }
 }
 
-/** A2A 1.0: the native model, no translation. */
-export const v1Edge: Edge = makeEdge("1.0", [
-  unary("SendMessage", v1.SendMessageRequest, (h, req, ctx) => h.sendMessage(req, ctx)),
-  streaming("SendStreamingMessage", v1.SendMessageRequest, (h, req, ctx) => h.sendStreamingMessage(req, ctx)),
-  unary("GetTask", v1.GetTaskRequest, (h, req, ctx) => h.getTask(req, ctx)),
-  unary("ListTasks", v1.ListTasksRequest, (h, req, ctx) => h.listTasks(req, ctx)),
-  unary("CancelTask", v1.CancelTaskRequest, (h, req, ctx) => h.cancelTask(req, ctx)),
-  streaming("SubscribeToTask", v1.SubscribeToTaskRequest, (h, req, ctx) => h.subscribeToTask(req, ctx)),
-  unary(
-    "CreateTaskPushNotificationConfig",
-    v1.TaskPushNotificationConfig,
-    (h, req, ctx) => h.createTaskPushNotificationConfig(req, ctx)
-  ),
-  unary(
-    "GetTaskPushNotificationConfig",
-    v1.GetTaskPushNotificationConfigRequest,
-    (h, req, ctx) => h.getTaskPushNotificationConfig(req, ctx)
-  ),
-  unary(
-    "ListTaskPushNotificationConfigs",
-    v1.ListTaskPushNotificationConfigsRequest,
-    (h, req, ctx) => h.listTaskPushNotificationConfigs(req, ctx)
-  ),
-  unary(
-    "DeleteTaskPushNotificationConfig",
-    v1.DeleteTaskPushNotificationConfigRequest,
-    (h, req, ctx) => Effect.as(h.deleteTaskPushNotificationConfig(req, ctx), empty)
-  ),
-  unary("GetExtendedAgentCard", v1.GetExtendedAgentCardRequest, (h, req, ctx) => h.getExtendedAgentCard(req, ctx))
-])
+/**
+ * The handler method of an operation. The table's key names it, and RequestHandler's shape is derived from the
+ * same table, so the method takes the operation's request; TypeScript cannot follow that through a union, hence
+ * the one cast.
+ */
+const methodOf = (op: Operations.Any) => (handler: Handler, req: unknown, ctx: CallContext) =>
+  (handler[op.key] as (
+    req: unknown,
+    ctx: CallContext
+  ) => Effect.Effect<unknown, A2AError> | Stream.Stream<unknown, A2AError>).call(handler, req, ctx)
+
+// google.protobuf.Empty in JSON.
+const empty = {}
+
+/** A2A 1.0: the native model, no translation; every operation of the table, decoded with its own Schema. */
+export const v1Edge: Edge = makeEdge(
+  "1.0",
+  Operations.all.map((op): Operation => {
+    const run = methodOf(op)
+    if (op.streaming) {
+      return streaming(op.name, op.request, (h, req, ctx) => run(h, req, ctx) as Stream.Stream<unknown, A2AError>)
+    }
+    return unary(op.name, op.request, (h, req, ctx) => {
+      const result = run(h, req, ctx) as Effect.Effect<unknown, A2AError>
+      return op.response === Operations.Empty ? Effect.as(result, empty) : result
+    })
+  })
+)

@@ -27,6 +27,7 @@ import * as Stream from "effect/Stream"
 import * as v0_3 from "../../../generated/v0_3.ts"
 import type * as v1 from "../../../generated/v1.ts"
 import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../../protocol/A2AError.ts"
+import * as Operations from "../../../protocol/Operations.ts"
 import * as AgentCards from "../../../protocol/v0_3/AgentCards.ts"
 import * as PushConfigs from "../../../protocol/v0_3/PushConfigs.ts"
 import * as Requests from "../../../protocol/v0_3/Requests.ts"
@@ -40,18 +41,9 @@ import { type Edge, type Operation, type OperationName, type Streaming, type Una
 export const VERSION = "0.3"
 
 /** The 0.3 JSON-RPC method of each operation (0.3 JSON-RPC has no ListTasks). */
-export const methods: { readonly [K in Exclude<OperationName, "ListTasks">]: string } = {
-  SendMessage: "message/send",
-  SendStreamingMessage: "message/stream",
-  GetTask: "tasks/get",
-  CancelTask: "tasks/cancel",
-  SubscribeToTask: "tasks/resubscribe",
-  CreateTaskPushNotificationConfig: "tasks/pushNotificationConfig/set",
-  GetTaskPushNotificationConfig: "tasks/pushNotificationConfig/get",
-  ListTaskPushNotificationConfigs: "tasks/pushNotificationConfig/list",
-  DeleteTaskPushNotificationConfig: "tasks/pushNotificationConfig/delete",
-  GetExtendedAgentCard: "agent/getAuthenticatedExtendedCard"
-}
+export const methods = Object.fromEntries(
+  Operations.all.flatMap((op) => op.v0_3Method === undefined ? [] : [[op.name, op.v0_3Method] as const])
+) as { readonly [K in Exclude<OperationName, "ListTasks">]: string }
 
 type Handler = RequestHandler["Service"]
 

@@ -1,0 +1,259 @@
+/**
+ * The eleven A2A operations (spec 3.1, 5.3), declared once, as data: each operation's name, its JSON-RPC method
+ * in 1.0 and in 0.3, its HTTP+JSON/REST route (spec 11.3, the proto's `google.api.http` annotations), its request
+ * and response Schemas, whether it streams and whether it is idempotent. The server's bindings and the client's
+ * transports are derived from this table, and so are the shapes of `RequestHandler` and the client `Transport`:
+ * adding an operation starts, and mostly ends, here.
+ *
+ * Nothing in this module knows of a server or a client.
+ *
+ * @example
+ * ```ts
+ * import { Operations } from "effect-a2a/protocol"
+ *
+ * Operations.byName.CancelTask.rest // { method: "POST", path: "/tasks/{id}:cancel", body: true }
+ * ```
+ */
+import * as Schema from "effect/Schema"
+import * as v1 from "../generated/v1.ts"
+
+/** How a query parameter is written (spec 11.5): a string, a decimal int32, or `true` / `false`. */
+export type QueryForm = "string" | "int32" | "bool"
+
+/** Where an operation lives in the HTTP+JSON/REST binding, relative to the interface URL (and its `/{tenant}`). */
+export interface RestRoute {
+  readonly method: "GET" | "POST" | "DELETE"
+  /**
+   * The path: `{field}` segments carry request fields (percent-encoded), and a `:verb` suffix of the last segment
+   * is a custom method (`/tasks/{id}:cancel`).
+   */
+  readonly path: `/${string}`
+  /** The request fields read from the query string (GET, DELETE), with their form. */
+  readonly query?: Readonly<Record<string, QueryForm>> | undefined
+  /** Whether the fields not in the path travel as a JSON object body (POST). */
+  readonly body: boolean
+}
+
+declare const EmptyBrand: unique symbol
+
+/** google.protobuf.Empty: `{}` on the wire, nothing (`void`) for the caller. */
+export interface Empty extends Schema.Struct<{}> {
+  readonly [EmptyBrand]: true
+}
+
+export const Empty: Empty = Schema.Struct({}) as Schema.Struct<{}> as Empty
+
+export interface Operation<
+  Name extends string = string,
+  Key extends string = string,
+  Request extends Schema.Top = Schema.Top,
+  Response extends Schema.Top = Schema.Top,
+  Streaming extends boolean = boolean
+> {
+  /** The operation's name in the spec, and its JSON-RPC method in 1.0. */
+  readonly name: Name
+  /** The name of its method on `RequestHandler` and on a client `Transport`. */
+  readonly key: Key
+  /** Its JSON-RPC method in 0.3 (0.3 has no ListTasks). */
+  readonly v0_3Method: string | undefined
+  readonly rest: RestRoute
+  readonly request: Request
+  /** The result, or for a streaming operation each event. */
+  readonly response: Response
+  readonly streaming: Streaming
+  /** Whether repeating it changes nothing more than doing it once (a client may retry it). */
+  readonly idempotent: boolean
+}
+
+const operation = <
+  const Name extends string,
+  const Key extends string,
+  Request extends Schema.Top,
+  Response extends Schema.Top,
+  const Streaming extends boolean
+>(op: Operation<Name, Key, Request, Response, Streaming>): Operation<Name, Key, Request, Response, Streaming> => op
+
+/** Sends a message; the answer is a Task or a Message (spec 3.1.1). */
+export const SendMessage = operation({
+  name: "SendMessage",
+  key: "sendMessage",
+  v0_3Method: "message/send",
+  rest: { method: "POST", path: "/message:send", body: true },
+  request: v1.SendMessageRequest,
+  response: v1.SendMessageResponse,
+  streaming: false,
+  idempotent: false
+})
+
+/** Sends a message and streams the task's events, or the one Message (spec 3.1.2). */
+export const SendStreamingMessage = operation({
+  name: "SendStreamingMessage",
+  key: "sendStreamingMessage",
+  v0_3Method: "message/stream",
+  rest: { method: "POST", path: "/message:stream", body: true },
+  request: v1.SendMessageRequest,
+  response: v1.StreamResponse,
+  streaming: true,
+  idempotent: false
+})
+
+/** The current state of a task (spec 3.1.3). */
+export const GetTask = operation({
+  name: "GetTask",
+  key: "getTask",
+  v0_3Method: "tasks/get",
+  rest: { method: "GET", path: "/tasks/{id}", query: { historyLength: "int32" }, body: false },
+  request: v1.GetTaskRequest,
+  response: v1.Task,
+  streaming: false,
+  idempotent: true
+})
+
+/** The caller's tasks, filtered and paginated (spec 3.1.4). */
+export const ListTasks = operation({
+  name: "ListTasks",
+  key: "listTasks",
+  v0_3Method: undefined,
+  rest: {
+    method: "GET",
+    path: "/tasks",
+    query: {
+      contextId: "string",
+      status: "string",
+      pageSize: "int32",
+      pageToken: "string",
+      historyLength: "int32",
+      statusTimestampAfter: "string",
+      includeArtifacts: "bool"
+    },
+    body: false
+  },
+  request: v1.ListTasksRequest,
+  response: v1.ListTasksResponse,
+  streaming: false,
+  idempotent: true
+})
+
+/** Asks for a task to be canceled (spec 3.1.5). */
+export const CancelTask = operation({
+  name: "CancelTask",
+  key: "cancelTask",
+  v0_3Method: "tasks/cancel",
+  rest: { method: "POST", path: "/tasks/{id}:cancel", body: true },
+  request: v1.CancelTaskRequest,
+  response: v1.Task,
+  streaming: false,
+  idempotent: false
+})
+
+/**
+ * Streams the events of an existing task (spec 3.1.6). The spec's text binds it to POST, the proto to GET; servers
+ * answer both, clients use POST.
+ */
+export const SubscribeToTask = operation({
+  name: "SubscribeToTask",
+  key: "subscribeToTask",
+  v0_3Method: "tasks/resubscribe",
+  rest: { method: "POST", path: "/tasks/{id}:subscribe", body: true },
+  request: v1.SubscribeToTaskRequest,
+  response: v1.StreamResponse,
+  streaming: true,
+  idempotent: true
+})
+
+/** Registers a webhook for a task's events (spec 3.1.7). */
+export const CreateTaskPushNotificationConfig = operation({
+  name: "CreateTaskPushNotificationConfig",
+  key: "createTaskPushNotificationConfig",
+  v0_3Method: "tasks/pushNotificationConfig/set",
+  rest: { method: "POST", path: "/tasks/{taskId}/pushNotificationConfigs", body: true },
+  request: v1.TaskPushNotificationConfig,
+  response: v1.TaskPushNotificationConfig,
+  streaming: false,
+  idempotent: false
+})
+
+/** One webhook config of a task (spec 3.1.8). */
+export const GetTaskPushNotificationConfig = operation({
+  name: "GetTaskPushNotificationConfig",
+  key: "getTaskPushNotificationConfig",
+  v0_3Method: "tasks/pushNotificationConfig/get",
+  rest: { method: "GET", path: "/tasks/{taskId}/pushNotificationConfigs/{id}", body: false },
+  request: v1.GetTaskPushNotificationConfigRequest,
+  response: v1.TaskPushNotificationConfig,
+  streaming: false,
+  idempotent: true
+})
+
+/** A task's webhook configs, paginated (spec 3.1.9). */
+export const ListTaskPushNotificationConfigs = operation({
+  name: "ListTaskPushNotificationConfigs",
+  key: "listTaskPushNotificationConfigs",
+  v0_3Method: "tasks/pushNotificationConfig/list",
+  rest: {
+    method: "GET",
+    path: "/tasks/{taskId}/pushNotificationConfigs",
+    query: { pageSize: "int32", pageToken: "string" },
+    body: false
+  },
+  request: v1.ListTaskPushNotificationConfigsRequest,
+  response: v1.ListTaskPushNotificationConfigsResponse,
+  streaming: false,
+  idempotent: true
+})
+
+/** Removes a webhook config (spec 3.1.10). */
+export const DeleteTaskPushNotificationConfig = operation({
+  name: "DeleteTaskPushNotificationConfig",
+  key: "deleteTaskPushNotificationConfig",
+  v0_3Method: "tasks/pushNotificationConfig/delete",
+  rest: { method: "DELETE", path: "/tasks/{taskId}/pushNotificationConfigs/{id}", body: false },
+  request: v1.DeleteTaskPushNotificationConfigRequest,
+  response: Empty,
+  streaming: false,
+  idempotent: true
+})
+
+/** The agent card with what only an authenticated caller may see (spec 3.1.11). */
+export const GetExtendedAgentCard = operation({
+  name: "GetExtendedAgentCard",
+  key: "getExtendedAgentCard",
+  v0_3Method: "agent/getAuthenticatedExtendedCard",
+  rest: { method: "GET", path: "/extendedAgentCard", body: false },
+  request: v1.GetExtendedAgentCardRequest,
+  response: v1.AgentCard,
+  streaming: false,
+  idempotent: true
+})
+
+/** Every operation, in the spec's order. */
+export const all = [
+  SendMessage,
+  SendStreamingMessage,
+  GetTask,
+  ListTasks,
+  CancelTask,
+  SubscribeToTask,
+  CreateTaskPushNotificationConfig,
+  GetTaskPushNotificationConfig,
+  ListTaskPushNotificationConfigs,
+  DeleteTaskPushNotificationConfig,
+  GetExtendedAgentCard
+] as const
+
+export type Any = (typeof all)[number]
+
+export type Name = Any["name"]
+
+export type Key = Any["key"]
+
+/** The operations by name. */
+export const byName: { readonly [N in Name]: Extract<Any, { readonly name: N }> } = Object.fromEntries(
+  all.map((op) => [op.name, op])
+) as { readonly [N in Name]: Extract<Any, { readonly name: N }> }
+
+/** The request an operation takes, as its caller holds it. */
+export type RequestOf<Op extends Any> = Op["request"]["Type"]
+
+/** What an operation answers: each event of a stream, nothing for Empty, else its response. */
+export type ResponseOf<Op extends Any> = Op["response"] extends Empty ? void : Op["response"]["Type"]
