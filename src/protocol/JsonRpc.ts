@@ -13,8 +13,11 @@ export type JsonRpcId = string | number | null
 export interface JsonRpcRequest {
   readonly id: JsonRpcId | undefined
   readonly method: string
-  /** The `params` member: an object, or undefined when absent. */
-  readonly params: Readonly<Record<string, unknown>> | undefined
+  /**
+   * The `params` member: an object (by-name), an array (by-position, which no A2A method takes: the binding answers
+   * -32602), or undefined when absent.
+   */
+  readonly params: Readonly<Record<string, unknown>> | ReadonlyArray<unknown> | undefined
 }
 
 /** An envelope that is not a valid Request object, with the id to answer with (null when unknown). */
@@ -32,8 +35,10 @@ const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeE
   Result.fail({ id, error: new InvalidRequest({ message }) })
 
 /**
- * Validates one request object. A2A params are always objects (spec 9.3), so array params are rejected as
- * an invalid envelope like any other structural mistake.
+ * Validates one request object. JSON-RPC 2.0 (section 4) allows `params` by name (an object) or by position (an
+ * array): both make a valid Request. A2A's methods take theirs by name (spec 9.3), so by-position params are the
+ * method's invalid params (-32602), decided by the binding once it knows the method; any other `params` value is
+ * an invalid envelope (-32600).
  */
 export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, EnvelopeError> => {
   if (!isRecord(u)) return invalid(null, "Invalid Request: expected a JSON-RPC 2.0 request object")
@@ -49,8 +54,8 @@ export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, Envelope
   if (typeof method !== "string") return invalid(id, "Invalid Request: 'method' must be a string")
   if (method.length === 0) return invalid(id, "Invalid Request: 'method' must not be empty")
   const params = u["params"]
-  if ("params" in u && !isRecord(params)) {
-    return invalid(id, "Invalid Request: 'params' must be an object")
+  if ("params" in u && !isRecord(params) && !Array.isArray(params)) {
+    return invalid(id, "Invalid Request: 'params' must be an object or an array")
   }
   return Result.succeed({
     id: hasId ? (rawId as JsonRpcId) : undefined,

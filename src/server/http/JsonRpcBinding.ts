@@ -13,7 +13,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import { type A2AError, InvalidRequest, MethodNotFound } from "../../protocol/A2AError.ts"
+import { type A2AError, InvalidParams, InvalidRequest, MethodNotFound } from "../../protocol/A2AError.ts"
 import * as JsonRpc from "../../protocol/JsonRpc.ts"
 import type { CallContext } from "../CallContext.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
@@ -62,6 +62,13 @@ const dispatch = (
   const operation = edge.operations.get(request.method)
   if (operation === undefined) {
     return Effect.succeed(fail(new MethodNotFound({ message: `Method not found: ${request.method}` })))
+  }
+  if (Array.isArray(request.params)) {
+    return Effect.succeed(fail(
+      new InvalidParams({
+        message: `Invalid params: ${request.method} takes its params by name (an object), not by position (an array)`
+      })
+    ))
   }
   const params = request.params ?? {}
   if (operation._tag === "Streaming") {

@@ -188,7 +188,6 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
           [{ jsonrpc: "2.0", id: { nested: true }, method: "GetTask", params: { id: "t" } }, null],
           [{ jsonrpc: "2.0", id: [1], method: "GetTask", params: { id: "t" } }, null],
           [{ jsonrpc: "2.0", id: true, method: "GetTask", params: { id: "t" } }, null],
-          [{ jsonrpc: "2.0", id: 6, method: "GetTask", params: ["t"] }, 6],
           [{ jsonrpc: "2.0", id: 7, method: "GetTask", params: "t" }, 7],
           [{ jsonrpc: "2.0", id: 8, method: "GetTask", params: null }, 8],
           [42, null],
@@ -199,6 +198,35 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
           expect(body.error.code, JSON.stringify(payload)).toBe(-32600)
           expect(body.id, JSON.stringify(payload)).toStrictEqual(id)
         }
+        yield* stillServing(server)
+      }))
+
+    it.effect("by-position params are a valid request whose params are invalid: -32602 (JSON-RPC 2.0 section 4.2)", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.Server
+        // JSON-RPC 2.0 section 4.2: params "MUST be a Structured value": an Array (by-position) or an Object
+        // (by-name). A2A's methods take theirs by name (spec 9.3), so an array is this method's invalid params.
+        const legacy = (payload: unknown) =>
+          TestServer.request(`${server.url}/`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(payload)
+          })
+        const replies = [
+          yield* rpc(server, { jsonrpc: "2.0", id: 6, method: "GetTask", params: ["t"] }),
+          yield* rpc(server, { jsonrpc: "2.0", id: 6, method: "SendStreamingMessage", params: [] }),
+          yield* legacy({ jsonrpc: "2.0", id: 6, method: "tasks/get", params: [{ id: "t" }] })
+        ]
+        for (const reply of replies) {
+          const body = errorOf(reply.json)
+          assert.strictEqual(reply.status, 200)
+          assert.strictEqual(body.id, 6)
+          assert.strictEqual(body.error.code, -32602)
+          assert.include(body.error.message, "by name")
+        }
+        // The method is looked up first: an unknown one stays -32601.
+        const unknown = errorOf((yield* rpc(server, { jsonrpc: "2.0", id: 7, method: "Nope", params: [1] })).json)
+        assert.strictEqual(unknown.error.code, -32601)
         yield* stillServing(server)
       }))
 

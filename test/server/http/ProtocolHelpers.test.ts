@@ -52,6 +52,11 @@ describe("JsonRpc", () => {
     )
     const note = JsonRpc.parseRequest({ jsonrpc: "2.0", method: "GetTask" })
     assert.isTrue(Result.isSuccess(note) && JsonRpc.isNotification(note.success))
+    // by-position params make a valid Request too (JSON-RPC 2.0 section 4.2); the binding refuses them as params
+    assert.deepStrictEqual(
+      JsonRpc.parseRequest({ jsonrpc: "2.0", id: 2, method: "GetTask", params: ["t"] }),
+      Result.succeed({ id: 2, method: "GetTask", params: ["t"] })
+    )
     const nullId = JsonRpc.parseRequest({ jsonrpc: "2.0", id: null, method: "GetTask" })
     assert.isTrue(Result.isSuccess(nullId) && !JsonRpc.isNotification(nullId.success))
   })
@@ -68,7 +73,8 @@ describe("JsonRpc", () => {
     check({ jsonrpc: "2.0", id: 1.5e400, method: "x" }, null)
     check({ jsonrpc: "2.0", id: false, method: "x" }, null)
     check({ jsonrpc: 2, id: "a", method: "x" }, "a")
-    check({ jsonrpc: "2.0", id: "a", method: "x", params: [1] }, "a")
+    check({ jsonrpc: "2.0", id: "a", method: "x", params: 1 }, "a")
+    check({ jsonrpc: "2.0", id: "a", method: "x", params: null }, "a")
     check(null, null)
     check([], null)
   })
