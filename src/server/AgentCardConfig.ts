@@ -45,9 +45,10 @@ const render = (
   const securitySchemes = { ...template.securitySchemes, ...auth.securitySchemes }
   const securityRequirements = template.securityRequirements ?? auth.securityRequirements
   const { supportedInterfaces: fallback, ...rest } = template
+  // The preferred interface is what a reader of the card looks for first: the list leads the card.
   return {
-    ...rest,
     supportedInterfaces: interfaces.length > 0 ? interfaces : (fallback ?? []),
+    ...rest,
     capabilities,
     ...(Object.keys(securitySchemes).length > 0 ? { securitySchemes } : {}),
     ...(securityRequirements.length > 0 ? { securityRequirements } : {})

@@ -187,7 +187,8 @@ describe("agent cards", () => {
     expect(card).toMatchObject({
       url: "http://h/",
       preferredTransport: "JSONRPC",
-      protocolVersion: "0.3",
+      // the 0.3 schema's AgentCard.protocolVersion default, what 0.3 peers send and expect
+      protocolVersion: "0.3.0",
       additionalInterfaces: [{ url: "http://h/", transport: "JSONRPC" }],
       supportsAuthenticatedExtendedCard: true,
       capabilities: { streaming: true },

@@ -28,7 +28,7 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
         expect(reply.headers.get("vary")).toContain("A2A-Version")
         expect(reply.json).toMatchObject({
           name: "effect-a2a demo agent",
-          protocolVersion: "0.3",
+          protocolVersion: "0.3.0",
           url: `${server.url}/`,
           preferredTransport: "JSONRPC",
           capabilities: { streaming: true, pushNotifications: true },

@@ -31,8 +31,11 @@ import type * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { optional } from "./Messages.ts"
 
-/** The 0.3 card's `protocolVersion`: `Major.Minor` only, as spec 1.0 section 3.6 asks of cards. */
-export const PROTOCOL_VERSION = "0.3"
+/**
+ * The 0.3 card's `protocolVersion`: the full version, as the 0.3 schema's default ("0.3.0") and 0.3 peers have it
+ * (only 1.0 cards give `Major.Minor`, spec 1.0 section 3.6).
+ */
+export const PROTOCOL_VERSION = "0.3.0"
 
 const majorMinor = (version: string): string => {
   const [major = "", minor = "0"] = version.trim().replace(/^v/i, "").split(".")

@@ -76,7 +76,8 @@ layer(Both.layer, { excludeTestServices: true })("the official SDK's 0.3 client 
         expect(card.supportedInterfaces[0]).toMatchObject({
           url: `${server.url}/`,
           protocolBinding: "JSONRPC",
-          protocolVersion: "0.3"
+          // the SDK carries the 0.3 card's full version over to the interface
+          protocolVersion: "0.3.0"
         })
         expect(AgentCard.toJSON(card)).toMatchObject({ capabilities: { streaming: true, pushNotifications: true } })
       }))

@@ -55,6 +55,9 @@ describe("agent card", () => {
       const card = reply.json as Card
       assert.strictEqual(card.name, "Stub Agent")
       assert.deepStrictEqual(urls(card), bothVersions(`${server.url}/`, server.url))
+      // The interfaces lead the card: the preferred one is what a reader looks for first (#12 item 7).
+      assert.strictEqual(Object.keys(card)[0], "supportedInterfaces")
+      assert.match(reply.text, /^\{"supportedInterfaces":\[/)
       // A 1.0 card has none of the 0.3 fields.
       for (const field of ["url", "protocolVersion", "preferredTransport", "additionalInterfaces"]) {
         assert.notProperty(card, field)
@@ -97,7 +100,8 @@ describe("agent card", () => {
         assert.strictEqual(reply.headers.get("vary"), "A2A-Version")
         const card = reply.json as Card & Record<string, unknown>
         assert.strictEqual(card.name, "Stub Agent")
-        assert.strictEqual(card["protocolVersion"], "0.3")
+        // the 0.3 schema's default and what 0.3 peers expect (#12 item 6)
+        assert.strictEqual(card["protocolVersion"], "0.3.0")
         // The 0.3 main endpoint and its alternatives are the 0.3 interfaces, in the card's order.
         assert.strictEqual(card["url"], `${server.url}/`)
         assert.strictEqual(card["preferredTransport"], "JSONRPC")

@@ -74,7 +74,7 @@ describe("effect-a2a serve", () => {
       ])
       // 0.3 is served by default: a card request without a version gets the 0.3 (hybrid) card.
       const legacyCard = yield* TestServer.request(card)
-      assert.deepInclude(legacyCard.json, { protocolVersion: "0.3", url: `${base}/a2a` })
+      assert.deepInclude(legacyCard.json, { protocolVersion: "0.3.0", url: `${base}/a2a` })
 
       const reply = yield* TestServer.request(`${base}/a2a`, {
         method: "POST",
