@@ -155,6 +155,36 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
         expect(badQuery.status).toBe(400)
       }))
 
+    it.effect(":cancel and :subscribe read their body as every route does: 415 for another media type, 400 for bad JSON", () =>
+      Effect.gen(function*() {
+        const server = yield* Both
+        const started = yield* request(`${server.url}/v1/message:send`, json({ ...message("slow"), configuration: {} }))
+        const id = at(started.json, "task", "id") as string
+        for (const verb of ["cancel", "subscribe"]) {
+          const url = `${server.url}/v1/tasks/${id}:${verb}`
+          const form = yield* request(url, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: "a=b"
+          })
+          expect(form.status, verb).toBe(415)
+          expect(form.json, verb).toMatchObject({ code: -32600 })
+          const broken = yield* request(url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{"
+          })
+          expect(broken.status, verb).toBe(400)
+          expect(broken.json, verb).toMatchObject({ code: -32700 })
+          const notObject = yield* request(url, json([1]))
+          expect(notObject.status, verb).toBe(400)
+        }
+        // An empty body, with or without a JSON content type, is still a cancel.
+        const canceled = yield* request(`${server.url}/v1/tasks/${id}:cancel`, { method: "POST" })
+        expect(canceled.status).toBe(200)
+        expect(at(canceled.json, "status", "state")).toBe("TASK_STATE_CANCELLED")
+      }))
+
     it.effect("an unknown verb is 404; no extended card is 400 -32004", () =>
       Effect.gen(function*() {
         const server = yield* Both

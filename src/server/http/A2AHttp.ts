@@ -10,11 +10,14 @@
  *
  * All of them need the RequestHandler, Auth and AgentCardConfig services.
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerError from "effect/http/HttpServerError"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { Auth } from "../Auth.ts"
 import type { RequestHandler } from "../RequestHandler.ts"
@@ -60,9 +63,27 @@ export const routes = (
     })
   )
 
-/** A google.rpc.Status 404 for every request no other route takes. */
-export const notFound: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.add(
-  "*",
-  "*",
-  RestBinding.notFoundHandler
+/**
+ * Answers with a google.rpc.Status what the router itself refuses before any route runs: a path whose
+ * percent-encoding is malformed (`/tasks/%ZZ`, `%C0%AF`: no route can match it, RFC 3986 section 2.1) is a 400.
+ */
+const routerRefusals = HttpRouter.middleware(
+  (app) =>
+    Effect.catchCause(app, (cause) => {
+      const error = Cause.findErrorOption(cause)
+      return Option.isSome(error) && HttpServerError.isHttpServerError(error.value) &&
+          error.value.reason._tag === "RouteNotFound"
+        ? Effect.succeed(RestBinding.routeNotFound(error.value.reason.request))
+        : Effect.failCause(cause)
+    }),
+  { global: true }
+)
+
+/**
+ * A google.rpc.Status 404 for every request no other route takes (400 for a path the router cannot decode), so
+ * that no error goes out without a body.
+ */
+export const notFound: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
+  HttpRouter.add("*", "*", RestBinding.notFoundHandler),
+  routerRefusals
 )

@@ -286,6 +286,31 @@ const handle = (
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: contentTypeFor(request), headers })
   }))
 
+/** Whether a path (before `?`) has a `%` not followed by two hex digits, or escapes that are not UTF-8. */
+const malformedPath = (url: string): boolean => {
+  const q = url.indexOf("?")
+  try {
+    decodeURIComponent(q === -1 ? url : url.slice(0, q))
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * What a request the router found no route for is answered: 400 when its path cannot be decoded (RFC 3986 section
+ * 2.1), else 404; a google.rpc.Status either way.
+ */
+export const routeNotFound = (request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse =>
+  malformedPath(request.url)
+    ? restFailure({
+      status: 400,
+      error: new InvalidRequest({
+        message: `The request path is not validly percent-encoded: ${request.method} ${request.url.split("?")[0]}`
+      })
+    })
+    : restFailure(notFound(request))
+
 /** A 404 google.rpc.Status for a path no operation lives at. */
 export const notFoundHandler: Effect.Effect<
   HttpServerResponse.HttpServerResponse,

@@ -262,6 +262,30 @@ layer(TestServer.layer())("REST binding", (it) => {
         yield* stillServing(server)
       }))
 
+    it.effect("a path with malformed percent-encoding is 400 with a Status body, on every route family", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer.Server
+        // RFC 3986 section 2.1: `%` starts a triplet of two hex digits; %C0%AF decodes to no UTF-8 character.
+        for (
+          const path of [
+            "/tasks/%ZZ",
+            "/tasks/%",
+            "/tasks/%C0%AF",
+            "/tasks/%ZZ:cancel",
+            "/acme/tasks/%ZZ",
+            "/v1/tasks/%ZZ"
+          ]
+        ) {
+          for (const method of ["GET", "POST"] as const) {
+            const reply = yield* TestServer.request(`${server.url}${path}`, { method, headers: V1 })
+            const body = statusOf(reply, 400, "INVALID_REQUEST")
+            assert.include(body.error.message, "percent-encoded", `${method} ${path}`)
+            assert.strictEqual(reply.headers.get("content-type"), "application/a2a+json")
+          }
+        }
+        yield* stillServing(server)
+      }))
+
     it.effect("the 1.0 routes read without a 1.0 version (absent = 0.3) are 400 VERSION_NOT_SUPPORTED naming 1.0", () =>
       Effect.gen(function*() {
         const server = yield* TestServer.Server

@@ -180,12 +180,20 @@ const getTaskOrSubscribe: Resolve = (request, _params, search) => {
     ))
 }
 
-const taskVerb: Resolve = (request) => {
+/**
+ * POST /v1/tasks/{id}:cancel and :subscribe. Their body carries nothing more than the path, but it is read as every
+ * other body is (a JSON media type, valid JSON, an object; empty is fine), as the 1.0 routes do.
+ */
+const taskVerb: Resolve = (request, _params, _search, max) => {
   const split = splitVerb(request.url)
   if (split?.verb === "cancel") {
-    return Effect.succeed(unary((h, ctx) => Effect.map(h.cancelTask({ id: split.id }, ctx), ProtoJson.fromV1Task)))
+    const id = split.id
+    return Effect.as(
+      objectBody(request, max),
+      unary((h, ctx) => Effect.map(h.cancelTask({ id }, ctx), ProtoJson.fromV1Task))
+    )
   }
-  if (split?.verb === "subscribe") return Effect.succeed(subscribe(split.id))
+  if (split?.verb === "subscribe") return Effect.as(objectBody(request, max), subscribe(split.id))
   return Effect.fail(notFound(request))
 }
 
