@@ -89,6 +89,10 @@ export const make = Effect.gen(function*() {
   const runner = yield* TaskRunner.make
   const capabilities = cards.capabilities
   const card = cards.publicCard([])
+  // A part may have any media type the agent or one of its skills takes (skills override the defaults, spec 4.4.5).
+  const inputModes = [
+    ...new Set([...card.defaultInputModes, ...card.skills.flatMap((skill) => skill.inputModes ?? [])])
+  ]
   const requiredExtensions = (capabilities.extensions ?? []).filter((e) => e.required === true && e.uri !== undefined)
 
   const getOwned = (taskId: string, scope: TaskScope): Effect.Effect<TaskRecord, A2AError> =>
@@ -118,6 +122,9 @@ export const make = Effect.gen(function*() {
     const pushConfig = configuration?.taskPushNotificationConfig
     const invalid = checkExtensions(ctx) ?? Validation.check(
       Validation.nonEmpty("message.messageId", message.messageId),
+      message.role === "ROLE_UNSPECIFIED"
+        ? [{ field: "message.role", description: "Must be ROLE_USER or ROLE_AGENT, got ROLE_UNSPECIFIED" }]
+        : [],
       message.parts.length === 0 ? [{ field: "message.parts", description: "Must contain at least one part" }] : [],
       Validation.historyLength("configuration.historyLength", configuration?.historyLength),
       pushConfig !== undefined ? pushConfigChecks("configuration.taskPushNotificationConfig.", pushConfig) : []
@@ -125,25 +132,19 @@ export const make = Effect.gen(function*() {
     if (invalid !== undefined) return invalid
     const unsupportedInputs = message.parts.flatMap((part) =>
       part.mediaType !== undefined && part.mediaType.length > 0 &&
-        !MediaTypes.accepts(card.defaultInputModes, part.mediaType)
+        !MediaTypes.accepts(inputModes, part.mediaType)
         ? [part.mediaType]
         : []
     )
     if (unsupportedInputs.length > 0) {
       return new ContentTypeNotSupported({
         message: `Unsupported input media type ${unsupportedInputs.join(", ")}; this agent accepts ${
-          card.defaultInputModes.join(", ")
+          inputModes.join(", ")
         }`
       })
     }
-    const accepted = configuration?.acceptedOutputModes ?? []
-    if (accepted.length > 0 && !card.defaultOutputModes.some((mode) => MediaTypes.accepts(accepted, mode))) {
-      return new ContentTypeNotSupported({
-        message: `None of the accepted output modes (${accepted.join(", ")}) is produced by this agent (${
-          card.defaultOutputModes.join(", ")
-        })`
-      })
-    }
+    // `acceptedOutputModes` is what the client can take: the agent SHOULD tailor its output to it (proto
+    // SendMessageConfiguration), so it reaches the agent in its request context and refuses nothing here.
     if (pushConfig !== undefined && capabilities.pushNotifications !== true) return noPush()
     return undefined
   }

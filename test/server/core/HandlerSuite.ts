@@ -254,7 +254,7 @@ export const handlerSuite = <E>(
         assert.match(onGet.message, /non-negative/)
       }).pipe(withServer()))
 
-    it.effect("ContentTypeNotSupported for an input media type or accepted output modes the agent lacks", () =>
+    it.effect("ContentTypeNotSupported for an input media type neither the agent nor any skill takes", () =>
       Effect.gen(function*() {
         const handler = yield* RequestHandler
         const ctx = ctxFor()
@@ -264,19 +264,73 @@ export const handlerSuite = <E>(
         ))
         assert.strictEqual(image._tag, "ContentTypeNotSupported")
         assert.match(image.message, /image\/png/)
-        const output = yield* Effect.flip(
-          handler.sendMessage(send("complete", { configuration: { acceptedOutputModes: ["image/*"] } }), ctx)
-        )
-        assert.strictEqual(output._tag, "ContentTypeNotSupported")
         // wildcards and declared types are fine
         const ok = yield* handler.sendMessage(
           send("complete", {
-            parts: [{ data: { a: 1 }, mediaType: "application/json" }, { text: "complete", mediaType: "text/plain" }],
-            configuration: { acceptedOutputModes: ["text/*"] }
+            parts: [{ data: { a: 1 }, mediaType: "application/json" }, { text: "complete", mediaType: "text/plain" }]
           }),
           ctx
         )
         assert.isTrue("task" in ok || "message" in ok)
+      }).pipe(withServer()))
+
+    it.effect("a media type one skill declares is accepted: skills override the card's defaults (proto AgentSkill)", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const reply = yield* handler.sendMessage(
+          send("echo look", { parts: [{ text: "echo look" }, { raw: "AAAA", mediaType: "image/png" }] }),
+          ctx
+        )
+        assert.isTrue("message" in reply)
+        const audio = yield* Effect.flip(
+          handler.sendMessage(send("x", { parts: [{ raw: "AAAA", mediaType: "audio/ogg" }] }), ctx)
+        )
+        assert.strictEqual(audio._tag, "ContentTypeNotSupported")
+        assert.include(audio.message, "image/*")
+      }).pipe(withServer({
+        card: {
+          ...baseCard,
+          skills: [...baseCard.skills, {
+            id: "see",
+            name: "see",
+            description: "x",
+            tags: ["x"],
+            inputModes: ["image/*"]
+          }]
+        }
+      })))
+
+    it.effect("acceptedOutputModes the card does not list are not refused: they reach the agent, which tailors", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        // proto SendMessageConfiguration.accepted_output_modes: "Agents SHOULD use this to tailor their output."
+        const reply = yield* handler.sendMessage(
+          send("modes", { configuration: { acceptedOutputModes: ["image/*", "application/pdf"] } }),
+          ctxFor()
+        )
+        assert.isTrue("message" in reply)
+        if ("message" in reply) {
+          assert.deepStrictEqual(reply.message.parts, [{ text: "modes: image/*,application/pdf" }])
+        }
+      }).pipe(withServer()))
+
+    it.effect("a message with role ROLE_UNSPECIFIED is InvalidParams naming message.role, as a missing role is", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const error = yield* Effect.flip(
+          handler.sendMessage({ message: { ...send("echo hi").message, role: "ROLE_UNSPECIFIED" } }, ctx)
+        )
+        assert.strictEqual(error._tag, "InvalidParams")
+        assert.deepStrictEqual(violationFields(error as never), ["message.role"])
+        const streamed = yield* Effect.flip(
+          collect(
+            handler.sendStreamingMessage({ message: { ...send("echo hi").message, role: "ROLE_UNSPECIFIED" } }, ctx)
+          )
+        )
+        assert.strictEqual(streamed._tag, "InvalidParams")
+        assert.strictEqual((yield* handler.listTasks({}, ctx)).totalSize, 0)
       }).pipe(withServer()))
 
     it.effect("ExtensionSupportRequired unless the client declares the card's required extensions", () =>

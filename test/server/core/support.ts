@@ -87,6 +87,10 @@ const script = (controls: Controls["Service"]) => (ctx: AgentExecutor.RequestCon
   switch (script) {
     case "echo":
       return AgentExecutor.replyWithText((text) => `echo: ${text}`).execute(ctx)
+    case "modes":
+      // Says which output modes the client accepts, as an agent tailoring its output would read them.
+      return AgentExecutor.replyWithText(() => `modes: ${(ctx.configuration?.acceptedOutputModes ?? []).join(",")}`)
+        .execute(ctx)
     case "tenant":
       // Says which tenant the request context names, and waits for input (a task that stays open).
       return task((t) => t.requireInput(`tenant=${ctx.tenant}`))
