@@ -42,6 +42,11 @@ export interface HttpBindingOptions {
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | Predicate.Predicate<NetAddress.IpAddress> | undefined
   /** Maximum request body size in bytes; larger bodies get 413. Default 1 MiB. */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * Deepest nesting of objects and arrays a request body may have; deeper bodies are invalid requests (-32600,
+   * REST 400). Default 100, the limit of protobuf's JSON parsers.
+   */
+  readonly maxJsonDepth?: number | undefined
   /** Interval of SSE keep-alive comments; zero disables them. Default 15 seconds. */
   readonly keepAliveInterval?: Duration.Input | undefined
   /**
@@ -77,6 +82,7 @@ export interface ResolvedOptions {
   readonly publicUrl: string | undefined
   readonly trustedProxies: HttpBindingOptions["trustedProxies"]
   readonly maxBodyBytes: number
+  readonly maxJsonDepth: number
   readonly keepAliveInterval: Duration.Duration
   readonly firstEventWindow: Duration.Duration
   readonly cardMaxAge: Duration.Duration
@@ -86,6 +92,8 @@ export interface ResolvedOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+export const DEFAULT_MAX_JSON_DEPTH = 100
 
 const normalizePath = (path: `/${string}`): `/${string}` =>
   path.length > 1 && path.endsWith("/") ? (path.replace(/\/+$/, "") || "/") as `/${string}` : path
@@ -100,6 +108,7 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
     publicUrl: publicUrl === "" ? undefined : publicUrl,
     trustedProxies: options.trustedProxies,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
     keepAliveInterval: Duration.fromInputUnsafe(options.keepAliveInterval ?? Duration.seconds(15)),
     firstEventWindow: Duration.fromInputUnsafe(options.firstEventWindow ?? Duration.seconds(1)),
     cardMaxAge: Duration.fromInputUnsafe(options.cardMaxAge ?? Duration.seconds(300)),
@@ -129,7 +138,8 @@ const path = (name: string) =>
  * - `A2A_JSONRPC_PATH`, `A2A_REST_PATH`: each binding's own path (win over A2A_PREFIX)
  * - `A2A_PUBLIC_URL`: public origin for the card's URLs
  * - `A2A_TRUSTED_PROXIES`: comma-separated CIDRs whose X-Forwarded-* headers are believed
- * - `A2A_MAX_BODY_BYTES`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"), `A2A_CARD_MAX_AGE`
+ * - `A2A_MAX_BODY_BYTES`, `A2A_MAX_JSON_DEPTH`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"),
+ *   `A2A_CARD_MAX_AGE`
  * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0" to turn 0.3 off (default "1.0,0.3")
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({
@@ -139,6 +149,7 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
   publicUrl: Config.option(Config.String("A2A_PUBLIC_URL")),
   trustedProxies: Config.option(Config.String("A2A_TRUSTED_PROXIES")),
   maxBodyBytes: Config.option(Config.Int("A2A_MAX_BODY_BYTES")),
+  maxJsonDepth: Config.option(Config.Int("A2A_MAX_JSON_DEPTH")),
   keepAlive: Config.option(Config.Duration("A2A_SSE_KEEPALIVE")),
   cardMaxAge: Config.option(Config.Duration("A2A_CARD_MAX_AGE")),
   versions: Config.option(Config.String("A2A_PROTOCOL_VERSIONS"))
@@ -173,6 +184,7 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
       publicUrl: Option.getOrUndefined(c.publicUrl),
       trustedProxies: proxies.length > 0 ? proxies : undefined,
       maxBodyBytes: Option.getOrUndefined(c.maxBodyBytes),
+      maxJsonDepth: Option.getOrUndefined(c.maxJsonDepth),
       keepAliveInterval: Option.getOrUndefined(c.keepAlive),
       cardMaxAge: Option.getOrUndefined(c.cardMaxAge),
       versions

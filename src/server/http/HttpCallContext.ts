@@ -24,6 +24,7 @@ import type { ResolvedOptions } from "./HttpBindingOptions.ts"
 import { NativeHttp } from "./NativeHttp.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
 import * as PublicInterfaces from "./PublicInterfaces.ts"
+import * as RequestBody from "./RequestBody.ts"
 import { ServerShutdown } from "./ServerShutdown.ts"
 import * as Sse from "./Sse.ts"
 
@@ -45,6 +46,8 @@ export interface BindingEnv {
   /** Completes when the server starts shutting down (never, when none says so); open streams then end. */
   /** What the open event streams share (keep-alive pings, the end at shutdown). */
   readonly sse: Sse.Hub
+  /** Reads a request body as JSON under the options' limits. */
+  readonly readJson: RequestBody.Reader
 }
 
 /**
@@ -63,6 +66,7 @@ export const makeEnv = (
     // Only a fallback for Host-less requests: absent when the routes are mounted outside an HttpServer.
     const server = yield* Effect.serviceOption(HttpServer.HttpServer)
     const shutdown = yield* Effect.serviceOption(ServerShutdown)
+    const native = yield* NativeHttp
     const edges = new Map(
       knownEdges.filter((edge) => options.versions.includes(edge.version)).map((edge) => [edge.version, edge] as const)
     )
@@ -77,9 +81,10 @@ export const makeEnv = (
       supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
       sse: yield* Sse.makeHub({
         keepAlive: options.keepAliveInterval,
-        direct: options.directStreams ? (yield* NativeHttp)?.directResponse : undefined,
+        direct: options.directStreams ? native?.directResponse : undefined,
         shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
-      })
+      }),
+      readJson: RequestBody.reader({ maxBytes: options.maxBodyBytes, maxDepth: options.maxJsonDepth }, native)
     }
   })
 

@@ -19,7 +19,6 @@ import type { CallContext } from "../CallContext.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import { fromCause, JSON_CONTENT_TYPE, jsonRpcError } from "./HttpErrors.ts"
 import type { Edge } from "./Operations.ts"
-import * as RequestBody from "./RequestBody.ts"
 import * as Sse from "./Sse.ts"
 
 /** Requests in one batch beyond this are refused as a whole (one entry's worth of work each). */
@@ -122,7 +121,7 @@ export const handler = (
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
     if (Result.isFailure(principal)) return jsonRpcError(null, principal.failure)
-    const body = yield* Effect.result(RequestBody.readJson(request, { maxBytes: env.options.maxBodyBytes }))
+    const body = yield* Effect.result(env.readJson(request))
     if (Result.isFailure(body)) return jsonRpcError(null, body.failure.error, { status: body.failure.status })
 
     const call: Call = Result.map(

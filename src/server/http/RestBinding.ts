@@ -32,7 +32,7 @@ import {
   restFailure
 } from "./HttpErrors.ts"
 import type { OperationName } from "./Operations.ts"
-import * as RequestBody from "./RequestBody.ts"
+import type * as RequestBody from "./RequestBody.ts"
 import * as Sse from "./Sse.ts"
 
 type RouteParams = Readonly<Record<string, string | undefined>>
@@ -47,7 +47,7 @@ type Resolve = (
   request: HttpServerRequest.HttpServerRequest,
   params: RouteParams,
   searchParams: HttpCallContext.SearchParams,
-  maxBodyBytes: number
+  read: RequestBody.Reader
 ) => Effect.Effect<Resolved, HttpFailure>
 
 // --- Request parameters (spec 11.5) ---
@@ -101,12 +101,14 @@ const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => 
   })
 })
 
+const emptyObject = () => ({})
+
 const objectBody = (
   request: HttpServerRequest.HttpServerRequest,
-  maxBodyBytes: number
+  read: RequestBody.Reader
 ): Effect.Effect<Readonly<Record<string, unknown>>, HttpFailure> =>
   Effect.flatMap(
-    RequestBody.readJson(request, { maxBytes: maxBodyBytes, empty: () => ({}) }),
+    read(request, emptyObject),
     (body) =>
       typeof body === "object" && body !== null && !Array.isArray(body)
         ? Effect.succeed(body as Readonly<Record<string, unknown>>)
@@ -134,8 +136,8 @@ const splitVerb = (url: string): { readonly id: string; readonly verb: string | 
 const resolved = (name: OperationName, input: Readonly<Record<string, unknown>>): Effect.Effect<Resolved> =>
   Effect.succeed({ name, input })
 
-const bodyOperation = (name: OperationName): Resolve => (request, params, _search, max) =>
-  Effect.map(objectBody(request, max), (body) => ({ name, input: withTenant(body, params) }))
+const bodyOperation = (name: OperationName): Resolve => (request, params, _search, read) =>
+  Effect.map(objectBody(request, read), (body) => ({ name, input: withTenant(body, params) }))
 
 const getTaskQuery = { historyLength: "int32" } as const
 const listTasksQuery = {
@@ -164,7 +166,7 @@ const getTaskOrSubscribe: Resolve = (request, params, searchParams) => {
 }
 
 /** POST /tasks/{id}:cancel and POST /tasks/{id}:subscribe. */
-const taskVerb: Resolve = (request, params, _search, max) => {
+const taskVerb: Resolve = (request, params, _search, read) => {
   const split = splitVerb(request.url)
   const name: OperationName | undefined = split?.verb === "cancel"
     ? "CancelTask"
@@ -173,7 +175,7 @@ const taskVerb: Resolve = (request, params, _search, max) => {
     : undefined
   if (split === undefined || name === undefined) return Effect.fail(notFound(request))
   return Effect.map(
-    objectBody(request, max),
+    objectBody(request, read),
     (body) => ({ name, input: withTenant({ ...body, id: split.id }, params) })
   )
 }
@@ -197,8 +199,8 @@ const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/$
   [
     "POST",
     "/tasks/:id/pushNotificationConfigs",
-    (request, params, _s, max) =>
-      Effect.map(objectBody(request, max), (body) => ({
+    (request, params, _s, read) =>
+      Effect.map(objectBody(request, read), (body) => ({
         name: "CreateTaskPushNotificationConfig",
         input: withTenant({ ...body, taskId: taskId(params) }, params)
       }))
@@ -268,7 +270,7 @@ const handle = (
     if (Result.isFailure(call)) return restError(call.failure)
     const { ctx, edge, headers } = call.success
 
-    const input = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
+    const input = yield* Effect.result(resolve(request, params, searchParams, env.readJson))
     if (Result.isFailure(input)) return restFailure(input.failure, headers)
     const operation = edge.byName(input.success.name)
 

@@ -32,7 +32,7 @@ import * as PushStream from "../../PushStream.ts"
 import type { RequestHandler } from "../../RequestHandler.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
-import * as RequestBody from "../RequestBody.ts"
+import type * as RequestBody from "../RequestBody.ts"
 import * as Sse from "../Sse.ts"
 import { allPushConfigs, VERSION } from "./V03Edge.ts"
 
@@ -48,7 +48,7 @@ type Resolve = (
   request: HttpServerRequest.HttpServerRequest,
   params: RouteParams,
   searchParams: HttpCallContext.SearchParams,
-  maxBodyBytes: number
+  read: RequestBody.Reader
 ) => Effect.Effect<Operation, HttpFailure>
 
 const unary = (run: (h: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError>): Operation => ({
@@ -93,9 +93,11 @@ const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => 
 
 // --- Request parameters ---
 
-const objectBody = (request: HttpServerRequest.HttpServerRequest, maxBodyBytes: number) =>
+const emptyObject = () => ({})
+
+const objectBody = (request: HttpServerRequest.HttpServerRequest, read: RequestBody.Reader) =>
   Effect.flatMap(
-    RequestBody.readJson(request, { maxBytes: maxBodyBytes, empty: () => ({}) }),
+    read(request, emptyObject),
     (body) =>
       typeof body === "object" && body !== null && !Array.isArray(body)
         ? Effect.succeed(body)
@@ -147,17 +149,17 @@ const subscribe = (id: string) =>
     PushStream.map(h.subscribeToTask({ id }, ctx), (e) => ProtoJson.fromV1StreamResponse(e, Tasks.finalForSubscription))
   )
 
-const send: Resolve = (request, _params, _search, max) =>
+const send: Resolve = (request, _params, _search, read) =>
   Effect.flatMap(
-    objectBody(request, max),
+    objectBody(request, read),
     (body) =>
       Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
         unary((h, ctx) => Effect.map(h.sendMessage(req, ctx), ProtoJson.fromV1SendMessageResponse)))
   )
 
-const stream: Resolve = (request, _params, _search, max) =>
+const stream: Resolve = (request, _params, _search, read) =>
   Effect.flatMap(
-    objectBody(request, max),
+    objectBody(request, read),
     (body) =>
       Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
         streaming((h, ctx) =>
@@ -184,16 +186,16 @@ const getTaskOrSubscribe: Resolve = (request, _params, search) => {
  * POST /v1/tasks/{id}:cancel and :subscribe. Their body carries nothing more than the path, but it is read as every
  * other body is (a JSON media type, valid JSON, an object; empty is fine), as the 1.0 routes do.
  */
-const taskVerb: Resolve = (request, _params, _search, max) => {
+const taskVerb: Resolve = (request, _params, _search, read) => {
   const split = splitVerb(request.url)
   if (split?.verb === "cancel") {
     const id = split.id
     return Effect.as(
-      objectBody(request, max),
+      objectBody(request, read),
       unary((h, ctx) => Effect.map(h.cancelTask({ id }, ctx), ProtoJson.fromV1Task))
     )
   }
-  if (split?.verb === "subscribe") return Effect.as(objectBody(request, max), subscribe(split.id))
+  if (split?.verb === "subscribe") return Effect.as(objectBody(request, read), subscribe(split.id))
   return Effect.fail(notFound(request))
 }
 
@@ -207,9 +209,9 @@ const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/$
   [
     "POST",
     "/v1/tasks/:id/pushNotificationConfigs",
-    (request, params, _search, max) =>
+    (request, params, _search, read) =>
       Effect.flatMap(
-        objectBody(request, max),
+        objectBody(request, read),
         (body) =>
           Effect.map(fromResult(ProtoJson.decodeTaskPushConfig(body, taskId(params))), (config) =>
             unary((h, ctx) =>
@@ -284,7 +286,7 @@ const handle = (
     const { ctx, edge, headers } = call.success
     if (edge.version !== VERSION) return errorResponse(notThisVersion(edge.version))
 
-    const operation = yield* Effect.result(resolve(request, params, searchParams, env.options.maxBodyBytes))
+    const operation = yield* Effect.result(resolve(request, params, searchParams, env.readJson))
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
 
     if (operation.success._tag === "Stream") {
