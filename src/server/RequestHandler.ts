@@ -37,7 +37,7 @@ import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
 import * as PushStream from "./PushStream.ts"
 import * as TaskRunner from "./TaskRunner.ts"
-import { limitHistory, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import { limitHistory, orInternal, type TaskRecord, type TaskScope, TaskStore } from "./TaskStore.ts"
 import * as Validation from "./Validation.ts"
 
 /**
@@ -57,8 +57,6 @@ export class RequestHandler extends Context.Service<RequestHandler, Handlers>()(
 /** ListTasks page size when the request sets none (spec 3.1.4). */
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 100
-
-const internal = (e: TaskStoreError) => new InternalError({ message: `Task storage failed: ${e.message}` })
 
 const notFound = (taskId: string) => new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
 
@@ -97,7 +95,7 @@ export const make = Effect.gen(function*() {
 
   const getOwned = (taskId: string, scope: TaskScope): Effect.Effect<TaskRecord, A2AError> =>
     store.get(taskId, scope).pipe(
-      Effect.mapError(internal),
+      orInternal,
       Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(taskId)), onSome: Effect.succeed }))
     )
 
@@ -257,7 +255,7 @@ export const make = Effect.gen(function*() {
         after: typeof after === "object" ? after : undefined,
         historyLength: req.historyLength,
         includeArtifacts: req.includeArtifacts === true
-      }).pipe(Effect.mapError(internal))
+      }).pipe(orInternal)
       return {
         tasks: page.tasks,
         nextPageToken: Option.match(page.next, {
@@ -306,14 +304,14 @@ export const make = Effect.gen(function*() {
       const id = req.id !== undefined && req.id.length > 0 ? req.id : yield* Ids.randomId
       // Its webhook is sent payloads of the version it was registered with.
       const config: PushConfig = { ...req, id, taskId, protocolVersion: ctx.requestedVersion }
-      yield* pushConfigs.set(config).pipe(Effect.mapError(internal))
+      yield* pushConfigs.set(config).pipe(orInternal)
       return toWire(config)
     }))
 
   const getTaskPushNotificationConfig: RequestHandler["Service"]["getTaskPushNotificationConfig"] = (req, ctx) =>
     withPush(Effect.gen(function*() {
       yield* getOwned(req.taskId, scopeOf(req, ctx))
-      const config = yield* pushConfigs.get(req.taskId, req.id).pipe(Effect.mapError(internal))
+      const config = yield* pushConfigs.get(req.taskId, req.id).pipe(orInternal)
       return yield* Option.match(config, {
         onNone: () =>
           Effect.fail(
@@ -341,7 +339,7 @@ export const make = Effect.gen(function*() {
       }
       yield* Validation.verify(violations)
       yield* getOwned(req.taskId, scopeOf(req, ctx))
-      const page = yield* pushConfigs.list(req.taskId, { pageSize, after }).pipe(Effect.mapError(internal))
+      const page = yield* pushConfigs.list(req.taskId, { pageSize, after }).pipe(orInternal)
       return {
         configs: page.configs.map(toWire),
         nextPageToken: Option.match(page.next, {
@@ -354,7 +352,7 @@ export const make = Effect.gen(function*() {
   const deleteTaskPushNotificationConfig: RequestHandler["Service"]["deleteTaskPushNotificationConfig"] = (req, ctx) =>
     withPush(Effect.gen(function*() {
       yield* getOwned(req.taskId, scopeOf(req, ctx))
-      yield* pushConfigs.delete(req.taskId, req.id).pipe(Effect.mapError(internal))
+      yield* pushConfigs.delete(req.taskId, req.id).pipe(orInternal)
     }))
 
   const getExtendedAgentCard: RequestHandler["Service"]["getExtendedAgentCard"] = (_req, ctx) =>

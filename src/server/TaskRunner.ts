@@ -37,7 +37,7 @@ import * as Ids from "./Ids.ts"
 import { type PushConfig, PushConfigStore } from "./PushConfigStore.ts"
 import { PushNotifier } from "./PushNotifier.ts"
 import * as TaskReducer from "./TaskReducer.ts"
-import { type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
+import { orInternal, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 
 /** One event as the caller of an execution sees it. */
 export interface Processed {
@@ -419,7 +419,7 @@ export const make = Effect.gen(function*() {
   const continueTask = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<void, A2AError> =>
     Effect.gen(function*() {
       const existing = yield* store.get(taskId, { owner: options.owner, tenant: options.tenant }).pipe(
-        Effect.mapError(internal)
+        orInternal
       )
       if (Option.isNone(existing)) {
         return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
@@ -457,7 +457,7 @@ export const make = Effect.gen(function*() {
         tenant: options.tenant,
         version: existing.value.version + 1
       }
-      yield* store.save(next).pipe(Effect.mapError(internal))
+      yield* store.save(next).pipe(orInternal)
       yield* launch(options, caller, taskId, contextId, message, Option.some(next))
     })
 
@@ -474,8 +474,6 @@ export const make = Effect.gen(function*() {
     )
   }
 
-  const internal = (e: TaskStoreError) => new InternalError({ message: `Task storage failed: ${e.message}` })
-
   const cancel = (taskId: string, scope: TaskScope): Effect.Effect<v1.Task, A2AError> =>
     Effect.gen(function*() {
       // A few rounds at most: an execution may end (e.g. at input-required) just as we try to cancel it.
@@ -483,7 +481,7 @@ export const make = Effect.gen(function*() {
         const outcome = yield* withLock(
           taskId,
           Effect.gen(function*() {
-            const existing = yield* store.get(taskId, scope).pipe(Effect.mapError(internal))
+            const existing = yield* store.get(taskId, scope).pipe(orInternal)
             if (Option.isNone(existing)) {
               return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
             }
@@ -497,13 +495,13 @@ export const make = Effect.gen(function*() {
               })
             }
             const applied = TaskReducer.setStatus(task, { state: "TASK_STATE_CANCELED", timestamp: yield* Ids.now })
-            yield* persist(scope, version, applied).pipe(Effect.mapError(internal))
+            yield* persist(scope, version, applied).pipe(orInternal)
             return Result.succeed(applied.task)
           })
         )
         if (Result.isSuccess(outcome)) return outcome.success
         yield* outcome.failure
-        const after = yield* store.get(taskId, scope).pipe(Effect.mapError(internal))
+        const after = yield* store.get(taskId, scope).pipe(orInternal)
         if (Option.isNone(after)) {
           return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
         }

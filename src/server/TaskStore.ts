@@ -4,15 +4,29 @@
  * all in SQL; the pagination token's wire form belongs to the RequestHandler, not to the store.
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as v1 from "../generated/v1.ts"
+import { InternalError } from "../protocol/A2AError.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
   message: Schema.String,
   cause: Schema.optionalKey(Schema.Defect())
 }) {}
+
+const storageFailed = new InternalError({ message: "Task storage failed" })
+
+/**
+ * A store failure as the client sees it: InternalError with a generic message. What failed (SQL, versions, file
+ * names) is logged for the operator and never sent to the client.
+ */
+export const orInternal = <A, R>(effect: Effect.Effect<A, TaskStoreError, R>): Effect.Effect<A, InternalError, R> =>
+  Effect.catchTag(
+    effect,
+    "TaskStoreError",
+    (error) => Effect.andThen(Effect.logError("effect-a2a: task storage failed", error), Effect.fail(storageFailed))
+  )
 
 /**
  * Whose a task is: every task access is scoped by both (spec 13.1). A task created under one tenant is not
