@@ -99,13 +99,15 @@ describe("package entry points", () => {
       .toEqual([])
   })
 
-  // (They still use node:http for two Node fast paths, raw body reads and direct SSE writes, when a request came
-  // through Node's server; moving those behind one adapter seam is the redesign's job.)
-  it("the HTTP bindings load no SQL and not the Node runner", () => {
+  // The Node fast paths (raw body reads, direct SSE writes) sit behind the NativeHttp seam, in effect-a2a/node.
+  it("the HTTP bindings load no SQL, no Node runner and nothing of Node's HTTP or the platform", () => {
     const { files, specifiers } = entry("./http")
     expect(files.filter((f) => f.startsWith("src/node/") || /src\/store\/Sql/.test(f))).toEqual([])
-    expect(specifiers.filter((s) => s.startsWith("effect/sql") || s === "node:sqlite" || s.endsWith("/NodeHttpServer")))
-      .toEqual([])
+    expect(
+      specifiers.filter((s) =>
+        s.startsWith("effect/sql") || s === "node:sqlite" || s === "node:http" || s.startsWith("@effect/platform")
+      )
+    ).toEqual([])
   })
 
   it("the SQL stores load the PostgreSQL driver only when it is used", () => {
