@@ -191,7 +191,11 @@ export const make = Effect.gen(function*() {
           else last = processed
         },
         fail: (error) => void Deferred.doneUnsafe(answer, Exit.fail(error)),
-        end: () => void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last))
+        end: () => void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last)),
+        // A message waiting for the agent's turn in progress: a non-blocking send answers the task as it is now.
+        queued: (task) => {
+          if (immediate) Deferred.doneUnsafe(answer, Exit.succeed({ event: { task }, task: Option.some(task) }))
+        }
       }
       return start(req, ctx, caller).pipe(
         Effect.andThen(Deferred.await(answer)),

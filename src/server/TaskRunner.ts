@@ -50,11 +50,15 @@ export interface Processed {
  * Where an execution's events go, synchronously and in order: `offer` for each event; `fail` when the execution
  * fails before it has a task (the caller's answer is then that error) or its storage fails; `end` last, always.
  * The runner never waits for a caller, so one that has gone away costs nothing.
+ *
+ * A message to a task whose agent is still working waits for the turn in progress to end (see `start`);
+ * `queued` then tells its caller the task as it is now, which is all a non-blocking SendMessage answers.
  */
 export interface Caller {
   readonly offer: (processed: Processed) => void
   readonly fail: (error: A2AError) => void
   readonly end: () => void
+  readonly queued?: ((task: v1.Task) => void) | undefined
 }
 
 /** A Caller feeding a queue, for a reader that wants every event (a stream). */
@@ -79,18 +83,34 @@ export interface StartOptions {
 export interface TaskRunner {
   /**
    * Starts an execution that reports to `caller`: continues `message.taskId` when set (TaskNotFound,
-   * UnsupportedOperation for a terminal or busy task, InvalidParams for a contextId mismatch), else works on a
-   * new task. Succeeds once the execution runs; its events and outcome then go to `caller` only.
+   * UnsupportedOperation for a terminal task, InvalidParams for a contextId mismatch), else works on a new task.
+   * Succeeds once the execution runs, or, for a task whose agent is still working on an earlier message (spec 3.7
+   * "Task Interaction": agents MAY accept messages for non-terminal tasks), once the message is queued: it gets
+   * the next turn when the one in progress ends in an interrupted state (input or auth required), and the
+   * UnsupportedOperation of a terminal task when it ends there. Its events and outcome go to `caller` only.
    */
   readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<void, A2AError>
   /** Cancels a task: interrupts its execution if one runs, and records CANCELED. */
   readonly cancel: (taskId: string, scope: TaskScope) => Effect.Effect<v1.Task, A2AError>
 }
 
+/** A message waiting for the turn in progress on its task to end. */
+interface Pending {
+  readonly options: StartOptions
+  readonly caller: Caller
+}
+
+/** Messages that wait on one task, at most; more are refused until the agent catches up. */
+export const MAX_PENDING = 16
+
 /** An execution in progress. */
 interface Running {
   /** Set as soon as `forkIn` returns. */
   fiber: Fiber.Fiber<void> | undefined
+  /** The task as the execution last saved it, for the callers of queued messages. */
+  task: v1.Task | undefined
+  /** Messages sent to the task meanwhile, in arrival order. */
+  readonly pending: Array<Pending>
 }
 
 /**
@@ -178,7 +198,8 @@ export const make = Effect.gen(function*() {
     scope: TaskScope,
     state: RunState,
     pushConfig: v1.TaskPushNotificationConfig | undefined,
-    caller: Caller
+    caller: Caller,
+    handle: Running
   ) => {
     const reducerContext = (now: string): TaskReducer.ReducerContext => ({
       taskId: context.taskId,
@@ -251,6 +272,7 @@ export const make = Effect.gen(function*() {
         : saved).pipe(
           Effect.map((next) => {
             state.record = Option.some({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next })
+            handle.task = applied.task
             for (const p of applied.published) caller.offer({ event: p.event, task: Option.some(p.task) })
           })
         )
@@ -367,14 +389,18 @@ export const make = Effect.gen(function*() {
     )
   }
 
-  /** Runs an execution in its own fiber, in the server's scope; `record` is the continued task, if any. */
+  /**
+   * Runs an execution in its own fiber, in the server's scope; `record` is the continued task, if any, and
+   * `pending` the messages already waiting for the turn after this one.
+   */
   const launch = (
     options: StartOptions,
     caller: Caller,
     taskId: string,
     contextId: string,
     message: v1.Message,
-    record: Option.Option<TaskRecord>
+    record: Option.Option<TaskRecord>,
+    pending: Array<Pending> = []
   ): Effect.Effect<void> =>
     Effect.suspend(() => {
       const context: RequestContext = {
@@ -393,15 +419,17 @@ export const make = Effect.gen(function*() {
       if (Option.isSome(record)) {
         caller.offer({ event: { task: record.value.task }, task: Option.some(record.value.task) })
       }
-      const handle: Running = { fiber: undefined }
+      const handle: Running = { fiber: undefined, task: Option.getOrUndefined(record)?.task, pending }
       running.set(taskId, handle)
-      const release = Effect.sync(() => {
-        if (running.get(taskId) === handle) {
-          running.delete(taskId)
-        }
+      // Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot).
+      const release = Effect.suspend(() => {
+        if (running.get(taskId) !== handle) return Effect.void
+        running.delete(taskId)
+        const [next, ...rest] = handle.pending
+        return next === undefined ? Effect.void : continueQueued(next, rest, taskId)
       })
       const scope: TaskScope = { owner: options.owner, tenant: options.tenant }
-      const execution = runExecution(context, scope, state, options.pushConfig, caller).pipe(
+      const execution = runExecution(context, scope, state, options.pushConfig, caller, handle).pipe(
         Effect.ensuring(
           // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
           // needed. The task is let go before the caller hears the end, so its next message finds it free.
@@ -415,8 +443,16 @@ export const make = Effect.gen(function*() {
       })
     })
 
-  /** Checks that a task can take a new message, and records it in the task's history (under its lock). */
-  const continueTask = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<void, A2AError> =>
+  /**
+   * Checks that a task can take a new message, and records it in the task's history (under its lock); queues it
+   * when the task's agent is still working.
+   */
+  const continueTask = (
+    options: StartOptions,
+    caller: Caller,
+    taskId: string,
+    pending: Array<Pending> = []
+  ): Effect.Effect<void, A2AError> =>
     Effect.gen(function*() {
       const existing = yield* store.get(taskId, { owner: options.owner, tenant: options.tenant }).pipe(
         orInternal
@@ -431,12 +467,6 @@ export const make = Effect.gen(function*() {
           metadata: { taskId }
         })
       }
-      if (running.has(taskId)) {
-        return yield* new UnsupportedOperation({
-          message: `Task ${taskId} is still processing a previous message; wait for it or cancel the task`,
-          metadata: { taskId }
-        })
-      }
       const contextId = task.contextId ?? options.message.contextId ?? (yield* Ids.randomId)
       if (options.message.contextId !== undefined && options.message.contextId !== contextId) {
         return yield* new InvalidParams({
@@ -446,6 +476,19 @@ export const make = Effect.gen(function*() {
             description: `Must be "${contextId}" (the task's contextId) or omitted`
           }]
         })
+      }
+      const busy = running.get(taskId)
+      if (busy !== undefined) {
+        if (busy.pending.length >= MAX_PENDING) {
+          return yield* new UnsupportedOperation({
+            message: `Task ${taskId} already has ${MAX_PENDING} messages waiting for its agent; try again later`,
+            metadata: { taskId }
+          })
+        }
+        busy.pending.push({ options, caller })
+        const current = busy.task ?? task
+        if (caller.queued !== undefined) caller.queued(current)
+        return
       }
       const message: v1.Message = { ...options.message, taskId, contextId }
       const history = task.history?.some((m) => m.messageId === message.messageId)
@@ -458,8 +501,25 @@ export const make = Effect.gen(function*() {
         version: existing.value.version + 1
       }
       yield* store.save(next).pipe(orInternal)
-      yield* launch(options, caller, taskId, contextId, message, Option.some(next))
+      yield* launch(options, caller, taskId, contextId, message, Option.some(next), pending)
     })
+
+  /**
+   * The turn of a message that waited: continues the task as `continueTask` would, the messages still waiting
+   * after it carried over. When the task cannot take it (it ended meanwhile), this message and every other one
+   * waiting hear why.
+   */
+  const continueQueued = (next: Pending, rest: Array<Pending>, taskId: string): Effect.Effect<void> =>
+    continueTask(next.options, next.caller, taskId, rest).pipe(
+      Effect.catch((error) =>
+        Effect.sync(() => {
+          for (const { caller } of [next, ...rest]) {
+            caller.fail(error)
+            caller.end()
+          }
+        })
+      )
+    )
 
   const start = (options: StartOptions, caller: Caller): Effect.Effect<void, A2AError> => {
     const taskId = options.message.taskId

@@ -195,23 +195,83 @@ export const handlerSuite = <E>(
         assert.strictEqual(afterCancel._tag, "UnsupportedOperation")
       }).pipe(withServer()))
 
-    it.effect("a message to a task that is still processing is UnsupportedOperation", () =>
+    // Lets every fiber that can run do so (the suite runs on the test clock: no sleeping).
+    const settle = Effect.forEach(Array.from({ length: 200 }), () => Effect.yieldNow, { discard: true })
+
+    it.effect("a message to a task still being worked on waits for the turn in progress, then gets its own", () =>
+      Effect.gen(function*() {
+        // Spec 3.7 "Task Interaction": clients send messages for ongoing tasks; 3.4.3: agents MAY accept
+        // additional messages for tasks in non-terminal states.
+        const handler = yield* RequestHandler
+        const controls = yield* Controls
+        const ctx = ctxFor()
+        const asked = yield* taskOf(yield* handler.sendMessage(send("ask"), ctx))
+        const holding = yield* taskOf(
+          yield* handler.sendMessage(
+            send("hold", { taskId: asked.id, configuration: { returnImmediately: true } }),
+            ctx
+          )
+        )
+        assert.strictEqual(holding.id, asked.id)
+        // Non-blocking: the task as it is now, while the turn in progress goes on.
+        const now = yield* taskOf(
+          yield* handler.sendMessage(
+            send("early", { taskId: asked.id, configuration: { returnImmediately: true } }),
+            ctx
+          )
+        )
+        assert.strictEqual(now.id, asked.id)
+        assert.notInclude(["TASK_STATE_COMPLETED", "TASK_STATE_FAILED"], now.status.state)
+        // Blocking: answered once its own turn has run.
+        const blocking = yield* Effect.forkChild(handler.sendMessage(send("second", { taskId: asked.id }), ctx))
+        const streamed = yield* Effect.forkChild(
+          collect(handler.sendStreamingMessage(send("third", { taskId: asked.id }), ctx))
+        )
+        yield* settle
+        assert.strictEqual((yield* handler.getTask({ id: asked.id }, ctx)).status.state, "TASK_STATE_WORKING")
+        yield* controls.open("hold")
+        // "early" completes the task in its turn; the later ones find it completed and hear so.
+        const second = yield* Effect.flip(Fiber.join(blocking))
+        assert.strictEqual(second._tag, "UnsupportedOperation")
+        assert.match(second.message, /completed/)
+        const third = yield* Effect.flip(Fiber.join(streamed))
+        assert.strictEqual(third._tag, "UnsupportedOperation")
+        const done = yield* handler.getTask({ id: asked.id }, ctx)
+        assert.strictEqual(done.status.state, "TASK_STATE_COMPLETED")
+        assert.deepStrictEqual(done.artifacts?.map((a) => a.parts), [[{ text: "answer: early" }]])
+        const userTexts = done.history?.filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0])
+        assert.deepStrictEqual(userTexts, [{ text: "ask" }, { text: "hold" }, { text: "early" }])
+      }).pipe(withServer()))
+
+    it.effect("a waiting message gets the next turn when the turn in progress stops for input; canceling refuses it", () =>
       Effect.gen(function*() {
         const handler = yield* RequestHandler
         const controls = yield* Controls
         const ctx = ctxFor()
-        const asked = yield* taskOf(yield* handler.sendMessage(send("busy"), ctx))
-        const running = yield* taskOf(
-          yield* handler.sendMessage(
-            send("busy", { taskId: asked.id, configuration: { returnImmediately: true } }),
-            ctx
-          )
+        const asked = yield* taskOf(yield* handler.sendMessage(send("ask"), ctx))
+        yield* handler.sendMessage(send("hold", { taskId: asked.id, configuration: { returnImmediately: true } }), ctx)
+        const events = yield* Effect.forkChild(
+          collect(handler.sendStreamingMessage(send("next", { taskId: asked.id }), ctx))
         )
-        assert.strictEqual(running.id, asked.id)
-        const error = yield* Effect.flip(handler.sendMessage(send("again", { taskId: asked.id }), ctx))
-        assert.strictEqual(error._tag, "UnsupportedOperation")
-        assert.match(error.message, /still processing/)
-        yield* controls.open("busy")
+        yield* settle
+        yield* controls.open("hold")
+        // The hold turn ends INPUT_REQUIRED; "next" then runs as a turn of its own and completes the task.
+        const streamed = yield* Fiber.join(events)
+        assert.deepStrictEqual(streamed.map(stateOf).at(0), "task:TASK_STATE_INPUT_REQUIRED")
+        assert.deepStrictEqual(streamed.map(stateOf).at(-1), "status:TASK_STATE_COMPLETED")
+        // Canceling while a message waits: the waiting message is refused, the task is CANCELED.
+        const again = yield* taskOf(yield* handler.sendMessage(send("ask"), ctx))
+        yield* handler.sendMessage(
+          send("hold never", { taskId: again.id, configuration: { returnImmediately: true } }),
+          ctx
+        )
+        const waiting = yield* Effect.forkChild(handler.sendMessage(send("late", { taskId: again.id }), ctx))
+        yield* settle
+        const canceled = yield* handler.cancelTask({ id: again.id }, ctx)
+        assert.strictEqual(canceled.status.state, "TASK_STATE_CANCELED")
+        const late = yield* Effect.flip(Fiber.join(waiting))
+        assert.strictEqual(late._tag, "UnsupportedOperation")
+        assert.match(late.message, /canceled/)
       }).pipe(withServer()))
 
     it.effect("historyLength shapes the returned task: 0 omits history, n keeps the last n", () =>

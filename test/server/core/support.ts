@@ -76,6 +76,14 @@ const script = (controls: Controls["Service"]) => (ctx: AgentExecutor.RequestCon
   if (Option.isSome(ctx.task)) {
     // Continuations: "ask" tasks complete with the answer; "slow-continue" hangs until its gate opens.
     if (script === "busy") return task((t) => controls.gate("busy").pipe(Effect.andThen(t.complete("ok"))))
+    if (script === "hold") {
+      return task((t) =>
+        t.working("holding").pipe(
+          Effect.andThen(controls.gate(arg1 ?? "hold")),
+          Effect.andThen(t.requireInput("next?"))
+        )
+      )
+    }
     if (script === "chat") return AgentExecutor.replyWithText((text) => `chat: ${text}`).execute(ctx)
     return task((t) =>
       Effect.gen(function*() {
