@@ -212,26 +212,32 @@ export const make = Effect.gen(function*() {
     const step = (event: AgentEvent): Effect.Effect<boolean, StoreFailed> =>
       Effect.flatMap(Ids.now, (now) => {
         const current = Option.getOrUndefined(state.record)
+        let taskEvent = event
         if ("message" in event) {
-          // A message is the reply of this turn. Without a task it is all there is; with one, it also joins the
-          // task's history.
           const reply: v1.Message = { ...event.message, contextId: context.contextId }
-          const answer = (message: v1.Message) => {
+          if (current === undefined) {
+            // Before any task, a message is the whole answer: a direct reply.
+            const { taskId: _, ...message } = reply
             caller.offer({ event: { message }, task: Option.none() })
             state.settled = true
-            return false
+            return Effect.succeed(false)
           }
-          if (current === undefined) {
-            const { taskId: _, ...rest } = reply
-            return Effect.succeed(answer(rest))
+          // Once the task exists its stream may only carry updates (spec: a Task, then status or artifact updates
+          // until a terminal or interrupted state). The agent speaking to the client ends its turn waiting for the
+          // answer: the message becomes the status message of an INPUT_REQUIRED update, and joins the history.
+          taskEvent = {
+            statusUpdate: {
+              taskId: context.taskId,
+              contextId: context.contextId,
+              status: {
+                state: "TASK_STATE_INPUT_REQUIRED",
+                message: { ...reply, taskId: context.taskId },
+                timestamp: now
+              }
+            }
           }
-          const inTask = { ...reply, taskId: context.taskId }
-          const applied = TaskReducer.apply(current.task, { message: inTask }, reducerContext(now))
-          return Result.isSuccess(applied)
-            ? Effect.map(commit(applied.success), () => answer(inTask))
-            : Effect.succeed(answer(inTask))
         }
-        const applied = TaskReducer.apply(current?.task, event, reducerContext(now))
+        const applied = TaskReducer.apply(current?.task, taskEvent, reducerContext(now))
         if (Result.isFailure(applied)) {
           return Effect.logWarning(`Invalid agent response: ${applied.failure}`).pipe(
             Effect.andThen(fail(new InvalidAgentResponse({ message: applied.failure }), applied.failure)),
@@ -240,10 +246,10 @@ export const make = Effect.gen(function*() {
         }
         return Effect.map(commit(applied.success), () => {
           // Only this execution's own status decides: a continued task starts out interrupted (input-required).
-          const reached = "statusUpdate" in event
-            ? event.statusUpdate.status.state
-            : "task" in event
-            ? event.task.status.state
+          const reached = "statusUpdate" in taskEvent
+            ? taskEvent.statusUpdate.status.state
+            : "task" in taskEvent
+            ? taskEvent.task.status.state
             : undefined
           if (reached !== undefined && isFinal(reached)) state.settled = true
           return !state.settled

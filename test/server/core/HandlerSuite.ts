@@ -145,23 +145,52 @@ export const handlerSuite = <E>(
         )
       }).pipe(withServer()))
 
-    it.effect("a Message reply to a continued task is returned and joins its history; the task stays as it was", () =>
+    it.effect("a Message from the agent once the task exists ends the turn INPUT_REQUIRED, as its status message", () =>
+      Effect.gen(function*() {
+        // Spec 1.0 streaming: a Task (or a single Message), then status or artifact updates until a terminal or
+        // interrupted state. A message after the task is neither, so it travels as the input-required status.
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const streamed = yield* collect(handler.sendStreamingMessage(send("talk"), ctx))
+        assert.deepStrictEqual(streamed.map(stateOf), [
+          "task:TASK_STATE_SUBMITTED",
+          "status:TASK_STATE_WORKING",
+          "status:TASK_STATE_INPUT_REQUIRED"
+        ])
+        const last = streamed.at(-1)!
+        assert.isTrue("statusUpdate" in last)
+        if ("statusUpdate" in last) {
+          assert.deepStrictEqual(last.statusUpdate.status.message?.parts, [{ text: "which one?" }])
+          assert.strictEqual(last.statusUpdate.status.message?.taskId, last.statusUpdate.taskId)
+        }
+        // Blocking: the task, not the message, waiting for input with the message as its status.
+        const reply = yield* handler.sendMessage(send("talk"), ctx)
+        assert.isTrue("task" in reply)
+        const task = yield* taskOf(reply)
+        assert.strictEqual(task.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.strictEqual(task.status.message?.messageId, "talk-1")
+        assert.deepStrictEqual(task.history?.map((m) => m.role), ["ROLE_USER", "ROLE_AGENT"])
+      }).pipe(withServer()))
+
+    it.effect("a Message reply to a continued task is its status message, waiting for input, and joins the history", () =>
       Effect.gen(function*() {
         const handler = yield* RequestHandler
         const ctx = ctxFor()
         const asked = yield* taskOf(yield* handler.sendMessage(send("ask"), ctx))
-        const reply = yield* handler.sendMessage(send("chat about it", { taskId: asked.id }), ctx)
-        assert.isTrue("message" in reply)
-        if (!("message" in reply)) return
-        assert.deepStrictEqual(reply.message.parts, [{ text: "chat: chat about it" }])
-        assert.strictEqual(reply.message.taskId, asked.id)
-        assert.strictEqual(reply.message.contextId, asked.contextId)
+        const reply = yield* taskOf(yield* handler.sendMessage(send("chat about it", { taskId: asked.id }), ctx))
+        assert.strictEqual(reply.id, asked.id)
+        assert.strictEqual(reply.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.deepStrictEqual(reply.status.message?.parts, [{ text: "chat: chat about it" }])
+        assert.strictEqual(reply.status.message?.taskId, asked.id)
+        assert.strictEqual(reply.status.message?.contextId, asked.contextId)
         const task = yield* handler.getTask({ id: asked.id }, ctx)
-        assert.strictEqual(task.status.state, "TASK_STATE_INPUT_REQUIRED")
         assert.deepStrictEqual(task.history?.slice(-2).map((m) => m.role), ["ROLE_USER", "ROLE_AGENT"])
-        assert.strictEqual(task.history?.at(-1)?.messageId, reply.message.messageId)
+        assert.strictEqual(task.history?.at(-1)?.messageId, reply.status.message?.messageId)
         const streamed = yield* collect(handler.sendStreamingMessage(send("chat again", { taskId: asked.id }), ctx))
-        assert.deepStrictEqual(streamed.map(stateOf), ["task:TASK_STATE_INPUT_REQUIRED", "message"])
+        assert.deepStrictEqual(streamed.map(stateOf), [
+          "task:TASK_STATE_INPUT_REQUIRED",
+          "status:TASK_STATE_INPUT_REQUIRED"
+        ])
       }).pipe(withServer()))
 
     it.effect("continuing with a mismatching contextId is InvalidParams; an unknown taskId is TaskNotFound", () =>

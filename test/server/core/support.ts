@@ -170,6 +170,13 @@ const script = (controls: Controls["Service"]) => (ctx: AgentExecutor.RequestCon
       return Stream.fail(new ContentTypeNotSupported({ message: "no images please" }))
     case "fail-plain":
       return Stream.fail(new Error("plain failure"))
+    case "talk":
+      // A task, then a message to the client (not an update): the turn ends waiting for the client's answer.
+      return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
+        { task: { id: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_SUBMITTED" } } },
+        { statusUpdate: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_WORKING" } } },
+        { message: { messageId: "talk-1", role: "ROLE_AGENT", parts: [{ text: "which one?" }] } }
+      )
     case "other-task":
       return Stream.make<ReadonlyArray<AgentExecutor.AgentEvent>>(
         { task: { id: ctx.taskId, contextId: ctx.contextId, status: { state: "TASK_STATE_SUBMITTED" } } },
