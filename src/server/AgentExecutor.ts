@@ -1,9 +1,11 @@
 /**
  * The user's agent. Given the context of one SendMessage it returns a Stream of agent events: one Message
  * (a direct reply), or a Task followed by status and artifact updates (a bare update first also works: the
- * server then creates the task). A turn ends at a terminal or interrupted state, or at a Message (which, on
- * a continued task, also joins its history); the server reads no further. CancelTask interrupts the
- * stream's fiber, so the agent's finalizers run: cancellation is Effect interruption, never a flag.
+ * server then creates the task). A turn ends at a terminal or interrupted state, or at a Message; the server
+ * reads no further. A Message sent once the task exists is the agent asking the client something: it becomes the
+ * status message of an INPUT_REQUIRED update (and joins the history), so the wire always reads a Task, then
+ * updates. CancelTask interrupts the stream's fiber, so the agent's finalizers run: cancellation is Effect
+ * interruption, never a flag.
  *
  * Failing the stream with an A2AError before any event answers the client with that error; any other
  * failure, or a failure after the task exists, ends the task FAILED.
