@@ -32,6 +32,8 @@ export interface RestRoute {
   readonly query?: Readonly<Record<string, QueryForm>> | undefined
   /** Whether the fields not in the path travel as a JSON object body (POST). */
   readonly body: boolean
+  /** Other methods servers also answer the route on (the proto's binding, where the spec's text differs). */
+  readonly alsoAnsweredOn?: ReadonlyArray<"GET"> | undefined
 }
 
 declare const EmptyBrand: unique symbol
@@ -154,7 +156,7 @@ export const SubscribeToTask = operation({
   name: "SubscribeToTask",
   key: "subscribeToTask",
   v0_3Method: "tasks/resubscribe",
-  rest: { method: "POST", path: "/tasks/{id}:subscribe", body: true },
+  rest: { method: "POST", path: "/tasks/{id}:subscribe", body: true, alsoAnsweredOn: ["GET"] },
   request: v1.SubscribeToTaskRequest,
   response: v1.StreamResponse,
   streaming: true,
@@ -227,7 +229,19 @@ export const GetExtendedAgentCard = operation({
 })
 
 /** Every operation, in the spec's order. */
-export const all = [
+export const all: readonly [
+  typeof SendMessage,
+  typeof SendStreamingMessage,
+  typeof GetTask,
+  typeof ListTasks,
+  typeof CancelTask,
+  typeof SubscribeToTask,
+  typeof CreateTaskPushNotificationConfig,
+  typeof GetTaskPushNotificationConfig,
+  typeof ListTaskPushNotificationConfigs,
+  typeof DeleteTaskPushNotificationConfig,
+  typeof GetExtendedAgentCard
+] = [
   SendMessage,
   SendStreamingMessage,
   GetTask,
