@@ -3,6 +3,7 @@
  * that maps each to its JSON-RPC code, HTTP status, gRPC status and ErrorInfo reason. Every binding and the
  * client go through this module; nothing maps errors ad hoc.
  */
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
 /** `google.rpc.BadRequest.FieldViolation`: which field of the request is wrong, and why. */
@@ -325,22 +326,19 @@ const tags = Object.keys(errorTable) as ReadonlyArray<A2AErrorTag>
 const byJsonRpcCode = new Map(tags.map((tag) => [errorTable[tag].jsonRpcCode, tag] as const))
 const byReason = new Map(tags.map((tag) => [errorTable[tag].reason, tag] as const))
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const splitDetails = (raw: unknown) => {
-  const details = Array.isArray(raw) ? raw.filter(isRecord) : []
+  const details = Array.isArray(raw) ? raw.filter(Predicate.isReadonlyObject) : []
   const info = details.find((d) => d["@type"] === ERROR_INFO_TYPE)
   const badRequest = details.find((d) => d["@type"] === BAD_REQUEST_TYPE)
   const rest = details.filter((d) => d !== info && d !== badRequest)
-  const metadata = info !== undefined && isRecord(info["metadata"])
+  const metadata = info !== undefined && Predicate.isReadonlyObject(info["metadata"])
     ? Object.fromEntries(
       Object.entries(info["metadata"]).flatMap(([k, v]) => typeof v === "string" ? [[k, v] as const] : [])
     )
     : undefined
   const violations = badRequest !== undefined && Array.isArray(badRequest["fieldViolations"])
     ? badRequest["fieldViolations"].flatMap((v: unknown) =>
-      isRecord(v) && typeof v["field"] === "string"
+      Predicate.isReadonlyObject(v) && typeof v["field"] === "string"
         ? [{ field: v["field"], description: typeof v["description"] === "string" ? v["description"] : "" }]
         : []
     )
@@ -354,7 +352,7 @@ const splitDetails = (raw: unknown) => {
  * falls back to the ErrorInfo reason, then to InternalError, keeping the peer's message.
  */
 export const fromJsonRpcError = (raw: unknown): A2AError => {
-  const obj = isRecord(raw) ? raw : {}
+  const obj = Predicate.isReadonlyObject(raw) ? raw : {}
   const code = typeof obj["code"] === "number" ? obj["code"] : undefined
   const message = typeof obj["message"] === "string" ? obj["message"] : undefined
   const { metadata, reason, rest, violations } = splitDetails(obj["data"])
@@ -373,7 +371,7 @@ export const fromJsonRpcError = (raw: unknown): A2AError => {
  * reason decides; without one, the HTTP status does.
  */
 export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
-  const error = isRecord(body) && isRecord(body["error"]) ? body["error"] : {}
+  const error = Predicate.isReadonlyObject(body) && Predicate.isReadonlyObject(body["error"]) ? body["error"] : {}
   const message = typeof error["message"] === "string" ? error["message"] : `HTTP ${httpStatus}`
   const { metadata, reason, rest, violations } = splitDetails(error["details"])
   const byStatus: A2AErrorTag = httpStatus === 404

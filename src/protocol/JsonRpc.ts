@@ -4,6 +4,7 @@
  * follows JSON-RPC 2.0 to the letter because clients rely on the codes: a malformed envelope is -32600
  * (Invalid Request), never -32602, which is kept for params the method's schema rejects.
  */
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import { type A2AError, InvalidRequest, type JsonRpcErrorObject, toJsonRpcError } from "./A2AError.ts"
 
@@ -28,9 +29,6 @@ export interface EnvelopeError {
 
 export const isNotification = (request: JsonRpcRequest): boolean => request.id === undefined
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeError> =>
   Result.fail({ id, error: new InvalidRequest({ message }) })
 
@@ -41,7 +39,7 @@ const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeE
  * an invalid envelope (-32600).
  */
 export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, EnvelopeError> => {
-  if (!isRecord(u)) return invalid(null, "Invalid Request: expected a JSON-RPC 2.0 request object")
+  if (!Predicate.isReadonlyObject(u)) return invalid(null, "Invalid Request: expected a JSON-RPC 2.0 request object")
   const rawId = u["id"]
   const hasId = "id" in u
   // An id of the wrong type cannot be echoed back, so the error carries null (JSON-RPC 2.0, section 5).
@@ -54,7 +52,7 @@ export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, Envelope
   if (typeof method !== "string") return invalid(id, "Invalid Request: 'method' must be a string")
   if (method.length === 0) return invalid(id, "Invalid Request: 'method' must not be empty")
   const params = u["params"]
-  if ("params" in u && !isRecord(params) && !Array.isArray(params)) {
+  if ("params" in u && !Predicate.isReadonlyObject(params) && !Array.isArray(params)) {
     return invalid(id, "Invalid Request: 'params' must be an object or an array")
   }
   return Result.succeed({

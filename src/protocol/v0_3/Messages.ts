@@ -13,6 +13,7 @@
  * - `ROLE_UNSPECIFIED`: 0.3 only knows `user` and `agent`; the caller says which one stands in for it.
  * Every other field maps one to one, so 1.0 -> 0.3 -> 1.0 is the identity on the rest.
  */
+import * as Predicate from "effect/Predicate"
 import type * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { normalizeBase64 } from "./WireInput.ts"
@@ -20,13 +21,9 @@ import { normalizeBase64 } from "./WireInput.ts"
 /** Metadata flag marking a non-object data value wrapped as `{ value }` for 0.3 (shared with the official SDKs). */
 export const DATA_PART_COMPAT_FLAG = "data_part_compat"
 
-type Metadata = { readonly [key: string]: unknown }
-
 /** `{ key: value }` when the value is set, `{}` otherwise (exactOptionalPropertyTypes-friendly spreading). */
 export const optional = <K extends string, A>(key: K, value: A | undefined): { readonly [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: A }
-
-const isJsonObject = (u: unknown): u is Metadata => typeof u === "object" && u !== null && !Array.isArray(u)
 
 // --- Role ---
 
@@ -75,7 +72,7 @@ export const fromV1Part = (part: v1.Part): v0_3.Part => {
       ...metadata
     }
   }
-  if (isJsonObject(part.data)) return { kind: "data", data: part.data, ...metadata }
+  if (Predicate.isReadonlyObject(part.data)) return { kind: "data", data: part.data, ...metadata }
   return {
     kind: "data",
     data: { value: part.data },

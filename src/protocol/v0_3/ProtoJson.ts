@@ -22,6 +22,7 @@
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
  */
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as v0_3 from "../../generated/v0_3.ts"
@@ -34,8 +35,6 @@ import { finalForSend, type FinalRule } from "./Tasks.ts"
 import { normalizeBase64 } from "./WireInput.ts"
 
 type Json = { readonly [key: string]: unknown }
-
-const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s === "" ? undefined : s)
 
@@ -51,7 +50,7 @@ export const fromV1Part = (part: v1.Part): Json => {
   if ("text" in part) return { text: part.text }
   if ("raw" in part) return { file: { fileWithBytes: part.raw, ...optional("mimeType", part.mediaType) } }
   if ("url" in part) return { file: { fileWithUri: part.url, ...optional("mimeType", part.mediaType) } }
-  return { data: { data: isObject(part.data) ? part.data : { value: part.data } } }
+  return { data: { data: Predicate.isReadonlyObject(part.data) ? part.data : { value: part.data } } }
 }
 
 export const fromV1Message = (message: v1.Message): Json => ({
@@ -198,13 +197,13 @@ const maps = new Set(["securitySchemes", "schemes"])
 /** The input with proto field names replaced by JSON ones (the JSON name wins when both are present). */
 export const normalizeNames = (u: unknown, parent?: string): unknown => {
   if (Array.isArray(u)) return u.map((item) => normalizeNames(item, parent))
-  if (!isObject(u)) return u
+  if (!Predicate.isReadonlyObject(u)) return u
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(u)) {
     const name = renamed[key] ?? camel(key)
     if (name !== key && Object.hasOwn(u, name)) continue
     if (opaque.has(name) || name === "scopes" || (name === "data" && parent === "data")) out[name] = value
-    else if (maps.has(name) && isObject(value)) {
+    else if (maps.has(name) && Predicate.isReadonlyObject(value)) {
       out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalizeNames(v, name)]))
     } else out[name] = normalizeNames(value, name)
   }
@@ -361,7 +360,9 @@ export const decodeTaskPushConfig = (
   body: unknown,
   taskId: string
 ): Result.Result<v1.TaskPushNotificationConfig, InvalidParams> => {
-  const unwrapped = isObject(body) && isObject(body["config"]) ? body["config"] : body
+  const unwrapped = Predicate.isReadonlyObject(body) && Predicate.isReadonlyObject(body["config"])
+    ? body["config"]
+    : body
   return Result.map(decodeConfig(normalizeNames(unwrapped)), (config) => {
     const translated = toV1PushConfig(config.pushNotificationConfig, taskId)
     return { ...translated, id: translated.id ?? taskId }
@@ -586,11 +587,13 @@ const decodeCard03 = Schema.decodeUnknownOption(v0_3.AgentCard)
  */
 export const toV1AgentCard = (json: unknown): Option.Option<v1.AgentCard> => {
   const normalized = normalizeNames(json)
-  if (!isObject(normalized)) return Option.none()
+  if (!Predicate.isReadonlyObject(normalized)) return Option.none()
   const { security, securitySchemes, skills, ...rest } = normalized
   const skillList = Array.isArray(skills) ? skills : []
   const plainSkills = skillList.map((skill) =>
-    isObject(skill) ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== "security")) : skill
+    Predicate.isReadonlyObject(skill)
+      ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== "security"))
+      : skill
   )
   return Option.map(decodeCard03({ ...rest, skills: plainSkills }), (card03) => {
     const card = AgentCards.toV1AgentCard(card03)
@@ -600,7 +603,9 @@ export const toV1AgentCard = (json: unknown): Option.Option<v1.AgentCard> => {
       ...card,
       skills: card.skills.map((skill, i) => {
         const raw = skillList[i]
-        const own = isObject(raw) && raw["security"] !== undefined ? decodeRequirements(raw["security"]) : Option.none()
+        const own = Predicate.isReadonlyObject(raw) && raw["security"] !== undefined
+          ? decodeRequirements(raw["security"])
+          : Option.none()
         return Option.isSome(own) ? { ...skill, securityRequirements: own.value } : skill
       }),
       ...(Option.isSome(schemes) ? { securitySchemes: schemes.value } : {}),

@@ -9,21 +9,20 @@
  * File bytes must be base64 (the 0.3 schema does not say so, 1.0 does); the URL-safe alphabet and missing
  * padding are accepted and normalised, as 1.0 ProtoJSON parsers do.
  */
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import type * as v0_3 from "../../generated/v0_3.ts"
 import { type FieldViolation, InvalidParams } from "../A2AError.ts"
 import * as FieldViolations from "../FieldViolations.ts"
 
-type JsonObject = { readonly [key: string]: unknown }
-
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const partKinds: ReadonlySet<unknown> = new Set(["text", "file", "data"])
 
 /** A part with a legacy `type` discriminator, read as `kind`. */
 const normalizePart = (part: unknown): unknown =>
-  isObject(part) && part["kind"] === undefined && partKinds.has(part["type"]) ? { ...part, kind: part["type"] } : part
+  Predicate.isReadonlyObject(part) && part["kind"] === undefined && partKinds.has(part["type"])
+    ? { ...part, kind: part["type"] }
+    : part
 
 /**
  * Every `parts` array below `value` with legacy parts normalised. Objects and arrays are copied only where
@@ -42,7 +41,7 @@ export const normalizeParts = (value: unknown): unknown => {
     }
     return out ?? value
   }
-  if (!isObject(value)) return value
+  if (!Predicate.isReadonlyObject(value)) return value
   let out: Record<string, unknown> | undefined
   for (const key in value) {
     const item = value[key]
@@ -63,9 +62,9 @@ export const normalizeParts = (value: unknown): unknown => {
 /** `message/send` params as 0.3 expects them, with the leniency above. */
 export const normalizeSendParams = (params: unknown): unknown => {
   const normalized = normalizeParts(params)
-  if (!isObject(normalized)) return normalized
+  if (!Predicate.isReadonlyObject(normalized)) return normalized
   const message = normalized["message"]
-  return isObject(message) && message["kind"] === undefined
+  return Predicate.isReadonlyObject(message) && message["kind"] === undefined
     ? { ...normalized, message: { ...message, kind: "message" } }
     : normalized
 }

@@ -11,6 +11,7 @@ import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Predicate from "effect/Predicate"
 import { InvalidRequest } from "../../protocol/A2AError.ts"
 import { bodyTooLarge, type HttpFailure, invalidJson, unsupportedMediaType } from "./HttpErrors.ts"
 import type { Service as NativeHttp } from "./NativeHttp.ts"
@@ -99,3 +100,17 @@ export const reader = (limits: Limits, native: NativeHttp | undefined): Reader =
     })
   }
 }
+
+const emptyObject = () => ({})
+
+const notAnObject: HttpFailure = { error: new InvalidRequest({ message: "The request body must be a JSON object" }) }
+
+/** The body as a JSON object, an empty body being `{}`; anything else is an invalid request. */
+export const readObject = (
+  read: Reader,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Readonly<Record<string, unknown>>, HttpFailure> =>
+  Effect.flatMap(
+    read(request, emptyObject),
+    (body) => Predicate.isReadonlyObject(body) ? Effect.succeed(body) : Effect.fail(notAnObject)
+  )

@@ -18,10 +18,10 @@ import {
   type A2AError,
   type FieldViolation,
   InvalidParams,
-  InvalidRequest,
   MethodNotFound,
   toHttpError
 } from "../../protocol/A2AError.ts"
+import * as Operations from "../../protocol/Operations.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
@@ -32,7 +32,8 @@ import {
   restFailure
 } from "./HttpErrors.ts"
 import type { OperationName } from "./Operations.ts"
-import type * as RequestBody from "./RequestBody.ts"
+import * as RequestBody from "./RequestBody.ts"
+import * as RestPath from "./RestPath.ts"
 import * as Sse from "./Sse.ts"
 
 type RouteParams = Readonly<Record<string, string | undefined>>
@@ -52,15 +53,13 @@ type Resolve = (
 
 // --- Request parameters (spec 11.5) ---
 
-type QueryType = "string" | "int32" | "bool"
-
 /**
  * Query parameters to request fields: camelCase names, numbers as decimal strings, booleans as
  * `true`/`false`, a scalar given once. Unknown parameters are ignored (`A2A-Version`, an API key...). A value
  * of the wrong form is a field violation; the schema then checks the rest of the request.
  */
 const fromQuery = (
-  spec: Readonly<Record<string, QueryType>>,
+  spec: Readonly<Record<string, Operations.QueryForm>>,
   searchParams: HttpCallContext.SearchParams
 ): Effect.Effect<Record<string, unknown>, HttpFailure> => {
   const out: Record<string, unknown> = {}
@@ -101,139 +100,79 @@ const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => 
   })
 })
 
-const emptyObject = () => ({})
-
 const objectBody = (
   request: HttpServerRequest.HttpServerRequest,
   read: RequestBody.Reader
-): Effect.Effect<Readonly<Record<string, unknown>>, HttpFailure> =>
-  Effect.flatMap(
-    read(request, emptyObject),
-    (body) =>
-      typeof body === "object" && body !== null && !Array.isArray(body)
-        ? Effect.succeed(body as Readonly<Record<string, unknown>>)
-        : Effect.fail<HttpFailure>({ error: new InvalidRequest({ message: "The request body must be a JSON object" }) })
-  )
+): Effect.Effect<Readonly<Record<string, unknown>>, HttpFailure> => RequestBody.readObject(read, request)
 
-const withTenant = (input: Readonly<Record<string, unknown>>, params: RouteParams) =>
-  params["tenant"] === undefined ? input : { ...input, tenant: params["tenant"] }
+// --- Routes, from the operations table ---
 
-/** The raw last path segment, split at its last unescaped `:` into the id and the custom verb. */
-const splitVerb = (url: string): { readonly id: string; readonly verb: string | undefined } | undefined => {
-  const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
-  const segment = path.slice(path.lastIndexOf("/") + 1)
-  const colon = segment.lastIndexOf(":")
-  try {
-    return colon === -1
-      ? { id: decodeURIComponent(segment), verb: undefined }
-      : { id: decodeURIComponent(segment.slice(0, colon)), verb: segment.slice(colon + 1) }
-  } catch {
-    return undefined
+/**
+ * The routes of one method and router path: the operation each custom verb names ("" for none). Verbs share the
+ * path segment of the id they follow (`/tasks/{id}:cancel`), which a path router cannot split, so such routes read
+ * the verb from the raw segment (`RestPath.splitVerb`), and `idField` names the field the segment's id fills.
+ */
+interface RouteGroup {
+  readonly method: Operations.RestRoute["method"]
+  readonly path: `/${string}`
+  readonly operations: Map<string, Operations.Any>
+  idField: string | undefined
+}
+
+/** A table path as the router reads it: `{field}` segments as parameters, a literal `:` escaped. */
+const routerPath = (path: string): `/${string}` =>
+  path.split("/").map((segment) =>
+    segment.startsWith("{") && segment.endsWith("}") ? `:${segment.slice(1, -1)}` : segment.replaceAll(":", "::")
+  ).join("/") as `/${string}`
+
+const groups = (): ReadonlyArray<RouteGroup> => {
+  const out = new Map<string, RouteGroup>()
+  const add = (method: Operations.RestRoute["method"], op: Operations.Any) => {
+    // `/tasks/{id}:cancel`: the router matches `/tasks/:id`; the verb and id come from the raw segment.
+    const verbRoute = /^(.*)\/\{([A-Za-z]+)\}:([A-Za-z]+)$/.exec(op.rest.path)
+    const path = verbRoute !== null ? routerPath(`${verbRoute[1]}/{${verbRoute[2]}}`) : routerPath(op.rest.path)
+    const lastField = /\{([A-Za-z]+)\}$/.exec(op.rest.path)
+    const key = `${method} ${path}`
+    const group = out.get(key) ?? { method, path, operations: new Map(), idField: undefined }
+    out.set(key, group)
+    group.operations.set(verbRoute?.[3] ?? "", op)
+    group.idField ??= verbRoute?.[2] ?? lastField?.[1]
+  }
+  for (const op of Operations.all) {
+    add(op.rest.method, op)
+    for (const method of op.rest.alsoAnsweredOn ?? []) add(method, op)
+  }
+  return [...out.values()]
+}
+
+/** The request of the operation a matched route names: path fields, then query, then body, under the tenant. */
+const resolveIn = (group: RouteGroup): Resolve => {
+  const verbs = group.operations.size > 1 || !group.operations.has("")
+  return (request, params, searchParams, read) => {
+    let op = group.operations.get("")
+    const fields: Record<string, unknown> = {}
+    for (const name in params) {
+      if (name !== "tenant" && params[name] !== undefined) fields[name] = params[name]
+    }
+    if (verbs || op === undefined) {
+      const split = RestPath.splitVerb(request.url)
+      if (split === undefined) return Effect.fail(RestPath.malformed(request))
+      op = group.operations.get(split.verb ?? "")
+      if (group.idField !== undefined) fields[group.idField] = split.id
+    }
+    if (op === undefined) return Effect.fail(notFound(request))
+    const name = op.name
+    const query = op.rest.query
+    const tenant = params["tenant"]
+    const assemble = (base: Readonly<Record<string, unknown>>): Resolved => ({
+      name,
+      input: { ...base, ...fields, ...(tenant !== undefined ? { tenant } : {}) }
+    })
+    if (op.rest.body) return Effect.map(objectBody(request, read), assemble)
+    if (query !== undefined) return Effect.map(fromQuery(query, searchParams), assemble)
+    return Effect.succeed(assemble({}))
   }
 }
-
-const resolved = (name: OperationName, input: Readonly<Record<string, unknown>>): Effect.Effect<Resolved> =>
-  Effect.succeed({ name, input })
-
-const bodyOperation = (name: OperationName): Resolve => (request, params, _search, read) =>
-  Effect.map(objectBody(request, read), (body) => ({ name, input: withTenant(body, params) }))
-
-const getTaskQuery = { historyLength: "int32" } as const
-const listTasksQuery = {
-  contextId: "string",
-  status: "string",
-  pageSize: "int32",
-  pageToken: "string",
-  historyLength: "int32",
-  statusTimestampAfter: "string",
-  includeArtifacts: "bool"
-} as const
-const listConfigsQuery = { pageSize: "int32", pageToken: "string" } as const
-
-/** GET /tasks/{id} and GET /tasks/{id}:subscribe (the proto binds subscribe to GET, the spec text to POST). */
-const getTaskOrSubscribe: Resolve = (request, params, searchParams) => {
-  const split = splitVerb(request.url)
-  if (split === undefined) return Effect.fail(notFound(request))
-  if (split.verb === undefined) {
-    return Effect.map(
-      fromQuery(getTaskQuery, searchParams),
-      (query) => ({ name: "GetTask", input: withTenant({ ...query, id: split.id }, params) })
-    )
-  }
-  if (split.verb === "subscribe") return resolved("SubscribeToTask", withTenant({ id: split.id }, params))
-  return Effect.fail(notFound(request))
-}
-
-/** POST /tasks/{id}:cancel and POST /tasks/{id}:subscribe. */
-const taskVerb: Resolve = (request, params, _search, read) => {
-  const split = splitVerb(request.url)
-  const name: OperationName | undefined = split?.verb === "cancel"
-    ? "CancelTask"
-    : split?.verb === "subscribe"
-    ? "SubscribeToTask"
-    : undefined
-  if (split === undefined || name === undefined) return Effect.fail(notFound(request))
-  return Effect.map(
-    objectBody(request, read),
-    (body) => ({ name, input: withTenant({ ...body, id: split.id }, params) })
-  )
-}
-
-const taskId = (params: RouteParams) => params["id"] ?? ""
-
-const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/${string}`, Resolve]> = [
-  ["POST", "/message::send", bodyOperation("SendMessage")],
-  ["POST", "/message::stream", bodyOperation("SendStreamingMessage")],
-  [
-    "GET",
-    "/tasks",
-    (_r, params, search) =>
-      Effect.map(
-        fromQuery(listTasksQuery, search),
-        (query) => ({ name: "ListTasks", input: withTenant(query, params) })
-      )
-  ],
-  ["GET", "/tasks/:id", getTaskOrSubscribe],
-  ["POST", "/tasks/:id", taskVerb],
-  [
-    "POST",
-    "/tasks/:id/pushNotificationConfigs",
-    (request, params, _s, read) =>
-      Effect.map(objectBody(request, read), (body) => ({
-        name: "CreateTaskPushNotificationConfig",
-        input: withTenant({ ...body, taskId: taskId(params) }, params)
-      }))
-  ],
-  [
-    "GET",
-    "/tasks/:id/pushNotificationConfigs",
-    (_r, params, search) =>
-      Effect.map(fromQuery(listConfigsQuery, search), (query) => ({
-        name: "ListTaskPushNotificationConfigs",
-        input: withTenant({ ...query, taskId: taskId(params) }, params)
-      }))
-  ],
-  [
-    "GET",
-    "/tasks/:id/pushNotificationConfigs/:configId",
-    (_r, params) =>
-      resolved(
-        "GetTaskPushNotificationConfig",
-        withTenant({ taskId: taskId(params), id: params["configId"] ?? "" }, params)
-      )
-  ],
-  [
-    "DELETE",
-    "/tasks/:id/pushNotificationConfigs/:configId",
-    (_r, params) =>
-      resolved(
-        "DeleteTaskPushNotificationConfig",
-        withTenant({ taskId: taskId(params), id: params["configId"] ?? "" }, params)
-      )
-  ],
-  ["GET", "/extendedAgentCard", (_r, params) => resolved("GetExtendedAgentCard", withTenant({}, params))]
-]
 
 // --- Responses ---
 
@@ -288,30 +227,12 @@ const handle = (
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: contentTypeFor(request), headers })
   }))
 
-/** Whether a path (before `?`) has a `%` not followed by two hex digits, or escapes that are not UTF-8. */
-const malformedPath = (url: string): boolean => {
-  const q = url.indexOf("?")
-  try {
-    decodeURIComponent(q === -1 ? url : url.slice(0, q))
-    return false
-  } catch {
-    return true
-  }
-}
-
 /**
  * What a request the router found no route for is answered: 400 when its path cannot be decoded (RFC 3986 section
  * 2.1), else 404; a google.rpc.Status either way.
  */
 export const routeNotFound = (request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse =>
-  malformedPath(request.url)
-    ? restFailure({
-      status: 400,
-      error: new InvalidRequest({
-        message: `The request path is not validly percent-encoded: ${request.method} ${request.url.split("?")[0]}`
-      })
-    })
-    : restFailure(notFound(request))
+  restFailure(RestPath.isMalformed(request.url) ? RestPath.malformed(request) : notFound(request))
 
 /** A 404 google.rpc.Status for a path no operation lives at. */
 export const notFoundHandler: Effect.Effect<
@@ -328,8 +249,8 @@ export const routes = (
   wrap: (handler: RouteHandler) => RouteHandler = (handler) => handler
 ): ReadonlyArray<HttpRouter.Route<never, never>> => {
   const out: Array<HttpRouter.Route<never, never>> = []
-  for (const [method, path, resolve] of routeTable) {
-    const handler = wrap(handle(env, resolve))
+  for (const { method, path, ...group } of groups()) {
+    const handler = wrap(handle(env, resolveIn({ method, path, ...group })))
     out.push(HttpRouter.route(method, path, handler))
     if (env.options.tenantPaths) out.push(HttpRouter.route(method, `/:tenant${path}`, handler))
   }

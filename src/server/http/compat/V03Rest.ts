@@ -32,7 +32,8 @@ import * as PushStream from "../../PushStream.ts"
 import type { RequestHandler } from "../../RequestHandler.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
-import type * as RequestBody from "../RequestBody.ts"
+import * as RequestBody from "../RequestBody.ts"
+import * as RestPath from "../RestPath.ts"
 import * as Sse from "../Sse.ts"
 import { allPushConfigs, VERSION } from "./V03Edge.ts"
 
@@ -93,34 +94,11 @@ const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => 
 
 // --- Request parameters ---
 
-const emptyObject = () => ({})
-
 const objectBody = (request: HttpServerRequest.HttpServerRequest, read: RequestBody.Reader) =>
-  Effect.flatMap(
-    read(request, emptyObject),
-    (body) =>
-      typeof body === "object" && body !== null && !Array.isArray(body)
-        ? Effect.succeed(body)
-        : Effect.fail<HttpFailure>({ error: new InvalidRequest({ message: "The request body must be a JSON object" }) })
-  )
+  RequestBody.readObject(read, request)
 
 const fromResult = <A>(result: Result.Result<A, A2AError>): Effect.Effect<A, HttpFailure> =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail({ error: result.failure })
-
-/** The raw last path segment, split at its last unescaped `:` into the id and the custom verb. */
-const splitVerb = (url: string): { readonly id: string; readonly verb: string | undefined } | undefined => {
-  const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
-  const segment = path.slice(path.lastIndexOf("/") + 1)
-  const colon = segment.lastIndexOf(":")
-  try {
-    return colon === -1
-      ? { id: decodeURIComponent(segment), verb: undefined }
-      : { id: decodeURIComponent(segment.slice(0, colon)), verb: segment.slice(colon + 1) }
-  } catch {
-    return undefined
-  }
-}
 
 const firstValue = (search: HttpCallContext.SearchParams, ...names: ReadonlyArray<string>): string | undefined => {
   for (const name of names) {
@@ -169,7 +147,7 @@ const stream: Resolve = (request, _params, _search, read) =>
   )
 
 const getTaskOrSubscribe: Resolve = (request, _params, search) => {
-  const split = splitVerb(request.url)
+  const split = RestPath.splitVerb(request.url)
   if (split === undefined) return Effect.fail(notFound(request))
   if (split.verb === "subscribe") return Effect.succeed(subscribe(split.id))
   if (split.verb !== undefined) return Effect.fail(notFound(request))
@@ -187,7 +165,7 @@ const getTaskOrSubscribe: Resolve = (request, _params, search) => {
  * other body is (a JSON media type, valid JSON, an object; empty is fine), as the 1.0 routes do.
  */
 const taskVerb: Resolve = (request, _params, _search, read) => {
-  const split = splitVerb(request.url)
+  const split = RestPath.splitVerb(request.url)
   if (split?.verb === "cancel") {
     const id = split.id
     return Effect.as(
