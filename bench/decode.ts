@@ -10,7 +10,7 @@ import { parseArgs } from "node:util"
 import * as v0_3 from "../src/generated/v0_3.ts"
 import * as v1 from "../src/generated/v1.ts"
 import * as FieldViolations from "../src/protocol/FieldViolations.ts"
-import * as ProtoJson03 from "../src/protocol/v0_3/ProtoJson.ts"
+import * as ProtoJson03 from "../src/v0_3/protocol/ProtoJson.ts"
 
 const { values: args } = parseArgs({
   options: {

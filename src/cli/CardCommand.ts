@@ -13,6 +13,7 @@ import * as HttpClient from "effect/http/HttpClient"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import type * as v1 from "../generated/v1.ts"
+import * as A2A03 from "../v0_3/A2A03.ts"
 
 /** One line that says what went wrong, for a terminal. */
 export const describeError = (error: A2AClientError | A2AResolveError): string => {
@@ -101,7 +102,11 @@ export const renderCard = (card: v1.AgentCard): string => {
 }
 
 /** Fetches the card at `url` (an agent base URL or a card URL) and prints it. */
+/** Prints an agent's card, of A2A 1.0 or 0.3. */
 export const showCard = (url: string, options: { readonly json: boolean }) =>
+  Effect.provide(showCardWith(url, options), A2A03.client)
+
+const showCardWith = (url: string, options: { readonly json: boolean }) =>
   Effect.gen(function*() {
     const httpClient = yield* HttpClient.HttpClient
     const { card } = yield* AgentCardResolver.fetchCard(httpClient, url).pipe(Effect.mapError(userError))

@@ -19,6 +19,7 @@ import * as A2AClient from "../client/A2AClient.ts"
 import type * as Credentials from "../client/Credentials.ts"
 import { textOf, userText } from "../client/Messages.ts"
 import type * as v1 from "../generated/v1.ts"
+import * as A2A03 from "../v0_3/A2A03.ts"
 import { userError } from "./CardCommand.ts"
 
 /** "TASK_STATE_INPUT_REQUIRED" -> "input-required". */
@@ -115,6 +116,9 @@ export interface SendOptions {
 }
 
 export const send = (url: string, text: string, options: SendOptions) =>
+  Effect.provide(sendWith(url, text, options), A2A03.client)
+
+const sendWith = (url: string, text: string, options: SendOptions) =>
   Effect.gen(function*() {
     const client = yield* A2AClient.resolve(url, {
       ...(Option.isSome(options.binding) ? { bindings: [options.binding.value] } : {}),

@@ -16,6 +16,7 @@ import * as DemoAgent from "../server/DemoAgent.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
 import * as DurableServer from "../store/DurableServer.ts"
+import * as A2A03 from "../v0_3/A2A03.ts"
 
 const pathFlag = (name: string, description: string) =>
   Flag.String(name).pipe(
@@ -52,7 +53,9 @@ export const demoServer = (flags: ServeFlags) => {
       flags.memory
         ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer), core)
         : DurableServer.layerConfig(core)
-    )
+    ),
+    // A2A 0.3 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves it out.
+    Layer.provide(A2A03.server)
   )
 }
 

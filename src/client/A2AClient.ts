@@ -1,8 +1,9 @@
 /**
  * The A2A client: resolves an agent card, selects an interface (spec 8.3.2), and runs the eleven operations
- * (spec 3.1) over it with typed errors. It speaks A2A 1.0 and, for agents that offer only 0.3, A2A 0.3
- * (client/compat): a 0.3 card is read into the 1.0 model and the 0.3 transports translate at the wire, so
- * requests and results are always 1.0 values. The card's interface order decides; `protocolVersions` pins. Streams are Effect Streams that end at a terminal task state (or
+ * (spec 3.1) over it with typed errors. It speaks A2A 1.0, and the versions of the client editions in context
+ * (ClientEdition; `A2A03.layer` of `effect-a2a/v0_3` for 0.3): their cards are read into the 1.0 model and their
+ * transports translate at the wire, so requests and results are always 1.0 values. The card's interface order
+ * decides; `protocolVersions` pins. Streams are Effect Streams that end at a terminal task state (or
  * when the server closes) and are pulled from the socket as the consumer reads them; interrupting the
  * consumer closes the connection.
  *
@@ -21,8 +22,7 @@ import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { type A2AClientError, A2ANoCompatibleInterface, type A2AResolveError } from "./A2AClientError.ts"
 import * as AgentCardResolver from "./AgentCardResolver.ts"
-import * as V03JsonRpcTransport from "./compat/V03JsonRpcTransport.ts"
-import * as V03RestTransport from "./compat/V03RestTransport.ts"
+import { ClientEditions } from "./ClientEdition.ts"
 import * as Credentials from "./Credentials.ts"
 import * as Http from "./HttpExchange.ts"
 import * as InterfaceSelection from "./InterfaceSelection.ts"
@@ -34,15 +34,11 @@ import type { Call, Transport, TransportFactory } from "./Transport.ts"
 export const PROTOCOL_VERSION = "1.0"
 
 /**
- * Transports tried, for each card interface in the agent's order: JSON-RPC and HTTP+JSON at 1.0, then at 0.3.
- * Each speaks one `Major.Minor`, so an agent offering both versions gets the interface it lists first.
+ * Transports tried, for each card interface in the agent's order: JSON-RPC and HTTP+JSON at 1.0, then those of the
+ * client editions in context (A2A 0.3 with `effect-a2a/v0_3`). Each speaks one `Major.Minor`, so an agent offering
+ * several versions gets the interface it lists first.
  */
-export const defaultTransports: ReadonlyArray<TransportFactory> = [
-  JsonRpcTransport.factory,
-  RestTransport.factory,
-  V03JsonRpcTransport.factory,
-  V03RestTransport.factory
-]
+export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransport.factory, RestTransport.factory]
 
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
@@ -52,7 +48,10 @@ export interface RetryOptions {
 }
 
 export interface Options {
-  /** Transport factories (default: `defaultTransports`, JSON-RPC and HTTP+JSON for A2A 1.0 and 0.3). */
+  /**
+   * Transport factories (default: `defaultTransports`, JSON-RPC and HTTP+JSON for A2A 1.0, then the transports of
+   * the client editions in context: provide `A2A03.layer` to speak 0.3 too).
+   */
   readonly transports?: ReadonlyArray<TransportFactory> | undefined
   /** Restrict the bindings the client may select, e.g. ["HTTP+JSON"]; the card's order still decides. */
   readonly bindings?: ReadonlyArray<string> | undefined
@@ -214,8 +213,9 @@ export const make = (
   options: Options & { readonly cardUrl?: string | undefined } = {}
 ): Effect.Effect<A2AClientShape, A2ANoCompatibleInterface, HttpClient.HttpClient> =>
   Effect.gen(function*() {
+    const editions = yield* ClientEditions
     const selection = InterfaceSelection.select(card, {
-      factories: options.transports ?? defaultTransports,
+      factories: options.transports ?? [...defaultTransports, ...editions.flatMap((edition) => edition.transports)],
       bindings: options.bindings,
       protocolVersions: options.protocolVersions,
       cardUrl: options.cardUrl

@@ -1,11 +1,8 @@
 /**
  * Agent discovery (spec 8.2): fetch an agent card from its well-known URI, or from a URL that already names a
- * card, and read it into the 1.0 model. A 1.0 card is taken as it is. A 0.3 card (top-level `url`,
- * `preferredTransport`, `additionalInterfaces`; no `supportedInterfaces`) is translated by
- * protocol/v0_3/AgentCards, its interfaces stamped with its `protocolVersion`, so that interface selection
- * picks a 0.3 transport for them. A hybrid card (the 0.3 fields plus the 1.0 `supportedInterfaces`, what a
- * server with a 0.3 compatibility layer serves to a request without a version) keeps its 1.0 interface list,
- * so the agent's own order still decides.
+ * card, and read it into the 1.0 model. A 1.0 card is taken as it is; a card of another version is read by the
+ * client edition that speaks it (ClientEdition: A2A 0.3 is `effect-a2a/v0_3`), its interfaces stamped with its
+ * version so that interface selection picks that edition's transports for them.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -15,10 +12,9 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import * as v0_3 from "../generated/v0_3.ts"
 import * as v1 from "../generated/v1.ts"
-import * as AgentCards from "../protocol/v0_3/AgentCards.ts"
-import { type A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
+import { A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
+import { type ClientEdition, ClientEditions } from "./ClientEdition.ts"
 import * as Http from "./HttpExchange.ts"
 
 export const WELL_KNOWN_PATH = "/.well-known/agent-card.json"
@@ -41,38 +37,48 @@ export interface ResolvedCard {
 }
 
 const decodeV1 = Schema.decodeUnknownOption(v1.AgentCard)
-const decodeV03 = Schema.decodeUnknownOption(v0_3.AgentCard)
-const decodeInterfaces = Schema.decodeUnknownOption(Schema.NonEmptyArray(v1.AgentInterface))
 
-/** A card of either version as a 1.0 card; None when it is neither. */
-export const decode = (json: unknown): Option.Option<v1.AgentCard> => {
+/** A card of 1.0 or of one of `editions` as a 1.0 card; None when it is none of them. */
+export const decode = (json: unknown, editions: ReadonlyArray<ClientEdition> = []): Option.Option<v1.AgentCard> => {
   const modern = decodeV1(json)
   if (Option.isSome(modern)) return modern
-  return Option.map(decodeV03(json), (legacy) => {
-    const card = AgentCards.toV1AgentCard(legacy)
-    const interfaces = Predicate.isObject(json) ? decodeInterfaces(json["supportedInterfaces"]) : Option.none()
-    return Option.isSome(interfaces) ? { ...card, supportedInterfaces: interfaces.value } : card
-  })
+  for (const edition of editions) {
+    const card = edition.readCard(json)
+    if (Option.isSome(card)) return card
+  }
+  return Option.none()
 }
-
-/** A 0.3 card has a top-level `url` or a 0.x `protocolVersion`, and no `supportedInterfaces`. */
-const looksLikeV03 = (value: unknown): boolean =>
-  Predicate.isObject(value) && value["supportedInterfaces"] === undefined &&
-  (Predicate.isString(value["url"]) ||
-    (Predicate.isString(value["protocolVersion"]) && value["protocolVersion"].startsWith("0.")))
 
 const decodeV1Effect = Http.decode(v1.AgentCard, "an A2A 1.0 AgentCard")
-const decodeV03Effect = Http.decode(v0_3.AgentCard, "an A2A 0.3 AgentCard")
 
-/** Reads a card of either version into the 1.0 model, or the SchemaMismatch that says what is wrong. */
-export const read = (json: unknown, r: Http.Received, body: string): Effect.Effect<v1.AgentCard, A2AResponseError> => {
-  const card = decode(json)
-  if (Option.isSome(card)) return Effect.succeed(card.value)
-  // Neither version: decoding with the schema of the version it looks like names what is wrong.
-  return looksLikeV03(json)
-    ? Effect.map(decodeV03Effect(json, r, body), AgentCards.toV1AgentCard)
-    : decodeV1Effect(json, r, body)
-}
+/**
+ * Reads a card of 1.0 or of an edition the client speaks (ClientEditions) into the 1.0 model, or the SchemaMismatch
+ * that says what is wrong: checked against the schema of the version it claims to be.
+ */
+export const read = (json: unknown, r: Http.Received, body: string): Effect.Effect<v1.AgentCard, A2AResponseError> =>
+  Effect.flatMap(Effect.service(ClientEditions), (editions) => {
+    const card = decode(json, editions)
+    if (Option.isSome(card)) return Effect.succeed(card.value)
+    const claimed = editions.find((edition) => edition.claimsCard(json))
+    if (claimed !== undefined) return claimed.decodeCard(json, r, body)
+    const version = olderVersionOf(json)
+    if (version === undefined) return decodeV1Effect(json, r, body)
+    return Effect.fail(
+      new A2AResponseError({
+        ...Http.responseError(r, "SchemaMismatch", body, "an A2A 1.0 AgentCard"),
+        message: `The agent card at ${r.url} is an A2A ${version} card, and this client speaks A2A 1.0 only: provide ` +
+          "A2A03.layer (effect-a2a/v0_3) to speak 0.3 as well"
+      })
+    )
+  })
+
+/** The version a card of an older protocol declares (no `supportedInterfaces`, a 0.x `protocolVersion`). */
+const olderVersionOf = (json: unknown): string | undefined =>
+  Predicate.isObject(json) && json["supportedInterfaces"] === undefined &&
+    Predicate.isString(json["protocolVersion"]) &&
+    json["protocolVersion"].startsWith("0.")
+    ? json["protocolVersion"]
+    : undefined
 
 export const fetchCard = (
   httpClient: HttpClient.HttpClient,

@@ -4,7 +4,7 @@
  * credentials from the card's security requirements (7.3), pagination, card verification, interceptors.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema, Stream } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -15,6 +15,7 @@ import * as JsonRpcTransport from "../../src/client/JsonRpcTransport.ts"
 import { userText } from "../../src/client/Messages.ts"
 import * as RestTransport from "../../src/client/RestTransport.ts"
 import type * as v1 from "../../src/generated/v1.ts"
+import * as A2A03 from "../../src/v0_3/A2A03.ts"
 import { cardFor, json, rpcId, serve, task } from "./TestServer.ts"
 
 const iface = (protocolBinding: string, url: string, protocolVersion = "1.0", tenant?: string): v1.AgentInterface => ({
@@ -111,7 +112,7 @@ describe("A2AClient: card discovery", () => {
       expect(broken._tag === "A2AResponseError" && broken.reason).toBe("SchemaMismatch")
       expect(broken.message).toContain("an A2A 1.0 AgentCard")
       expect(broken.message).toContain("supportedInterfaces")
-    }).pipe(Effect.provide(FetchHttpClient.layer)))
+    }).pipe(Effect.provide(Layer.mergeAll(FetchHttpClient.layer, A2A03.client))))
 
   it.effect("verifyCard runs on the fetched card; its failure is the resolve failure", () =>
     Effect.gen(function*() {

@@ -9,6 +9,7 @@ import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import * as A2A03 from "../../src/v0_3/A2A03.ts"
 
 export interface OurServer {
   readonly url: string
@@ -33,6 +34,7 @@ export const serveDemo = (
           ...core
         })
       ),
+      Layer.provide(A2A03.layer),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(layer).pipe(Effect.orDie)

@@ -1,8 +1,9 @@
 /**
- * The plain A2AClient and protocol versions: by default it talks to A2A 0.3 agents too (a 0.3 card is read
- * into the 1.0 model and a 0.3 transport translates at the wire, so the user only sees 1.0 values), it takes
- * the first interface of the card it speaks (a 1.0 one where the agent lists it first), and `protocolVersions`
- * pins. Peers: the official SDK's 0.3-only server, and our server, which serves 1.0 and 0.3 by default.
+ * A2AClient and protocol versions: with the 0.3 wing (`A2A03.client`) it talks to A2A 0.3 agents too (a 0.3 card
+ * is read into the 1.0 model and a 0.3 transport translates at the wire, so the user only sees 1.0 values), it
+ * takes the first interface of the card it speaks (a 1.0 one where the agent lists it first), and
+ * `protocolVersions` pins. Without the wing it speaks 1.0 only and says so. Peers: the official SDK's 0.3-only
+ * server, and our server serving 1.0 and 0.3.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
@@ -11,13 +12,15 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { A2ANoCompatibleInterface } from "../../src/client/A2AClientError.ts"
 import * as AgentCardResolver from "../../src/client/AgentCardResolver.ts"
-import * as V03JsonRpcTransport from "../../src/client/compat/V03JsonRpcTransport.ts"
-import * as V03RestTransport from "../../src/client/compat/V03RestTransport.ts"
 import * as InterfaceSelection from "../../src/client/InterfaceSelection.ts"
 import * as JsonRpcTransport from "../../src/client/JsonRpcTransport.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
 import * as RestTransport from "../../src/client/RestTransport.ts"
 import type * as v1 from "../../src/generated/v1.ts"
+import * as A2A03 from "../../src/v0_3/A2A03.ts"
+import * as V03ClientEdition from "../../src/v0_3/client/V03ClientEdition.ts"
+import * as V03JsonRpcTransport from "../../src/v0_3/client/V03JsonRpcTransport.ts"
+import * as V03RestTransport from "../../src/v0_3/client/V03RestTransport.ts"
 import { SdkPeer03 } from "../interop/v0_3/SdkServer03.ts"
 import { Ours, OursSecured, TOKEN } from "./OurServer.ts"
 import { kinds, taskOf } from "./Results.ts"
@@ -30,7 +33,7 @@ const methodsSince = (from: number) =>
 const requestCount = Effect.map(SdkPeer03, (peer) => peer.requests.length)
 
 layer(
-  Layer.mergeAll(SdkPeer03.layer, Ours.layer, OursSecured.layer, FetchHttpClient.layer),
+  Layer.mergeAll(SdkPeer03.layer, Ours.layer, OursSecured.layer, FetchHttpClient.layer, A2A03.client),
   { excludeTestServices: true }
 )("A2AClient and protocol versions", (it) => {
   describe("against the official SDK's 0.3-only server", () => {
@@ -186,11 +189,14 @@ describe("A2AClient: default transports and the card's order", () => {
     protocolBinding,
     protocolVersion
   })
+  // What the client tries with the 0.3 wing: the 1.0 defaults, then the wing's transports.
+  const factories = [...A2AClient.defaultTransports, ...V03ClientEdition.edition.transports]
   const select = (interfaces: ReadonlyArray<v1.AgentInterface>, protocolVersions?: ReadonlyArray<string>) =>
-    InterfaceSelection.select(cardFor(interfaces), { factories: A2AClient.defaultTransports, protocolVersions })
+    InterfaceSelection.select(cardFor(interfaces), { factories, protocolVersions })
 
-  it("the defaults speak JSON-RPC and HTTP+JSON at 1.0 and 0.3", () => {
-    expect(A2AClient.defaultTransports).toStrictEqual([
+  it("the defaults speak JSON-RPC and HTTP+JSON at 1.0; the 0.3 wing adds its own after them", () => {
+    expect(A2AClient.defaultTransports).toStrictEqual([JsonRpcTransport.factory, RestTransport.factory])
+    expect(factories).toStrictEqual([
       JsonRpcTransport.factory,
       RestTransport.factory,
       V03JsonRpcTransport.factory,

@@ -17,6 +17,7 @@ import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
+import * as A2A03 from "../../src/v0_3/A2A03.ts"
 
 const SEED = Number(process.env["FUZZ_SEED"] ?? Date.now() % 1_000_000)
 const REQUESTS = Number(process.env["FUZZ_REQUESTS"] ?? 3000)
@@ -331,6 +332,7 @@ class Target extends Context.Service<Target, { readonly url: string }>()("test/f
             executor: DemoAgent.make()
           })
         ),
+        Layer.provide(A2A03.layer),
         Layer.provide(Logger.layer([]))
       )
       const context = yield* Layer.build(server).pipe(Effect.orDie)

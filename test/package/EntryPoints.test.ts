@@ -59,7 +59,8 @@ describe("package entry points", () => {
       "./http",
       "./node",
       "./sql",
-      "./client"
+      "./client",
+      "./v0_3"
     ])
     for (const e of entries) {
       expect(existsSync(e.source), e.source).toBe(true)
@@ -108,6 +109,13 @@ describe("package entry points", () => {
         s.startsWith("effect/sql") || s === "node:sqlite" || s === "node:http" || s.startsWith("@effect/platform")
       )
     ).toEqual([])
+  })
+
+  it("A2A 0.3 is loaded by its own entry only: every other entry leaves the wing out", () => {
+    for (const name of ["./protocol", "./server", "./http", "./node", "./sql", "./client"]) {
+      expect(entry(name).files.filter((f) => f.startsWith("src/v0_3/")), name).toEqual([])
+    }
+    expect(entry("./v0_3").files).toContain("src/v0_3/A2A03.ts")
   })
 
   it("the SQL stores load the PostgreSQL driver only when it is used", () => {

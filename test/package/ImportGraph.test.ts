@@ -1,7 +1,8 @@
 /**
  * The direction of imports in src/, read statically (type-only imports included: they tie modules together for
  * the reader as much as the others). Imports run one way, protocol <- server core <- stores / bindings <- Node
- * runner / CLI, the client beside the server on the protocol, and no module reaches its own importers (no
+ * runner / CLI, the client beside the server on the protocol, A2A 0.3 in a wing of its own that only the Node
+ * runner and the CLI load (the 1.0 core reaches it through its seams), and no module reaches its own importers (no
  * cycles). A failure names the files, so the fix starts from the message.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -39,6 +40,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ],
   ["client", (f) => f.startsWith("src/client/")],
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
+  // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
+  ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
   ["node runner", (f) => f.startsWith("src/node/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
@@ -51,8 +54,9 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "server core": ["protocol"],
   "client": ["protocol"],
   "bindings and stores": ["protocol", "server core"],
-  "node runner": ["protocol", "server core", "bindings and stores"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "node runner"]
+  "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
+  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing"],
+  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "node runner"]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */

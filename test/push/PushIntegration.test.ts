@@ -25,6 +25,7 @@ import * as WebhookPush from "../../src/server/push/WebhookPush.ts"
 import { WebhookDeliveries } from "../../src/server/push/WebhookPushNotifier.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
+import * as A2A03 from "../../src/v0_3/A2A03.ts"
 import * as Receiver from "./receiver.ts"
 
 const allowlist = Result.getOrThrow(WebhookGuard.parseAllowlist("127.0.0.1"))
@@ -200,6 +201,7 @@ const served = Effect.gen(function*() {
   const context = yield* Layer.build(
     NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
       Layer.provideMerge(stack),
+      Layer.provide(A2A03.layer),
       Layer.provide(Logger.layer([]))
     )
   ).pipe(Effect.orDie)

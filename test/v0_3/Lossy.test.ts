@@ -6,12 +6,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as v0_3 from "../../src/generated/v0_3.ts"
 import type * as v1 from "../../src/generated/v1.ts"
-import * as AgentCards from "../../src/protocol/v0_3/AgentCards.ts"
-import * as Messages from "../../src/protocol/v0_3/Messages.ts"
-import * as PushConfigs from "../../src/protocol/v0_3/PushConfigs.ts"
-import * as Requests from "../../src/protocol/v0_3/Requests.ts"
-import * as Tasks from "../../src/protocol/v0_3/Tasks.ts"
-import * as WireInput from "../../src/protocol/v0_3/WireInput.ts"
+import * as AgentCards from "../../src/v0_3/protocol/AgentCards.ts"
+import * as Messages from "../../src/v0_3/protocol/Messages.ts"
+import * as PushConfigs from "../../src/v0_3/protocol/PushConfigs.ts"
+import * as Requests from "../../src/v0_3/protocol/Requests.ts"
+import * as Tasks from "../../src/v0_3/protocol/Tasks.ts"
+import * as WireInput from "../../src/v0_3/protocol/WireInput.ts"
 
 const roundTripPart = (part: v1.Part) => Messages.toV1Part(Messages.fromV1Part(part))
 

@@ -22,8 +22,6 @@ import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { Auth } from "../Auth.ts"
 import type { RequestHandler } from "../RequestHandler.ts"
 import * as AgentCardRoute from "./AgentCardRoute.ts"
-import * as V03Edge from "./compat/V03Edge.ts"
-import * as V03Rest from "./compat/V03Rest.ts"
 import * as HttpBindingOptions from "./HttpBindingOptions.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import * as JsonRpcBinding from "./JsonRpcBinding.ts"
@@ -57,8 +55,8 @@ export const routes = (
       if (resolved.restPath !== undefined) {
         const rest = resolved.restPath === "/" ? router : router.prefixed(resolved.restPath)
         yield* rest.addAll(RestBinding.routes(env, behindProxies))
-        // A2A 0.3 REST lives under /v1 of the same base (compat/V03Rest).
-        if (env.edges.has(V03Edge.VERSION)) yield* rest.addAll(V03Rest.routes(env, behindProxies))
+        // Other protocol versions bring REST routes of their own (A2A 0.3: under /v1 of the same base).
+        for (const edition of env.editions) yield* rest.addAll(edition.restRoutes(env, behindProxies))
       }
     })
   )

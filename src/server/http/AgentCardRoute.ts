@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
-import * as V03Card from "./compat/V03Card.ts"
+import type { Edition } from "./Edition.ts"
 import type { BindingEnv } from "./HttpCallContext.ts"
 import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
 
@@ -33,13 +33,13 @@ export const handler = (
   env: BindingEnv
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
   const cache = new Map<string, Rendered>()
-  // A 0.3 request (no A2A-Version) gets the 0.3 card shape (compat/V03Card); cached apart from the 1.0 one.
-  const render = (origin: string, legacy: boolean): Rendered => {
-    const key = legacy ? `0.3 ${origin}` : origin
+  // A request an edition claims (A2A 0.3: no A2A-Version) gets that edition's card; cached apart from the 1.0 one.
+  const render = (origin: string, edition: Edition<BindingEnv> | undefined): Rendered => {
+    const key = edition === undefined ? origin : `${edition.edge.version} ${origin}`
     let rendered = cache.get(key)
     if (rendered === undefined) {
       const card = env.card.publicCard(env.interfaces.forOrigin(origin))
-      const body = JSON.stringify(legacy ? V03Card.render(card) : card)
+      const body = JSON.stringify(edition === undefined ? card : edition.card.render(card))
       const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
       if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
       rendered = { body, etag }
@@ -50,10 +50,11 @@ export const handler = (
   const maxAge = Math.floor(Duration.toSeconds(env.options.cardMaxAge))
   const varies = [
     ...(env.options.trustedProxies !== undefined ? ["X-Forwarded-Host", "X-Forwarded-Proto"] : []),
-    ...(env.edges.has("0.3") ? [V03Card.VARY] : [])
+    ...new Set(env.editions.map((edition) => edition.card.vary))
   ].join(", ") || undefined
   return HttpServerRequest.HttpServerRequest.use((request) => {
-    const { body, etag } = render(env.interfaces.origin(request), V03Card.wantsLegacy(env.edges, request))
+    const edition = env.editions.find((e) => e.card.wants(request))
+    const { body, etag } = render(env.interfaces.origin(request), edition)
     const headers: Record<string, string> = {
       "cache-control": `public, max-age=${maxAge}`,
       etag,

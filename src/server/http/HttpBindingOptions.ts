@@ -59,9 +59,10 @@ export interface HttpBindingOptions {
   /** Also serve the REST routes below a `/{tenant}` path segment (spec 11.3, proto bindings). Default true. */
   readonly tenantPaths?: boolean | undefined
   /**
-   * Protocol versions served (`Major.Minor`): "1.0" and "0.3" (the 0.3 edge, server/http/compat, also serves
-   * requests without A2A-Version, spec 3.6.2). Default ["1.0", "0.3"]; ["1.0"] turns 0.3 off, and then a
-   * call without A2A-Version is refused with VersionNotSupported (the card is then the 1.0 card for all).
+   * Protocol versions served (`Major.Minor`): "1.0", and those of the editions in context (HttpCallContext.Editions:
+   * A2A 0.3 with `A2A03.layer`, which also serves requests without A2A-Version, spec 3.6.2). Default ["1.0", "0.3"];
+   * ["1.0"] turns 0.3 off, and then a call without A2A-Version is refused with VersionNotSupported (the card is
+   * then the 1.0 card for all).
    */
   readonly versions?: ReadonlyArray<string> | undefined
   /**

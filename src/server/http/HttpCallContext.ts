@@ -4,6 +4,7 @@
  * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
  * routes are built; per request this is a few header reads.
  */
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HttpServer from "effect/http/HttpServer"
@@ -19,7 +20,7 @@ import { AgentCardConfig } from "../AgentCardConfig.ts"
 import { Auth, type Principal } from "../Auth.ts"
 import * as CallContext from "../CallContext.ts"
 import { RequestHandler } from "../RequestHandler.ts"
-import { v03Edge } from "./compat/V03Edge.ts"
+import type { Edition } from "./Edition.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
 import { NativeHttp } from "./NativeHttp.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
@@ -40,10 +41,11 @@ export interface BindingEnv {
   readonly auth: Auth["Service"]
   readonly card: AgentCardConfig["Service"]
   readonly edges: ReadonlyMap<string, Edge>
+  /** The editions served beside 1.0 (their versions are among `edges`). */
+  readonly editions: ReadonlyArray<Edition<BindingEnv>>
   readonly interfaces: PublicInterfaces.PublicInterfaces
   /** Extension URIs the agent card declares; only these are echoed as activated. */
   readonly supportedExtensions: ReadonlySet<string>
-  /** Completes when the server starts shutting down (never, when none says so); open streams then end. */
   /** What the open event streams share (keep-alive pings, the end at shutdown). */
   readonly sse: Sse.Hub
   /** Reads a request body as JSON under the options' limits. */
@@ -51,10 +53,12 @@ export interface BindingEnv {
 }
 
 /**
- * The edges this library has, in the order the card lists their interfaces. A version listed in the options
- * but without an edge is not served.
+ * The protocol versions served beside 1.0, in the order the card lists their interfaces after 1.0's. None by
+ * default; `effect-a2a/v0_3` provides A2A 0.3. A version listed in the options without an edition is not served.
  */
-const knownEdges: ReadonlyArray<Edge> = [v1Edge, v03Edge]
+export const Editions = Context.Reference<ReadonlyArray<Edition<BindingEnv>>>("effect-a2a/http/Editions", {
+  defaultValue: () => []
+})
 
 export const makeEnv = (
   options: ResolvedOptions
@@ -67,8 +71,11 @@ export const makeEnv = (
     const server = yield* Effect.serviceOption(HttpServer.HttpServer)
     const shutdown = yield* Effect.serviceOption(ServerShutdown)
     const native = yield* NativeHttp
+    const editions = (yield* Editions).filter((edition) => options.versions.includes(edition.edge.version))
     const edges = new Map(
-      knownEdges.filter((edge) => options.versions.includes(edge.version)).map((edge) => [edge.version, edge] as const)
+      [v1Edge, ...editions.map((edition) => edition.edge)]
+        .filter((edge) => options.versions.includes(edge.version))
+        .map((edge) => [edge.version, edge] as const)
     )
     const served = { ...options, versions: [...edges.keys()] }
     return {
@@ -77,6 +84,7 @@ export const makeEnv = (
       auth,
       card,
       edges,
+      editions,
       interfaces: PublicInterfaces.make(served, Option.map(server, (s) => s.address)),
       supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
       sse: yield* Sse.makeHub({

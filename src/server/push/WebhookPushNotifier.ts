@@ -37,8 +37,6 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as v1 from "../../generated/v1.ts"
-import { isLegacyVersion } from "../../protocol/v0_3/AgentCards.ts"
-import * as Tasks from "../../protocol/v0_3/Tasks.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
 import { RecoveredTasks } from "../RecoveredTasks.ts"
@@ -46,8 +44,22 @@ import { WebhookGuard } from "./WebhookGuard.ts"
 
 export const TOKEN_HEADER = "X-A2A-Notification-Token"
 export const CONTENT_TYPE = "application/a2a+json"
-/** The content type of 0.3 payloads (spec 0.3 sections 3.2, 9.5). */
-export const LEGACY_CONTENT_TYPE = "application/json"
+
+/**
+ * How webhooks registered over another protocol version receive events: `accepts` the version a config recorded,
+ * `encode` one event's body for them. The seam by which `effect-a2a/v0_3` delivers 0.3 payloads to 0.3 configs;
+ * a config no edition accepts gets the 1.0 StreamResponse.
+ */
+export interface PayloadEdition {
+  readonly accepts: (protocolVersion: string) => boolean
+  readonly contentType: string
+  readonly encode: (task: v1.Task, event: v1.StreamResponse) => string
+}
+
+export const PayloadEditions = Context.Reference<ReadonlyArray<PayloadEdition>>(
+  "effect-a2a/server/push/PayloadEditions",
+  { defaultValue: () => [] }
+)
 
 export interface WebhookOptions {
   /** Per attempt (spec recommends 10-30 s). Default 10 seconds. */
@@ -144,10 +156,6 @@ interface Payload {
   readonly contentType: string
 }
 
-/** Whether a config was registered over A2A 0.x, so its webhook takes 0.3 payloads. */
-const isLegacyConfig = (config: PushConfig): boolean =>
-  config.protocolVersion !== undefined && isLegacyVersion(config.protocolVersion)
-
 const headersFor = (config: PushConfig, contentType: string): Record<string, string> => {
   const headers: Record<string, string> = { "content-type": contentType, "user-agent": "effect-a2a-push" }
   const auth = config.authentication
@@ -191,21 +199,33 @@ const describe = (error: unknown): string => {
 }
 
 /**
- * One event's bodies, per protocol version: the 1.0 StreamResponse (encoded once for every webhook), and the
- * 0.3 Task, encoded when a 0.3 webhook first needs it.
+ * One event's bodies, per protocol version: the 1.0 StreamResponse (encoded once for every webhook), and another
+ * edition's, encoded when one of its webhooks first needs it.
  */
 class Payloads {
   private readonly current: Payload
   private readonly task: v1.Task
-  private legacy: Payload | undefined
-  constructor(body: string, task: v1.Task) {
+  private readonly event: v1.StreamResponse
+  private readonly editions: ReadonlyArray<PayloadEdition>
+  private others: Map<PayloadEdition, Payload> | undefined
+  constructor(body: string, task: v1.Task, event: v1.StreamResponse, editions: ReadonlyArray<PayloadEdition>) {
     this.current = { body, contentType: CONTENT_TYPE }
     this.task = task
+    this.event = event
+    this.editions = editions
   }
   for(config: PushConfig): Payload {
-    if (!isLegacyConfig(config)) return this.current
-    this.legacy ??= { body: JSON.stringify(Tasks.fromV1Task(this.task)), contentType: LEGACY_CONTENT_TYPE }
-    return this.legacy
+    const version = config.protocolVersion
+    if (version === undefined || this.editions.length === 0) return this.current
+    const edition = this.editions.find((e) => e.accepts(version))
+    if (edition === undefined) return this.current
+    this.others ??= new Map()
+    let payload = this.others.get(edition)
+    if (payload === undefined) {
+      payload = { body: edition.encode(this.task, this.event), contentType: edition.contentType }
+      this.others.set(edition, payload)
+    }
+    return payload
   }
 }
 
@@ -270,6 +290,7 @@ const makeLanes = (scope: Scope.Scope, maxQueued: number) => {
 export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const configs = yield* PushConfigStore
   const guard = yield* WebhookGuard
+  const editions = yield* PayloadEditions
   const layerScope = yield* Effect.scope
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5))
@@ -438,7 +459,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       if (Result.isFailure(payload)) {
         return yield* Effect.logError(`Push: cannot encode event of task ${event.taskId}`, payload.failure)
       }
-      const payloads = new Payloads(payload.success, event.task)
+      const payloads = new Payloads(payload.success, event.task, event.event, editions)
       const kind = Object.keys(event.event)[0] ?? "event"
       for (const config of targets) {
         const queued = yield* lanes.submit(

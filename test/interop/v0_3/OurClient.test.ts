@@ -6,14 +6,20 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../../src/client/A2AClient.ts"
-import * as V03Client from "../../../src/client/compat/V03Client.ts"
+import * as A2A03 from "../../../src/v0_3/A2A03.ts"
+
+/** Our client with the 0.3 wing: reads 0.3 cards and speaks 0.3. */
+const V03Client = {
+  resolve: (url: string, options?: A2AClient.ResolveOptions) =>
+    A2AClient.resolve(url, options).pipe(Effect.provide(A2A03.client))
+}
 import { textOf, userText } from "../../../src/client/Messages.ts"
 import { kinds, taskOf } from "../../client/Results.ts"
 import { Both } from "../../v0_3/fixtures/Server.ts"
 import { startWaitingTask } from "../SdkAgent.ts"
 import { SdkPeer03 } from "./SdkServer03.ts"
 
-layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer), { excludeTestServices: true })(
+layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer, A2A03.client), { excludeTestServices: true })(
   "our client speaking 0.3",
   (it) => {
     describe("against the official SDK's 0.3 server", () => {

@@ -17,6 +17,7 @@ import { DEFAULT_MAX_JSON_DEPTH } from "../../../src/server/http/HttpBindingOpti
 import { nestsDeeperThan } from "../../../src/server/http/RequestBody.ts"
 import * as DurableServer from "../../../src/store/DurableServer.ts"
 import * as SqlStore from "../../../src/store/SqlStore.ts"
+import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import { at, request } from "../../v0_3/fixtures/Server.ts"
 
 /** `{"a":{"a":...{"a":1}}}`, `depth` objects deep. */
@@ -49,6 +50,7 @@ class Sqlite extends Context.Service<Sqlite, Server>()("test/http/Limits/Sqlite"
             executor: DemoAgent.make()
           })
         ),
+        Layer.provide(A2A03.layer),
         Layer.provide(Logger.layer([]))
       )
       const context = yield* Layer.build(server).pipe(Effect.orDie)

@@ -13,6 +13,7 @@ import { createServer } from "node:http"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as A2AHttp from "../../../src/server/http/A2AHttp.ts"
+import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
 describe("mounting on a user's router", () => {
@@ -38,6 +39,7 @@ describe("mounting on a user's router", () => {
       )
       const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
         Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+        Layer.provide(A2A03.layer),
         Layer.provide(Logger.layer([]))
       )
       const context = yield* Layer.build(server)

@@ -15,6 +15,7 @@ import * as EventBus from "../../../src/server/EventBus.ts"
 import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
 import * as PushNotifier from "../../../src/server/PushNotifier.ts"
 import { TaskStore, TaskStoreError } from "../../../src/server/TaskStore.ts"
+import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import { at, request } from "../../v0_3/fixtures/Server.ts"
 
 const SECRET = "SQLITE_CORRUPT: database disk image is malformed in /var/lib/a2a/a2a.db at version 42 (UPDATE tasks SET"
@@ -40,6 +41,7 @@ class Failing extends Context.Service<Failing, { readonly url: string }>()("test
       )
       const server = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
         Layer.provide(core),
+        Layer.provide(A2A03.layer),
         Layer.provide(Logger.layer([Logger.make(({ cause, message }) => logged.push(`${String(message)} ${cause}`))]))
       )
       const context = yield* Layer.build(server).pipe(Effect.orDie)

@@ -11,6 +11,7 @@ import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as Auth from "../../../src/server/Auth.ts"
 import * as EventBus from "../../../src/server/EventBus.ts"
+import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import * as StubHandler from "./fixtures/StubHandler.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
@@ -208,6 +209,7 @@ for (const directStreams of [true, false]) {
               Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
             )
           ),
+          Layer.provide(A2A03.layer),
           Layer.provide(Logger.layer([]))
         )
         const address = Context.get(yield* Layer.build(layer).pipe(Effect.orDie), HttpServer.HttpServer).address

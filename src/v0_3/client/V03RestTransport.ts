@@ -1,6 +1,6 @@
 /**
  * A client Transport for A2A 0.3 peers over HTTP+JSON: the `/v1/...` routes of the 0.3 proto, bodies in 0.3
- * ProtoJSON (protocol/v0_3/ProtoJson), errors as the bare `{ code, message, data }` 0.3 servers answer with,
+ * ProtoJSON (v0_3/protocol/ProtoJson), errors as the bare `{ code, message, data }` 0.3 servers answer with,
  * streams as SSE of bare StreamResponse objects (an `error` event carries an error body). The user's 1.0
  * requests are translated on the way out and the 0.3 results on the way in.
  *
@@ -16,12 +16,12 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { A2AClientError } from "../../client/A2AClientError.ts"
+import * as Http from "../../client/HttpExchange.ts"
+import type { Call, Transport, TransportFactory } from "../../client/Transport.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { fromJsonRpcError, UnsupportedOperation } from "../../protocol/A2AError.ts"
-import * as ProtoJson from "../../protocol/v0_3/ProtoJson.ts"
-import type { A2AClientError } from "../A2AClientError.ts"
-import * as Http from "../HttpExchange.ts"
-import type { Call, Transport, TransportFactory } from "../Transport.ts"
+import * as ProtoJson from "../protocol/ProtoJson.ts"
 import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
 export const PROTOCOL_BINDING = "HTTP+JSON"

@@ -1,7 +1,7 @@
 /**
  * The A2A 0.3 edge of the JSON-RPC binding (spec 1.0 section 3.6.2, spec 0.3 section 7): the 0.3 methods
  * (`message/send`, `tasks/get`, ...), their params decoded with the generated 0.3 Schemas (accepting older
- * shapes, see protocol/v0_3/WireInput), translated to 1.0, run on the same RequestHandler as every other
+ * shapes, see v0_3/protocol/WireInput), translated to 1.0, run on the same RequestHandler as every other
  * request, and the results translated back to 0.3 shapes. There is no second core.
  *
  * Choices where 0.3 and 1.0 differ in behaviour (the data translations are documented in protocol/v0_3):
@@ -24,19 +24,26 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as v0_3 from "../../../generated/v0_3.ts"
-import type * as v1 from "../../../generated/v1.ts"
-import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../../protocol/A2AError.ts"
-import * as Operations from "../../../protocol/Operations.ts"
-import * as AgentCards from "../../../protocol/v0_3/AgentCards.ts"
-import * as PushConfigs from "../../../protocol/v0_3/PushConfigs.ts"
-import * as Requests from "../../../protocol/v0_3/Requests.ts"
-import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
-import * as WireInput from "../../../protocol/v0_3/WireInput.ts"
-import type * as CallContext from "../../CallContext.ts"
-import * as PushStream from "../../PushStream.ts"
-import type { RequestHandler } from "../../RequestHandler.ts"
-import { type Edge, type Operation, type OperationName, type Streaming, type Unary, v1Edge } from "../Operations.ts"
+import * as v0_3 from "../../generated/v0_3.ts"
+import type * as v1 from "../../generated/v1.ts"
+import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../protocol/A2AError.ts"
+import * as Operations from "../../protocol/Operations.ts"
+import type * as CallContext from "../../server/CallContext.ts"
+import {
+  type Edge,
+  type Operation,
+  type OperationName,
+  type Streaming,
+  type Unary,
+  v1Edge
+} from "../../server/http/Operations.ts"
+import * as PushStream from "../../server/PushStream.ts"
+import type { RequestHandler } from "../../server/RequestHandler.ts"
+import * as AgentCards from "../protocol/AgentCards.ts"
+import * as PushConfigs from "../protocol/PushConfigs.ts"
+import * as Requests from "../protocol/Requests.ts"
+import * as Tasks from "../protocol/Tasks.ts"
+import * as WireInput from "../protocol/WireInput.ts"
 
 export const VERSION = "0.3"
 

@@ -1,6 +1,6 @@
 /** What the 0.3 transports add to a call's headers for 0.3 peers. */
 import * as Headers from "effect/http/Headers"
-import type { Call } from "../Transport.ts"
+import type { Call } from "../../client/Transport.ts"
 
 /** `X-A2A-Extensions` next to `A2A-Extensions`: 0.3 peers read the former. */
 export const withLegacyHeaders = (call: Call): Call => {

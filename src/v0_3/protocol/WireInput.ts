@@ -13,8 +13,8 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import type * as v0_3 from "../../generated/v0_3.ts"
-import { type FieldViolation, InvalidParams } from "../A2AError.ts"
-import * as FieldViolations from "../FieldViolations.ts"
+import { type FieldViolation, InvalidParams } from "../../protocol/A2AError.ts"
+import * as FieldViolations from "../../protocol/FieldViolations.ts"
 
 const partKinds: ReadonlySet<unknown> = new Set(["text", "file", "data"])
 

@@ -1,6 +1,6 @@
 /**
  * A client Transport for A2A 0.3 peers over JSON-RPC (spec 0.3 sections 6-7): the user's 1.0 requests are
- * translated to the 0.3 methods and params (protocol/v0_3), the 0.3 results are read with the generated 0.3
+ * translated to the 0.3 methods and params (v0_3/protocol), the 0.3 results are read with the generated 0.3
  * Schemas (accepting 0.1 / 0.2 `type` parts) and translated back, so the client hands out 1.0 values only.
  *
  * What a 0.3 peer cannot do for a 1.0 client:
@@ -12,18 +12,18 @@ import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
+import type { A2AClientError } from "../../client/A2AClientError.ts"
+import * as AgentCardResolver from "../../client/AgentCardResolver.ts"
+import * as Http from "../../client/HttpExchange.ts"
+import * as JsonRpcExchange from "../../client/JsonRpcExchange.ts"
+import type { Call, Transport, TransportFactory } from "../../client/Transport.ts"
 import * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { UnsupportedOperation } from "../../protocol/A2AError.ts"
-import * as PushConfigs from "../../protocol/v0_3/PushConfigs.ts"
-import * as Requests from "../../protocol/v0_3/Requests.ts"
-import * as Tasks from "../../protocol/v0_3/Tasks.ts"
-import * as WireInput from "../../protocol/v0_3/WireInput.ts"
-import type { A2AClientError } from "../A2AClientError.ts"
-import * as AgentCardResolver from "../AgentCardResolver.ts"
-import * as Http from "../HttpExchange.ts"
-import * as JsonRpcExchange from "../JsonRpcExchange.ts"
-import type { Call, Transport, TransportFactory } from "../Transport.ts"
+import * as PushConfigs from "../protocol/PushConfigs.ts"
+import * as Requests from "../protocol/Requests.ts"
+import * as Tasks from "../protocol/Tasks.ts"
+import * as WireInput from "../protocol/WireInput.ts"
 import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
 export const PROTOCOL_BINDING = "JSONRPC"

@@ -1,29 +1,24 @@
 /**
  * The agent card for A2A 0.3 clients. A card request is answered in the version it asks for (spec 3.6.2):
  * `A2A-Version` 0.x, or none at all (which is what every 0.3 client sends), gets the hybrid card of
- * protocol/v0_3/AgentCards: the 0.3 fields (`url`, `preferredTransport`, `protocolVersion`,
+ * v0_3/protocol/AgentCards: the 0.3 fields (`url`, `preferredTransport`, `protocolVersion`,
  * `additionalInterfaces`, 0.3 security schemes, `supportsAuthenticatedExtendedCard`) plus the 1.0
  * `supportedInterfaces`, so a 1.0 client that sent no version still finds its interfaces. `A2A-Version` 1.x
  * (what 1.0 clients send) gets the 1.0 card; so does a value that is not a version at all. Responses vary on
  * `A2A-Version`.
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as v1 from "../../../generated/v1.ts"
-import * as AgentCards from "../../../protocol/v0_3/AgentCards.ts"
-import * as Version from "../../../protocol/Version.ts"
-import { VERSION } from "./V03Edge.ts"
+import type * as v1 from "../../generated/v1.ts"
+import * as Version from "../../protocol/Version.ts"
+import * as AgentCards from "../protocol/AgentCards.ts"
 
 const queryOf = (url: string): Record<string, string> => {
   const q = url.indexOf("?")
   return q === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
 }
 
-/** Whether 0.3 is served and this card request asks for it (a 0.x version, or none). */
-export const wantsLegacy = (
-  served: ReadonlyMap<string, unknown>,
-  request: HttpServerRequest.HttpServerRequest
-): boolean => {
-  if (!served.has(VERSION)) return false
+/** Whether this card request asks for 0.3 (a 0.x version, or none). */
+export const wantsLegacy = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const version = Version.normalize(Version.fromHttp(request.headers, queryOf(request.url)))
   return version !== undefined && version.startsWith("0.")
 }

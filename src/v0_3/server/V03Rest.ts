@@ -3,7 +3,7 @@
  * to the 1.0 REST routes under the same base path: `/v1/message:send`, `/v1/message:stream`, `/v1/tasks/{id}`,
  * `/v1/tasks/{id}:cancel`, `/v1/tasks/{id}:subscribe` (GET, and POST as the 0.3 text has it),
  * `/v1/tasks/{id}/pushNotificationConfigs[/{configId}]` and `/v1/card`. Bodies are 0.3 ProtoJSON
- * (protocol/v0_3/ProtoJson), translated onto the same RequestHandler; responses are `application/json`;
+ * (v0_3/protocol/ProtoJson), translated onto the same RequestHandler; responses are `application/json`;
  * streams are SSE whose events are bare StreamResponse objects; errors are the 0.3 bare `{ code, message,
  * data }` (the JSON-RPC code) with the HTTP status of the error table, and an SSE `error` event mid-stream.
  *
@@ -24,17 +24,17 @@ import {
   InvalidRequest,
   MethodNotFound,
   VersionNotSupported
-} from "../../../protocol/A2AError.ts"
-import * as ProtoJson from "../../../protocol/v0_3/ProtoJson.ts"
-import * as Tasks from "../../../protocol/v0_3/Tasks.ts"
-import type { CallContext } from "../../CallContext.ts"
-import * as PushStream from "../../PushStream.ts"
-import type { RequestHandler } from "../../RequestHandler.ts"
-import * as HttpCallContext from "../HttpCallContext.ts"
-import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../HttpErrors.ts"
-import * as RequestBody from "../RequestBody.ts"
-import * as RestPath from "../RestPath.ts"
-import * as Sse from "../Sse.ts"
+} from "../../protocol/A2AError.ts"
+import type { CallContext } from "../../server/CallContext.ts"
+import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
+import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../../server/http/HttpErrors.ts"
+import * as RequestBody from "../../server/http/RequestBody.ts"
+import * as RestPath from "../../server/http/RestPath.ts"
+import * as Sse from "../../server/http/Sse.ts"
+import * as PushStream from "../../server/PushStream.ts"
+import type { RequestHandler } from "../../server/RequestHandler.ts"
+import * as ProtoJson from "../protocol/ProtoJson.ts"
+import * as Tasks from "../protocol/Tasks.ts"
 import { allPushConfigs, VERSION } from "./V03Edge.ts"
 
 type Handler = RequestHandler["Service"]

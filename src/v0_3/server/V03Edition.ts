@@ -1,0 +1,15 @@
+/**
+ * A2A 0.3 as an edition of the server (server/http/Edition): the 0.3 JSON-RPC methods (V03Edge), the 0.3 REST
+ * routes under `/v1` (V03Rest), and the hybrid card 0.3 clients read (V03Card).
+ */
+import type { Edition } from "../../server/http/Edition.ts"
+import type { BindingEnv } from "../../server/http/HttpCallContext.ts"
+import * as V03Card from "./V03Card.ts"
+import { v03Edge } from "./V03Edge.ts"
+import * as V03Rest from "./V03Rest.ts"
+
+export const edition: Edition<BindingEnv> = {
+  edge: v03Edge,
+  restRoutes: V03Rest.routes,
+  card: { vary: V03Card.VARY, wants: V03Card.wantsLegacy, render: V03Card.render }
+}

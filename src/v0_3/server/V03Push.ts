@@ -1,0 +1,16 @@
+/**
+ * Webhooks registered over A2A 0.3 receive what 0.3 servers sent: the whole 0.3 Task as `application/json` (spec
+ * 0.3 section 9.5), whatever the event. The push notifier's seam (`WebhookPushNotifier.PayloadEditions`).
+ */
+import type { PayloadEdition } from "../../server/push/WebhookPushNotifier.ts"
+import { isLegacyVersion } from "../protocol/AgentCards.ts"
+import * as Tasks from "../protocol/Tasks.ts"
+
+/** The content type of 0.3 payloads (spec 0.3 sections 3.2, 9.5). */
+export const CONTENT_TYPE = "application/json"
+
+export const payloads: PayloadEdition = {
+  accepts: isLegacyVersion,
+  contentType: CONTENT_TYPE,
+  encode: (task) => JSON.stringify(Tasks.fromV1Task(task))
+}
