@@ -7,17 +7,8 @@
  * internals (stack frames, source files, SQL). The seed is printed; `FUZZ_SEED=<n>` replays a run.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger } from "effect"
-import * as HttpServer from "effect/http/HttpServer"
-import * as NetAddress from "effect/net/NetAddress"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
-import * as DemoAgent from "../../src/server/DemoAgent.ts"
-import * as DurableServer from "../../src/store/DurableServer.ts"
-import * as SqlStore from "../../src/store/SqlStore.ts"
-import * as A2A03 from "../../src/v0_3/A2A03.ts"
+import { Context, Effect, Layer } from "effect"
+import * as SqliteServer from "../server/http/fixtures/SqliteServer.ts"
 
 const SEED = Number(process.env["FUZZ_SEED"] ?? Date.now() % 1_000_000)
 const REQUESTS = Number(process.env["FUZZ_REQUESTS"] ?? 3000)
@@ -318,28 +309,7 @@ const makeGenerator = (random: () => number) => {
 const internals = /\bat [\w.<>]+ \(|\.ts:\d+|node_modules|SqlError|SQLITE|sqlite|\/tmp\/|TaskStoreError|Cannot encode/
 
 class Target extends Context.Service<Target, { readonly url: string }>()("test/fuzz/Target") {
-  static readonly layer = Layer.effect(
-    Target,
-    Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-fuzz-"))),
-        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-      )
-      const server = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
-        Layer.provide(
-          DurableServer.layerWithStores(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") }), {
-            card: DemoAgent.card,
-            executor: DemoAgent.make()
-          })
-        ),
-        Layer.provide(A2A03.layer),
-        Layer.provide(Logger.layer([]))
-      )
-      const context = yield* Layer.build(server).pipe(Effect.orDie)
-      const address = Context.get(context, HttpServer.HttpServer).address
-      return { url: `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}` }
-    })
-  )
+  static readonly layer = Layer.effect(Target, SqliteServer.start)
 }
 
 interface Finding {

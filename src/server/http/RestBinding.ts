@@ -13,7 +13,6 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
-import type * as Scope from "effect/Scope"
 import {
   type A2AError,
   type FieldViolation,
@@ -22,6 +21,7 @@ import {
   toHttpError
 } from "../../protocol/A2AError.ts"
 import * as Operations from "../../protocol/Operations.ts"
+import type { RouteHandler } from "./Edition.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
@@ -196,11 +196,7 @@ const failed = (headers: Record<string, string> | undefined) => (error: A2AError
 const handle = (
   env: HttpCallContext.BindingEnv,
   resolve: Resolve
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
-  HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
-> =>
+): RouteHandler =>
   Sse.answering(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
@@ -240,8 +236,6 @@ export const notFoundHandler: Effect.Effect<
   never,
   HttpServerRequest.HttpServerRequest
 > = HttpServerRequest.HttpServerRequest.use((request) => Effect.succeed(restFailure(notFound(request))))
-
-type RouteHandler = ReturnType<typeof handle>
 
 /** The REST routes, relative to the binding's base path; `wrap` applies middleware to each handler. */
 export const routes = (

@@ -15,7 +15,6 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
-import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import {
   type A2AError,
@@ -26,6 +25,7 @@ import {
   VersionNotSupported
 } from "../../protocol/A2AError.ts"
 import type { CallContext } from "../../server/CallContext.ts"
+import type { RouteHandler } from "../../server/http/Edition.ts"
 import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
 import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../../server/http/HttpErrors.ts"
 import * as RequestBody from "../../server/http/RequestBody.ts"
@@ -250,11 +250,7 @@ const notThisVersion = (version: string) =>
 const handle = (
   env: HttpCallContext.BindingEnv,
   resolve: Resolve
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
-  HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
-> =>
+): RouteHandler =>
   Sse.answering(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
@@ -282,8 +278,6 @@ const handle = (
     if (Result.isFailure(result)) return errorResponse(result.failure, undefined, headers)
     return HttpServerResponse.text(JSON.stringify(result.success), { contentType: JSON_CONTENT_TYPE, headers })
   }))
-
-type RouteHandler = ReturnType<typeof handle>
 
 /** The 0.3 REST routes, relative to the REST base path; `wrap` applies middleware to each handler. */
 export const routes = (

@@ -5,20 +5,11 @@
  * whole or kept whole.
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Logger } from "effect"
-import * as HttpServer from "effect/http/HttpServer"
-import * as NetAddress from "effect/net/NetAddress"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import * as NodeA2AServer from "../../../src/node/NodeA2AServer.ts"
-import * as DemoAgent from "../../../src/server/DemoAgent.ts"
+import { Context, Effect, Layer } from "effect"
 import { DEFAULT_MAX_JSON_DEPTH } from "../../../src/server/http/HttpBindingOptions.ts"
 import { nestsDeeperThan } from "../../../src/server/http/RequestBody.ts"
-import * as DurableServer from "../../../src/store/DurableServer.ts"
-import * as SqlStore from "../../../src/store/SqlStore.ts"
-import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import { at, request } from "../../v0_3/fixtures/Server.ts"
+import * as SqliteServer from "./fixtures/SqliteServer.ts"
 
 /** `{"a":{"a":...{"a":1}}}`, `depth` objects deep. */
 const nested = (depth: number): unknown => {
@@ -36,28 +27,7 @@ interface Server {
 
 /** The demo agent over the SQLite stores in a temporary folder, on 127.0.0.1. */
 class Sqlite extends Context.Service<Sqlite, Server>()("test/http/Limits/Sqlite") {
-  static readonly layer = Layer.effect(
-    Sqlite,
-    Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-limits-"))),
-        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-      )
-      const server = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"] }).pipe(
-        Layer.provide(
-          DurableServer.layerWithStores(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") }), {
-            card: DemoAgent.card,
-            executor: DemoAgent.make()
-          })
-        ),
-        Layer.provide(A2A03.layer),
-        Layer.provide(Logger.layer([]))
-      )
-      const context = yield* Layer.build(server).pipe(Effect.orDie)
-      const address = Context.get(context, HttpServer.HttpServer).address
-      return { url: `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}` }
-    })
-  )
+  static readonly layer = Layer.effect(Sqlite, SqliteServer.start)
 }
 
 const V1 = { "a2a-version": "1.0" }
