@@ -15,7 +15,7 @@ import * as Schema from "effect/Schema"
 import * as v1 from "../generated/v1.ts"
 import { A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
 import { type ClientEdition, ClientEditions } from "./ClientEdition.ts"
-import * as Http from "./HttpExchange.ts"
+import * as Http from "./internal/HttpExchange.ts"
 
 export const WELL_KNOWN_PATH = "/.well-known/agent-card.json"
 

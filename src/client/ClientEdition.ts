@@ -18,7 +18,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as v1 from "../generated/v1.ts"
 import type { A2AResponseError } from "./A2AClientError.ts"
-import type * as Http from "./HttpExchange.ts"
+import type * as Http from "./internal/HttpExchange.ts"
 import type { TransportFactory } from "./Transport.ts"
 
 export interface ClientEdition {

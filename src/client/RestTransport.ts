@@ -16,7 +16,7 @@ import * as v1 from "../generated/v1.ts"
 import { fromHttpError } from "../protocol/A2AError.ts"
 import * as Operations from "../protocol/Operations.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
-import * as Http from "./HttpExchange.ts"
+import * as Http from "./internal/HttpExchange.ts"
 import type { Call, Transport, TransportFactory, TransportMethods } from "./Transport.ts"
 
 export const PROTOCOL_BINDING = "HTTP+JSON"

@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { type AgentEvent, withPushRun } from "./AgentEvent.ts"
-import * as Ids from "./Ids.ts"
+import * as Ids from "./internal/Ids.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import * as TaskUpdater from "./TaskUpdater.ts"
 

@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
-import * as PushStream from "./PushStream.ts"
+import * as PushStream from "./internal/PushStream.ts"
 
 export interface TaskEvent {
   readonly taskId: string

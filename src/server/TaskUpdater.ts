@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import { type AgentEvent, type Emit, withPushRun } from "./AgentEvent.ts"
-import * as Ids from "./Ids.ts"
+import * as Ids from "./internal/Ids.ts"
 import type { RequestContext } from "./RequestContext.ts"
 
 /** A status message: plain text, parts, or a full message (its task/context ids are filled in). */

@@ -22,12 +22,12 @@ import { join, resolve } from "node:path"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
+import * as SqlMigrations from "./internal/SqlMigrations.ts"
+import * as SqlNode from "./internal/SqlNode.ts"
+import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
+import * as SqlTaskRecovery from "./internal/SqlTaskRecovery.ts"
+import * as SqlTaskStore from "./internal/SqlTaskStore.ts"
 import * as SqliteClient from "./SqliteClient.ts"
-import * as SqlMigrations from "./SqlMigrations.ts"
-import * as SqlNode from "./SqlNode.ts"
-import * as SqlPushConfigStore from "./SqlPushConfigStore.ts"
-import * as SqlTaskRecovery from "./SqlTaskRecovery.ts"
-import * as SqlTaskStore from "./SqlTaskStore.ts"
 
 /** Everything the SQL store layers provide. */
 export type Services =

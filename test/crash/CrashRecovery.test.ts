@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import type * as v1 from "../../src/generated/v1.ts"
-import { RESTART_MESSAGE } from "../../src/store/SqlTaskRecovery.ts"
+import { RESTART_MESSAGE } from "../../src/store/internal/SqlTaskRecovery.ts"
 import * as Receiver from "../push/receiver.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../store/pg.ts"
 

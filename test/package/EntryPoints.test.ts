@@ -70,6 +70,13 @@ describe("package entry points", () => {
     }
   })
 
+  it("no entry point exports a module of an internal/ folder", () => {
+    for (const e of entries) {
+      const text = readFileSync(e.source, "utf8")
+      expect([...text.matchAll(/from "([^"]*\/internal\/[^"]*)"/g)].map((m) => m[1]), e.name).toEqual([])
+    }
+  })
+
   it("effect and the platform are peers, never bundled dependencies", () => {
     expect(pkg.dependencies ?? {}).toEqual({})
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual(["@effect/platform-node", "@effect/sql-pg", "effect"])

@@ -21,11 +21,11 @@ import * as Option from "effect/Option"
 import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { Auth } from "../Auth.ts"
 import type { RequestHandler } from "../RequestHandler.ts"
-import * as AgentCardRoute from "./AgentCardRoute.ts"
 import * as HttpBindingOptions from "./HttpBindingOptions.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
-import * as JsonRpcBinding from "./JsonRpcBinding.ts"
-import * as RestBinding from "./RestBinding.ts"
+import * as AgentCardRoute from "./internal/AgentCardRoute.ts"
+import * as JsonRpcBinding from "./internal/JsonRpcBinding.ts"
+import * as RestBinding from "./internal/RestBinding.ts"
 
 /** The services the routes run on. */
 export type Requirements = RequestHandler | Auth | AgentCardConfig

@@ -22,12 +22,12 @@ import * as CallContext from "../CallContext.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import type { Edition } from "./Edition.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
+import * as PublicInterfaces from "./internal/PublicInterfaces.ts"
+import * as RequestBody from "./internal/RequestBody.ts"
+import * as Sse from "./internal/Sse.ts"
 import { NativeHttp } from "./NativeHttp.ts"
 import { type Edge, v1Edge } from "./Operations.ts"
-import * as PublicInterfaces from "./PublicInterfaces.ts"
-import * as RequestBody from "./RequestBody.ts"
 import { ServerShutdown } from "./ServerShutdown.ts"
-import * as Sse from "./Sse.ts"
 
 /** Query parameters as the router parsed them. */
 export type SearchParams = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

@@ -37,7 +37,7 @@ import {
   type Unary,
   v1Edge
 } from "../../server/http/Operations.ts"
-import * as PushStream from "../../server/PushStream.ts"
+import * as PushStream from "../../server/internal/PushStream.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as AgentCards from "../protocol/AgentCards.ts"
 import * as PushConfigs from "../protocol/PushConfigs.ts"

@@ -27,11 +27,16 @@ import {
 import type { CallContext } from "../../server/CallContext.ts"
 import type { RouteHandler } from "../../server/http/Edition.ts"
 import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
-import { fromCause, type HttpFailure, JSON_CONTENT_TYPE, wwwAuthenticate } from "../../server/http/HttpErrors.ts"
-import * as RequestBody from "../../server/http/RequestBody.ts"
-import * as RestPath from "../../server/http/RestPath.ts"
-import * as Sse from "../../server/http/Sse.ts"
-import * as PushStream from "../../server/PushStream.ts"
+import {
+  fromCause,
+  type HttpFailure,
+  JSON_CONTENT_TYPE,
+  wwwAuthenticate
+} from "../../server/http/internal/HttpErrors.ts"
+import * as RequestBody from "../../server/http/internal/RequestBody.ts"
+import * as RestPath from "../../server/http/internal/RestPath.ts"
+import * as Sse from "../../server/http/internal/Sse.ts"
+import * as PushStream from "../../server/internal/PushStream.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as ProtoJson from "../protocol/ProtoJson.ts"
 import * as Tasks from "../protocol/Tasks.ts"

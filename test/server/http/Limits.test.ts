@@ -7,7 +7,7 @@
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { DEFAULT_MAX_JSON_DEPTH } from "../../../src/server/http/HttpBindingOptions.ts"
-import { nestsDeeperThan } from "../../../src/server/http/RequestBody.ts"
+import { nestsDeeperThan } from "../../../src/server/http/internal/RequestBody.ts"
 import { at, request } from "../../v0_3/fixtures/Server.ts"
 import * as SqliteServer from "./fixtures/SqliteServer.ts"
 

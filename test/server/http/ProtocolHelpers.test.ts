@@ -8,7 +8,7 @@ import * as v1 from "../../../src/generated/v1.ts"
 import * as FieldViolations from "../../../src/protocol/FieldViolations.ts"
 import * as JsonRpc from "../../../src/protocol/JsonRpc.ts"
 import * as Version from "../../../src/protocol/Version.ts"
-import * as RequestBody from "../../../src/server/http/RequestBody.ts"
+import * as RequestBody from "../../../src/server/http/internal/RequestBody.ts"
 
 describe("Version", () => {
   it("normalises to Major.Minor; empty means 0.3; nonsense is undefined", () => {

@@ -8,7 +8,7 @@ import { Deferred, Duration, Effect, Exit, Fiber, Scope, Stream } from "effect"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { TestClock } from "effect/testing"
 import { InternalError, TaskNotFound } from "../../../src/protocol/A2AError.ts"
-import * as Sse from "../../../src/server/http/Sse.ts"
+import * as Sse from "../../../src/server/http/internal/Sse.ts"
 
 const decoder = new TextDecoder()
 

@@ -3,7 +3,7 @@
  * field violations, and one InvalidParams carries all of them at once.
  */
 import * as Effect from "effect/Effect"
-import { type FieldViolation, InvalidParams } from "../protocol/A2AError.ts"
+import { type FieldViolation, InvalidParams } from "../../protocol/A2AError.ts"
 
 export type Check = ReadonlyArray<FieldViolation>
 

@@ -13,9 +13,9 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { InvalidParams, PermissionDenied, Unauthenticated } from "../protocol/A2AError.ts"
-import { A2AResponseError, A2ATransportError, snippet } from "./A2AClientError.ts"
-import * as Sse from "./Sse.ts"
+import { InvalidParams, PermissionDenied, Unauthenticated } from "../../protocol/A2AError.ts"
+import { A2AResponseError, A2ATransportError, snippet } from "../A2AClientError.ts"
+import * as Sse from "../Sse.ts"
 
 /** The request a response belongs to, for error messages. */
 export interface Exchange {

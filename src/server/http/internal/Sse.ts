@@ -23,10 +23,10 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { A2AError } from "../../protocol/A2AError.ts"
-import * as PushStream from "../PushStream.ts"
+import type { A2AError } from "../../../protocol/A2AError.ts"
+import * as PushStream from "../../internal/PushStream.ts"
+import type { DirectResponse, Service as NativeHttp } from "../NativeHttp.ts"
 import { fromCause } from "./HttpErrors.ts"
-import type { DirectResponse, Service as NativeHttp } from "./NativeHttp.ts"
 
 const encoder = new TextEncoder()
 

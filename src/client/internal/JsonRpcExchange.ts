@@ -11,10 +11,10 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
-import { fromJsonRpcError } from "../protocol/A2AError.ts"
-import type { A2AClientError } from "./A2AClientError.ts"
+import { fromJsonRpcError } from "../../protocol/A2AError.ts"
+import type { A2AClientError } from "../A2AClientError.ts"
+import type { Call } from "../Transport.ts"
 import * as Http from "./HttpExchange.ts"
-import type { Call } from "./Transport.ts"
 
 /** Reads a JSON-RPC `result` (the body, or the SSE `data:`, it came in is for error messages). */
 export type Reader<A> = (result: unknown, r: Http.Received, body: string) => Effect.Effect<A, A2AClientError>

@@ -13,7 +13,7 @@ import * as Predicate from "effect/Predicate"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { A2AError } from "../protocol/A2AError.ts"
+import type { A2AError } from "../../protocol/A2AError.ts"
 
 /**
  * Where a stream's events go, synchronously and in order. After `fail` or `end` nothing more arrives; a sink

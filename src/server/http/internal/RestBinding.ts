@@ -19,10 +19,11 @@ import {
   InvalidParams,
   MethodNotFound,
   toHttpError
-} from "../../protocol/A2AError.ts"
-import * as Operations from "../../protocol/Operations.ts"
-import type { RouteHandler } from "./Edition.ts"
-import * as HttpCallContext from "./HttpCallContext.ts"
+} from "../../../protocol/A2AError.ts"
+import * as Operations from "../../../protocol/Operations.ts"
+import type { RouteHandler } from "../Edition.ts"
+import * as HttpCallContext from "../HttpCallContext.ts"
+import type { OperationName } from "../Operations.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
   fromCause,
@@ -31,7 +32,6 @@ import {
   restError,
   restFailure
 } from "./HttpErrors.ts"
-import type { OperationName } from "./Operations.ts"
 import * as RequestBody from "./RequestBody.ts"
 import * as RestPath from "./RestPath.ts"
 import * as Sse from "./Sse.ts"

@@ -12,9 +12,9 @@ import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Predicate from "effect/Predicate"
-import { InvalidRequest } from "../../protocol/A2AError.ts"
+import { InvalidRequest } from "../../../protocol/A2AError.ts"
+import type { Service as NativeHttp } from "../NativeHttp.ts"
 import { bodyTooLarge, type HttpFailure, invalidJson, unsupportedMediaType } from "./HttpErrors.ts"
-import type { Service as NativeHttp } from "./NativeHttp.ts"
 
 /** `application/json`, `application/a2a+json` or any other `+json` type; parameters (charset) ignored. */
 export const isJsonMediaType = (contentType: string): boolean => {

@@ -13,8 +13,8 @@ import {
   ParseError,
   toHttpError,
   type Unauthenticated
-} from "../../protocol/A2AError.ts"
-import * as JsonRpc from "../../protocol/JsonRpc.ts"
+} from "../../../protocol/A2AError.ts"
+import * as JsonRpc from "../../../protocol/JsonRpc.ts"
 
 export const JSON_CONTENT_TYPE = "application/json"
 export const A2A_JSON_CONTENT_TYPE = "application/a2a+json"

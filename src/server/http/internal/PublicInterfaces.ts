@@ -8,8 +8,8 @@
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
-import type * as v1 from "../../generated/v1.ts"
-import type { BindingName, ResolvedOptions } from "./HttpBindingOptions.ts"
+import type * as v1 from "../../../generated/v1.ts"
+import type { BindingName, ResolvedOptions } from "../HttpBindingOptions.ts"
 
 export interface PublicInterfaces {
   /** `scheme://host[:port]` as the client sees this server. */

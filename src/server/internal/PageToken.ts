@@ -4,7 +4,7 @@
  * continues strictly after the last task the client saw.
  */
 import { createHash } from "node:crypto"
-import type { TaskCursor } from "./TaskStore.ts"
+import type { TaskCursor } from "../TaskStore.ts"
 
 export interface Filters {
   readonly contextId?: string | undefined

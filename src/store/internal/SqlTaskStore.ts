@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import * as v1 from "../generated/v1.ts"
+import * as v1 from "../../generated/v1.ts"
 import {
   cursorOf,
   limitHistory,
@@ -23,7 +23,7 @@ import {
   type TaskRecord,
   TaskStore,
   TaskStoreError
-} from "../server/TaskStore.ts"
+} from "../../server/TaskStore.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>

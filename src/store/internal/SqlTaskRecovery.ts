@@ -23,9 +23,9 @@ import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomUUID } from "node:crypto"
-import * as v1 from "../generated/v1.ts"
-import { type RecoveredTask, RecoveredTasks } from "../server/RecoveredTasks.ts"
-import { statusTimestampOf, TaskStoreError } from "../server/TaskStore.ts"
+import * as v1 from "../../generated/v1.ts"
+import { type RecoveredTask, RecoveredTasks } from "../../server/RecoveredTasks.ts"
+import { statusTimestampOf, TaskStoreError } from "../../server/TaskStore.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 /** The status message of a task failed by the restart recovery. */

@@ -19,7 +19,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../../generated/v1.ts"
 import {
   A2AError,
   InternalError,
@@ -28,16 +28,16 @@ import {
   TaskNotCancelable,
   TaskNotFound,
   UnsupportedOperation
-} from "../protocol/A2AError.ts"
-import { isFinal, isTerminal, label } from "../protocol/TaskStates.ts"
-import { type AgentEvent, AgentExecutor, pushRunOf, type RequestContext } from "./AgentExecutor.ts"
-import type { CallContext } from "./CallContext.ts"
-import { EventBus } from "./EventBus.ts"
+} from "../../protocol/A2AError.ts"
+import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
+import { type AgentEvent, AgentExecutor, pushRunOf, type RequestContext } from "../AgentExecutor.ts"
+import type { CallContext } from "../CallContext.ts"
+import { EventBus } from "../EventBus.ts"
+import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
+import { PushNotifier } from "../PushNotifier.ts"
+import { orInternal, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
-import { type PushConfig, PushConfigStore } from "./PushConfigStore.ts"
-import { PushNotifier } from "./PushNotifier.ts"
 import * as TaskReducer from "./TaskReducer.ts"
-import { orInternal, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "./TaskStore.ts"
 
 /** One event as the caller of an execution sees it. */
 export interface Processed {

@@ -4,9 +4,9 @@
  * lists the events to publish, each with the task as it is after that event.
  */
 import * as Result from "effect/Result"
-import type * as v1 from "../generated/v1.ts"
-import { canTransition, isTerminal, label } from "../protocol/TaskStates.ts"
-import type { AgentEvent } from "./AgentExecutor.ts"
+import type * as v1 from "../../generated/v1.ts"
+import { canTransition, isTerminal, label } from "../../protocol/TaskStates.ts"
+import type { AgentEvent } from "../AgentExecutor.ts"
 
 export interface ReducerContext {
   readonly taskId: string

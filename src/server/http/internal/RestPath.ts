@@ -4,7 +4,7 @@
  * 2.1). Shared by the 1.0 and 0.3 REST routes.
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { InvalidRequest } from "../../protocol/A2AError.ts"
+import { InvalidRequest } from "../../../protocol/A2AError.ts"
 import type { HttpFailure } from "./HttpErrors.ts"
 
 const pathOf = (url: string): string => {

@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
-import type { Edition } from "./Edition.ts"
-import type { BindingEnv } from "./HttpCallContext.ts"
+import type { Edition } from "../Edition.ts"
+import type { BindingEnv } from "../HttpCallContext.ts"
 import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
 
 interface Rendered {

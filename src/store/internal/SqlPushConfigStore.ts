@@ -10,9 +10,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import * as v1 from "../generated/v1.ts"
-import { type PushConfig, PushConfigStore } from "../server/PushConfigStore.ts"
-import { TaskStoreError } from "../server/TaskStore.ts"
+import * as v1 from "../../generated/v1.ts"
+import { type PushConfig, PushConfigStore } from "../../server/PushConfigStore.ts"
+import { TaskStoreError } from "../../server/TaskStore.ts"
 
 const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
   new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
