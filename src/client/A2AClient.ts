@@ -9,6 +9,21 @@
  *
  * Built on Effect's HttpClient: provide one (FetchHttpClient.layer, NodeHttpClient.layerUndici, ...) and
  * customise it (interceptors, proxies, mTLS) with `transformClient` or by providing your own.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient, Messages } from "effect-a2a/client"
+ * import { Effect } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* A2AClient.resolve("http://127.0.0.1:8080")
+ *   const reply = yield* client.sendMessage({ message: Messages.userText("hello") })
+ *   return "message" in reply ? Messages.textOf(reply.message.parts) : reply.task.status.state
+ * }).pipe(Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"

@@ -3,6 +3,21 @@
  * card, and read it into the 1.0 model. A 1.0 card is taken as it is; a card of another version is read by the
  * client edition that speaks it (ClientEdition: A2A 0.3 is `effect-a2a/v0_3`), its interfaces stamped with its
  * version so that interface selection picks that edition's transports for them.
+ *
+ * @example
+ * ```ts
+ * import { AgentCardResolver } from "effect-a2a/client"
+ * import { Effect } from "effect"
+ * import { FetchHttpClient, HttpClient } from "effect/http"
+ *
+ * AgentCardResolver.cardUrlFor("https://agent.example.com") // ".../.well-known/agent-card.json"
+ * const card = Effect.gen(function*() {
+ *   const http = yield* HttpClient.HttpClient
+ *   return yield* AgentCardResolver.fetchCard(http, "https://agent.example.com")
+ * }).pipe(Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -3,6 +3,19 @@
  * card's `securitySchemes`); the client picks the first of the card's `securityRequirements` it can satisfy
  * completely and sends each credential where its scheme says. Credentials never go to an agent whose card
  * does not ask for them.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient } from "effect-a2a/client"
+ * import { Redacted } from "effect"
+ *
+ * // credentials by the card's security scheme names; sent only where the card asks for them
+ * const client = A2AClient.resolve("https://agent.example.com", {
+ *   credentials: { bearer: Redacted.make("s3cret"), apiKey: "k-123" }
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"

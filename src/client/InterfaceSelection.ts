@@ -2,6 +2,18 @@
  * Client protocol selection (spec 8.3.2, 3.6): walk the card's `supportedInterfaces` in the agent's
  * preference order and take the first one a transport factory speaks (binding and `Major.Minor` version),
  * restricted to the bindings / versions the user allows.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient, InterfaceSelection } from "effect-a2a/client"
+ * import type { AgentCard } from "effect-a2a/protocol/v1"
+ *
+ * declare const card: AgentCard
+ * // the first interface of the card, in its order, that a transport speaks
+ * const selected = InterfaceSelection.select(card, { factories: A2AClient.defaultTransports, bindings: ["HTTP+JSON"] })
+ * ```
+ *
+ * @since 0.1.0
  */
 import type * as v1 from "../generated/v1.ts"
 import { A2ANoCompatibleInterface } from "./A2AClientError.ts"

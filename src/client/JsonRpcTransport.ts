@@ -1,6 +1,16 @@
 /**
  * The JSON-RPC 2.0 binding (spec 9) at A2A 1.0: the operations of protocol/Operations over JsonRpcExchange (one
  * POST per call to the interface URL, streams as SSE), params encoded and results decoded with their Schemas.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient, JsonRpcTransport } from "effect-a2a/client"
+ *
+ * // only JSON-RPC, whatever else the card offers
+ * const client = A2AClient.resolve("https://agent.example.com", { transports: [JsonRpcTransport.factory] })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"

@@ -1,4 +1,16 @@
-/** Small helpers for building and reading messages, so simple calls stay short. */
+/**
+ * Small helpers for building and reading messages, so simple calls stay short.
+ *
+ * @example
+ * ```ts
+ * import { Messages } from "effect-a2a/client"
+ *
+ * const message = Messages.userText("And in Paris?", { taskId: "t-1" })
+ * Messages.textOf(message.parts) // "And in Paris?"
+ * ```
+ *
+ * @since 0.1.0
+ */
 import type * as v1 from "../generated/v1.ts"
 
 export interface TextMessageOptions {

@@ -4,6 +4,16 @@
  * JSON body (POST) or the query string (GET, DELETE; spec 11.5). Errors are google.rpc.Status bodies whose
  * ErrorInfo reason picks the tagged A2A error; streams are SSE of bare StreamResponse objects, with errors
  * sent as `event: error`.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient, RestTransport } from "effect-a2a/client"
+ *
+ * // only HTTP+JSON/REST, whatever else the card offers
+ * const client = A2AClient.resolve("https://agent.example.com", { transports: [RestTransport.factory] })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"

@@ -1,4 +1,22 @@
-/** effect-a2a client: `A2AClient` and what it is made of. */
+/**
+ * effect-a2a client: `A2AClient` and what it is made of.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient, Messages } from "effect-a2a/client"
+ * import { Effect, Stream } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* A2AClient.resolve("http://127.0.0.1:8080")
+ *   yield* client.sendStreamingMessage({ message: Messages.userText("task write a report") }).pipe(
+ *     Stream.runForEach((event) => Effect.log(event))
+ *   )
+ * }).pipe(Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
 export * as A2AClient from "./A2AClient.ts"
 export * from "./A2AClientError.ts"
 export * as AgentCardResolver from "./AgentCardResolver.ts"

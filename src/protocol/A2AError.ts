@@ -2,6 +2,17 @@
  * The A2A error model (spec 3.3.2, 5.4, 9.5, 11.6): one tagged error per protocol error, and the one table
  * that maps each to its JSON-RPC code, HTTP status, gRPC status and ErrorInfo reason. Every binding and the
  * client go through this module; nothing maps errors ad hoc.
+ *
+ * @example
+ * ```ts
+ * import { A2AError } from "effect-a2a/protocol"
+ *
+ * const error = new A2AError.TaskNotFound({ message: "Task t-1 not found" })
+ * A2AError.toJsonRpcError(error).code // -32001
+ * A2AError.toHttpError(error).status // 404
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"

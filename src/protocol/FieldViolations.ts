@@ -1,6 +1,17 @@
 /**
  * Schema decode failures as google.rpc.BadRequest field violations (spec 3.3.2, 9.5): every problem of a
  * request, each with the path of the offending field (`message.parts[0].text`) and what was expected.
+ *
+ * @example
+ * ```ts
+ * import { FieldViolations } from "effect-a2a/protocol"
+ * import { SendMessageRequest } from "effect-a2a/protocol/v1"
+ *
+ * const decode = FieldViolations.decoder(SendMessageRequest)
+ * decode({ message: { role: "ROLE_USER" } }) // Failure(InvalidParams listing message.messageId, message.parts)
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

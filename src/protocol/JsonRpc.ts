@@ -3,6 +3,16 @@
  * and writing response objects. Pure functions on parsed JSON; the HTTP binding does the I/O. Validation
  * follows JSON-RPC 2.0 to the letter because clients rely on the codes: a malformed envelope is -32600
  * (Invalid Request), never -32602, which is kept for params the method's schema rejects.
+ *
+ * @example
+ * ```ts
+ * import { JsonRpc } from "effect-a2a/protocol"
+ *
+ * const parsed = JsonRpc.parseRequest({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t-1" } })
+ * JsonRpc.encodeSuccess(1, { ok: true }) // '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}'
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"

@@ -1,6 +1,17 @@
 /**
  * Task lifecycle rules (spec 4.1.3, 3.2.2): which states are terminal (the task accepts nothing more),
  * which are interrupted (the task waits for the client), and which transitions an agent may make.
+ *
+ * @example
+ * ```ts
+ * import { TaskStates } from "effect-a2a/protocol"
+ *
+ * TaskStates.isTerminal("TASK_STATE_COMPLETED") // true
+ * TaskStates.isFinal("TASK_STATE_INPUT_REQUIRED") // true: the turn is over, the task is not
+ * TaskStates.label("TASK_STATE_INPUT_REQUIRED") // "input-required"
+ * ```
+ *
+ * @since 0.1.0
  */
 import type * as v1 from "../generated/v1.ts"
 

@@ -6,6 +6,16 @@
  * A version is served through an "edge": whatever translates its wire shapes to the 1.0 model the
  * RequestHandler speaks. Bindings keep one edge per served version and pick it with `negotiate`, so adding
  * 0.3 is adding an edge, not touching the bindings.
+ *
+ * @example
+ * ```ts
+ * import { Version } from "effect-a2a/protocol"
+ *
+ * Version.normalize("1.0.3") // "1.0"
+ * Version.fromHttp({ "a2a-version": "1.0" }, {}) // "1.0"
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import { VersionNotSupported } from "./A2AError.ts"

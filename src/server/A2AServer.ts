@@ -8,6 +8,20 @@
  *     Layer.provide(mySqlTaskStore),
  *     Layer.provide(A2AServer.memoryServices)
  *   )
+ *
+ * @example
+ * ```ts
+ * import { A2AServer, AgentExecutor, Auth, DemoAgent } from "effect-a2a/server"
+ *
+ * // the whole server core in memory, with bearer authentication
+ * const server = A2AServer.layer({
+ *   card: DemoAgent.card,
+ *   executor: AgentExecutor.replyWithText((text) => `You said: ${text}`),
+ *   auth: Auth.bearer({ tokens: { "s3cret": "alice" } })
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import type * as Config from "effect/Config"
 import * as Layer from "effect/Layer"

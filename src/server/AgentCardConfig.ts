@@ -3,6 +3,17 @@
  * mount points and the request's Host). Bindings render the public card with `publicCard(interfaces)`; the
  * RequestHandler serves the optional extended card (spec 3.1.11, 13.3). Security fields come from Auth, so
  * the card advertises exactly what is enforced.
+ *
+ * @example
+ * ```ts
+ * import { AgentCardConfig, Auth, DemoAgent } from "effect-a2a/server"
+ * import { Layer } from "effect"
+ *
+ * // the card from a template; the bindings fill in its interfaces
+ * const card = AgentCardConfig.layer({ card: DemoAgent.card }).pipe(Layer.provide(Layer.succeed(Auth.Auth, Auth.none)))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -9,6 +9,23 @@
  *
  * Failing the stream with an A2AError before any event answers the client with that error; any other
  * failure, or a failure after the task exists, ends the task FAILED.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * // a direct reply, or a task with status updates and artifacts
+ * const echo = AgentExecutor.replyWithText((text) => `You said: ${text}`)
+ * const writer = AgentExecutor.task((task, ctx) =>
+ *   Effect.gen(function*() {
+ *     yield* task.working("Writing...")
+ *     yield* task.artifact({ name: "report", parts: [{ text: `A report on ${AgentExecutor.textOf(ctx.message)}` }] })
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -2,6 +2,16 @@
  * Authentication (spec 7.3-7.5): turns a request's credentials into a Principal, or fails with
  * Unauthenticated. Each implementation also says which securitySchemes / securityRequirements the agent card
  * must advertise, so the card always matches what is enforced.
+ *
+ * @example
+ * ```ts
+ * import { Auth } from "effect-a2a/server"
+ *
+ * const tokens = Auth.bearer({ tokens: { "s3cret": "alice" } })
+ * const keys = Auth.apiKey({ keys: { "k-123": "bob" }, name: "X-API-Key" })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"

@@ -1,6 +1,16 @@
 /**
  * What a binding knows about one call, handed to every RequestHandler operation: who is calling, which
  * protocol version and extensions were negotiated, and the raw service parameters (spec 3.2.6).
+ *
+ * @example
+ * ```ts
+ * import { CallContext } from "effect-a2a/server"
+ *
+ * // a call as a binding would make it, for calling the RequestHandler directly (tests, other transports)
+ * const ctx = CallContext.make({ requestedVersion: "1.0", extensions: ["https://example.com/ext/v1"] })
+ * ```
+ *
+ * @since 0.1.0
  */
 import type * as v1 from "../generated/v1.ts"
 import { anonymous, type Principal } from "./Auth.ts"

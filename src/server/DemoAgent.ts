@@ -5,6 +5,16 @@
  * - "ask ...": asks for input (input-required); the answer, sent with the task id, completes the task;
  * - "slow ...": works for a long time in small steps, to try CancelTask (its finalizer records the stop);
  * - "fail ...": the agent fails, and the task ends FAILED.
+ *
+ * @example
+ * ```ts
+ * import { A2AServer, DemoAgent } from "effect-a2a/server"
+ *
+ * // the agent `effect-a2a serve` runs: echoes, reports as streamed artifacts, asks, fails on request
+ * const demo = A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"

@@ -3,6 +3,21 @@
  * task version it produced; a subscriber subscribes first, then reads the stored snapshot (version v), and
  * keeps the events with sequence > v. Nothing is lost or duplicated between snapshot and stream (spec
  * 3.1.6), and the same recipe works across nodes (e.g. PostgreSQL LISTEN/NOTIFY) as in process.
+ *
+ * @example
+ * ```ts
+ * import { EventBus } from "effect-a2a/server"
+ * import { Effect, Stream } from "effect"
+ *
+ * const follow = (taskId: string) =>
+ *   Effect.gen(function*() {
+ *     const bus = yield* EventBus.EventBus
+ *     const events = yield* bus.subscribe(taskId)
+ *     yield* Stream.runForEach(events, (event) => Effect.log(event.sequence))
+ *   }).pipe(Effect.scoped, Effect.provide(EventBus.layerInProcess))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"

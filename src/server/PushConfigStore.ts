@@ -1,6 +1,20 @@
 /**
  * Persistence of push notification configs (spec 3.1.7-3.1.10), keyed by task. Callers check that the task
  * exists in the caller's scope (principal and tenant) first, so the store itself needs neither.
+ *
+ * @example
+ * ```ts
+ * import { PushConfigStore } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * const configs = (taskId: string) =>
+ *   Effect.gen(function*() {
+ *     const store = yield* PushConfigStore.PushConfigStore
+ *     return yield* store.forTask(taskId)
+ *   })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"

@@ -2,6 +2,19 @@
  * The hook for push notification delivery (spec 3.5.3, 4.3): called with every event persisted for a task,
  * in order. Webhook delivery (timeouts, retries, SSRF guard) is a separate implementation; the default
  * does nothing.
+ *
+ * @example
+ * ```ts
+ * import { PushNotifier } from "effect-a2a/server"
+ * import { Effect, Layer } from "effect"
+ *
+ * // a notifier of your own: log each event instead of calling webhooks
+ * const logging = Layer.succeed(PushNotifier.PushNotifier, {
+ *   notify: (event) => Effect.log(`task ${event.taskId}: ${event.task.status.state}`)
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

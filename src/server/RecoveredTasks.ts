@@ -1,6 +1,20 @@
 /**
  * Tasks a store failed because the server that ran them is gone (see the SQL stores' restart recovery), for
  * the push notifier to announce. Provided by a durable store; absent when nothing recovers tasks.
+ *
+ * @example
+ * ```ts
+ * import { RecoveredTasks } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * // what the durable stores' restart recovery failed, if a durable store is in use
+ * const recovered = Effect.map(
+ *   Effect.serviceOption(RecoveredTasks.RecoveredTasks),
+ *   (service) => service._tag === "Some" ? service.value.atStart.map((r) => r.task.id) : []
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import type * as Queue from "effect/Queue"

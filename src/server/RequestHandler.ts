@@ -2,6 +2,20 @@
  * The eleven A2A operations (spec 3.1), implemented once for every binding. Requests arrive already decoded
  * by the generated Schemas; semantic validation the schema cannot express happens here and fails with
  * InvalidParams carrying field violations. Knows nothing of HTTP.
+ *
+ * @example
+ * ```ts
+ * import { CallContext, RequestHandler } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * // the operations without HTTP: what every binding calls
+ * const task = Effect.gen(function*() {
+ *   const handler = yield* RequestHandler.RequestHandler
+ *   return yield* handler.getTask({ id: "t-1" }, CallContext.make())
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"

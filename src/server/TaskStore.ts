@@ -2,6 +2,20 @@
  * Persistence of tasks. Every access is scoped by the owner principal and the tenant (spec 13.1): a task of
  * another owner, or under another tenant, does not exist. The list query is structured (filters, cursor, shaping) so a SQL implementation can do it
  * all in SQL; the pagination token's wire form belongs to the RequestHandler, not to the store.
+ *
+ * @example
+ * ```ts
+ * import { TaskStore } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * const latest = Effect.gen(function*() {
+ *   const store = yield* TaskStore.TaskStore
+ *   const page = yield* store.list({ owner: "alice", tenant: "" }, { pageSize: 10, includeArtifacts: false })
+ *   return page.tasks
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -3,6 +3,21 @@
  * artifact update) on the execution's stream, in call order. A final state (completed, failed, rejected,
  * canceled, input-required, auth-required) ends the turn: the server stops reading the stream there and
  * interrupts the rest of the work, so return right after it.
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * // a multi-turn agent: ask, then answer on the next message
+ * const agent = AgentExecutor.task((task, ctx) =>
+ *   ctx.task._tag === "None"
+ *     ? task.requireInput("Which city?")
+ *     : Effect.andThen(task.artifact({ parts: [{ text: "Sunny" }] }), task.complete("Done"))
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

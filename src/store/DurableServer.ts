@@ -3,6 +3,21 @@
  * migrations and restart recovery, webhook push notifications (SSRF guard at config creation and at delivery),
  * the in-process EventBus and Auth from configuration. Same services as `A2AServer.layer`, which keeps
  * everything in memory and delivers no webhooks; swap any of them the same way (see `A2AServer.layerCore`).
+ *
+ * @example
+ * ```ts
+ * import { NodeA2AServer } from "effect-a2a/node"
+ * import { DemoAgent } from "effect-a2a/server"
+ * import { DurableServer } from "effect-a2a/sql"
+ * import { Layer } from "effect"
+ *
+ * // the server core over SQLite in A2A_DATA_DIR (or PostgreSQL at A2A_DATABASE_URL), with webhook push
+ * const server = NodeA2AServer.serve({ port: 8080 }).pipe(
+ *   Layer.provide(DurableServer.layerConfig({ card: DemoAgent.card, executor: DemoAgent.make() }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import type * as Config from "effect/Config"
 import * as Layer from "effect/Layer"

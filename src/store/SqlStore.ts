@@ -9,6 +9,17 @@
  * - `A2A_SQLITE_SYNCHRONOUS` (default `NORMAL`, or `FULL`): see SqliteClient for the trade-off.
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
  *   by a node that died while this one runs (see SqlTaskRecovery).
+ *
+ * @example
+ * ```ts
+ * import { SqlStore } from "effect-a2a/sql"
+ * import { Redacted } from "effect"
+ *
+ * const embedded = SqlStore.layerSqlite({ filename: "./data/a2a.db" })
+ * const shared = SqlStore.layerPg({ url: Redacted.make("postgres://a2a@db/a2a") })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"

@@ -16,6 +16,16 @@
  * - transactions start with `BEGIN IMMEDIATE`: the write lock is taken up front, so two writers queue on
  *   `busy_timeout` rather than dead-locking on a read-to-write upgrade (which SQLite fails with SQLITE_BUSY
  *   without waiting).
+ *
+ * @example
+ * ```ts
+ * import { SqliteClient } from "effect-a2a/sql"
+ *
+ * // Effect's SqlClient over Node's built-in node:sqlite (WAL, one writer)
+ * const sql = SqliteClient.layer({ filename: "./data/a2a.db" })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

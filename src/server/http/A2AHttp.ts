@@ -9,6 +9,21 @@
  * point: this module runs wherever Effect's HttpRouter does.
  *
  * All of them need the RequestHandler, Auth and AgentCardConfig services.
+ *
+ * @example
+ * ```ts
+ * import { A2AHttp } from "effect-a2a/http"
+ * import { A2AServer, DemoAgent } from "effect-a2a/server"
+ * import { HttpRouter } from "effect/http"
+ * import { Layer } from "effect"
+ *
+ * // the routes and the Status-shaped 404 on your own HttpRouter
+ * const app = HttpRouter.serve(Layer.mergeAll(A2AHttp.routes({ restPath: "/a2a" }), A2AHttp.notFound)).pipe(
+ *   Layer.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

@@ -1,6 +1,22 @@
 /**
  * Settings of the HTTP bindings: where each binding is mounted, how public URLs are derived, and the
  * request limits. Every setting has an explicit default; `config` reads them from the environment.
+ *
+ * @example
+ * ```ts
+ * import { A2AHttp, type HttpBindingOptions } from "effect-a2a/http"
+ *
+ * const options: HttpBindingOptions.HttpBindingOptions = {
+ *   jsonRpcPath: "/a2a/rpc",
+ *   restPath: "/a2a",
+ *   publicUrl: "https://agent.example.com",
+ *   maxBodyBytes: 256 * 1024,
+ *   versions: ["1.0"]
+ * }
+ * const routes = A2AHttp.routes(options)
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"

@@ -3,6 +3,17 @@
  * protocol version (spec 3.6.2) and so pick the version's edge, read the `A2A-Extensions` service parameter
  * (spec 3.2.6), and build the CallContext the RequestHandler sees. The services are resolved once, when the
  * routes are built; per request this is a few header reads.
+ *
+ * @example
+ * ```ts
+ * import { HttpCallContext } from "effect-a2a/http"
+ * import { Effect } from "effect"
+ *
+ * // the protocol versions served beside 1.0 in this context (A2A 0.3 once A2A03.layer is provided)
+ * const editions = Effect.map(Effect.service(HttpCallContext.Editions), (list) => list.map((e) => e.edge.version))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"

@@ -6,6 +6,17 @@
  *
  * An operation is prepared in two steps, decode then run, so a binding can answer a bad request before it
  * touches the handler, and the decoded request never escapes its operation (no untyped plumbing).
+ *
+ * @example
+ * ```ts
+ * import { Operations } from "effect-a2a/http"
+ *
+ * // the 1.0 edge: every operation of the table, decoded with its Schema and run on the RequestHandler
+ * const getTask = Operations.v1Edge.byName("GetTask")
+ * getTask.prepare({ id: "t-1" }) // Success(run) or Failure(InvalidParams)
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

@@ -3,6 +3,20 @@
  * every SSE response, which for a long task means the whole shutdown timeout; with it, streams end at once
  * (clients see the stream close and may resubscribe elsewhere) while ordinary requests still finish.
  * `A2AHttp.serve` provides it; routes mounted on a user's own server run without it.
+ *
+ * @example
+ * ```ts
+ * import { ServerShutdown } from "effect-a2a/http"
+ * import { Deferred, Effect } from "effect"
+ *
+ * // open event streams end when this completes (NodeA2AServer.serve does it when its layer is released)
+ * const beginShutdown = Effect.gen(function*() {
+ *   const done = yield* ServerShutdown.ServerShutdown
+ *   yield* Deferred.succeed(done, undefined)
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"

@@ -7,11 +7,12 @@
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import { HttpRouter } from "effect/http"
+ * import { HttpRouter, HttpServerResponse } from "effect/http"
  * import { A2AHttp } from "effect-a2a/http"
  *
  * // the A2A routes under /a2a, next to the application's own routes
- * const routes = Layer.mergeAll(A2AHttp.routes({ jsonRpcPath: "/a2a/rpc", restPath: "/a2a" }), myRoutes)
+ * const health = HttpRouter.add("GET", "/health", HttpServerResponse.text("ok"))
+ * const routes = Layer.mergeAll(A2AHttp.routes({ jsonRpcPath: "/a2a/rpc", restPath: "/a2a" }), health)
  * const app = HttpRouter.serve(routes)
  * ```
  */

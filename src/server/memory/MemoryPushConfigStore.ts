@@ -1,4 +1,18 @@
-/** In-memory PushConfigStore: task id -> (config id -> config). */
+/**
+ * In-memory PushConfigStore: task id -> (config id -> config).
+ *
+ * @example
+ * ```ts
+ * import { A2AServer, MemoryPushConfigStore, MemoryTaskStore } from "effect-a2a/server"
+ * import { Layer } from "effect"
+ *
+ * // what A2AServer.memoryServices is made of, besides the bus and the notifier
+ * const stores = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer)
+ * const services = A2AServer.memoryServices
+ * ```
+ *
+ * @since 0.1.0
+ */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"

@@ -1,6 +1,19 @@
 /**
  * In-memory TaskStore: a map of records, listed by sorting on (status timestamp, id). For tests and
  * single-process use; everything is lost when the process exits.
+ *
+ * @example
+ * ```ts
+ * import { MemoryTaskStore, TaskStore } from "effect-a2a/server"
+ * import { Effect } from "effect"
+ *
+ * const found = Effect.gen(function*() {
+ *   const store = yield* TaskStore.TaskStore
+ *   return yield* store.get("t-1", { owner: "alice", tenant: "" })
+ * }).pipe(Effect.provide(MemoryTaskStore.layer))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

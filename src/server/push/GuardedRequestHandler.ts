@@ -5,6 +5,23 @@
  * naming the field and the reason; nothing is stored. The other operations pass through untouched, and so
  * does everything when the card does not declare push notifications (the handler then refuses push configs
  * with PushNotificationNotSupported, spec 3.1.7).
+ *
+ * @example
+ * ```ts
+ * import { GuardedRequestHandler, WebhookGuard } from "effect-a2a/node"
+ * import { A2AServer, DemoAgent } from "effect-a2a/server"
+ * import { Layer } from "effect"
+ * import { NodeDns } from "@effect/platform-node"
+ *
+ * // refuse webhook URLs to private addresses when push configs are created
+ * const guarded = GuardedRequestHandler.layer.pipe(
+ *   Layer.provideMerge(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() })),
+ *   Layer.provide(WebhookGuard.layer()),
+ *   Layer.provide(NodeDns.layer)
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

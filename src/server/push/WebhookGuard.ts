@@ -9,6 +9,17 @@
  * - at every delivery: the host is resolved again and the connection is pinned to the vetted addresses
  *   (`lookup` below, given to the HTTP agent), so a DNS answer that changes after validation (DNS rebinding)
  *   cannot redirect a delivery into the private network.
+ *
+ * @example
+ * ```ts
+ * import { WebhookGuard } from "effect-a2a/node"
+ * import { Result } from "effect"
+ *
+ * const allowlist = WebhookGuard.parseAllowlist("hooks.internal.example.com,10.1.0.0/16")
+ * const guard = WebhookGuard.layer({ allowlist: Result.getOrElse(allowlist, () => WebhookGuard.emptyAllowlist) })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Arr from "effect/Array"
 import * as Config from "effect/Config"

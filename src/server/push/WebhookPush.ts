@@ -5,6 +5,18 @@
  * PushConfigStore; also announces the tasks a SQL store's restart recovery failed (RecoveredTasks), if any.
  *
  * Pair it with GuardedRequestHandler so refused webhook URLs are rejected when a config is created.
+ *
+ * @example
+ * ```ts
+ * import { WebhookPush } from "effect-a2a/node"
+ * import { MemoryPushConfigStore } from "effect-a2a/server"
+ * import { Layer } from "effect"
+ *
+ * // webhook delivery (SSRF guard, retries) over the push configs in memory
+ * const push = WebhookPush.layer({ maxAttempts: 3 }).pipe(Layer.provide(MemoryPushConfigStore.layer))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as NodeDns from "@effect/platform-node/NodeDns"
 import type * as Config from "effect/Config"

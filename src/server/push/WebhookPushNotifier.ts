@@ -17,6 +17,20 @@
  *   cannot reach internal addresses); IP-literal URLs are checked before sending. No redirects are followed.
  * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
  *   fatal. Deliveries are in memory: queued events do not survive a restart.
+ *
+ * @example
+ * ```ts
+ * import { WebhookPushNotifier } from "effect-a2a/node"
+ * import { Effect } from "effect"
+ *
+ * // what the notifier has delivered (for tests and diagnostics)
+ * const delivered = Effect.gen(function*() {
+ *   const deliveries = yield* WebhookPushNotifier.WebhookDeliveries
+ *   return yield* deliveries.all
+ * })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Config from "effect/Config"

@@ -7,6 +7,17 @@
  * - ListTasks: 0.3 JSON-RPC has no such method; it fails with UnsupportedOperation without a request.
  * - Push config lists have no pages in 0.3: the whole list comes back with an empty `nextPageToken`.
  * - `A2A-Extensions` is also sent as `X-A2A-Extensions`, the name 0.3 peers read.
+ *
+ * @example
+ * ```ts
+ * import { A2AClient } from "effect-a2a/client"
+ * import { V03JsonRpcTransport } from "effect-a2a/v0_3"
+ *
+ * // talk to a 0.3 agent over JSON-RPC only
+ * const client = A2AClient.resolve("https://legacy.example.com", { transports: [V03JsonRpcTransport.factory] })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"

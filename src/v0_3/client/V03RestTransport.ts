@@ -7,6 +7,17 @@
  * As over 0.3 JSON-RPC: ListTasks fails with UnsupportedOperation without a request, push config lists come
  * back whole (empty `nextPageToken`), and `A2A-Extensions` is also sent as `X-A2A-Extensions`. The 0.3 REST
  * body has no part metadata, file names or `referenceTaskIds` (see ProtoJson).
+ *
+ * @example
+ * ```ts
+ * import { A2AClient } from "effect-a2a/client"
+ * import { V03RestTransport } from "effect-a2a/v0_3"
+ *
+ * // talk to a 0.3 agent over its /v1 HTTP+JSON routes only
+ * const client = A2AClient.resolve("https://legacy.example.com", { transports: [V03RestTransport.factory] })
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"

@@ -1,4 +1,17 @@
-/** A2A 0.3 <-> 1.0 translation: every object that crosses the wire, both directions (see each module). */
+/**
+ * A2A 0.3 <-> 1.0 translation: every object that crosses the wire, both directions (see each module).
+ *
+ * @example
+ * ```ts
+ * import type { Task } from "effect-a2a/protocol/v1"
+ * import { Translation } from "effect-a2a/v0_3"
+ *
+ * declare const task: Task
+ * const legacy = Translation.Tasks.fromV1Task(task) // the same task as a 0.3 client reads it
+ * ```
+ *
+ * @since 0.1.0
+ */
 export * as AgentCards from "./AgentCards.ts"
 export * as Messages from "./Messages.ts"
 export * as ProtoJson from "./ProtoJson.ts"

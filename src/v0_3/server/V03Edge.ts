@@ -18,6 +18,16 @@
  *   the same way. 0.3 REST has its own paths under `/v1` (V03Rest).
  * - Errors keep their codes: 0.3 used the same -32001..-32007 codes; the newer ones (-32008, -32009) and the
  *   auth ones lie in the server range 0.3 reserved for implementations.
+ *
+ * @example
+ * ```ts
+ * import { V03Edge } from "effect-a2a/v0_3"
+ *
+ * V03Edge.methods.SendMessage // "message/send"
+ * V03Edge.v03Edge.version // "0.3"
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

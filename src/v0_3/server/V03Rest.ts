@@ -9,6 +9,17 @@
  *
  * These routes are 0.3 by construction: a request to them must negotiate 0.3 (no `A2A-Version`, or 0.x).
  * While 0.3 is served, the literal `v1` segment takes these paths, so `v1` cannot be used as a tenant.
+ *
+ * @example
+ * ```ts
+ * import { A2AError } from "effect-a2a/protocol"
+ * import { V03Rest } from "effect-a2a/v0_3"
+ *
+ * // a 0.3 REST error body: { code, message, data }
+ * V03Rest.errorBody(new A2AError.TaskNotFound({ message: "Task t-1 not found" }))
+ * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
