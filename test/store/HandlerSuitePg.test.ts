@@ -1,10 +1,10 @@
 /**
  * The core RequestHandler suite over the PostgreSQL stores, each run in a fresh schema. (SQLite runs in
- * test/server/core/RequestHandlerSqlite.test.ts.)
+ * test/server/RequestHandlerSqlite.test.ts.)
  */
 import { describe, it } from "@effect/vitest"
 import * as SqlStore from "../../src/store/SqlStore.ts"
-import { handlerSuite } from "../server/core/HandlerSuite.ts"
+import { handlerSuite } from "../server/HandlerSuite.ts"
 import { skipReason, testDatabaseUrl, withFreshSchema } from "./pg.ts"
 
 if (testDatabaseUrl !== undefined) {

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Receiver from "../../push/receiver.ts"
+import * as Receiver from "../push/receiver.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
 // The command from source (the built bin/effect-a2a.js is what the consumer test runs)

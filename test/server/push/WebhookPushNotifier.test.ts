@@ -1,12 +1,12 @@
 import { NodeDns } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Result } from "effect"
-import type * as v1 from "../../src/generated/v1.ts"
-import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
-import * as WebhookGuard from "../../src/server/push/WebhookGuard.ts"
-import * as WebhookPushNotifier from "../../src/server/push/WebhookPushNotifier.ts"
-import { type PushConfig, PushConfigStore } from "../../src/server/PushConfigStore.ts"
-import { PushNotifier } from "../../src/server/PushNotifier.ts"
+import type * as v1 from "../../../src/generated/v1.ts"
+import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
+import * as WebhookGuard from "../../../src/server/push/WebhookGuard.ts"
+import * as WebhookPushNotifier from "../../../src/server/push/WebhookPushNotifier.ts"
+import { type PushConfig, PushConfigStore } from "../../../src/server/PushConfigStore.ts"
+import { PushNotifier } from "../../../src/server/PushNotifier.ts"
 import * as Receiver from "./receiver.ts"
 
 const guardLayer = (allowlist: string) =>

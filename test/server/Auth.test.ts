@@ -1,8 +1,8 @@
 /** Auth implementations: what each accepts, what it rejects (Unauthenticated), and what the card advertises. */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import * as AgentCardConfig from "../../../src/server/AgentCardConfig.ts"
-import * as Auth from "../../../src/server/Auth.ts"
+import * as AgentCardConfig from "../../src/server/AgentCardConfig.ts"
+import * as Auth from "../../src/server/Auth.ts"
 import { baseCard } from "./support.ts"
 
 const headers = (h: Record<string, string>): Auth.AuthRequest => ({ headers: h })

@@ -1,8 +1,8 @@
 /** AgentExecutor helpers. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option, Stream } from "effect"
-import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
-import * as CallContext from "../../../src/server/CallContext.ts"
+import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import * as CallContext from "../../src/server/CallContext.ts"
 
 const message = (parts: AgentExecutor.RequestContext["message"]["parts"]) => ({
   messageId: "m",

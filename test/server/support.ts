@@ -3,17 +3,17 @@
  * layer over any TaskStore / PushConfigStore, and small request builders.
  */
 import { type Cause, Context, Deferred, Effect, Fiber, Layer, Option, Queue, Ref, Stream } from "effect"
-import type * as v1 from "../../../src/generated/v1.ts"
-import { ContentTypeNotSupported } from "../../../src/protocol/A2AError.ts"
-import * as A2AServer from "../../../src/server/A2AServer.ts"
-import type { AgentCardOptions, CardTemplate } from "../../../src/server/AgentCardConfig.ts"
-import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
-import * as Auth from "../../../src/server/Auth.ts"
-import * as CallContext from "../../../src/server/CallContext.ts"
-import * as EventBus from "../../../src/server/EventBus.ts"
-import * as PushNotifier from "../../../src/server/PushNotifier.ts"
-import type { RequestHandler } from "../../../src/server/RequestHandler.ts"
-import { TaskStore } from "../../../src/server/TaskStore.ts"
+import type * as v1 from "../../src/generated/v1.ts"
+import { ContentTypeNotSupported } from "../../src/protocol/A2AError.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import type { AgentCardOptions, CardTemplate } from "../../src/server/AgentCardConfig.ts"
+import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import * as CallContext from "../../src/server/CallContext.ts"
+import * as EventBus from "../../src/server/EventBus.ts"
+import * as PushNotifier from "../../src/server/PushNotifier.ts"
+import type { RequestHandler } from "../../src/server/RequestHandler.ts"
+import { TaskStore } from "../../src/server/TaskStore.ts"
 
 let counter = 0
 export const uniqueId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`

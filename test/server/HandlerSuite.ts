@@ -6,9 +6,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber, type Layer, Option, Queue, Ref, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import type { PushConfigStore } from "../../../src/server/PushConfigStore.ts"
-import { RequestHandler } from "../../../src/server/RequestHandler.ts"
-import type { TaskStore } from "../../../src/server/TaskStore.ts"
+import type { PushConfigStore } from "../../src/server/PushConfigStore.ts"
+import { RequestHandler } from "../../src/server/RequestHandler.ts"
+import type { TaskStore } from "../../src/server/TaskStore.ts"
 import {
   baseCard,
   Controls,

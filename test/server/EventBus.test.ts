@@ -1,7 +1,7 @@
 /** The in-process EventBus: per-task fan-out in publish order, live from subscription, nothing retained. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
-import * as EventBus from "../../../src/server/EventBus.ts"
+import * as EventBus from "../../src/server/EventBus.ts"
 
 const event = (taskId: string, sequence: number): EventBus.TaskEvent => ({
   taskId,

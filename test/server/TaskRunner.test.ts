@@ -5,10 +5,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
-import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
-import * as MemoryTaskStore from "../../../src/server/memory/MemoryTaskStore.ts"
-import { RequestHandler } from "../../../src/server/RequestHandler.ts"
-import { TaskStore } from "../../../src/server/TaskStore.ts"
+import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
+import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
+import { RequestHandler } from "../../src/server/RequestHandler.ts"
+import { TaskStore } from "../../src/server/TaskStore.ts"
 import { Controls, ctxFor, send, serverLayer, taskOf } from "./support.ts"
 
 /** A memory TaskStore whose next read, once armed, answers only when released (with what it read before). */

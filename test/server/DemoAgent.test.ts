@@ -1,12 +1,12 @@
 /** The demo agent through the complete in-memory server layer (A2AServer.layer), and the card it renders. */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Deferred, Duration, Effect, Layer, Schedule, Stream } from "effect"
-import * as A2AServer from "../../../src/server/A2AServer.ts"
-import { AgentCardConfig } from "../../../src/server/AgentCardConfig.ts"
-import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
-import * as Auth from "../../../src/server/Auth.ts"
-import * as DemoAgent from "../../../src/server/DemoAgent.ts"
-import { RequestHandler } from "../../../src/server/RequestHandler.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import { AgentCardConfig } from "../../src/server/AgentCardConfig.ts"
+import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import { ctxFor, send, stateOf, taskOf } from "./support.ts"
 
 const demo = (options: DemoAgent.DemoOptions = {}) =>

@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Layer, Result } from "effect"
 import * as Dns from "effect/net/Dns"
 import * as NetAddress from "effect/net/NetAddress"
 import type { LookupAddress } from "node:dns"
-import * as WebhookGuard from "../../src/server/push/WebhookGuard.ts"
+import * as WebhookGuard from "../../../src/server/push/WebhookGuard.ts"
 
 const ip = (s: string) => NetAddress.ipFromStringUnsafe(s)
 

@@ -5,9 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Stream } from "effect"
-import { InternalError } from "../../../src/protocol/A2AError.ts"
-import * as EventBus from "../../../src/server/EventBus.ts"
-import * as PushStream from "../../../src/server/internal/PushStream.ts"
+import { InternalError } from "../../src/protocol/A2AError.ts"
+import * as EventBus from "../../src/server/EventBus.ts"
+import * as PushStream from "../../src/server/internal/PushStream.ts"
 
 type Seen = Array<string>
 

@@ -3,8 +3,8 @@
  * producers (AgentExecutor.withPushRun), then every agent is read as a plain stream.
  */
 import { Layer } from "effect"
-import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
-import * as MemoryTaskStore from "../../../src/server/memory/MemoryTaskStore.ts"
+import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
+import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
 import { handlerSuite } from "./HandlerSuite.ts"
 
 handlerSuite("RequestHandler (memory stores)", Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer))
