@@ -10,6 +10,7 @@
  * then records CANCELED.
  */
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -105,21 +106,17 @@ export const MAX_PENDING = 16
 
 /** An execution in progress. */
 interface Running {
-  /** Set as soon as `forkIn` returns. */
-  fiber: Fiber.Fiber<void> | undefined
+  /** Its fiber, once forked (the execution is visible from the instant before). */
+  readonly fiber: Deferred.Deferred<Fiber.Fiber<void>>
   /** The task as the execution last saved it, for the callers of queued messages. */
   task: v1.Task | undefined
   /** Messages sent to the task meanwhile, in arrival order. */
   readonly pending: Array<Pending>
 }
 
-/**
- * Cancels an execution: interrupts its fiber and waits until it has recorded the outcome and let go of its task.
- * An execution whose fiber is not known yet (the instant between its start and `forkIn` returning) is only
- * given time; the cancel loop then looks again.
- */
+/** Cancels an execution: interrupts its fiber and waits until it has recorded the outcome and let go of its task. */
 const stop = (execution: Running): Effect.Effect<void> =>
-  Effect.suspend(() => execution.fiber === undefined ? Effect.yieldNow : Fiber.interrupt(execution.fiber))
+  Effect.flatMap(Deferred.await(execution.fiber), Fiber.interrupt)
 
 /** A store failure inside the runner, kept apart from the agent's own failures. */
 class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", { message: Schema.String }) {}
@@ -425,7 +422,11 @@ export const make = Effect.gen(function*() {
       if (Option.isSome(record)) {
         caller.offer({ event: { task: record.value.task }, task: Option.some(record.value.task) })
       }
-      const handle: Running = { fiber: undefined, task: Option.getOrUndefined(record)?.task, pending }
+      const handle: Running = {
+        fiber: Deferred.makeUnsafe<Fiber.Fiber<void>>(),
+        task: Option.getOrUndefined(record)?.task,
+        pending
+      }
       running.set(taskId, handle)
       // Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot).
       const release = Effect.suspend(() => {
@@ -445,7 +446,7 @@ export const make = Effect.gen(function*() {
         )
       )
       return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
-        handle.fiber = fiber
+        Deferred.doneUnsafe(handle.fiber, Exit.succeed(fiber))
       })
     })
 
