@@ -36,6 +36,14 @@ const violationsOf = (body: ErrorBody): ReadonlyArray<{ field: string; descripti
 const reasonOf = (body: ErrorBody): unknown =>
   body.error.data?.find((d) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")?.["reason"]
 
+/** A JSON-RPC POST as a 0.3 client sends it: no A2A-Version. */
+const legacyPost = (server: TestServer.TestServer, payload: unknown) =>
+  TestServer.request(`${server.url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(payload)
+  })
+
 /** The server still serves a plain request. */
 const stillServing = (server: TestServer.TestServer) =>
   Effect.gen(function*() {
@@ -206,12 +214,7 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
         const server = yield* TestServer.Server
         // JSON-RPC 2.0 section 4.2: params "MUST be a Structured value": an Array (by-position) or an Object
         // (by-name). A2A's methods take theirs by name (spec 9.3), so an array is this method's invalid params.
-        const legacy = (payload: unknown) =>
-          TestServer.request(`${server.url}/`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(payload)
-          })
+        const legacy = (payload: unknown) => legacyPost(server, payload)
         const replies = [
           yield* rpc(server, { jsonrpc: "2.0", id: 6, method: "GetTask", params: ["t"] }),
           yield* rpc(server, { jsonrpc: "2.0", id: 6, method: "SendStreamingMessage", params: [] }),
@@ -410,12 +413,7 @@ layer(TestServer.layer())("JSON-RPC binding", (it) => {
     it.effect("no A2A-Version means 0.3: 0.3 methods answer in 0.3 shapes", () =>
       Effect.gen(function*() {
         const server = yield* TestServer.Server
-        const legacy = (payload: unknown) =>
-          TestServer.request(`${server.url}/`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(payload)
-          })
+        const legacy = (payload: unknown) => legacyPost(server, payload)
         const message = {
           kind: "message",
           messageId: "m-legacy",
