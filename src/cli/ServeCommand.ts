@@ -1,5 +1,6 @@
 /**
- * `effect-a2a serve`: runs the demo agent with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
+ * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule)
+ * with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory). Flags win over the environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH...,
  * see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
@@ -12,11 +13,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import type { ServeOptions } from "../node/NodeA2AServer.ts"
+import type { CardTemplate } from "../server/AgentCardConfig.ts"
+import type * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
 import * as DurableServer from "../store/DurableServer.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
+import * as AgentModule from "./AgentModule.ts"
+import * as ServeFailure from "./ServeFailure.ts"
 
 const pathFlag = (name: string, description: string) =>
   Flag.String(name).pipe(
@@ -31,6 +36,8 @@ export interface ServeFlags {
   readonly prefix: Option.Option<string>
   readonly publicUrl: Option.Option<string>
   readonly memory: boolean
+  /** The user's agent module; None (or absent) serves the demo agent. */
+  readonly agent?: Option.Option<string> | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -45,9 +52,14 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
   }
 }
 
-/** The demo server: A2A core (demo agent, durable or memory stores, Auth from the environment) behind the bindings. */
-export const demoServer = (flags: ServeFlags) => {
-  const core = { card: DemoAgent.card, executor: DemoAgent.layerConfig }
+export interface Agent<E> {
+  readonly card: CardTemplate
+  readonly executor: Layer.Layer<AgentExecutor.AgentExecutor, E>
+}
+
+/** The server: A2A core (the agent, durable or memory stores, Auth from the environment) behind the bindings. */
+export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
+  const core = { card: agent.card, executor: agent.executor }
   return NodeA2AServer.layerConfig(toOptions(flags)).pipe(
     Layer.provide(
       flags.memory
@@ -58,6 +70,32 @@ export const demoServer = (flags: ServeFlags) => {
     Layer.provide(A2A03.server)
   )
 }
+
+/** The demo server: `server` with the demo agent. */
+export const demoServer = (flags: ServeFlags) =>
+  server(flags, { card: DemoAgent.card, executor: DemoAgent.layerConfig })
+
+/** The address the server was asked to listen on, for error messages (flags win over HOST / PORT). */
+const wantedAddress = (flags: ServeFlags) => ({
+  host: Option.getOrElse(flags.host, () => process.env["HOST"] ?? NodeA2AServer.DEFAULT_HOST),
+  port: Option.getOrElse(flags.port, (): number | string => process.env["PORT"] ?? NodeA2AServer.DEFAULT_PORT)
+})
+
+/**
+ * Runs the server until interrupted. Start-up failures (configuration, listening, stores, the agent module)
+ * become one line on stderr and a non-zero exit; defects still show their stack.
+ */
+export const serve = (flags: ServeFlags) =>
+  Effect.gen(function*() {
+    const agentFile = flags.agent !== undefined ? Option.getOrUndefined(flags.agent) : undefined
+    const agent: Agent<unknown> = agentFile === undefined
+      ? { card: DemoAgent.card, executor: DemoAgent.layerConfig }
+      : yield* AgentModule.load(agentFile)
+    return yield* Layer.launch(server(flags, agent))
+  }).pipe(
+    Effect.asVoid,
+    Effect.mapError(ServeFailure.toUserError(wantedAddress(flags)))
+  )
 
 export const serveCommand = Command.make(
   "serve",
@@ -78,6 +116,13 @@ export const serveCommand = Command.make(
       ),
       Flag.optional
     ),
+    agent: Flag.String("agent").pipe(
+      Flag.withDescription(
+        "Serve your agent: a .ts or .js module exporting an AgentExecutor (or a Layer / Effect building one) " +
+          "as default or `agent`, and optionally its `card`"
+      ),
+      Flag.optional
+    ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
@@ -85,11 +130,15 @@ export const serveCommand = Command.make(
       Flag.withDefault(false)
     )
   },
-  (flags) => Layer.launch(demoServer(flags)).pipe(Effect.asVoid)
+  serve
 ).pipe(
-  Command.withDescription("Run the demo A2A agent over JSON-RPC and HTTP+JSON/REST"),
+  Command.withDescription("Run an A2A agent (the demo, or yours with --agent) over JSON-RPC and HTTP+JSON/REST"),
   Command.withExamples([
     { command: "effect-a2a serve", description: "Serve on http://127.0.0.1:8080" },
-    { command: "effect-a2a serve --host 0.0.0.0 --port 9000 --prefix /a2a", description: "Every interface, under /a2a" }
+    {
+      command: "effect-a2a serve --host 0.0.0.0 --port 9000 --prefix /a2a",
+      description: "Every interface, under /a2a"
+    },
+    { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" }
   ])
 )

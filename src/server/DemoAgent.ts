@@ -21,7 +21,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import type { CardTemplate } from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 
@@ -33,8 +32,6 @@ export interface DemoOptions {
   /** Called when a "slow" task stops (finished or interrupted): lets tests and logs see the finalizer run. */
   readonly onSlowStopped?: ((taskId: string) => Effect.Effect<void>) | undefined
 }
-
-class DemoFailure extends Schema.TaggedError<DemoFailure>()("DemoFailure", { message: Schema.String }) {}
 
 const keyword = (text: string): string => text.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? ""
 
@@ -78,9 +75,10 @@ export const make = (options: DemoOptions = {}): AgentExecutor.AgentExecutor["Se
     }).pipe(Effect.ensuring(options.onSlowStopped?.(task.taskId) ?? Effect.void))
   )
 
+  // An expected failure: the task ends FAILED with a reason, and nothing is logged as an error.
   const failing = AgentExecutor.task((task) =>
     task.working("About to fail").pipe(
-      Effect.andThen(Effect.fail(new DemoFailure({ message: "the demo agent failed on purpose" })))
+      Effect.andThen(task.fail("Agent failed: the demo agent failed on purpose"))
     )
   )
 
