@@ -7,9 +7,11 @@ import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
+import * as Option from "effect/Option"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import type * as v1 from "../generated/v1.ts"
@@ -101,15 +103,24 @@ export const renderCard = (card: v1.AgentCard): string => {
   return lines.join("\n")
 }
 
-/** Fetches the card at `url` (an agent base URL or a card URL) and prints it. */
-/** Prints an agent's card, of A2A 1.0 or 0.3. */
-export const showCard = (url: string, options: { readonly json: boolean }) =>
-  Effect.provide(showCardWith(url, options), A2A03.client)
+/** How long `card` waits for the agent, unless told otherwise. */
+export const DEFAULT_TIMEOUT_SECONDS = 30
 
-const showCardWith = (url: string, options: { readonly json: boolean }) =>
+interface CardOptions {
+  readonly json: boolean
+  /** Seconds to wait for the card; absent means the default. */
+  readonly timeout?: number | undefined
+}
+
+/** Fetches the card at `url` (an agent base URL or a card URL), of A2A 1.0 or 0.3, and prints it. */
+export const showCard = (url: string, options: CardOptions) => Effect.provide(showCardWith(url, options), A2A03.client)
+
+const showCardWith = (url: string, options: CardOptions) =>
   Effect.gen(function*() {
     const httpClient = yield* HttpClient.HttpClient
-    const { card } = yield* AgentCardResolver.fetchCard(httpClient, url).pipe(Effect.mapError(userError))
+    const { card } = yield* AgentCardResolver.fetchCard(httpClient, url, {
+      timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS)
+    }).pipe(Effect.mapError(userError))
     yield* Console.log(options.json ? JSON.stringify(card, null, 2) : renderCard(card))
   })
 
@@ -122,9 +133,14 @@ export const cardCommand = Command.make(
     json: Flag.Boolean("json").pipe(
       Flag.withDescription("Print the card as JSON instead of a summary"),
       Flag.withDefault(false)
+    ),
+    timeout: Flag.Finite("timeout").pipe(
+      Flag.withDescription(`Seconds to wait for the card; default ${DEFAULT_TIMEOUT_SECONDS}`),
+      Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
+      Flag.optional
     )
   },
-  ({ json, url }) => showCard(url, { json })
+  ({ json, timeout, url }) => showCard(url, { json, timeout: Option.getOrUndefined(timeout) })
 ).pipe(
   Command.withDescription("Show an agent's card: identity, interfaces, capabilities, skills and security"),
   Command.withExamples([

@@ -9,6 +9,7 @@ import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Option from "effect/Option"
@@ -19,6 +20,7 @@ import * as A2AClient from "../client/A2AClient.ts"
 import type * as Credentials from "../client/Credentials.ts"
 import { textOf, userText } from "../client/Messages.ts"
 import type * as v1 from "../generated/v1.ts"
+import { isFinal } from "../protocol/TaskStates.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import { userError } from "./CardCommand.ts"
 
@@ -113,7 +115,12 @@ export interface SendOptions {
   readonly contextId: Option.Option<string>
   readonly binding: Option.Option<string>
   readonly token: Option.Option<Redacted.Redacted<string>>
+  /** Seconds to wait for the reply (for a stream: for it to open); absent means the default. */
+  readonly timeout?: number | undefined
 }
+
+/** How long `send` waits for a reply, or for a stream to open, unless told otherwise. */
+export const DEFAULT_TIMEOUT_SECONDS = 60
 
 export const send = (url: string, text: string, options: SendOptions) =>
   Effect.provide(sendWith(url, text, options), A2A03.client)
@@ -121,6 +128,7 @@ export const send = (url: string, text: string, options: SendOptions) =>
 const sendWith = (url: string, text: string, options: SendOptions) =>
   Effect.gen(function*() {
     const client = yield* A2AClient.resolve(url, {
+      timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS),
       ...(Option.isSome(options.binding) ? { bindings: [options.binding.value] } : {}),
       ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
     }).pipe(Effect.mapError(userError))
@@ -149,6 +157,14 @@ const sendWith = (url: string, text: string, options: SendOptions) =>
         Stream.mapError(userError),
         Stream.run(stdio.stdout())
       )
+      // A stream ends at a terminal or interrupted state (spec 3.1.2); one that stops before has lost the task.
+      if (finalState !== undefined && !isFinal(finalState)) {
+        return yield* new CliError.UserError({
+          cause: finalState,
+          userMessage: `The stream ended while the task was still ${stateLabel(finalState)}; it may still be running ` +
+            "(follow it with --task-id, or ask the agent again)."
+        })
+      }
     } else {
       const response = yield* client.sendMessage({ message }).pipe(Effect.mapError(userError))
       finalState = stateOf(response)
@@ -179,8 +195,15 @@ export const sendCommand = Command.make(
       Flag.withDescription("Send within an existing conversation context"),
       Flag.optional
     ),
-    binding: Flag.String("binding").pipe(
-      Flag.withDescription("Use only this protocol binding (JSONRPC or HTTP+JSON)"),
+    binding: Flag.Literals("binding", ["JSONRPC", "HTTP+JSON"]).pipe(
+      Flag.withDescription("Use only this protocol binding"),
+      Flag.optional
+    ),
+    timeout: Flag.Finite("timeout").pipe(
+      Flag.withDescription(
+        `Seconds to wait for the reply (with --stream: for the stream to open); default ${DEFAULT_TIMEOUT_SECONDS}`
+      ),
+      Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
       Flag.optional
     ),
     token: Flag.Redacted("token").pipe(
@@ -188,7 +211,7 @@ export const sendCommand = Command.make(
       Flag.optional
     )
   },
-  ({ url, text, ...options }) => send(url, text, options)
+  ({ timeout, url, text, ...options }) => send(url, text, { ...options, timeout: Option.getOrUndefined(timeout) })
 ).pipe(
   Command.withDescription("Send a text message to an agent and show its reply"),
   Command.withExamples([

@@ -2,10 +2,12 @@
  * `effect-a2a card` and `effect-a2a send` against a live agent (the @a2a-js/sdk server): run in-process with
  * a captured console / stdout for their output, and as a real process for exit codes and stderr.
  */
-import { describe, expect, layer } from "@effect/vitest"
-import { Console, Effect, Layer, Option, Sink, Stdio } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Cause, Console, Effect, Layer, Option, Sink, Stdio } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { execFile } from "node:child_process"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { renderCard, showCard } from "../../src/cli/CardCommand.ts"
 import { renderEvent, send, type SendOptions } from "../../src/cli/SendCommand.ts"
@@ -223,4 +225,98 @@ layer(Layer.mergeAll(SdkPeer.layer, FetchHttpClient.layer))("effect-a2a card / s
       expect(state.midLine).toBe(false)
     })
   })
+})
+
+/**
+ * An agent that misbehaves on purpose: its card offers JSON-RPC 1.0; SendStreamingMessage answers with the task
+ * WORKING and then closes the stream; SendMessage never answers.
+ */
+const misbehaving = Effect.acquireRelease(
+  Effect.promise(() =>
+    new Promise<{ readonly url: string; readonly server: Server }>((resolve) => {
+      const server = createServer((request, response) => {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+        if (request.method === "GET") {
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(JSON.stringify({
+            name: "Cut-off agent",
+            description: "Ends its streams early",
+            version: "1.0.0",
+            supportedInterfaces: [{ url: `${url}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+            capabilities: { streaming: true },
+            defaultInputModes: ["text/plain"],
+            defaultOutputModes: ["text/plain"],
+            skills: [{ id: "cut", name: "Cut", description: "Ends streams early", tags: ["test"] }]
+          }))
+          return
+        }
+        let body = ""
+        request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+        request.on("end", () => {
+          const call = JSON.parse(body) as { id: unknown; method: string }
+          if (call.method !== "SendStreamingMessage") return // never answers
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          const task = { id: "t-1", contextId: "c-1", status: { state: "TASK_STATE_WORKING" } }
+          response.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: call.id, result: { task } })}\n\n`)
+        })
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
+    })
+  ),
+  ({ server }) => Effect.sync(() => server.close())
+)
+
+describe("send against an agent that cuts its stream or never answers", () => {
+  it.live("--stream that ends before a terminal or interrupted state is an error, not exit 0", () =>
+    Effect.gen(function*() {
+      const { url } = yield* misbehaving
+      const result = yield* captured(send(url, "hi", options({ stream: true }))).pipe(
+        Effect.provide(FetchHttpClient.layer)
+      )
+      expect(result.exit._tag).toBe("Failure")
+      const error = result.exit._tag === "Failure" ? Cause.findErrorOption(result.exit.cause) : Option.none()
+      expect(Option.getOrUndefined(error)).toMatchObject({
+        userMessage: expect.stringContaining("The stream ended while the task was still working")
+      })
+    }).pipe(Effect.scoped))
+
+  it.live("--timeout bounds a reply that never comes; --binding lists the valid values", () =>
+    Effect.gen(function*() {
+      const { url } = yield* misbehaving
+      const started = Date.now()
+      const result = yield* captured(send(url, "hi", options({ timeout: 0.5 }))).pipe(
+        Effect.provide(FetchHttpClient.layer)
+      )
+      expect(result.exit._tag).toBe("Failure")
+      expect(Date.now() - started).toBeLessThan(10_000)
+      const bad = yield* runCli(["send", url, "hi", "--binding", "XYZ"])
+      expect(bad.code).not.toBe(0)
+      expect(bad.stderr + bad.stdout).toContain("JSONRPC")
+      expect(bad.stderr + bad.stdout).toContain("HTTP+JSON")
+    }).pipe(Effect.scoped))
+})
+
+describe("card against an agent that accepts and never answers", () => {
+  it.live("--timeout ends the wait with a clear error", () =>
+    Effect.gen(function*() {
+      const silent = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<Server>((resolve) => {
+            const server = createServer(() => {}) // accepts, reads, never answers
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+        ),
+        (server) => Effect.sync(() => server.closeAllConnections())
+      )
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      const started = Date.now()
+      const result = yield* captured(showCard(url, { json: false, timeout: 0.5 })).pipe(
+        Effect.provide(FetchHttpClient.layer)
+      )
+      expect(result.exit._tag).toBe("Failure")
+      expect(Date.now() - started).toBeLessThan(10_000)
+      const error = result.exit._tag === "Failure" ? Cause.findErrorOption(result.exit.cause) : Option.none()
+      expect(Option.getOrUndefined(error)).toMatchObject({ userMessage: expect.stringContaining("within 500ms") })
+    }).pipe(Effect.scoped))
 })
