@@ -89,7 +89,7 @@ export const renderEvent = (state: RenderState, event: v1.StreamResponse): reado
 }
 
 /** The last task state seen in a response or event, if any. */
-const stateOf = (event: v1.StreamResponse | v1.SendMessageResponse): v1.TaskState | undefined =>
+export const stateOf = (event: v1.StreamResponse | v1.SendMessageResponse): v1.TaskState | undefined =>
   "task" in event
     ? event.task.status.state
     : "statusUpdate" in event

@@ -13,9 +13,17 @@ import * as Runtime from "effect/Runtime"
 import { cardCommand } from "./CardCommand.ts"
 import { sendCommand } from "./SendCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
-import { cancelCommand, getCommand } from "./TaskCommands.ts"
+import { cancelCommand, getCommand, subscribeCommand, tasksCommand } from "./TaskCommands.ts"
 
-const subcommands = [serveCommand, cardCommand, sendCommand, getCommand, cancelCommand] as const
+const subcommands = [
+  serveCommand,
+  cardCommand,
+  sendCommand,
+  getCommand,
+  cancelCommand,
+  subscribeCommand,
+  tasksCommand
+] as const
 
 export const cli = Command.make("effect-a2a").pipe(
   Command.withDescription("A2A (Agent2Agent) protocol server and client, built on Effect"),
