@@ -26,8 +26,16 @@ import { InternalError } from "../protocol/A2AError.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
   message: Schema.String,
-  cause: Schema.optionalKey(Schema.Defect())
+  cause: Schema.optionalKey(Schema.Defect()),
+  /**
+   * True when a save lost a race: another writer (e.g. another server node sharing the database) saved the task
+   * since it was read. Reading it again and deciding anew is the remedy, not reporting a failure.
+   */
+  conflict: Schema.optionalKey(Schema.Boolean)
 }) {}
+
+/** Whether a store failure is a lost race (see `TaskStoreError.conflict`). */
+export const isConflict = (error: TaskStoreError): boolean => error.conflict === true
 
 const storageFailed = new InternalError({ message: "Task storage failed" })
 

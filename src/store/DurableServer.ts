@@ -39,7 +39,7 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
 
 /**
  * RequestHandler (webhook URLs guarded), AgentCardConfig and Auth (from configuration) over the given stores,
- * with webhook push delivery and the in-process EventBus.
+ * with webhook push delivery, and the stores' EventBus if they have one (else the in-process one).
  */
 export const layerWithStores = <SE, E = never, R = never>(
   stores: Layer.Layer<TaskStore | PushConfigStore, SE>,
@@ -49,7 +49,9 @@ export const layerWithStores = <SE, E = never, R = never>(
     Layer.provideMerge(A2AServer.layerCore(options)),
     Layer.provide("execute" in options.executor ? AgentExecutor.layer(options.executor) : options.executor),
     Layer.provideMerge(
-      Layer.mergeAll(WebhookPush.layerConfig, EventBus.layerInProcess).pipe(Layer.provideMerge(stores))
+      // Stores shared by several processes (SqlStore on PostgreSQL) bring the EventBus that reaches them all:
+      // merged last, it replaces the in-process one.
+      WebhookPush.layerConfig.pipe(Layer.provideMerge(Layer.merge(EventBus.layerInProcess, stores)))
     ),
     Layer.provideMerge(Auth.layerConfig)
   )

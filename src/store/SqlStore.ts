@@ -30,9 +30,12 @@ import type { MigrationError } from "effect/sql/Migrator"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
+import * as EventBus from "../server/EventBus.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
+import * as PgEventBus from "./internal/PgEventBus.ts"
+import * as PgRemoteCancel from "./internal/PgRemoteCancel.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
 import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
@@ -47,6 +50,7 @@ export type Services =
   | SqlClient.SqlClient
   | SqlNode.SqlNode
   | RecoveredTasks
+  | EventBus.EventBus
 
 export type StoreError = SqlError | MigrationError | TaskStoreError
 
@@ -56,17 +60,26 @@ export interface Options {
 
 /**
  * The stores over a given SqlClient layer: migrate, take this node's liveness lock, recover interrupted
- * tasks, then provide the stores. The client (and the database) close with the layer.
+ * tasks, then provide the stores, with the in-process EventBus (one process per database). The client (and the
+ * database) close with the layer.
  */
 export const layerFrom = <E, R>(
   client: Layer.Layer<SqlClient.SqlClient, E, R>,
   options: Options = {}
-): Layer.Layer<Services, E | StoreError, R> => {
+): Layer.Layer<Services, E | StoreError, R> => compose(client, EventBus.layerInProcess, options)
+
+/** The stores, with `nodes`: how events (and cancels) travel between the processes sharing the database. */
+const compose = <C, E, R, NE>(
+  client: Layer.Layer<SqlClient.SqlClient | C, E, R>,
+  nodes: Layer.Layer<EventBus.EventBus, NE, SqlClient.SqlClient | C | SqlNode.SqlNode>,
+  options: Options
+): Layer.Layer<Services, E | NE | StoreError, R> => {
   const prepared = Layer.effectDiscard(
     Effect.andThen(SqlMigrations.run, SqlTaskRecovery.holdLiveness)
   )
   const stores = Layer.mergeAll(SqlTaskStore.layer, SqlPushConfigStore.layer)
   return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery)).pipe(
+    Layer.provideMerge(nodes),
     Layer.provideMerge(prepared),
     Layer.provideMerge(SqlNode.layer),
     Layer.provideMerge(client)
@@ -90,7 +103,8 @@ export interface PgOptions extends Options {
 }
 
 /**
- * PostgreSQL, for several server nodes sharing one database. The driver (`@effect/sql-pg`, an optional peer
+ * PostgreSQL, for several server nodes sharing one database: every node serves every operation on every task
+ * (events and cancels travel between nodes with LISTEN/NOTIFY; see PgEventBus and PgRemoteCancel). The driver (`@effect/sql-pg`, an optional peer
  * dependency) is loaded when this layer is built, so a server on SQLite never loads it.
  */
 export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =>
@@ -106,12 +120,14 @@ export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =
           })
         })
     }).pipe(Effect.map((PgClient) =>
-      layerFrom(
+      compose(
         PgClient.layer({
           url: options.url,
           applicationName: "effect-a2a",
           ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
         }),
+        // Events and cancels reach the other nodes through the database itself (LISTEN/NOTIFY).
+        Layer.merge(PgEventBus.layer(PgClient.PgClient), PgRemoteCancel.layer(PgClient.PgClient)),
         options
       )
     ))

@@ -36,7 +36,15 @@ import type { CallContext } from "../CallContext.ts"
 import { EventBus } from "../EventBus.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
-import { orInternal, type TaskRecord, type TaskScope, TaskStore, type TaskStoreError } from "../TaskStore.ts"
+import { RemoteCancel } from "../RemoteCancel.ts"
+import {
+  isConflict,
+  orInternal,
+  type TaskRecord,
+  type TaskScope,
+  TaskStore,
+  type TaskStoreError
+} from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
@@ -119,7 +127,14 @@ const stop = (execution: Running): Effect.Effect<void> =>
   Effect.flatMap(Deferred.await(execution.fiber), Fiber.interrupt)
 
 /** A store failure inside the runner, kept apart from the agent's own failures. */
-class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", { message: Schema.String }) {}
+class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", {
+  message: Schema.String,
+  /** Another writer (another node) saved the task meanwhile; see TaskStoreError.conflict. */
+  conflict: Schema.Boolean
+}) {}
+
+/** How long a CancelTask waits for the node running the task to record the outcome. */
+const REMOTE_CANCEL_WAIT = "10 seconds"
 
 const isA2AError = Schema.is(A2AError)
 
@@ -162,7 +177,8 @@ export const make = Effect.gen(function*() {
   /** The executions now running, by task id. */
   const running = new Map<string, Running>()
 
-  const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message })
+  const remote = yield* RemoteCancel
+  const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message, conflict: isConflict(e) })
 
   /** Saves a step, then publishes and notifies each of its events in order. Returns the new version. */
   const persist = (
@@ -378,16 +394,34 @@ export const make = Effect.gen(function*() {
         yield* fail(new InternalError({ message: reason }), reason)
       })
 
+    const storageFailed = (e: StoreFailed) =>
+      Effect.logError("Task store failure during execution", e).pipe(
+        Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
+      )
+
+    // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended
+    // there, that end is this turn's too, and the caller hears it as the status the task now has.
+    const endedElsewhere = (e: StoreFailed) =>
+      store.get(context.taskId, scope).pipe(
+        Effect.flatMap((stored) => {
+          const task = Option.getOrUndefined(stored)?.task
+          if (task === undefined || !isTerminal(task.status.state)) return storageFailed(e)
+          return Effect.sync(() =>
+            caller.offer({
+              event: { statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status: task.status } },
+              task: Option.some(task)
+            })
+          )
+        }),
+        Effect.catch(() => storageFailed(e))
+      )
+
     // Only the agent is interruptible: the outcome is always recorded, even when the interruption is a cancel.
     return Effect.uninterruptibleMask((restore) =>
       restore(consume).pipe(
         Effect.exit,
         Effect.flatMap(finish),
-        Effect.catch((e) =>
-          Effect.logError("Task store failure during execution", e).pipe(
-            Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
-          )
-        )
+        Effect.catch((e) => e.conflict ? endedElsewhere(e) : storageFailed(e))
       )
     )
   }
@@ -541,9 +575,53 @@ export const make = Effect.gen(function*() {
     )
   }
 
+  /**
+   * Waits (a bounded time) until the stored task is terminal: another node was asked to cancel its execution and
+   * records the outcome; this node hears it on the EventBus.
+   */
+  const awaitOutcome = (taskId: string, scope: TaskScope): Effect.Effect<void, A2AError> =>
+    Effect.scoped(Effect.gen(function*() {
+      // Subscribed before reading, so nothing between the read and the wait is missed.
+      const events = yield* bus.subscribe(taskId)
+      const current = yield* store.get(taskId, scope).pipe(orInternal)
+      if (Option.isNone(current) || isTerminal(current.value.task.status.state)) return
+      const version = current.value.version
+      yield* events.pipe(
+        Stream.filter(({ event, sequence }) =>
+          sequence > version && "statusUpdate" in event && isTerminal(event.statusUpdate.status.state)
+        ),
+        Stream.runHead,
+        Effect.timeoutOption(REMOTE_CANCEL_WAIT)
+      )
+    }))
+
+  /** The terminal outcome of a cancel, once its task is terminal; None while it is not. */
+  const outcomeOf = (taskId: string, scope: TaskScope): Effect.Effect<Option.Option<v1.Task>, A2AError> =>
+    Effect.flatMap(
+      store.get(taskId, scope).pipe(orInternal),
+      (stored): Effect.Effect<Option.Option<v1.Task>, A2AError> => {
+        if (Option.isNone(stored)) {
+          return Effect.fail(new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } }))
+        }
+        const task = stored.value.task
+        const state = task.status.state
+        if (state === "TASK_STATE_CANCELED") return Effect.succeedSome(task)
+        if (isTerminal(state)) {
+          return Effect.fail(
+            new TaskNotCancelable({
+              message: `Task ${taskId} is ${label(state)} and cannot be canceled`,
+              metadata: { taskId }
+            })
+          )
+        }
+        return Effect.succeedNone
+      }
+    )
+
   const cancel = (taskId: string, scope: TaskScope): Effect.Effect<v1.Task, A2AError> =>
     Effect.gen(function*() {
-      // A few rounds at most: an execution may end (e.g. at input-required) just as we try to cancel it.
+      // A few rounds at most: an execution may end (e.g. at input-required) just as we try to cancel it, and
+      // another node may save the task between our read and our write.
       for (let round = 0; round < 5; round++) {
         const outcome = yield* withLock(
           taskId,
@@ -561,30 +639,35 @@ export const make = Effect.gen(function*() {
                 metadata: { taskId }
               })
             }
+            // In flight with no execution here: it may run on another node, which then cancels it.
+            if (!isFinal(task.status.state) && (yield* remote.request(taskId, scope))) {
+              return Result.fail(awaitOutcome(taskId, scope))
+            }
             const applied = TaskReducer.setStatus(task, { state: "TASK_STATE_CANCELED", timestamp: yield* Ids.now })
-            yield* persist(scope, version, applied).pipe(orInternal)
-            return Result.succeed(applied.task)
+            const saved = yield* persist(scope, version, applied).pipe(
+              Effect.as(true),
+              Effect.catchIf(isConflict, () => Effect.succeed(false)),
+              orInternal
+            )
+            // Lost a race with another node's save: decide again on what it saved.
+            return saved ? Result.succeed(applied.task) : Result.fail(Effect.void)
           })
         )
         if (Result.isSuccess(outcome)) return outcome.success
         yield* outcome.failure
-        const after = yield* store.get(taskId, scope).pipe(orInternal)
-        if (Option.isNone(after)) {
-          return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
-        }
-        const state = after.value.task.status.state
-        if (state === "TASK_STATE_CANCELED") {
-          return after.value.task
-        }
-        if (isTerminal(state)) {
-          return yield* new TaskNotCancelable({
-            message: `Task ${taskId} is ${label(state)} and cannot be canceled`,
-            metadata: { taskId }
-          })
-        }
+        const ended = yield* outcomeOf(taskId, scope)
+        if (Option.isSome(ended)) return ended.value
       }
       return yield* new InternalError({ message: `Task ${taskId} could not be canceled; try again` })
     })
+
+  // Other nodes' cancel requests for the executions running here.
+  yield* remote.serve((taskId, scope) =>
+    cancel(taskId, scope).pipe(
+      Effect.catch((error) => Effect.logDebug(`Cancel requested by another node: ${error.message}`)),
+      Effect.asVoid
+    )
+  )
 
   return { start, cancel } satisfies TaskRunner
 })

@@ -98,12 +98,32 @@ const addPushConfigVersion = Effect.gen(function*() {
   yield* sql`ALTER TABLE a2a_push_configs ADD COLUMN protocol_version TEXT`
 })
 
+/**
+ * Events too large for a NOTIFY payload, kept briefly for the other nodes to read (PostgreSQL only: see
+ * PgEventBus; SQLite serves one process, whose events never leave it).
+ */
+const createTaskEvents = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE a2a_task_events (
+        task_id TEXT COLLATE "C" NOT NULL,
+        sequence INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (task_id, sequence)
+      )`.pipe(Effect.andThen(sql`CREATE INDEX a2a_task_events_by_age ON a2a_task_events (created_at)`)),
+    orElse: () => Effect.void
+  })
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
   "2_create_push_configs": createPushConfigs,
   "3_add_task_tenant": addTaskTenant,
-  "4_add_push_config_version": addPushConfigVersion
+  "4_add_push_config_version": addPushConfigVersion,
+  "5_create_task_events": createTaskEvents
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"

@@ -16,6 +16,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -24,6 +25,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomUUID } from "node:crypto"
 import * as v1 from "../../generated/v1.ts"
+import { EventBus } from "../../server/EventBus.ts"
 import { type RecoveredTask, RecoveredTasks } from "../../server/RecoveredTasks.ts"
 import { statusTimestampOf, TaskStoreError } from "../../server/TaskStore.ts"
 import { SqlNode } from "./SqlNode.ts"
@@ -65,6 +67,19 @@ export const holdLiveness: Effect.Effect<void, SqlError, SqlClient.SqlClient | S
   }
 )
 
+/**
+ * Whether a node has stopped (PostgreSQL): its liveness lock can be taken. The lock is taken for an instant only
+ * (the transaction's), so a check never stands in the way of the recovery.
+ */
+export const isGone = (nodeId: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql.withTransaction(
+      sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${nodeId})) AS free`
+    )
+    return row?.free === true
+  })
+
 // Like an agent's status update with a message: the message becomes the status and joins the history.
 const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
   const message: v1.Message = {
@@ -81,9 +96,14 @@ const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
   }
 }
 
+/** A recovered task and the version its FAILED status was saved as. */
+export interface Recovered extends RecoveredTask {
+  readonly version: number
+}
+
 /** Fails the in-flight tasks of processes that are gone; returns them. */
-export const recover: Effect.Effect<ReadonlyArray<RecoveredTask>, TaskStoreError, SqlClient.SqlClient | SqlNode> =
-  Effect.gen(function*() {
+export const recover: Effect.Effect<ReadonlyArray<Recovered>, TaskStoreError, SqlClient.SqlClient | SqlNode> = Effect
+  .gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const node = yield* SqlNode
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
@@ -111,11 +131,12 @@ export const recover: Effect.Effect<ReadonlyArray<RecoveredTask>, TaskStoreError
           Effect.gen(function*() {
             const recovered = failTask(yield* decodeTask(row.task), timestamp)
             const json = yield* encodeTask(recovered.task)
+            const version = Number(row.version) + 1
             yield* sql`UPDATE a2a_tasks SET state = 'TASK_STATE_FAILED',
-                status_ts = ${statusTimestampOf(recovered.task)}, version = ${Number(row.version) + 1},
+                status_ts = ${statusTimestampOf(recovered.task)}, version = ${version},
                 node_id = ${node.id}, updated_at = ${now}, task = ${jsonParam(json)}
               WHERE id = ${row.id} AND version = ${row.version}`
-            return recovered
+            return { ...recovered, version }
           }))
       }))
 
@@ -153,9 +174,22 @@ export const layer = (
       const queue = yield* Queue.sliding<RecoveredTask>(10_000)
       const recovered = yield* recoverAndLog
       Queue.offerAllUnsafe(queue, recovered)
+      // Subscribers of a task failed later (on any node: the bus of shared stores reaches them all) see it end.
+      const bus = yield* Effect.serviceOption(EventBus)
+      const announce = (later: ReadonlyArray<Recovered>) =>
+        Option.isNone(bus) ?
+          Effect.void :
+          Effect.forEach(
+            later,
+            (r) =>
+              bus.value.publish({ taskId: r.task.id, sequence: r.version, event: { statusUpdate: r.statusUpdate } }),
+            {
+              discard: true
+            }
+          )
       if (sql.onDialectOrElse({ pg: () => true, orElse: () => false })) {
         yield* recoverAndLog.pipe(
-          Effect.tap((later) => Queue.offerAll(queue, later)),
+          Effect.tap((later) => Effect.andThen(announce(later), Queue.offerAll(queue, later))),
           Effect.catchCause((cause) => Effect.logWarning("Restart recovery failed; will retry", cause)),
           Effect.repeat(Schedule.spaced(options.interval ?? Duration.minutes(1))),
           Effect.delay(options.interval ?? Duration.minutes(1)),

@@ -90,12 +90,17 @@ export const make = Effect.gen(function*() {
       // Nothing written: say why.
       const [current] = yield* sql<{ owner: string; tenant: string; version: number }>`
         SELECT owner, tenant, version FROM a2a_tasks WHERE id = ${task.id}`
+      if (current !== undefined && current.owner === owner && current.tenant === tenant) {
+        return yield* new TaskStoreError({
+          message:
+            `Task ${task.id} was updated concurrently: stored version ${current.version}, this save has ${version}`,
+          conflict: true
+        })
+      }
       return yield* new TaskStoreError({
         message: current === undefined
           ? `Task ${task.id} was not saved`
-          : current.owner !== owner || current.tenant !== tenant
-          ? `Task id ${task.id} is taken by another owner or tenant`
-          : `Task ${task.id} was updated concurrently: stored version ${current.version}, this save has ${version}`
+          : `Task id ${task.id} is taken by another owner or tenant`
       })
     }).pipe(
       Effect.catchTags({
