@@ -22,18 +22,21 @@
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Config from "effect/Config"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
+import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
@@ -44,8 +47,8 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   /** Longest time to receive one request (headers and body); Node answers 408 after it. Default 30 s. */
   readonly requestTimeout?: Duration.Input | undefined
   /**
-   * On shutdown, how long in-flight requests may take to finish before they are interrupted (open streams
-   * then end). Default 10 s.
+   * On shutdown, how long in-flight requests may take to finish (open event streams end at once). A blocking
+   * SendMessage still waiting then answers its task as it is; the rest is interrupted a second later. Default 10 s.
    */
   readonly shutdownTimeout?: Duration.Input | undefined
 }
@@ -68,49 +71,145 @@ const logListening = (options: HttpBindingOptions.ResolvedOptions) =>
     yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address)}${card}`)
   })
 
+/** How long after the shutdown deadline the answers written then have to leave before requests are cut. */
+const ANSWER_GRACE = Duration.seconds(1)
+
+/** Longest wait, once a shutdown begins, for kept-alive clients to be told `Connection: close` (see `serve`). */
+const MAX_DRAIN = Duration.millis(500)
+
 /**
  * Serves the A2A routes (and the 404 fallback) on a Node HTTP server. The layer's scope is the server's
- * lifetime: closing it stops accepting connections, lets in-flight requests finish for `shutdownTimeout`,
- * then interrupts what is left (which ends open streams). Request logging is off: nothing is written per
- * request.
+ * lifetime. When it closes:
+ * 1. open event streams end (clients may resubscribe on another node), and every response from then on says
+ *    `Connection: close`, so a kept-alive client sends nothing more on its connection;
+ * 2. for up to half a second, while connections remain, the server still answers what arrives on them, so busy
+ *    clients hear that close instead of having a request cut by the close of their connection;
+ * 3. the server stops listening and closes idle connections; requests in flight get what is left of
+ *    `shutdownTimeout` to finish, after which a blocking SendMessage still waiting answers its task as it is then
+ *    (ShutdownDeadline); what remains a second later is interrupted.
+ * Request logging is off: nothing is written per request.
  */
 export const serve = (
   options: ServeOptions = {}
 ): Layer.Layer<HttpServer.HttpServer, ServeError, A2AHttp.Requirements> => {
   const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
-  const server = NodeHttpServer.layer(
-    () =>
-      createServer({
-        requestTimeout,
-        headersTimeout: Math.min(requestTimeout, 15_000),
-        keepAliveTimeout: 5_000
-      }),
-    {
-      host: options.host ?? DEFAULT_HOST,
-      port: options.port ?? DEFAULT_PORT,
-      gracefulShutdownTimeout: options.shutdownTimeout ?? Duration.seconds(10)
-    }
-  )
-  // No response middleware here, so event streams can be written straight to Node's response.
-  const app = HttpRouter.serve(
-    Layer.mergeAll(
-      A2AHttp.routes({ ...options, directStreams: options.directStreams ?? true }).pipe(
-        Layer.provide(NodeNativeHttp.layer)
+  const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(10))
+  const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
+  const served = Layer.unwrap(Effect.map(ServerShutdown.ServerShutdown, (shuttingDown) => {
+    let listening: Server | undefined
+    const closing = new ClosingResponses(shuttingDown)
+    const server = NodeHttpServer.layer(
+      () => {
+        listening = createServer({
+          requestTimeout,
+          headersTimeout: Math.min(requestTimeout, 15_000),
+          keepAliveTimeout: 5_000
+        })
+        // Registered before the application's listener, so it sees every request first.
+        listening.on("request", closing.onRequest)
+        return listening
+      },
+      {
+        host: options.host ?? DEFAULT_HOST,
+        port: options.port ?? DEFAULT_PORT,
+        gracefulShutdownTimeout: Duration.sum(shutdownTimeout, ANSWER_GRACE)
+      }
+    )
+    const app = HttpRouter.serve(
+      Layer.mergeAll(
+        A2AHttp.routes({ ...options, directStreams: options.directStreams ?? true }).pipe(
+          Layer.provide(NodeNativeHttp.layer)
+        ),
+        A2AHttp.notFound
       ),
-      A2AHttp.notFound
-    ),
-    {
-      disableLogger: true,
-      disableListenLog: true
-    }
-  )
-  // Built last so it is released first: open streams end, then the server waits for the other requests.
-  return ServerShutdown.raiseOnRelease.pipe(
-    Layer.provideMerge(Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options))))),
-    Layer.provideMerge(server),
-    Layer.provideMerge(ServerShutdown.layer)
-  )
+      {
+        disableLogger: true,
+        disableListenLog: true
+      }
+    )
+    // Runs once the shutdown has begun (released after the signal is raised, before the server closes).
+    const drain = Layer.effectDiscard(
+      Effect.flatMap(ShutdownDeadline.ShutdownDeadline, (deadline) =>
+        Effect.addFinalizer(() =>
+          Effect.gen(function*() {
+            closing.closeInFlight()
+            // On a timer that does not keep the process alive once everything else has stopped.
+            setTimeout(() => Deferred.doneUnsafe(deadline, Exit.void), Duration.toMillis(shutdownTimeout)).unref()
+            yield* untilQuiet(listening, closing, Duration.toMillis(drainFor))
+          })
+        ))
+    )
+    // Built last so they are released first: the signal, then the drain, then the server's own close.
+    return ServerShutdown.raiseOnRelease.pipe(
+      Layer.provideMerge(drain),
+      Layer.provideMerge(Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options))))),
+      Layer.provideMerge(server)
+    )
+  }))
+  return served.pipe(Layer.provideMerge(ServerShutdown.layer))
 }
+
+/**
+ * Makes every response written once the shutdown has begun say `Connection: close`: those of requests arriving
+ * from then on at once, and those of requests already in flight when it begins (headers set on Node's response
+ * before the application writes its own are merged into them). The requests in flight are remembered without a
+ * listener of their own: answered ones are swept out now and then.
+ */
+class ClosingResponses {
+  private readonly inFlight = new Set<ServerResponse>()
+  private sweepAt = 64
+  private readonly shuttingDown: Deferred.Deferred<void>
+  constructor(shuttingDown: Deferred.Deferred<void>) {
+    this.shuttingDown = shuttingDown
+  }
+
+  /** When the last request arrived (performance.now()). */
+  lastRequest = 0
+
+  readonly onRequest = (_request: IncomingMessage, response: ServerResponse): void => {
+    this.lastRequest = performance.now()
+    if (Deferred.isDoneUnsafe(this.shuttingDown)) {
+      response.setHeader("connection", "close")
+      return
+    }
+    this.inFlight.add(response)
+    if (this.inFlight.size >= this.sweepAt) {
+      for (const r of this.inFlight) if (r.headersSent) this.inFlight.delete(r)
+      this.sweepAt = Math.max(64, this.inFlight.size * 2)
+    }
+  }
+
+  closeInFlight(): void {
+    for (const response of this.inFlight) {
+      if (!response.headersSent) response.setHeader("connection", "close")
+    }
+    this.inFlight.clear()
+  }
+}
+
+/** Requests this far apart mean the clients have heard the close (or are idle): the drain can end. */
+const QUIET_MS = 50
+
+/**
+ * Waits while clients still send requests on open connections (each answered with `Connection: close`), for at
+ * most `ms`: it ends once the server has no connection left or no request came for QUIET_MS. On Node's own timers:
+ * the shutdown of a real server takes real time, whatever clock the application's effects run with.
+ */
+const untilQuiet = (server: Server | undefined, closing: ClosingResponses, ms: number): Effect.Effect<void> =>
+  server === undefined ? Effect.void : Effect.callback<void>((resume) => {
+    const until = performance.now() + ms
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const check = () => {
+      server.getConnections((error, count) => {
+        const now = performance.now()
+        if (error !== null || count === 0 || now >= until || now - closing.lastRequest >= QUIET_MS) {
+          resume(Effect.void)
+        } else timer = setTimeout(check, 10)
+      })
+    }
+    timer = setTimeout(check, 10)
+    return Effect.sync(() => clearTimeout(timer))
+  })
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`

@@ -52,6 +52,7 @@ import * as TaskRunner from "./internal/TaskRunner.ts"
 import * as Validation from "./internal/Validation.ts"
 import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
+import { ShutdownDeadline } from "./ShutdownDeadline.ts"
 import { limitHistory, orInternal, type TaskRecord, type TaskScope, TaskStore } from "./TaskStore.ts"
 
 /**
@@ -99,6 +100,16 @@ export const make = Effect.gen(function*() {
   const bus = yield* EventBus
   const cards = yield* AgentCardConfig
   const runner = yield* TaskRunner.make
+  const deadline = yield* ShutdownDeadline
+  // The blocking sends still waiting for their task to end, each able to answer at once with what it has.
+  const waiting = new Set<() => void>()
+  yield* Deferred.await(deadline).pipe(
+    Effect.andThen(Effect.sync(() => {
+      for (const answerNow of waiting) answerNow()
+      waiting.clear()
+    })),
+    Effect.forkScoped
+  )
   const capabilities = cards.capabilities
   const card = cards.publicCard([])
   // A part may have any media type the agent or one of its skills takes (skills override the defaults, spec 4.4.5).
@@ -181,6 +192,7 @@ export const make = Effect.gen(function*() {
     })
 
   const noResponse = () => new InternalError({ message: "The task ended without a response" })
+  const shuttingDown = () => new InternalError({ message: "The server is shutting down; send the request again" })
 
   const toResponse = (
     processed: TaskRunner.Processed,
@@ -197,15 +209,26 @@ export const make = Effect.gen(function*() {
   const sendMessage: RequestHandler["Service"]["sendMessage"] = (req, ctx) =>
     Effect.suspend(() => {
       const answer = Deferred.makeUnsafe<TaskRunner.Processed, A2AError>()
-      const immediate = req.configuration?.returnImmediately === true
+      // Past the shutdown deadline nothing may wait: a blocking send answers as a non-blocking one.
+      const immediate = req.configuration?.returnImmediately === true || Deferred.isDoneUnsafe(deadline)
       let last: TaskRunner.Processed | undefined
+      // At the shutdown deadline a blocking send answers the task as it is then, as a non-blocking one would.
+      const answerNow = () =>
+        void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(shuttingDown()) : Exit.succeed(last))
+      if (!immediate) waiting.add(answerNow)
       const caller: TaskRunner.Caller = {
         offer: (processed) => {
           if (immediate) Deferred.doneUnsafe(answer, Exit.succeed(processed))
           else last = processed
         },
-        fail: (error) => void Deferred.doneUnsafe(answer, Exit.fail(error)),
-        end: () => void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last)),
+        fail: (error) => {
+          waiting.delete(answerNow)
+          Deferred.doneUnsafe(answer, Exit.fail(error))
+        },
+        end: () => {
+          waiting.delete(answerNow)
+          Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last))
+        },
         // A message waiting for the agent's turn in progress: a non-blocking send answers the task as it is now.
         queued: (task) => {
           if (immediate) Deferred.doneUnsafe(answer, Exit.succeed({ event: { task }, task: Option.some(task) }))
@@ -445,8 +468,16 @@ const endsTask = (event: v1.StreamResponse): boolean =>
     : false
 
 /** The handler over the services in context; its executions live as long as this layer. */
+/**
+ * The handler, with a ShutdownDeadline of its own (also provided, for the server runner to raise): servers in one
+ * process never share it.
+ */
 export const layer: Layer.Layer<
   RequestHandler,
   never,
   TaskStore | PushConfigStore | EventBus | PushNotifier | AgentExecutor | AgentCardConfig
-> = Layer.effect(RequestHandler, make)
+> = Layer.effectContext(Effect.gen(function*() {
+  const deadline = yield* Deferred.make<void>()
+  const handler = yield* Effect.provideService(make, ShutdownDeadline, deadline)
+  return Context.make(RequestHandler, handler).pipe(Context.add(ShutdownDeadline, deadline))
+}))

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
 
 const BIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
-const AGENT = fileURLToPath(new URL("./fixtures/NodeAgent.ts", import.meta.url))
+const AGENT = fileURLToPath(new URL("../fixtures/NodeAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 
 interface Node {

@@ -1,0 +1,135 @@
+/**
+ * SIGTERM under keep-alive load, against `effect-a2a serve` as a child process. Once the shutdown begins every
+ * response says `Connection: close` (a kept-alive client sends nothing more on it); requests in flight finish;
+ * a blocking SendMessage still waiting at the shutdown deadline answers its task as it is then. No request gets an
+ * empty 503 or a connection reset after its request was taken.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import { Agent, request } from "node:http"
+import { fileURLToPath } from "node:url"
+
+const BIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
+const AGENT = fileURLToPath(new URL("../fixtures/NodeAgent.ts", import.meta.url))
+
+interface Answer {
+  readonly status: number
+  readonly connection: string | undefined
+  readonly body: string
+  /** Sent after the SIGTERM. */
+  readonly late: boolean
+}
+
+interface Failure {
+  readonly code: string
+  readonly late: boolean
+}
+
+/** One blocking SendMessage over JSON-RPC on `agent`'s kept-alive connection. */
+const send = (base: string, agent: Agent, text: string, late: () => boolean) =>
+  new Promise<Answer | Failure>((resolve) => {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] } }
+    })
+    const sentLate = late()
+    const req = request(`${base}/`, {
+      method: "POST",
+      agent,
+      headers: { "content-type": "application/json", "a2a-version": "1.0", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      let text = ""
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()))
+      res.on(
+        "end",
+        () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text, late: sentLate })
+      )
+      res.on("error", (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? error.message, late: sentLate }))
+    })
+    req.on("error", (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? error.message, late: sentLate }))
+    req.end(body)
+  })
+
+describe("effect-a2a serve: SIGTERM under keep-alive load", () => {
+  it.live(
+    "says Connection: close, finishes what is in flight, answers waiting sends at the deadline",
+    () =>
+      Effect.gen(function*() {
+        const child = yield* Effect.acquireRelease(
+          Effect.sync((): ChildProcess =>
+            spawn(process.execPath, [BIN, "serve", "--memory", "--port", "0", "--agent", AGENT], {
+              env: { ...process.env, A2A_SHUTDOWN_TIMEOUT: "1 second" },
+              stdio: ["ignore", "pipe", "pipe"]
+            })
+          ),
+          (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+        )
+        let output = ""
+        child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+        child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+        const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+        let base = ""
+        while (base === "") {
+          const m = /listening on (http:\/\/\S+);/.exec(output)
+          if (m !== null) base = m[1]!
+          else if (child.exitCode !== null) return yield* Effect.die(new Error(output))
+          else yield* Effect.sleep("20 millis")
+        }
+
+        let terminated = false
+        const late = () => terminated
+        const answers: Array<Answer> = []
+        const failures: Array<Failure> = []
+        // 24 clients on kept-alive connections: 16 with quick tasks in a loop, 8 whose tasks outlast the deadline.
+        const worker = (text: string) =>
+          Effect.promise(async () => {
+            const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+            try {
+              for (;;) {
+                const outcome = await send(base, agent, text, late)
+                if ("code" in outcome) {
+                  failures.push(outcome)
+                  return
+                }
+                answers.push(outcome)
+                if (outcome.connection === "close" && terminated) return
+              }
+            } finally {
+              agent.destroy()
+            }
+          })
+        const workers = [
+          ...Array.from({ length: 16 }, () => worker("quick 5")),
+          ...Array.from({ length: 8 }, () => worker("wait"))
+        ]
+        const running = yield* Effect.forkChild(Effect.all(workers, { concurrency: "unbounded" }))
+        yield* Effect.sleep("400 millis")
+        terminated = true
+        child.kill("SIGTERM")
+        const code = yield* Effect.promise(() => exited)
+        assert.strictEqual(code, 0, output)
+        yield* Fiber.join(running)
+
+        assert.isAbove(answers.length, 16, output)
+        for (const answer of answers) {
+          // A JSON-RPC response every time: never an empty 503.
+          assert.strictEqual(answer.status, 200, `${answer.status} ${answer.body}`)
+          const parsed = JSON.parse(answer.body) as { result?: { task?: { status: { state: string } } } }
+          assert.isDefined(parsed.result?.task, answer.body)
+        }
+        // The waiting sends answered their task as it was at the deadline.
+        const waited = answers.filter((a) => a.body.includes("TASK_STATE_WORKING"))
+        assert.strictEqual(waited.length, 8, answers.map((a) => a.body).join("\n"))
+        // After the SIGTERM every answer closes its connection.
+        const lateAnswers = answers.filter((a) => a.late)
+        assert.isAbove(lateAnswers.length, 0)
+        for (const answer of lateAnswers) assert.strictEqual(answer.connection, "close")
+        // A client that comes back finds no listener (the load balancer's cue), never a reset request.
+        for (const failure of failures) assert.strictEqual(failure.code, "ECONNREFUSED", JSON.stringify(failures))
+      }).pipe(Effect.scoped, Effect.timeout("30 seconds")),
+    40_000
+  )
+})
