@@ -39,6 +39,7 @@ import * as PgRemoteCancel from "./internal/PgRemoteCancel.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
 import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
+import * as SqlPushOutbox from "./internal/SqlPushOutbox.ts"
 import * as SqlTaskRecovery from "./internal/SqlTaskRecovery.ts"
 import * as SqlTaskStore from "./internal/SqlTaskStore.ts"
 import * as SqliteClient from "./SqliteClient.ts"
@@ -77,7 +78,11 @@ const compose = <C, E, R, NE>(
   const prepared = Layer.effectDiscard(
     Effect.andThen(SqlMigrations.run, SqlTaskRecovery.holdLiveness)
   )
-  const stores = Layer.mergeAll(SqlTaskStore.layer, SqlPushConfigStore.layer)
+  const stores = Layer.mergeAll(
+    SqlTaskStore.layer,
+    SqlPushConfigStore.layer,
+    SqlPushOutbox.layer({ interval: options.recovery?.interval })
+  )
   return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery)).pipe(
     Layer.provideMerge(nodes),
     Layer.provideMerge(prepared),

@@ -564,6 +564,12 @@ export const handlerSuite = <E>(
         const task = yield* taskOf(
           yield* handler.sendMessage(send(`steps ${name}`, { configuration: { returnImmediately: true } }), ctx)
         )
+        // Until the agent waits at its first gate ("step 0" recorded), the three would not start from the same state.
+        yield* handler.getTask({ id: task.id }, ctx).pipe(
+          Effect.filterOrFail((t) => t.status.state === "TASK_STATE_WORKING"),
+          Effect.tapError(() => Effect.yieldNow),
+          Effect.retry({ times: 10_000 })
+        )
         const subscribe = subscribeLive(handler, task.id, ctx)
         const subscribers = yield* Effect.all([subscribe, subscribe, subscribe])
         for (const s of subscribers) assert.isTrue("task" in s.first)

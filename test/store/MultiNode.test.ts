@@ -8,50 +8,22 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
 
-const BIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
-const AGENT = fileURLToPath(new URL("../fixtures/NodeAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 
-interface Node {
-  readonly base: string
-  readonly child: ChildProcess
-  readonly output: () => string
-}
+type Node = ServeProcess.ServeProcess
 
 /** Starts a node on the database at `url`; killed when the scope closes. */
 const startNode = (url: Redacted.Redacted<string>) =>
-  Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, [BIN, "serve", "--port", "0", "--agent", AGENT], {
-          env: {
-            ...process.env,
-            A2A_DATABASE_URL: Redacted.value(url),
-            A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-node-")),
-            A2A_RECOVERY_INTERVAL: "500 millis"
-          },
-          stdio: "pipe"
-        })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
-    )
-    let output = ""
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    for (let i = 0; i < 1500; i++) {
-      const m = /listening on (http:\/\/\S+);/.exec(output)
-      if (m !== null) return { base: m[1]!, child, output: () => output } satisfies Node
-      if (child.exitCode !== null) return yield* Effect.die(new Error(`node exited: ${output}`))
-      yield* Effect.sleep("20 millis")
-    }
-    return yield* Effect.die(new Error(`node did not start: ${output}`))
+  ServeProcess.start({
+    A2A_DATABASE_URL: Redacted.value(url),
+    A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-node-")),
+    A2A_RECOVERY_INTERVAL: "500 millis"
   })
 
 interface Status {
@@ -219,6 +191,21 @@ describe.skipIf(testDatabaseUrl === undefined)("several nodes on one PostgreSQL"
         const onB = yield* subscribe(b!, taskId)
         const snapshot = yield* first(onB)
         assert.strictEqual(taskIdOf(snapshot), taskId)
+
+        // A message for the task on B while its agent works on A: refused, no second agent starts on B.
+        const continued = yield* Effect.promise(async () => {
+          const response = await fetch(`${b!.base}/message:send`, {
+            method: "POST",
+            headers: HEADERS,
+            body: JSON.stringify({
+              message: { messageId: crypto.randomUUID(), role: "ROLE_USER", taskId, parts: [{ text: "quick 1" }] }
+            })
+          })
+          return { status: response.status, text: await response.text() }
+        })
+        assert.strictEqual(continued.status, 400, continued.text)
+        assert.include(continued.text, "UNSUPPORTED_OPERATION")
+        assert.include(continued.text, "another server node")
 
         const canceled = yield* call(c!, `/tasks/${taskId}:cancel`, "POST")
         assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))

@@ -531,6 +531,15 @@ export const make = Effect.gen(function*() {
         if (caller.queued !== undefined) caller.queued(current)
         return
       }
+      if (!isFinal(task.status.state)) {
+        // In flight with no execution here: its agent runs in another server process sharing the store (or ran in
+        // one that died, whose task the recovery is about to fail). A second agent must not start on it.
+        return yield* new UnsupportedOperation({
+          message: `Task ${taskId} is being worked on by another server node; send the message again once it ` +
+            `waits for input`,
+          metadata: { taskId }
+        })
+      }
       const message: v1.Message = { ...options.message, taskId, contextId }
       const history = task.history?.some((m) => m.messageId === message.messageId)
         ? task.history
@@ -541,7 +550,16 @@ export const make = Effect.gen(function*() {
         tenant: options.tenant,
         version: existing.value.version + 1
       }
-      yield* store.save(next).pipe(orInternal)
+      yield* Effect.catch(store.save(next), (error): Effect.Effect<never, A2AError> =>
+        isConflict(error)
+          // Another node saved the task meanwhile (a message or a cancel of its own): this one does not go in.
+          ? Effect.fail(
+            new UnsupportedOperation({
+              message: `Task ${taskId} was changed by another request at the same time; get it and send again`,
+              metadata: { taskId }
+            })
+          )
+          : orInternal(Effect.fail(error)))
       yield* launch(options, caller, taskId, contextId, message, Option.some(next), pending)
     })
 

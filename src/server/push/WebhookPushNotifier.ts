@@ -16,7 +16,8 @@
  * - SSRF: connections go through WebhookGuard's pinned lookup (checked at every connection, so DNS rebinding
  *   cannot reach internal addresses); IP-literal URLs are checked before sending. No redirects are followed.
  * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
- *   fatal. Deliveries are in memory: queued events do not survive a restart.
+ *   fatal. With a PushOutbox (the SQL stores have one), each delivery is written down before it is attempted
+ *   and forgotten once made or given up: those a stop cuts short are made after a restart, or by another node.
  *
  * @example
  * ```ts
@@ -53,6 +54,7 @@ import * as Stream from "effect/Stream"
 import * as v1 from "../../generated/v1.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
+import { PushOutbox } from "../PushOutbox.ts"
 import { RecoveredTasks } from "../RecoveredTasks.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
 
@@ -305,6 +307,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const configs = yield* PushConfigStore
   const guard = yield* WebhookGuard
   const editions = yield* PayloadEditions
+  const outbox = yield* PushOutbox
   const layerScope = yield* Effect.scope
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5))
@@ -430,11 +433,14 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   )
 
   // --- one event to one webhook ---
+  // `outboxId`: the delivery as written down (PushOutbox), forgotten once it is made or given up; a delivery cut
+  // short by a shutdown stays there, for whoever takes it over.
   const deliver = (
     taskId: string,
     configId: string,
-    payloads: Payloads,
-    kind: string
+    payloadFor: (config: PushConfig) => Payload,
+    kind: string,
+    outboxId: string | undefined
   ): Effect.Effect<void> =>
     Effect.gen(function*() {
       // Re-read: a config deleted (or changed) since the event was queued wins.
@@ -444,7 +450,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       )
       if (Option.isNone(current)) return
       const config = current.value
-      const payload = payloads.for(config)
+      const payload = payloadFor(config)
       const outcome = yield* attempt(config, payload).pipe(
         Effect.retry({ schedule: retrySchedule, times: maxAttempts - 1, while: (e) => e.retryable }),
         Effect.result
@@ -459,7 +465,16 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       yield* Effect.logWarning(`Push notification not delivered: ${outcome.failure.message}`).pipe(
         Effect.annotateLogs({ taskId, configId, url: config.url, event: kind })
       )
-    }).pipe(Effect.withSpan("WebhookPushNotifier.deliver", { attributes: { taskId, configId } }))
+    }).pipe(
+      Effect.andThen(outboxId === undefined ? Effect.void : outbox.done(outboxId)),
+      Effect.withSpan("WebhookPushNotifier.deliver", { attributes: { taskId, configId } })
+    )
+
+  const queueFull = (taskId: string, configId: string) =>
+    Effect.andThen(
+      Metric.update(dropped, 1),
+      Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs({ taskId, configId }))
+    )
 
   // --- one event to every webhook of its task ---
   const dispatch = (event: PushEvent): Effect.Effect<void> =>
@@ -476,15 +491,15 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       const payloads = new Payloads(payload.success, event.task, event.event, editions)
       const kind = Object.keys(event.event)[0] ?? "event"
       for (const config of targets) {
+        const { body, contentType } = payloads.for(config)
+        const outboxId = yield* outbox.add({ taskId: event.taskId, configId: config.id, body, contentType, kind })
         const queued = yield* lanes.submit(
           statusKey(event.taskId, config.id),
-          deliver(event.taskId, config.id, payloads, kind)
+          deliver(event.taskId, config.id, (current) => payloads.for(current), kind, outboxId)
         )
         if (!queued) {
-          yield* Metric.update(dropped, 1)
-          yield* Effect.logWarning(`Push: queue full, event dropped`).pipe(
-            Effect.annotateLogs({ taskId: event.taskId, configId: config.id })
-          )
+          yield* queueFull(event.taskId, config.id)
+          if (outboxId !== undefined) yield* outbox.done(outboxId)
         }
       }
     })
@@ -495,6 +510,26 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
         Metric.update(dropped, 1),
         Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs({ taskId: event.taskId }))
       ))
+
+  // Deliveries left by processes that are gone (see PushOutbox), made in the order they were written down.
+  yield* outbox.orphans.pipe(
+    Stream.runForEach((pending) =>
+      Effect.flatMap(
+        lanes.submit(
+          statusKey(pending.taskId, pending.configId),
+          deliver(
+            pending.taskId,
+            pending.configId,
+            () => ({ body: pending.body, contentType: pending.contentType }),
+            pending.kind,
+            pending.id
+          )
+        ),
+        (queued) => queued ? Effect.void : queueFull(pending.taskId, pending.configId)
+      )
+    ),
+    Effect.forkIn(lanesScope)
+  )
 
   // Tasks the SQL store's restart recovery failed: announce their FAILED status too.
   const recovered = yield* Effect.serviceOption(RecoveredTasks)

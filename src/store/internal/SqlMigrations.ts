@@ -117,13 +117,47 @@ const createTaskEvents = Effect.gen(function*() {
   })
 })
 
+/**
+ * Webhook deliveries written down before they are made (see SqlPushOutbox): a row lives from the event until
+ * its delivery is made or given up. `id` orders them.
+ */
+const createPushOutbox = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE a2a_push_outbox (
+        id BIGSERIAL PRIMARY KEY,
+        task_id TEXT COLLATE "C" NOT NULL,
+        config_id TEXT COLLATE "C" NOT NULL,
+        body TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+    orElse: () =>
+      sql`CREATE TABLE a2a_push_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL,
+        config_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      )`
+  })
+  yield* sql`CREATE INDEX a2a_push_outbox_by_node ON a2a_push_outbox (node_id)`
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
   "2_create_push_configs": createPushConfigs,
   "3_add_task_tenant": addTaskTenant,
   "4_add_push_config_version": addPushConfigVersion,
-  "5_create_task_events": createTaskEvents
+  "5_create_task_events": createTaskEvents,
+  "6_create_push_outbox": createPushOutbox
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"
