@@ -63,7 +63,7 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   return NodeA2AServer.layerConfig(toOptions(flags)).pipe(
     Layer.provide(
       flags.memory
-        ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer), core)
+        ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer), core)
         : DurableServer.layerConfig(core)
     ),
     // A2A 0.3 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves it out.
