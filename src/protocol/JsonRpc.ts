@@ -16,6 +16,8 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as SchemaIssue from "effect/SchemaIssue"
 import { type A2AError, InvalidRequest, type JsonRpcErrorObject, toJsonRpcError } from "./A2AError.ts"
 
 /** A request id: string, number or null. `undefined` marks a notification (no `id` member at all). */
@@ -39,37 +41,71 @@ export interface EnvelopeError {
 
 export const isNotification = (request: JsonRpcRequest): boolean => request.id === undefined
 
+/** A request id as JSON-RPC 2.0 allows it (section 4): a string, a number or null. */
+export const JsonRpcIdSchema = Schema.Union([Schema.String, Schema.Finite, Schema.Null])
+
+/**
+ * A Request object (JSON-RPC 2.0 section 4). `params` may be by name (an object) or by position (an array): both
+ * make a valid Request. A2A's methods take theirs by name (spec 9.3), so by-position params are the method's
+ * invalid params (-32602), which the binding decides once it knows the method. `id` is declared first: when it is
+ * invalid it is the issue reported, and otherwise it can be echoed in the error.
+ */
+export const RequestEnvelope = Schema.Struct({
+  id: Schema.optionalKey(JsonRpcIdSchema),
+  jsonrpc: Schema.Literal("2.0"),
+  method: Schema.NonEmptyString,
+  params: Schema.optionalKey(Schema.Union([Schema.Array(Schema.Unknown), Schema.Record(Schema.String, Schema.Unknown)]))
+})
+
+const decodeEnvelope = Schema.decodeUnknownResult(RequestEnvelope)
+
+/** The first member of the envelope an issue is about ("" for the envelope itself). */
+const memberOf = (issue: SchemaIssue.Issue): PropertyKey => {
+  switch (issue._tag) {
+    case "Pointer":
+      return issue.path[0] ?? memberOf(issue.issue)
+    case "Composite":
+      return issue.issues[0] === undefined ? "" : memberOf(issue.issues[0])
+    case "Encoding":
+      return memberOf(issue.issue)
+    default:
+      return ""
+  }
+}
+
 const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeError> =>
   Result.fail({ id, error: new InvalidRequest({ message }) })
 
 /**
- * Validates one request object. JSON-RPC 2.0 (section 4) allows `params` by name (an object) or by position (an
- * array): both make a valid Request. A2A's methods take theirs by name (spec 9.3), so by-position params are the
- * method's invalid params (-32602), decided by the binding once it knows the method; any other `params` value is
- * an invalid envelope (-32600).
+ * Validates one request object against `RequestEnvelope`. A malformed envelope is -32600 with a message naming
+ * the member at fault, and the request's id when that id is itself valid (JSON-RPC 2.0 section 5: null when it
+ * cannot be known).
  */
 export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, EnvelopeError> => {
+  const decoded = decodeEnvelope(u)
+  if (Result.isSuccess(decoded)) {
+    const { id, method, params } = decoded.success
+    return Result.succeed({ id, method, params })
+  }
   if (!Predicate.isReadonlyObject(u)) return invalid(null, "Invalid Request: expected a JSON-RPC 2.0 request object")
-  const rawId = u["id"]
-  const hasId = "id" in u
-  // An id of the wrong type cannot be echoed back, so the error carries null (JSON-RPC 2.0, section 5).
-  if (hasId && rawId !== null && typeof rawId !== "string" && !(typeof rawId === "number" && Number.isFinite(rawId))) {
-    return invalid(null, "Invalid Request: 'id' must be a string, a number or null")
+  const member = memberOf(decoded.failure.issue)
+  if (member === "id") return invalid(null, "Invalid Request: 'id' must be a string, a number or null")
+  const id = "id" in u ? (u["id"] as JsonRpcId) : null
+  switch (member) {
+    case "jsonrpc":
+      return invalid(id, "Invalid Request: 'jsonrpc' must be exactly \"2.0\"")
+    case "method":
+      return invalid(
+        id,
+        typeof u["method"] === "string"
+          ? "Invalid Request: 'method' must not be empty"
+          : "Invalid Request: 'method' must be a string"
+      )
+    case "params":
+      return invalid(id, "Invalid Request: 'params' must be an object or an array")
+    default:
+      return invalid(id, "Invalid Request: expected a JSON-RPC 2.0 request object")
   }
-  const id: JsonRpcId = hasId ? (rawId as JsonRpcId) : null
-  if (u["jsonrpc"] !== "2.0") return invalid(id, "Invalid Request: 'jsonrpc' must be exactly \"2.0\"")
-  const method = u["method"]
-  if (typeof method !== "string") return invalid(id, "Invalid Request: 'method' must be a string")
-  if (method.length === 0) return invalid(id, "Invalid Request: 'method' must not be empty")
-  const params = u["params"]
-  if ("params" in u && !Predicate.isReadonlyObject(params) && !Array.isArray(params)) {
-    return invalid(id, "Invalid Request: 'params' must be an object or an array")
-  }
-  return Result.succeed({
-    id: hasId ? (rawId as JsonRpcId) : undefined,
-    method,
-    params: params as JsonRpcRequest["params"]
-  })
 }
 
 /** The wire form of a success response. */
