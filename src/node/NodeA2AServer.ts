@@ -80,8 +80,8 @@ const MAX_DRAIN = Duration.millis(500)
 /**
  * Serves the A2A routes (and the 404 fallback) on a Node HTTP server. The layer's scope is the server's
  * lifetime. When it closes:
- * 1. open event streams end (clients may resubscribe on another node), and every response from then on says
- *    `Connection: close`, so a kept-alive client sends nothing more on its connection;
+ * 1. open event streams end (clients may resubscribe on another node), and every request from then on is
+ *    answered with `Connection: close`, so a kept-alive client sends nothing more on its connection;
  * 2. for up to half a second, while connections remain, the server still answers what arrives on them, so busy
  *    clients hear that close instead of having a request cut by the close of their connection;
  * 3. the server stops listening and closes idle connections; requests in flight get what is left of
@@ -95,9 +95,9 @@ export const serve = (
   const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
   const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(10))
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
-  const served = Layer.unwrap(Effect.map(ServerShutdown.ServerShutdown, (shuttingDown) => {
+  // Built anew each time the layer is: `listening` is this build's server.
+  const served = Layer.unwrap(Effect.sync(() => {
     let listening: Server | undefined
-    const closing = new ClosingResponses(shuttingDown)
     const server = NodeHttpServer.layer(
       () => {
         listening = createServer({
@@ -105,8 +105,6 @@ export const serve = (
           headersTimeout: Math.min(requestTimeout, 15_000),
           keepAliveTimeout: 5_000
         })
-        // Registered before the application's listener, so it sees every request first.
-        listening.on("request", closing.onRequest)
         return listening
       },
       {
@@ -132,7 +130,7 @@ export const serve = (
       Effect.flatMap(ShutdownDeadline.ShutdownDeadline, (deadline) =>
         Effect.addFinalizer(() =>
           Effect.gen(function*() {
-            closing.closeInFlight()
+            const closing = closeConnections(listening)
             // On a timer that does not keep the process alive once everything else has stopped.
             setTimeout(() => Deferred.doneUnsafe(deadline, Exit.void), Duration.toMillis(shutdownTimeout)).unref()
             yield* untilQuiet(listening, closing, Duration.toMillis(drainFor))
@@ -149,42 +147,23 @@ export const serve = (
   return served.pipe(Layer.provideMerge(ServerShutdown.layer))
 }
 
+/** When the last request arrived (performance.now()), once a shutdown has begun. */
+interface Closing {
+  lastRequest: number
+}
+
 /**
- * Makes every response written once the shutdown has begun say `Connection: close`: those of requests arriving
- * from then on at once, and those of requests already in flight when it begins (headers set on Node's response
- * before the application writes its own are merged into them). The requests in flight are remembered without a
- * listener of their own: answered ones are swept out now and then.
+ * From now on every response says `Connection: close`, so a kept-alive client sends nothing more on its
+ * connection. A listener in front of the application's (nothing is added while the server runs normally); a
+ * response already under way keeps its keep-alive, and the client's next request, if any, gets the close.
  */
-class ClosingResponses {
-  private readonly inFlight = new Set<ServerResponse>()
-  private sweepAt = 64
-  private readonly shuttingDown: Deferred.Deferred<void>
-  constructor(shuttingDown: Deferred.Deferred<void>) {
-    this.shuttingDown = shuttingDown
-  }
-
-  /** When the last request arrived (performance.now()). */
-  lastRequest = 0
-
-  readonly onRequest = (_request: IncomingMessage, response: ServerResponse): void => {
-    this.lastRequest = performance.now()
-    if (Deferred.isDoneUnsafe(this.shuttingDown)) {
-      response.setHeader("connection", "close")
-      return
-    }
-    this.inFlight.add(response)
-    if (this.inFlight.size >= this.sweepAt) {
-      for (const r of this.inFlight) if (r.headersSent) this.inFlight.delete(r)
-      this.sweepAt = Math.max(64, this.inFlight.size * 2)
-    }
-  }
-
-  closeInFlight(): void {
-    for (const response of this.inFlight) {
-      if (!response.headersSent) response.setHeader("connection", "close")
-    }
-    this.inFlight.clear()
-  }
+const closeConnections = (server: Server | undefined): Closing => {
+  const closing: Closing = { lastRequest: performance.now() }
+  server?.prependListener("request", (_request: IncomingMessage, response: ServerResponse) => {
+    closing.lastRequest = performance.now()
+    response.setHeader("connection", "close")
+  })
+  return closing
 }
 
 /** Requests this far apart mean the clients have heard the close (or are idle): the drain can end. */
@@ -195,7 +174,7 @@ const QUIET_MS = 50
  * most `ms`: it ends once the server has no connection left or no request came for QUIET_MS. On Node's own timers:
  * the shutdown of a real server takes real time, whatever clock the application's effects run with.
  */
-const untilQuiet = (server: Server | undefined, closing: ClosingResponses, ms: number): Effect.Effect<void> =>
+const untilQuiet = (server: Server | undefined, closing: Closing, ms: number): Effect.Effect<void> =>
   server === undefined ? Effect.void : Effect.callback<void>((resume) => {
     const until = performance.now() + ms
     let timer: ReturnType<typeof setTimeout> | undefined
