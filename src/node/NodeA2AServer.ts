@@ -32,7 +32,11 @@ import type { ServeError } from "effect/http/HttpServerError"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
+import type { Server as NetServer } from "node:net"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
@@ -51,25 +55,60 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * SendMessage still waiting then answers its task as it is; the rest is interrupted a second later. Default 10 s.
    */
   readonly shutdownTimeout?: Duration.Input | undefined
+  /** Serve HTTPS instead of HTTP (see TlsOptions). */
+  readonly tls?: TlsOptions | undefined
+}
+
+/** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks. */
+export interface TlsOptions {
+  /** The certificate chain, PEM. */
+  readonly cert: string
+  /** The private key, PEM. */
+  readonly key: Redacted.Redacted<string>
+  /** CA certificates (PEM) that client certificates must chain to; default Node's trusted roots. */
+  readonly ca?: string | undefined
+  /**
+   * Client certificates: "none" (default) asks for none; "request" asks, and a client may still connect without
+   * one (a certificate that does not verify is refused); "require" refuses a connection without a valid one.
+   */
+  readonly clientCertificates?: "none" | "request" | "require" | undefined
 }
 
 export const DEFAULT_HOST = "127.0.0.1"
 export const DEFAULT_PORT = 8080
 
 /** The base URL of a listening server, for humans: a wildcard address is shown as localhost. */
-export const baseUrl = (address: NetAddress.SocketAddress): string => {
-  if (!NetAddress.isInetAddress(address)) return HttpServer.formatAddress(address)
-  if (NetAddress.isUnspecified(address.address)) return `http://localhost:${address.port}`
-  return HttpServer.formatAddress(address)
+export const baseUrl = (address: NetAddress.SocketAddress, secure = false): string => {
+  const url = !NetAddress.isInetAddress(address)
+    ? HttpServer.formatAddress(address)
+    : NetAddress.isUnspecified(address.address)
+    ? `http://localhost:${address.port}`
+    : HttpServer.formatAddress(address)
+  return secure ? url.replace(/^http:/, "https:") : url
 }
 
-const logListening = (options: HttpBindingOptions.ResolvedOptions) =>
+const logListening = (options: HttpBindingOptions.ResolvedOptions, secure: boolean) =>
   Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
-    const base = options.publicUrl ?? baseUrl(server.address)
+    const base = options.publicUrl ?? baseUrl(server.address, secure)
     const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
-    yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address)}${card}`)
+    yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address, secure)}${card}`)
   })
+
+/** Node's server: HTTP, or HTTPS with `tls`. */
+const nodeServer = (requestTimeout: number, tls: TlsOptions | undefined): NetServer => {
+  const http = { requestTimeout, headersTimeout: Math.min(requestTimeout, 15_000), keepAliveTimeout: 5_000 }
+  if (tls === undefined) return createServer(http)
+  const clients = tls.clientCertificates ?? "none"
+  return createHttpsServer({
+    ...http,
+    cert: tls.cert,
+    key: Redacted.value(tls.key),
+    ...(tls.ca !== undefined ? { ca: tls.ca } : {}),
+    requestCert: clients !== "none",
+    rejectUnauthorized: clients === "require"
+  })
+}
 
 /** How long after the shutdown deadline the answers written then have to leave before requests are cut. */
 const ANSWER_GRACE = Duration.seconds(1)
@@ -97,15 +136,12 @@ export const serve = (
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
   // Built anew each time the layer is: `listening` is this build's server.
   const served = Layer.unwrap(Effect.sync(() => {
-    let listening: Server | undefined
+    let listening: NetServer | undefined
     const server = NodeHttpServer.layer(
       () => {
-        listening = createServer({
-          requestTimeout,
-          headersTimeout: Math.min(requestTimeout, 15_000),
-          keepAliveTimeout: 5_000
-        })
-        return listening
+        listening = nodeServer(requestTimeout, options.tls)
+        // The platform serves HTTP/1.1 and HTTP/2 servers alike through the members they share.
+        return listening as Server
       },
       {
         host: options.host ?? DEFAULT_HOST,
@@ -140,7 +176,12 @@ export const serve = (
     // Built last so they are released first: the signal, then the drain, then the server's own close.
     return ServerShutdown.raiseOnRelease.pipe(
       Layer.provideMerge(drain),
-      Layer.provideMerge(Layer.mergeAll(app, Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options))))),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          app,
+          Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options), options.tls !== undefined))
+        )
+      ),
       Layer.provideMerge(server)
     )
   }))
@@ -157,7 +198,7 @@ interface Closing {
  * connection. A listener in front of the application's (nothing is added while the server runs normally); a
  * response already under way keeps its keep-alive, and the client's next request, if any, gets the close.
  */
-const closeConnections = (server: Server | undefined): Closing => {
+const closeConnections = (server: NetServer | undefined): Closing => {
   const closing: Closing = { lastRequest: performance.now() }
   server?.prependListener("request", (_request: IncomingMessage, response: ServerResponse) => {
     closing.lastRequest = performance.now()
@@ -174,7 +215,7 @@ const QUIET_MS = 50
  * most `ms`: it ends once the server has no connection left or no request came for QUIET_MS. On Node's own timers:
  * the shutdown of a real server takes real time, whatever clock the application's effects run with.
  */
-const untilQuiet = (server: Server | undefined, closing: Closing, ms: number): Effect.Effect<void> =>
+const untilQuiet = (server: NetServer | undefined, closing: Closing, ms: number): Effect.Effect<void> =>
   server === undefined ? Effect.void : Effect.callback<void>((resume) => {
     const until = performance.now() + ms
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -190,9 +231,51 @@ const untilQuiet = (server: Server | undefined, closing: Closing, ms: number): E
     return Effect.sync(() => clearTimeout(timer))
   })
 
+/** The contents of the PEM file whose path the variable `name` holds. */
+const pemFile = (name: string): Config.Config<string> =>
+  Config.String(name).pipe(Config.mapEffect((path) =>
+    Effect.try({
+      try: () => readFileSync(path, "utf8"),
+      catch: (error) =>
+        HttpBindingOptions.invalidConfig(
+          `${name}: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`
+        )
+    })
+  ))
+
+/**
+ * HTTPS from `A2A_TLS_CERT` and `A2A_TLS_KEY` (PEM file paths, both or neither), `A2A_TLS_CA` (the CAs client
+ * certificates must chain to) and `A2A_TLS_CLIENT_CERT` (none, request or require; default none).
+ */
+export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
+  cert: Config.option(pemFile("A2A_TLS_CERT")),
+  key: Config.option(pemFile("A2A_TLS_KEY")),
+  ca: Config.option(pemFile("A2A_TLS_CA")),
+  clientCertificates: Config.Literals(["none", "request", "require"], "A2A_TLS_CLIENT_CERT").pipe(
+    Config.withDefault("none" as const)
+  )
+}).pipe(Config.mapEffect(({ ca, cert, clientCertificates, key }) => {
+  if (Option.isNone(cert) && Option.isNone(key)) {
+    return clientCertificates === "none" && Option.isNone(ca)
+      ? Effect.succeed(undefined)
+      : Effect.fail(
+        HttpBindingOptions.invalidConfig("A2A_TLS_CA and A2A_TLS_CLIENT_CERT need A2A_TLS_CERT and A2A_TLS_KEY")
+      )
+  }
+  if (Option.isNone(cert) || Option.isNone(key)) {
+    return Effect.fail(HttpBindingOptions.invalidConfig("A2A_TLS_CERT and A2A_TLS_KEY go together: set both"))
+  }
+  return Effect.succeed<TlsOptions>({
+    cert: cert.value,
+    key: Redacted.make(key.value),
+    ca: Option.getOrUndefined(ca),
+    clientCertificates
+  })
+}))
+
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), plus the binding settings of HttpBindingOptions.config.
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), plus the binding settings of HttpBindingOptions.config.
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -207,11 +290,13 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   ),
   requestTimeout: Config.option(Config.Duration("A2A_REQUEST_TIMEOUT")),
   shutdownTimeout: Config.option(Config.Duration("A2A_SHUTDOWN_TIMEOUT")),
+  tls: tlsConfig,
   binding: HttpBindingOptions.config
-}).pipe(Config.map(({ binding, host, port, requestTimeout, shutdownTimeout }): ServeOptions => ({
+}).pipe(Config.map(({ binding, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
   ...binding,
   host,
   port,
+  tls,
   requestTimeout: Option.getOrUndefined(requestTimeout),
   shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
 })))

@@ -18,6 +18,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IncomingMessage, ServerResponse } from "node:http"
+import { TLSSocket } from "node:tls"
 import { type BodyReadFailure, NativeHttp, type Service } from "../server/http/NativeHttp.ts"
 
 /**
@@ -73,6 +74,20 @@ export const service: Service = {
     return source instanceof IncomingMessage && request.headers["expect"] === undefined && !source.readableDidRead
       ? readIncoming(source, maxBytes)
       : undefined
+  },
+  clientCertificate: (request) => {
+    const socket = request.source instanceof IncomingMessage ? request.source.socket : undefined
+    // Only a certificate the TLS layer verified against the server's CAs (`authorized`) is anyone's identity.
+    if (!(socket instanceof TLSSocket) || !socket.authorized) return undefined
+    const certificate = socket.getPeerCertificate()
+    if (certificate.subject === undefined) return undefined
+    const subject = Object.entries(certificate.subject).map(([k, v]) => `${k}=${String(v)}`).join(", ")
+    const commonName = certificate.subject.CN
+    return {
+      subject,
+      commonName: typeof commonName === "string" ? commonName : undefined,
+      fingerprint256: certificate.fingerprint256
+    }
   },
   directResponse: (request) => {
     if (!(request.source instanceof IncomingMessage)) return undefined

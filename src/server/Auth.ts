@@ -34,12 +34,24 @@ export interface Principal {
 /** The principal of every call when authentication is off. All anonymous callers share one scope. */
 export const anonymous: Principal = { id: "anonymous", anonymous: true }
 
+/** A client certificate the server's TLS layer has verified (mutual TLS). */
+export interface ClientCertificate {
+  /** The subject, e.g. "O=Partner Org, CN=agent-b". */
+  readonly subject: string
+  /** The subject's common name, if it has one. */
+  readonly commonName?: string | undefined
+  /** SHA-256 fingerprint, colon-separated hex. */
+  readonly fingerprint256: string
+}
+
 /** The credentials of one request, as a binding sees them. */
 export interface AuthRequest {
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>
   /** Query parameters of the request URL. */
   readonly query?: Readonly<Record<string, string>> | undefined
+  /** The verified client certificate of the connection, for an Auth that `readsClientCertificate`. */
+  readonly clientCertificate?: ClientCertificate | undefined
 }
 
 export class Auth extends Context.Service<Auth, {
@@ -48,6 +60,8 @@ export class Auth extends Context.Service<Auth, {
   readonly securitySchemes: Readonly<Record<string, v1.SecurityScheme>>
   /** Card `securityRequirements` (any one of them satisfies the agent). Empty when auth is off. */
   readonly securityRequirements: ReadonlyArray<v1.SecurityRequirement>
+  /** Whether `authenticate` reads `clientCertificate` (the bindings only look the certificate up then). */
+  readonly readsClientCertificate?: boolean | undefined
 }>()("effect-a2a/server/Auth") {}
 
 // Credentials are compared by their SHA-256 digests in constant time, so lookups leak no timing about
@@ -184,6 +198,43 @@ export const apiKey = (options: ApiKeyOptions): Auth["Service"] => {
   }
 }
 
+export interface ClientCertificateOptions {
+  /** Card `securitySchemes` key. Default "mtls". */
+  readonly schemeName?: string | undefined
+  /** The principal id of a certificate. Default its common name, else its whole subject. */
+  readonly principalOf?: ((certificate: ClientCertificate) => string) | undefined
+}
+
+/**
+ * Mutual TLS: the caller is the subject of the client certificate the server's TLS layer verified (serve over
+ * HTTPS with client certificates requested or required, and the CAs to trust; see NodeA2AServer's TlsOptions).
+ * A request without a verified certificate is Unauthenticated. The card advertises an mtlsSecurityScheme.
+ */
+export const clientCertificate = (options: ClientCertificateOptions = {}): Auth["Service"] => {
+  const schemeName = options.schemeName ?? "mtls"
+  const principalOf = options.principalOf ?? ((c: ClientCertificate) => c.commonName ?? c.subject)
+  return {
+    authenticate: (request) =>
+      request.clientCertificate === undefined
+        ? Effect.fail(
+          new Unauthenticated({
+            message: "A client certificate the server trusts is required (mutual TLS)",
+            metadata: { scheme: schemeName }
+          })
+        )
+        : Effect.succeed<Principal>({
+          id: principalOf(request.clientCertificate),
+          anonymous: false,
+          scheme: schemeName
+        }),
+    securitySchemes: {
+      [schemeName]: { mtlsSecurityScheme: { description: "A client certificate issued by a CA this agent trusts" } }
+    },
+    securityRequirements: [{ schemes: { [schemeName]: { list: [] } } }],
+    readsClientCertificate: true
+  }
+}
+
 export const layerNone: Layer.Layer<Auth> = Layer.succeed(Auth, none)
 export const layerBearer = (options: BearerOptions): Layer.Layer<Auth> => Layer.succeed(Auth, bearer(options))
 export const layerApiKey = (options: ApiKeyOptions): Layer.Layer<Auth> => Layer.succeed(Auth, apiKey(options))
@@ -199,17 +250,22 @@ const parseCredentialList = (raw: string): ReadonlyMap<string, string> =>
 
 /**
  * Auth from configuration:
- * - `A2A_AUTH`: "none" (default) | "bearer" | "apikey"
+ * - `A2A_AUTH`: "none" (default) | "bearer" | "apikey" | "mtls" (the verified client certificate's common name;
+ *   needs HTTPS with client certificates, see NodeA2AServer.tlsConfig)
  * - `A2A_AUTH_TOKENS` (bearer) / `A2A_AUTH_KEYS` (apikey): "secret:principal,..." (redacted)
  * - `A2A_AUTH_KEY_NAME` (default "X-API-Key"), `A2A_AUTH_KEY_LOCATION` ("header" | "query" | "cookie")
  */
 export const layerConfig: Layer.Layer<Auth, Config.ConfigError> = Layer.effect(
   Auth,
   Effect.gen(function*() {
-    const mode = yield* Config.Literals(["none", "bearer", "apikey"], "A2A_AUTH").pipe(Config.withDefault("none"))
+    const mode = yield* Config.Literals(["none", "bearer", "apikey", "mtls"], "A2A_AUTH").pipe(
+      Config.withDefault("none")
+    )
     switch (mode) {
       case "none":
         return none
+      case "mtls":
+        return clientCertificate()
       case "bearer": {
         const tokens = yield* Config.Redacted("A2A_AUTH_TOKENS")
         return bearer({ tokens: parseCredentialList(Redacted.value(tokens)) })

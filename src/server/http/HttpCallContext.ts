@@ -28,7 +28,7 @@ import type * as Stream from "effect/Stream"
 import type { A2AError, Unauthenticated, VersionNotSupported } from "../../protocol/A2AError.ts"
 import * as Version from "../../protocol/Version.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"
-import { Auth, type Principal } from "../Auth.ts"
+import { Auth, type ClientCertificate, type Principal } from "../Auth.ts"
 import * as CallContext from "../CallContext.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import type { Edition } from "./Edition.ts"
@@ -61,6 +61,10 @@ export interface BindingEnv {
   readonly sse: Sse.Hub
   /** Reads a request body as JSON under the options' limits. */
   readonly readJson: RequestBody.Reader
+  /** The verified client certificate of a request, when the Auth reads one and the runtime can tell. */
+  readonly clientCertificate:
+    | ((request: HttpServerRequest.HttpServerRequest) => ClientCertificate | undefined)
+    | undefined
 }
 
 /**
@@ -103,7 +107,8 @@ export const makeEnv = (
         direct: options.directStreams ? native?.directResponse : undefined,
         shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
       }),
-      readJson: RequestBody.reader({ maxBytes: options.maxBodyBytes, maxDepth: options.maxJsonDepth }, native)
+      readJson: RequestBody.reader({ maxBytes: options.maxBodyBytes, maxDepth: options.maxJsonDepth }, native),
+      clientCertificate: auth.readsClientCertificate === true ? native?.clientCertificate : undefined
     }
   })
 
@@ -122,7 +127,13 @@ export const authenticate = (
   request: HttpServerRequest.HttpServerRequest,
   searchParams: SearchParams
 ): Effect.Effect<Principal, Unauthenticated> =>
-  env.auth.authenticate({ headers: request.headers, query: firstValues(searchParams) })
+  env.clientCertificate === undefined
+    ? env.auth.authenticate({ headers: request.headers, query: firstValues(searchParams) })
+    : env.auth.authenticate({
+      headers: request.headers,
+      query: firstValues(searchParams),
+      clientCertificate: env.clientCertificate(request)
+    })
 
 /** The edge for the requested version, or the error naming the versions served. */
 export const negotiate = (

@@ -20,6 +20,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type { ClientCertificate } from "../Auth.ts"
 
 /** Why a native body read failed. */
 export type BodyReadFailure = "TooLarge" | "Unreadable"
@@ -47,6 +48,10 @@ export interface Service {
   ) => Effect.Effect<string, BodyReadFailure> | undefined
   /** The native response of this request, to write a stream to directly; undefined when there is none. */
   readonly directResponse: (request: HttpServerRequest.HttpServerRequest) => DirectResponse | undefined
+  /** The client certificate the connection's TLS layer verified, if any (mutual TLS). */
+  readonly clientCertificate?:
+    | ((request: HttpServerRequest.HttpServerRequest) => ClientCertificate | undefined)
+    | undefined
 }
 
 /** The runtime's native HTTP access, if one was provided. */
