@@ -7,6 +7,7 @@
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, PostgreSQL is used.
  * - `A2A_DATA_DIR` (default `./.a2a-data`): where the SQLite file (`a2a.db`) is created on first run.
  * - `A2A_SQLITE_SYNCHRONOUS` (default `NORMAL`, or `FULL`): see SqliteClient for the trade-off.
+ * - `A2A_SECRET_KEYS`: keys that seal push configs at rest (see `secretKeysConfig`).
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
  *   by a node that died while this one runs (see SqlTaskRecovery).
  *
@@ -26,6 +27,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type { MigrationError } from "effect/sql/Migrator"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { ConnectionError, SqlError } from "effect/sql/SqlError"
@@ -36,6 +40,7 @@ import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
 import * as PgEventBus from "./internal/PgEventBus.ts"
 import * as PgRemoteCancel from "./internal/PgRemoteCancel.ts"
+import * as SecretBox from "./internal/SecretBox.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
 import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
@@ -57,6 +62,11 @@ export type StoreError = SqlError | MigrationError | TaskStoreError
 
 export interface Options {
   readonly recovery?: SqlTaskRecovery.RecoveryOptions | undefined
+  /**
+   * Keys (32 bytes each) that seal push configs at rest (webhook URLs, tokens, credentials): the first seals, all
+   * open, and configs sealed otherwise are sealed again with the first on start. None: stored in the clear.
+   */
+  readonly secretKeys?: ReadonlyArray<Redacted.Redacted<Buffer>> | undefined
 }
 
 /**
@@ -80,7 +90,9 @@ const compose = <C, E, R, NE>(
   )
   const stores = Layer.mergeAll(
     SqlTaskStore.layer,
-    SqlPushConfigStore.layer,
+    SqlPushConfigStore.layer(
+      options.secretKeys !== undefined && options.secretKeys.length > 0 ? SecretBox.make(options.secretKeys) : undefined
+    ),
     SqlPushOutbox.layer({ interval: options.recovery?.interval })
   )
   return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery)).pipe(
@@ -158,14 +170,45 @@ export const databaseConfig: Config.Config<Database> = Config.all({
   )
 )
 
+/**
+ * `A2A_SECRET_KEYS`: comma-separated base64 keys of 32 bytes (`openssl rand -base64 32`) that seal push configs
+ * at rest; the first seals, all open. To rotate, put the new key first and keep the old ones until the server has
+ * started once (it seals every config again with the first).
+ */
+export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buffer>>> = Config.option(
+  Config.Redacted("A2A_SECRET_KEYS")
+).pipe(Config.mapEffect((raw) => {
+  if (Option.isNone(raw)) return Effect.succeed([])
+  const texts = Redacted.value(raw.value).split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+  const keys: Array<Redacted.Redacted<Buffer>> = []
+  for (const [i, text] of texts.entries()) {
+    const key = SecretBox.parseKey(text)
+    if (Result.isFailure(key)) {
+      return Effect.fail(
+        new Config.ConfigError(
+          new Schema.SchemaError(
+            new SchemaIssue.InvalidValue({ message: `A2A_SECRET_KEYS (key ${i + 1}): ${key.failure}` })
+          )
+        )
+      )
+    }
+    keys.push(Redacted.make(key.success))
+  }
+  return Effect.succeed(keys)
+}))
+
 /** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */
 export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const database = yield* databaseConfig
     const interval = yield* Config.option(Config.Duration("A2A_RECOVERY_INTERVAL"))
-    const configured: Options = options.recovery?.interval === undefined && Option.isSome(interval)
+    const withInterval: Options = options.recovery?.interval === undefined && Option.isSome(interval)
       ? { ...options, recovery: { ...options.recovery, interval: interval.value } }
       : options
+    const keys = options.secretKeys === undefined ? yield* secretKeysConfig : undefined
+    const configured: Options = keys !== undefined && keys.length > 0
+      ? { ...withInterval, secretKeys: keys }
+      : withInterval
     yield* Effect.logInfo(
       database._tag === "pg" ? "Task store: PostgreSQL (A2A_DATABASE_URL)" : `Task store: SQLite ${database.filename}`
     )
