@@ -1,18 +1,13 @@
 /**
  * SIGTERM under keep-alive load, against `effect-a2a serve` as a child process. Once the shutdown begins every
  * request is answered with `Connection: close` (a kept-alive client sends nothing more on it); requests in flight
- * finish;
- * a blocking SendMessage still waiting at the shutdown deadline answers its task as it is then. No request gets an
- * empty 503 or a connection reset after its request was taken.
+ * finish; a blocking SendMessage still waiting at the shutdown deadline answers its task as it is then. No request
+ * gets an empty 503 or a connection reset after its request was taken.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request } from "node:http"
-import { fileURLToPath } from "node:url"
-
-const BIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
-const AGENT = fileURLToPath(new URL("../fixtures/NodeAgent.ts", import.meta.url))
+import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
 interface Answer {
   readonly status: number
@@ -59,26 +54,8 @@ describe("effect-a2a serve: SIGTERM under keep-alive load", () => {
     "says Connection: close, finishes what is in flight, answers waiting sends at the deadline",
     () =>
       Effect.gen(function*() {
-        const child = yield* Effect.acquireRelease(
-          Effect.sync((): ChildProcess =>
-            spawn(process.execPath, [BIN, "serve", "--memory", "--port", "0", "--agent", AGENT], {
-              env: { ...process.env, A2A_SHUTDOWN_TIMEOUT: "1 second" },
-              stdio: ["ignore", "pipe", "pipe"]
-            })
-          ),
-          (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-        )
-        let output = ""
-        child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-        child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-        const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-        let base = ""
-        while (base === "") {
-          const m = /listening on (http:\/\/\S+);/.exec(output)
-          if (m !== null) base = m[1]!
-          else if (child.exitCode !== null) return yield* Effect.die(new Error(output))
-          else yield* Effect.sleep("20 millis")
-        }
+        const server = yield* ServeProcess.start({ A2A_SHUTDOWN_TIMEOUT: "1 second" }, ["--memory"])
+        const { base, child, exited } = server
 
         let terminated = false
         const late = () => terminated
@@ -111,10 +88,10 @@ describe("effect-a2a serve: SIGTERM under keep-alive load", () => {
         terminated = true
         child.kill("SIGTERM")
         const code = yield* Effect.promise(() => exited)
-        assert.strictEqual(code, 0, output)
+        assert.strictEqual(code, 0, server.output())
         yield* Fiber.join(running)
 
-        assert.isAbove(answers.length, 16, output)
+        assert.isAbove(answers.length, 16, server.output())
         for (const answer of answers) {
           // A JSON-RPC response every time: never an empty 503.
           assert.strictEqual(answer.status, 200, `${answer.status} ${answer.body}`)
