@@ -22,6 +22,7 @@ import * as DurableServer from "../store/DurableServer.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import * as AgentModule from "./AgentModule.ts"
 import * as ServeFailure from "./ServeFailure.ts"
+import * as WatchMode from "./WatchMode.ts"
 
 const pathFlag = (name: string, description: string) =>
   Flag.String(name).pipe(
@@ -38,6 +39,8 @@ export interface ServeFlags {
   readonly memory: boolean
   /** The user's agent module; None (or absent) serves the demo agent. */
   readonly agent?: Option.Option<string> | undefined
+  /** Restart the server when a file it loaded changes (development). */
+  readonly watch?: boolean | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -86,6 +89,11 @@ const wantedAddress = (flags: ServeFlags) => ({
  * become one line on stderr and a non-zero exit; defects still show their stack.
  */
 export const serve = (flags: ServeFlags) =>
+  flags.watch === true && !WatchMode.isWatched()
+    ? Effect.flatMap(WatchMode.run, (code) => code === 0 ? Effect.void : Effect.sync(() => (process.exitCode = code)))
+    : serveHere(flags)
+
+const serveHere = (flags: ServeFlags) =>
   Effect.gen(function*() {
     const agentFile = flags.agent !== undefined ? Option.getOrUndefined(flags.agent) : undefined
     const agent: Agent<unknown> = agentFile === undefined
@@ -123,6 +131,10 @@ export const serveCommand = Command.make(
       ),
       Flag.optional
     ),
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription("Restart the server when the agent module (or a file it imports) changes: for development"),
+      Flag.withDefault(false)
+    ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
@@ -139,6 +151,10 @@ export const serveCommand = Command.make(
       command: "effect-a2a serve --host 0.0.0.0 --port 9000 --prefix /a2a",
       description: "Every interface, under /a2a"
     },
-    { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" }
+    { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" },
+    {
+      command: "effect-a2a serve --agent ./my-agent.ts --memory --watch",
+      description: "Develop it: the server restarts when the module changes"
+    }
   ])
 )
