@@ -20,49 +20,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { createHash, timingSafeEqual } from "node:crypto"
-import type * as v1 from "../generated/v1.ts"
 import { Unauthenticated } from "../protocol/A2AError.ts"
+import * as JwtAuth from "./JwtAuth.ts"
+import { anonymous, type AuthRequest, type AuthService, type ClientCertificate, type Principal } from "./Principal.ts"
 
-/** Who is calling. `id` is the owner key every task access is scoped by (spec 13.1). */
-export interface Principal {
-  readonly id: string
-  readonly anonymous: boolean
-  /** Name of the security scheme (card `securitySchemes` key) that authenticated this principal. */
-  readonly scheme?: string | undefined
-}
+export { anonymous } from "./Principal.ts"
+export type { AuthRequest, AuthService, ClientCertificate, Principal } from "./Principal.ts"
 
-/** The principal of every call when authentication is off. All anonymous callers share one scope. */
-export const anonymous: Principal = { id: "anonymous", anonymous: true }
-
-/** A client certificate the server's TLS layer has verified (mutual TLS). */
-export interface ClientCertificate {
-  /** The subject, e.g. "O=Partner Org, CN=agent-b". */
-  readonly subject: string
-  /** The subject's common name, if it has one. */
-  readonly commonName?: string | undefined
-  /** SHA-256 fingerprint, colon-separated hex. */
-  readonly fingerprint256: string
-}
-
-/** The credentials of one request, as a binding sees them. */
-export interface AuthRequest {
-  /** Lower-cased header names. */
-  readonly headers: Readonly<Record<string, string>>
-  /** Query parameters of the request URL. */
-  readonly query?: Readonly<Record<string, string>> | undefined
-  /** The verified client certificate of the connection, for an Auth that `readsClientCertificate`. */
-  readonly clientCertificate?: ClientCertificate | undefined
-}
-
-export class Auth extends Context.Service<Auth, {
-  readonly authenticate: (request: AuthRequest) => Effect.Effect<Principal, Unauthenticated>
-  /** Card `securitySchemes` entries for what this implementation accepts. */
-  readonly securitySchemes: Readonly<Record<string, v1.SecurityScheme>>
-  /** Card `securityRequirements` (any one of them satisfies the agent). Empty when auth is off. */
-  readonly securityRequirements: ReadonlyArray<v1.SecurityRequirement>
-  /** Whether `authenticate` reads `clientCertificate` (the bindings only look the certificate up then). */
-  readonly readsClientCertificate?: boolean | undefined
-}>()("effect-a2a/server/Auth") {}
+export class Auth extends Context.Service<Auth, AuthService>()("effect-a2a/server/Auth") {}
 
 // Credentials are compared by their SHA-256 digests in constant time, so lookups leak no timing about
 // which prefix of a secret matched.
@@ -236,6 +201,9 @@ export const clientCertificate = (options: ClientCertificateOptions = {}): Auth[
 }
 
 export const layerNone: Layer.Layer<Auth> = Layer.succeed(Auth, none)
+
+/** OAuth 2.0 / OpenID Connect bearer JWTs verified against the issuer's keys (see JwtAuth). */
+export const layerJwt = (options: JwtAuth.Options): Layer.Layer<Auth> => Layer.effect(Auth, JwtAuth.make(options))
 export const layerBearer = (options: BearerOptions): Layer.Layer<Auth> => Layer.succeed(Auth, bearer(options))
 export const layerApiKey = (options: ApiKeyOptions): Layer.Layer<Auth> => Layer.succeed(Auth, apiKey(options))
 
@@ -251,14 +219,14 @@ const parseCredentialList = (raw: string): ReadonlyMap<string, string> =>
 /**
  * Auth from configuration:
  * - `A2A_AUTH`: "none" (default) | "bearer" | "apikey" | "mtls" (the verified client certificate's common name;
- *   needs HTTPS with client certificates, see NodeA2AServer.tlsConfig)
+ *   needs HTTPS with client certificates, see NodeA2AServer.tlsConfig) | "jwt" (see JwtAuth.optionsConfig)
  * - `A2A_AUTH_TOKENS` (bearer) / `A2A_AUTH_KEYS` (apikey): "secret:principal,..." (redacted)
  * - `A2A_AUTH_KEY_NAME` (default "X-API-Key"), `A2A_AUTH_KEY_LOCATION` ("header" | "query" | "cookie")
  */
 export const layerConfig: Layer.Layer<Auth, Config.ConfigError> = Layer.effect(
   Auth,
   Effect.gen(function*() {
-    const mode = yield* Config.Literals(["none", "bearer", "apikey", "mtls"], "A2A_AUTH").pipe(
+    const mode = yield* Config.Literals(["none", "bearer", "apikey", "mtls", "jwt"], "A2A_AUTH").pipe(
       Config.withDefault("none")
     )
     switch (mode) {
@@ -266,6 +234,8 @@ export const layerConfig: Layer.Layer<Auth, Config.ConfigError> = Layer.effect(
         return none
       case "mtls":
         return clientCertificate()
+      case "jwt":
+        return yield* JwtAuth.make(yield* JwtAuth.optionsConfig)
       case "bearer": {
         const tokens = yield* Config.Redacted("A2A_AUTH_TOKENS")
         return bearer({ tokens: parseCredentialList(Redacted.value(tokens)) })

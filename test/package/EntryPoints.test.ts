@@ -12,6 +12,7 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   readonly exports: Record<string, string | { readonly types: string; readonly import: string }>
   readonly peerDependencies: Record<string, string>
   readonly dependencies?: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, { readonly optional: boolean }>
 }
 
 /** `./dist/server/index.js` -> `src/server/index.ts` */
@@ -77,9 +78,15 @@ describe("package entry points", () => {
     }
   })
 
-  it("effect and the platform are peers, never bundled dependencies", () => {
+  it("effect and the platform are peers, never bundled dependencies; PostgreSQL and JWT support optional ones", () => {
     expect(pkg.dependencies ?? {}).toEqual({})
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(["@effect/platform-node", "@effect/sql-pg", "effect"])
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      "@effect/platform-node",
+      "@effect/sql-pg",
+      "effect",
+      "jose"
+    ])
+    expect(Object.keys(pkg.peerDependenciesMeta ?? {}).sort()).toEqual(["@effect/sql-pg", "jose"])
   })
 
   it("the protocol needs nothing but effect", () => {

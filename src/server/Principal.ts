@@ -1,0 +1,57 @@
+/**
+ * Who is calling, and the shape of an authenticator: what the bindings hand to `Auth` and what it answers.
+ * (The `Auth` service and its implementations are in Auth.ts, JwtAuth.ts.)
+ *
+ * @example
+ * ```ts
+ * import type { Auth } from "effect-a2a/server"
+ *
+ * const alice: Auth.Principal = { id: "alice", anonymous: false, scheme: "bearer" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as v1 from "../generated/v1.ts"
+import type { Unauthenticated } from "../protocol/A2AError.ts"
+
+/** Who is calling. `id` is the owner key every task access is scoped by (spec 13.1). */
+export interface Principal {
+  readonly id: string
+  readonly anonymous: boolean
+  /** Name of the security scheme (card `securitySchemes` key) that authenticated this principal. */
+  readonly scheme?: string | undefined
+}
+
+/** The principal of every call when authentication is off. All anonymous callers share one scope. */
+export const anonymous: Principal = { id: "anonymous", anonymous: true }
+
+/** A client certificate the server's TLS layer has verified (mutual TLS). */
+export interface ClientCertificate {
+  /** The subject, e.g. "O=Partner Org, CN=agent-b". */
+  readonly subject: string
+  /** The subject's common name, if it has one. */
+  readonly commonName?: string | undefined
+  /** SHA-256 fingerprint, colon-separated hex. */
+  readonly fingerprint256: string
+}
+
+/** The credentials of one request, as a binding sees them. */
+export interface AuthRequest {
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>
+  /** Query parameters of the request URL. */
+  readonly query?: Readonly<Record<string, string>> | undefined
+  /** The verified client certificate of the connection, for an Auth that `readsClientCertificate`. */
+  readonly clientCertificate?: ClientCertificate | undefined
+}
+
+export interface AuthService {
+  readonly authenticate: (request: AuthRequest) => Effect.Effect<Principal, Unauthenticated>
+  /** Card `securitySchemes` entries for what this implementation accepts. */
+  readonly securitySchemes: Readonly<Record<string, v1.SecurityScheme>>
+  /** Card `securityRequirements` (any one of them satisfies the agent). Empty when auth is off. */
+  readonly securityRequirements: ReadonlyArray<v1.SecurityRequirement>
+  /** Whether `authenticate` reads `clientCertificate` (the bindings only look the certificate up then). */
+  readonly readsClientCertificate?: boolean | undefined
+}
