@@ -19,10 +19,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Unauthenticated } from "../protocol/A2AError.ts"
 import * as JwtAuth from "./JwtAuth.ts"
-import { anonymous, type AuthRequest, type AuthService, type ClientCertificate, type Principal } from "./Principal.ts"
+import {
+  anonymous,
+  type AuthRequest,
+  type AuthService,
+  bearerToken,
+  type ClientCertificate,
+  type Principal
+} from "./Principal.ts"
 
 export { anonymous } from "./Principal.ts"
 export type { AuthRequest, AuthService, ClientCertificate, Principal } from "./Principal.ts"
@@ -75,18 +83,11 @@ export const bearer = (options: BearerOptions): Auth["Service"] => {
   const challenge = { wwwAuthenticate: `Bearer realm="a2a"`, scheme: schemeName }
   return {
     authenticate: (request) => {
-      const header = request.headers["authorization"]
-      if (header === undefined) {
-        return Effect.fail(new Unauthenticated({ message: "Missing bearer token", metadata: challenge }))
+      const token = bearerToken(request)
+      if (Result.isFailure(token)) {
+        return Effect.fail(new Unauthenticated({ message: token.failure, metadata: challenge }))
       }
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
-      const token = m?.[1]
-      if (token === undefined) {
-        return Effect.fail(
-          new Unauthenticated({ message: "Authorization header is not a bearer token", metadata: challenge })
-        )
-      }
-      return Option.match(match(token), {
+      return Option.match(match(token.success), {
         onNone: () => Effect.fail(new Unauthenticated({ message: "Invalid bearer token", metadata: challenge })),
         onSome: (id) => Effect.succeed<Principal>({ id, anonymous: false, scheme: schemeName })
       })

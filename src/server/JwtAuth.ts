@@ -22,9 +22,10 @@ import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as v1 from "../generated/v1.ts"
 import { Unauthenticated } from "../protocol/A2AError.ts"
-import type { AuthService, Principal } from "./Principal.ts"
+import { type AuthService, bearerToken, type Principal } from "./Principal.ts"
 
 export interface Options {
   /** Where the issuer publishes its keys (JWKS). */
@@ -79,12 +80,10 @@ export const make = (options: Options): Effect.Effect<AuthService> =>
 
     const service: AuthService = {
       authenticate: (request) => {
-        const header = request.headers["authorization"]
-        if (header === undefined) return refuse("Missing bearer token")
-        const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
-        if (token === undefined) return refuse("Authorization header is not a bearer token")
+        const token = bearerToken(request)
+        if (Result.isFailure(token)) return refuse(token.failure)
         return Effect.tryPromise({
-          try: () => jose.jwtVerify(token, keys, verifyOptions),
+          try: () => jose.jwtVerify(token.success, keys, verifyOptions),
           // What failed (expired, audience, issuer, key, signature), never the token itself.
           catch: (error) => error instanceof Error ? error.message : String(error)
         }).pipe(

@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type * as v1 from "../generated/v1.ts"
 import type { Unauthenticated } from "../protocol/A2AError.ts"
 
@@ -54,4 +55,12 @@ export interface AuthService {
   readonly securityRequirements: ReadonlyArray<v1.SecurityRequirement>
   /** Whether `authenticate` reads `clientCertificate` (the bindings only look the certificate up then). */
   readonly readsClientCertificate?: boolean | undefined
+}
+
+/** The token of an `Authorization: Bearer <token>` header; the failure says why there is none. */
+export const bearerToken = (request: AuthRequest): Result.Result<string, string> => {
+  const header = request.headers["authorization"]
+  if (header === undefined) return Result.fail("Missing bearer token")
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
+  return token === undefined ? Result.fail("Authorization header is not a bearer token") : Result.succeed(token)
 }

@@ -467,10 +467,9 @@ const endsTask = (event: v1.StreamResponse): boolean =>
     ? isTerminal(event.statusUpdate.status.state)
     : false
 
-/** The handler over the services in context; its executions live as long as this layer. */
 /**
- * The handler, with a ShutdownDeadline of its own (also provided, for the server runner to raise): servers in one
- * process never share it.
+ * The handler over the services in context (its executions live as long as this layer), with a ShutdownDeadline
+ * of its own, also provided for the server runner to raise: servers in one process never share it.
  */
 export const layer: Layer.Layer<
   RequestHandler,

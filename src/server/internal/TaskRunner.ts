@@ -138,6 +138,11 @@ const REMOTE_CANCEL_WAIT = "10 seconds"
 
 const isA2AError = Schema.is(A2AError)
 
+const notFound = (taskId: string) => new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
+
+const notCancelable = (taskId: string, state: v1.TaskState) =>
+  new TaskNotCancelable({ message: `Task ${taskId} is ${label(state)} and cannot be canceled`, metadata: { taskId } })
+
 /** Per-key mutual exclusion; entries live only while someone holds or waits for them. */
 const makeKeyedLock = () => {
   const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; refs: number }>()
@@ -197,6 +202,28 @@ export const make = Effect.gen(function*() {
       Effect.as(next)
     )
   }
+
+  const storageFailed = (caller: Caller, e: StoreFailed) =>
+    Effect.logError("Task store failure during execution", e).pipe(
+      Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
+    )
+
+  // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended there,
+  // that end is this turn's too, and the caller hears it as the status the task now has.
+  const endedElsewhere = (caller: Caller, taskId: string, scope: TaskScope, e: StoreFailed) =>
+    store.get(taskId, scope).pipe(
+      Effect.flatMap((stored) => {
+        const task = Option.getOrUndefined(stored)?.task
+        if (task === undefined || !isTerminal(task.status.state)) return storageFailed(caller, e)
+        return Effect.sync(() =>
+          caller.offer({
+            event: { statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status: task.status } },
+            task: Option.some(task)
+          })
+        )
+      }),
+      Effect.catch(() => storageFailed(caller, e))
+    )
 
   // --- one execution ---
 
@@ -394,34 +421,12 @@ export const make = Effect.gen(function*() {
         yield* fail(new InternalError({ message: reason }), reason)
       })
 
-    const storageFailed = (e: StoreFailed) =>
-      Effect.logError("Task store failure during execution", e).pipe(
-        Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
-      )
-
-    // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended
-    // there, that end is this turn's too, and the caller hears it as the status the task now has.
-    const endedElsewhere = (e: StoreFailed) =>
-      store.get(context.taskId, scope).pipe(
-        Effect.flatMap((stored) => {
-          const task = Option.getOrUndefined(stored)?.task
-          if (task === undefined || !isTerminal(task.status.state)) return storageFailed(e)
-          return Effect.sync(() =>
-            caller.offer({
-              event: { statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status: task.status } },
-              task: Option.some(task)
-            })
-          )
-        }),
-        Effect.catch(() => storageFailed(e))
-      )
-
     // Only the agent is interruptible: the outcome is always recorded, even when the interruption is a cancel.
     return Effect.uninterruptibleMask((restore) =>
       restore(consume).pipe(
         Effect.exit,
         Effect.flatMap(finish),
-        Effect.catch((e) => e.conflict ? endedElsewhere(e) : storageFailed(e))
+        Effect.catch((e) => e.conflict ? endedElsewhere(caller, context.taskId, scope, e) : storageFailed(caller, e))
       )
     )
   }
@@ -499,7 +504,7 @@ export const make = Effect.gen(function*() {
         orInternal
       )
       if (Option.isNone(existing)) {
-        return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
+        return yield* notFound(taskId)
       }
       const task = existing.value.task
       if (isTerminal(task.status.state)) {
@@ -618,21 +623,11 @@ export const make = Effect.gen(function*() {
     Effect.flatMap(
       store.get(taskId, scope).pipe(orInternal),
       (stored): Effect.Effect<Option.Option<v1.Task>, A2AError> => {
-        if (Option.isNone(stored)) {
-          return Effect.fail(new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } }))
-        }
+        if (Option.isNone(stored)) return Effect.fail(notFound(taskId))
         const task = stored.value.task
         const state = task.status.state
         if (state === "TASK_STATE_CANCELED") return Effect.succeedSome(task)
-        if (isTerminal(state)) {
-          return Effect.fail(
-            new TaskNotCancelable({
-              message: `Task ${taskId} is ${label(state)} and cannot be canceled`,
-              metadata: { taskId }
-            })
-          )
-        }
-        return Effect.succeedNone
+        return isTerminal(state) ? Effect.fail(notCancelable(taskId, state)) : Effect.succeedNone
       }
     )
 
@@ -646,17 +641,12 @@ export const make = Effect.gen(function*() {
           Effect.gen(function*() {
             const existing = yield* store.get(taskId, scope).pipe(orInternal)
             if (Option.isNone(existing)) {
-              return yield* new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
+              return yield* notFound(taskId)
             }
             const execution = running.get(taskId)
             if (execution !== undefined) return Result.fail(stop(execution))
             const { task, version } = existing.value
-            if (isTerminal(task.status.state)) {
-              return yield* new TaskNotCancelable({
-                message: `Task ${taskId} is ${label(task.status.state)} and cannot be canceled`,
-                metadata: { taskId }
-              })
-            }
+            if (isTerminal(task.status.state)) return yield* notCancelable(taskId, task.status.state)
             // In flight with no execution here: it may run on another node, which then cancels it.
             if (!isFinal(task.status.state) && (yield* remote.request(taskId, scope))) {
               return Result.fail(awaitOutcome(taskId, scope))

@@ -470,10 +470,10 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       Effect.withSpan("WebhookPushNotifier.deliver", { attributes: { taskId, configId } })
     )
 
-  const queueFull = (taskId: string, configId: string) =>
+  const queueFull = (annotations: { readonly taskId: string; readonly configId?: string }) =>
     Effect.andThen(
       Metric.update(dropped, 1),
-      Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs({ taskId, configId }))
+      Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs(annotations))
     )
 
   // --- one event to every webhook of its task ---
@@ -498,18 +498,17 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
           deliver(event.taskId, config.id, (current) => payloads.for(current), kind, outboxId)
         )
         if (!queued) {
-          yield* queueFull(event.taskId, config.id)
+          yield* queueFull({ taskId: event.taskId, configId: config.id })
           if (outboxId !== undefined) yield* outbox.done(outboxId)
         }
       }
     })
 
   const notify = (event: PushEvent): Effect.Effect<void> =>
-    Effect.flatMap(lanes.submit(event.taskId, dispatch(event)), (queued) =>
-      queued ? Effect.void : Effect.andThen(
-        Metric.update(dropped, 1),
-        Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs({ taskId: event.taskId }))
-      ))
+    Effect.flatMap(
+      lanes.submit(event.taskId, dispatch(event)),
+      (queued) => queued ? Effect.void : queueFull({ taskId: event.taskId })
+    )
 
   // Deliveries left by processes that are gone (see PushOutbox), made in the order they were written down.
   yield* outbox.orphans.pipe(
@@ -525,7 +524,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
             pending.id
           )
         ),
-        (queued) => queued ? Effect.void : queueFull(pending.taskId, pending.configId)
+        (queued) => queued ? Effect.void : queueFull({ taskId: pending.taskId, configId: pending.configId })
       )
     ),
     Effect.forkIn(lanesScope)

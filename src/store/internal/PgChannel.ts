@@ -3,7 +3,11 @@
  * live in a schema, so each channel name carries a digest of the schema: deployments (and test runs) in other
  * schemas of the same database never hear each other.
  */
+import type { PgClient } from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { createHash } from "node:crypto"
@@ -15,4 +19,37 @@ export const name = (base: string): Effect.Effect<string, SqlError, SqlClient.Sq
     const [row] = yield* sql<{ schema: string | null }>`SELECT current_schema() AS schema`
     const digest = createHash("sha256").update(row?.schema ?? "").digest("hex").slice(0, 16)
     return `${base}_${digest}`
+  })
+
+/**
+ * LISTENs on `channel` and hands every payload to `receive` (one at a time, in order) for as long as the scope
+ * lasts. Listening has begun when this effect completes, so nothing sent afterwards is missed. A lost connection
+ * is logged and listened to again, every second until it works (what was sent meanwhile is not replayed). When
+ * the first LISTEN fails, `firstFailure` decides: "fail" fails this effect, "retry" logs it and keeps trying.
+ */
+export const follow = (
+  pg: PgClient,
+  channel: string,
+  receive: (payload: string) => Effect.Effect<void>,
+  options: { readonly what: string; readonly firstFailure: "fail" | "retry" }
+): Effect.Effect<void, SqlError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const consume = (notifications: Queue.Dequeue<{ readonly payload: string }, SqlError>) =>
+      Effect.forever(Effect.flatMap(Queue.take(notifications), (n) => receive(n.payload)))
+    const again = Effect.scoped(Effect.flatMap(pg.listen(channel), consume)).pipe(
+      Effect.tapError((error) => Effect.logWarning(`${options.what} failed; retrying`, error)),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.forever
+    )
+    const listened = pg.listen(channel)
+    const first = options.firstFailure === "fail"
+      ? yield* Effect.asSome(listened)
+      : yield* listened.pipe(
+        Effect.tapError((error) => Effect.logWarning(`Cannot listen: ${options.what}`, error)),
+        Effect.option
+      )
+    const initial: Effect.Effect<void> = first._tag === "Some"
+      ? Effect.catch(consume(first.value), (error) => Effect.logWarning(`Lost ${options.what}; listening again`, error))
+      : Effect.void
+    yield* Effect.forkScoped(Effect.andThen(initial, again))
   })

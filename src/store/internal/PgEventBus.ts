@@ -120,38 +120,24 @@ export const make = (
       )
     }
 
-    const listen = Effect.flatMap(pg.listen(channel), (notifications) =>
-      Effect.forever(Effect.flatMap(Queue.take(notifications), (n) =>
-        receive(n.payload))))
-
-    // The first LISTEN before the bus is handed out, so no event sent after start is missed; a lost connection
-    // is logged and listened to again (what was sent meanwhile is not replayed).
-    const first = yield* pg.listen(channel)
-    yield* Effect.forever(Effect.flatMap(Queue.take(first), (n) =>
-      receive(n.payload))).pipe(
-        Effect.catch((error) => Effect.logWarning("Lost the event channel to the other nodes; listening again", error)),
-        Effect.andThen(
-          listen.pipe(
-            Effect.scoped,
-            Effect.tapError((error) => Effect.logWarning("Event channel to the other nodes failed; retrying", error)),
-            Effect.retry(Schedule.spaced("1 second")),
-            Effect.forever
-          )
-        ),
-        Effect.forkScoped
-      )
+    // Listening before the bus is handed out, so no event sent after start is missed.
+    yield* PgChannel.follow(pg, channel, receive, {
+      what: "the event channel to the other nodes",
+      firstFailure: "fail"
+    })
 
     // Events too large for a notification are read at once; what is older than the retention is never read.
-    yield* Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      sql`DELETE FROM a2a_task_events WHERE created_at < ${now - Duration.toMillis(EVENT_RETENTION)}`).pipe(
-        Effect.ignore,
-        Effect.repeat(Schedule.spaced(Duration.minutes(1))),
-        Effect.forkScoped
-      )
+    yield* Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => sql`DELETE FROM a2a_task_events WHERE created_at < ${now - Duration.toMillis(EVENT_RETENTION)}`
+    ).pipe(
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced(Duration.minutes(1))),
+      Effect.forkScoped
+    )
 
     return EventBus.of({
-      publish: (event) =>
-        Effect.andThen(local.publish(event), Queue.offer(outgoing, event)),
+      publish: (event) => Effect.andThen(local.publish(event), Queue.offer(outgoing, event)),
       subscribe: local.subscribe
     })
   })

@@ -6,14 +6,10 @@
  * free) is not asked: the caller cancels the task itself.
  */
 import type { PgClient } from "@effect/sql-pg/PgClient"
-import type { Notification } from "@effect/sql-pg/PgConnection"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -21,8 +17,6 @@ import { RemoteCancel, type Service } from "../../server/RemoteCancel.ts"
 import * as PgChannel from "./PgChannel.ts"
 import { SqlNode } from "./SqlNode.ts"
 import * as SqlTaskRecovery from "./SqlTaskRecovery.ts"
-
-const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"]
 
 /** A request: the node asked, and the task with its scope. */
 const Request = Schema.fromJsonString(Schema.Struct({
@@ -47,7 +41,10 @@ export const make = (
         const [row] = yield* sql<{ node_id: string | null; state: string }>`
           SELECT node_id, state FROM a2a_tasks WHERE id = ${taskId} AND owner = ${owner} AND tenant = ${tenant}`
         const runner = row?.node_id
-        if (row === undefined || runner == null || runner === node || !IN_FLIGHT.includes(row.state)) return false
+        if (
+          row === undefined || runner == null || runner === node ||
+          !SqlTaskRecovery.IN_FLIGHT.some((state) => state === row.state)
+        ) return false
         if (yield* Effect.provideService(SqlTaskRecovery.isGone(runner), SqlClient.SqlClient, sql)) return false
         yield* pg.notify(channel, encodeRequest({ node: runner, taskId, owner, tenant }))
         return true
@@ -67,22 +64,11 @@ export const make = (
           const { owner, taskId, tenant } = decoded.success
           return Effect.asVoid(Effect.forkIn(cancel(taskId, { owner, tenant }), scope))
         }
-        const consume = (requests: Queue.Dequeue<Notification, SqlError>): Effect.Effect<never, SqlError> =>
-          Effect.forever(Effect.flatMap(Queue.take(requests), (n) => answer(n.payload)))
-        const again = Effect.scoped(Effect.flatMap(pg.listen(channel), consume)).pipe(
-          Effect.tapError((error) => Effect.logWarning("Cancel channel to the other nodes failed; retrying", error)),
-          Effect.retry(Schedule.spaced("1 second")),
-          Effect.forever
-        )
-        // Listening before the runner is handed out; then, should the connection drop, again.
-        const first = yield* pg.listen(channel).pipe(
-          Effect.tapError((error) => Effect.logWarning("Cannot listen for other nodes' cancel requests", error)),
-          Effect.option
-        )
-        const initial: Effect.Effect<void> = Option.isSome(first)
-          ? Effect.catch(consume(first.value), (error) => Effect.logWarning("Lost the cancel channel", error))
-          : Effect.void
-        yield* Effect.forkIn(Effect.andThen(initial, again), scope)
+        // Listening before the runner is handed out; a node that cannot listen yet keeps trying.
+        yield* PgChannel.follow(pg, channel, answer, {
+          what: "the cancel channel to the other nodes",
+          firstFailure: "retry"
+        }).pipe(Effect.orDie)
       })
 
     return { request, serve }

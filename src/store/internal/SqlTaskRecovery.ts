@@ -35,7 +35,8 @@ export const RESTART_MESSAGE =
   "The server restarted while this task was being worked on, so it was interrupted and marked as failed. " +
   "Send the request again to start a new task."
 
-const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const
+/** The states of a task whose agent is at work: it runs on the node that last saved it. */
+export const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const
 
 // Advisory lock key space: (hashtext of this constant, hashtext of the node id).
 const LOCK_SPACE = "effect-a2a/node"
