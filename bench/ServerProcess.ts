@@ -9,11 +9,16 @@ import * as Path from "node:path"
 import { BenchError } from "./BenchError.ts"
 import { AGENT_CARD_PATH, GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, READY_PREFIX } from "./TrivialAgent.ts"
 
-export const serverKinds = ["ours", "sdk", "ceiling"] as const
+export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "sdk", "ceiling"] as const
 export type ServerKind = typeof serverKinds[number]
+
+/** What runs when `--servers` is not given: SQLite with `synchronous=FULL` only on request. */
+export const defaultServerKinds: ReadonlyArray<ServerKind> = ["ours", "ours-sqlite", "sdk", "ceiling"]
 
 export const serverLabel: Record<ServerKind, string> = {
   ours: "effect-a2a",
+  "ours-sqlite": "effect-a2a SQLite",
+  "ours-sqlite-full": "effect-a2a SQLite FULL",
   sdk: "@a2a-js/sdk",
   ceiling: "node:http ceiling"
 }

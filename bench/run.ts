@@ -25,7 +25,14 @@ import {
 } from "./Report.ts"
 import { medianSample, type Sample } from "./Sample.ts"
 import { type Runner, type RunSettings, type Scenario, scenarios } from "./Scenarios.ts"
-import { type BenchServer, type ServerKind, serverKinds, serverLabel, start } from "./ServerProcess.ts"
+import {
+  type BenchServer,
+  defaultServerKinds,
+  type ServerKind,
+  serverKinds,
+  serverLabel,
+  start
+} from "./ServerProcess.ts"
 
 const resultsDir = Path.join(import.meta.dirname, "results")
 
@@ -78,7 +85,7 @@ const resolveSettings = (f: Flags): Effect.Effect<Settings, BenchError> =>
     if (unknownScenario !== undefined) {
       return yield* new BenchError({ message: `unknown scenario "${unknownScenario}" (known: ${known.join(", ")})` })
     }
-    const chosenServers = Option.getOrElse(f.servers, () => [...serverKinds])
+    const chosenServers = Option.getOrElse(f.servers, () => [...defaultServerKinds])
     const servers = serverKinds.filter((k) => chosenServers.includes(k))
     if (servers.length !== chosenServers.length) {
       return yield* new BenchError({

@@ -1,15 +1,23 @@
 /**
  * effect-a2a's server (A2AServer.layer over the memory stores, NodeA2AServer.serve on Node) running the
  * trivial agent, written the way a user would: AgentExecutor.make + the TaskUpdater helpers.
+ *
+ * With BENCH_STORE=sqlite (or sqlite-full) it runs what `effect-a2a serve` runs instead: DurableServer over a
+ * SQLite file in a fresh temporary directory (removed at exit), with `synchronous=NORMAL` (or FULL).
  */
 // A subpath import: the package barrel loads every Node module (Redis, undici, ws...) into the process.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import * as DurableServer from "../../src/store/DurableServer.ts"
+import * as SqlStore from "../../src/store/SqlStore.ts"
 import {
   AGENT_CARD_PATH,
   agentCardJson,
@@ -62,6 +70,20 @@ const executor = AgentExecutor.make((context) => {
 
 const { supportedInterfaces: _, ...card } = agentCardJson("")
 
+const core = (() => {
+  const store = process.env.BENCH_STORE
+  if (store !== "sqlite" && store !== "sqlite-full") return A2AServer.layer({ card, executor })
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "a2a-bench-"))
+  process.on("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
+  return DurableServer.layerWithStores(
+    SqlStore.layerSqlite({
+      filename: Path.join(dir, "a2a.db"),
+      synchronous: store === "sqlite-full" ? "FULL" : "NORMAL"
+    }),
+    { card, executor }
+  )
+})()
+
 const announceOrigin = Layer.effectDiscard(Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer
   const address = server.address
@@ -80,7 +102,7 @@ const main = announceOrigin.pipe(
     // Open SSE streams must not hold the process on SIGTERM.
     shutdownTimeout: 0
   })),
-  Layer.provide(A2AServer.layer({ card, executor }))
+  Layer.provide(core)
 )
 
 // runMain turns SIGTERM/SIGINT into interruption: the server closes and the process exits normally
