@@ -20,6 +20,8 @@ export interface HttpLoad {
 export interface LoadSettings {
   readonly connections: number
   readonly durationSec: number
+  /** Requests per second over all connections (default: as fast as the server answers). */
+  readonly overallRate?: number | undefined
 }
 
 export interface LoadFigures {
@@ -54,6 +56,7 @@ export const runLoad = (load: HttpLoad, settings: LoadSettings): Effect.Effect<L
         ...(load.body === undefined ? {} : { body: load.body }),
         ...(load.uniqueIds === true && load.body !== undefined ? { requests: [uniqueBodies(load.body)] } : {}),
         connections: settings.connections,
+        ...(settings.overallRate === undefined ? {} : { overallRate: settings.overallRate }),
         pipelining: 1,
         duration: settings.durationSec,
         timeout: 10,

@@ -43,6 +43,8 @@ declare module "autocannon" {
       readonly body?: string
       readonly requests?: ReadonlyArray<RequestSpec>
       readonly connections?: number
+      /** Requests per second over all connections. */
+      readonly overallRate?: number
       readonly pipelining?: number
       readonly duration?: number
       readonly timeout?: number
