@@ -74,6 +74,7 @@ main{display:grid;grid-template-columns:minmax(16rem,1fr) minmax(22rem,2fr) minm
 section{background:#fff;border:1px solid #dde0e7;border-radius:8px;padding:.8rem 1rem;min-width:0}
 h2{font-size:1rem;margin:0 0 .6rem;display:flex;justify-content:space-between;align-items:center}
 h3{font-size:.95rem;margin:.8rem 0 .3rem}
+h2 button{font-size:.8rem;font-weight:400}
 ul,ol{padding-left:0;list-style:none;margin:0}
 .muted{color:#6b7280}
 .mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;word-break:break-all}
@@ -417,12 +418,11 @@ export const script = String.raw`"use strict";
           }
         }
       })
-      .catch(function (error) { showError("SendStreamingMessage failed", error); })
+      .then(refreshTasks, function (error) { showError("SendStreamingMessage failed", error); })
       .then(function () {
         state.sending = false;
         $("send").disabled = false;
         conversationLabel();
-        return refreshTasks();
       });
   }
 
@@ -484,7 +484,7 @@ export const script = String.raw`"use strict";
     ]));
     box.appendChild(el("h3", { text: "History" }));
     box.appendChild(el("ol", { className: "history" }, (task.history || []).map(function (m) {
-      return el("li", { "data-role": m.role }, [el("span", { className: "role", text: m.role === "ROLE_USER" ? "user" : "agent" }), partsText(m.parts)]);
+      return el("li", { "data-role": m.role }, [el("span", { className: "role", text: m.role === "ROLE_USER" ? "user" : "agent" }), " ", partsText(m.parts)]);
     })));
     if ((task.artifacts || []).length > 0) {
       box.appendChild(el("h3", { text: "Artifacts" }));
