@@ -3,7 +3,7 @@
  * the task list with each task's history, and cancel. The page is a client of the server's own public A2A
  * endpoints (the card, then JSON-RPC 1.0: SendStreamingMessage, ListTasks, GetTask, CancelTask), so it shows what
  * any A2A client sees; when the card asks for credentials, the page has a token field and sends it as the card says
- * (a header API key, or a bearer token).
+ * (an API key in its header, query parameter or cookie, or a bearer token).
  *
  * The route serves static files only (the page, its style, its script): nothing that the card does not already
  * show, and no agent data without the caller's credentials. A strict Content-Security-Policy allows this origin's
@@ -43,7 +43,7 @@ export const DEFAULT_PATH = "/_dev"
  * inline script, no frames, no forms posted elsewhere, not framed by another site).
  */
 export const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
-  "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 const securityHeaders = {
   "content-security-policy": contentSecurityPolicy,

@@ -224,4 +224,21 @@ describe("dev UI in Chromium", () => {
       assert.isTrue(yield* Effect.promise(() => page.locator("#error").isHidden()))
       assert.deepStrictEqual(problems, [])
     }))
+
+  it.live("with an API key: sends it where the card says (header, query parameter, cookie)", () =>
+    Effect.gen(function*() {
+      for (const location of ["header", "query", "cookie"] as const) {
+        const auth = Auth.apiKey({ keys: { "k-123": "bob" }, name: "X-Demo-Key", location })
+        const server = yield* serveDemo({ auth }, { devUi: true })
+        const { page, problems } = yield* openPage(`${server.url}/_dev`)
+        yield* waitFor(page, "#error:not([hidden])")
+        assert.include(yield* text(page, "#error"), "ListTasks failed:", location)
+        yield* Effect.promise(() => page.fill("#token", "k-123").then(() => page.press("#token", "Tab")))
+        yield* send(page, "hi")
+        yield* waitFor(page, "#transcript li.agent")
+        assert.strictEqual(yield* text(page, "#transcript li.agent"), "Echo: hi", location)
+        assert.isTrue(yield* Effect.promise(() => page.locator("#error").isHidden()), location)
+        assert.deepStrictEqual(problems, [], location)
+      }
+    }))
 })

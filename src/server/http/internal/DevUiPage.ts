@@ -179,14 +179,21 @@ export const script = String.raw`"use strict";
     return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
   }
 
+  function token() { return state.auth ? $("token").value.trim() : ""; }
   function headers() {
     var h = { "content-type": "application/json", "a2a-version": "1.0", "accept": "application/json, text/event-stream" };
-    var token = $("token").value.trim();
-    if (token && state.auth) {
-      if (state.auth.header) h[state.auth.header] = token;
-      else h["authorization"] = "Bearer " + token;
+    if (token() && state.auth.header) h[state.auth.header] = token();
+    else if (token() && !state.auth.query && !state.auth.cookie) h["authorization"] = "Bearer " + token();
+    if (state.auth && state.auth.cookie) {
+      document.cookie = encodeURIComponent(state.auth.cookie) + "=" + encodeURIComponent(token()) + "; path=/; SameSite=Strict" + (token() ? "" : "; max-age=0");
     }
     return h;
+  }
+  function endpoint() {
+    if (!token() || !state.auth.query) return state.endpoint;
+    var url = new URL(state.endpoint);
+    url.searchParams.set(state.auth.query, token());
+    return url.href;
   }
 
   function rpcBody(method, params) {
@@ -195,7 +202,7 @@ export const script = String.raw`"use strict";
 
   // A JSON-RPC call; rejects with { rpc } for an A2A error, { status } for an HTTP failure without one.
   function call(method, params) {
-    return fetch(state.endpoint, { method: "POST", headers: headers(), body: rpcBody(method, params) })
+    return fetch(endpoint(), { method: "POST", headers: headers(), body: rpcBody(method, params) })
       .then(function (response) {
         return response.text().then(function (body) {
           var json = null;
@@ -211,7 +218,7 @@ export const script = String.raw`"use strict";
 
   // SendStreamingMessage: calls onEvent with each StreamResponse as it arrives; resolves when the stream ends.
   function stream(method, params, onEvent) {
-    return fetch(state.endpoint, { method: "POST", headers: headers(), body: rpcBody(method, params) })
+    return fetch(endpoint(), { method: "POST", headers: headers(), body: rpcBody(method, params) })
       .then(function (response) {
         var type = response.headers.get("content-type") || "";
         if (type.indexOf("text/event-stream") < 0) {
@@ -270,16 +277,17 @@ export const script = String.raw`"use strict";
     });
   }
 
-  // How the card asks for credentials: a header API key, or a bearer token for every other scheme.
+  // How the card asks for credentials: an API key (header, query parameter or cookie), a client certificate (the
+  // browser's business: no field), or a bearer token for every other scheme (HTTP Bearer, OAuth 2.0, OpenID Connect).
   function authOf(card) {
     var schemes = card.securitySchemes || {};
     var names = Object.keys(schemes);
     if (names.length === 0) return null;
     var scheme = schemes[names[0]];
-    if (scheme.apiKeySecurityScheme && scheme.apiKeySecurityScheme.location === "header") {
-      return { name: names[0], header: scheme.apiKeySecurityScheme.name };
-    }
-    return { name: names[0], header: null };
+    if (scheme.mtlsSecurityScheme) return null;
+    var key = scheme.apiKeySecurityScheme;
+    if (key) return { header: key.location === "header" ? key.name : null, query: key.location === "query" ? key.name : null, cookie: key.location === "cookie" ? key.name : null };
+    return { header: null, query: null, cookie: null };
   }
 
   function renderCard(card) {
