@@ -2,9 +2,9 @@
  * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule)
  * with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
- * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the demo,
- * `--ui` for an agent module; `--no-ui` / A2A_DEV_UI). Flags win over the environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH...,
- * see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
+ * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
+ * demo, `--ui` for an agent module; `--no-ui` / A2A_DEV_UI). Flags win over the environment (HOST, PORT,
+ * A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
  * gracefully (in-flight requests finish, open streams end).
  */
 import * as Command from "effect/cli/Command"
