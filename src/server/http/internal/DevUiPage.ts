@@ -95,7 +95,7 @@ li.agent{align-self:flex-start;background:#eef0f4}
 li.task{align-self:stretch;max-width:100%;background:#fff;border:1px solid #dde0e7}
 li.notice{align-self:center;background:none;color:#6b7280;font-style:italic}
 .task-head{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
-.status-lines{margin:.3rem 0;font-size:.9em;color:#374151}
+.status-lines{margin:.3rem 0;font-size:.9em;color:#374151;max-height:9.5em;overflow:auto}
 .status-lines li::before{content:"\\2022  ";color:#9ca3af}
 .artifact{margin-top:.4rem;border-left:3px solid #2f5bd3;padding-left:.5rem}
 .artifact pre{margin:.2rem 0;white-space:pre-wrap;word-break:break-word;font:inherit}
@@ -365,7 +365,10 @@ export const script = String.raw`"use strict";
     view.badge.setAttribute("data-state", taskState);
     view.badge.textContent = shortState(taskState);
     view.cancel.hidden = isTerminal(taskState);
-    if (message && message.parts) view.lines.appendChild(el("li", { text: partsText(message.parts) }));
+    if (message && message.parts) {
+      view.lines.appendChild(el("li", { text: partsText(message.parts) }));
+      view.lines.scrollTop = view.lines.scrollHeight;
+    }
   }
 
   function artifactView(view, artifact, append) {
