@@ -5,7 +5,7 @@
  * is rendered as text, and an auth failure is a readable message. Screenshots go to test-results/devui/.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Option } from "effect"
+import { Deferred, Duration, Effect, Exit, Option, Scope } from "effect"
 import type { Page } from "playwright-core"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as Auth from "../../../src/server/Auth.ts"
@@ -222,6 +222,34 @@ describe("dev UI in Chromium", () => {
       yield* waitFor(page, "#transcript li.agent")
       assert.strictEqual(yield* text(page, "#transcript li.agent"), "Echo: hi")
       assert.isTrue(yield* Effect.promise(() => page.locator("#error").isHidden()))
+      assert.deepStrictEqual(problems, [])
+    }))
+
+  it.live("a server that stops: the open stream's end and the unreachable server are said, not hidden", () =>
+    Effect.gen(function*() {
+      const serverScope = yield* Scope.make()
+      const server = yield* serveDemo({ executor: agent(yield* Deferred.make<void>()) }, {
+        devUi: true,
+        shutdownTimeout: "1 second"
+      }).pipe(Scope.provide(serverScope))
+      const { page, problems } = yield* openPage(`${server.url}/_dev`)
+      yield* waitFor(page, "#card-name")
+      yield* send(page, "slow")
+      yield* waitFor(page, "#transcript li.task .state[data-state=TASK_STATE_WORKING]")
+
+      yield* Scope.close(serverScope, Exit.void)
+      // The stream ended (or was cut) with the task still working: the page says so.
+      yield* Effect.promise(() =>
+        page.locator("#transcript li.notice, #error:not([hidden])").first().waitFor({ state: "visible", ...WAIT })
+      )
+      const said = yield* Effect.promise(() =>
+        page.locator("#transcript li.notice, #error:not([hidden])").allInnerTexts()
+      )
+      assert.match(said.join("\n"), /may still be running/)
+      yield* Effect.promise(() => page.click("#refresh"))
+      yield* waitFor(page, "#error:has-text('ListTasks failed')")
+      assert.match(yield* text(page, "#error"), /^ListTasks failed: cannot reach the server \(.+\)$/)
+      yield* screenshot(page, "5-server-gone")
       assert.deepStrictEqual(problems, [])
     }))
 

@@ -158,6 +158,8 @@ export const script = String.raw`"use strict";
       }
       return text;
     }
+    if (error && error.cut) return "the connection was cut (" + error.cut + "); the task may still be running (see Tasks)";
+    if (error && error.network) return "cannot reach the server (" + error.network + ")";
     if (error && error.status) return "HTTP " + error.status + " " + (error.statusText || "") + (error.body ? ": " + error.body : "");
     return error && error.message ? error.message : String(error);
   }
@@ -200,9 +202,14 @@ export const script = String.raw`"use strict";
     return JSON.stringify({ jsonrpc: "2.0", id: randomId(), method: method, params: params });
   }
 
+  function post(method, params) {
+    return fetch(endpoint(), { method: "POST", headers: headers(), body: rpcBody(method, params) })
+      .catch(function (error) { throw { network: error && error.message ? error.message : String(error) }; });
+  }
+
   // A JSON-RPC call; rejects with { rpc } for an A2A error, { status } for an HTTP failure without one.
   function call(method, params) {
-    return fetch(endpoint(), { method: "POST", headers: headers(), body: rpcBody(method, params) })
+    return post(method, params)
       .then(function (response) {
         return response.text().then(function (body) {
           var json = null;
@@ -218,7 +225,7 @@ export const script = String.raw`"use strict";
 
   // SendStreamingMessage: calls onEvent with each StreamResponse as it arrives; resolves when the stream ends.
   function stream(method, params, onEvent) {
-    return fetch(endpoint(), { method: "POST", headers: headers(), body: rpcBody(method, params) })
+    return post(method, params)
       .then(function (response) {
         var type = response.headers.get("content-type") || "";
         if (type.indexOf("text/event-stream") < 0) {
@@ -242,7 +249,9 @@ export const script = String.raw`"use strict";
           onEvent(json.result);
         }
         function pump() {
-          return reader.read().then(function (chunk) {
+          return reader.read().catch(function (error) {
+            throw { cut: error && error.message ? error.message : String(error) };
+          }).then(function (chunk) {
             if (chunk.done) { if (buffer.trim()) dispatch(buffer); return; }
             buffer += decoder.decode(chunk.value, { stream: true });
             var blocks = buffer.split(/\r?\n\r?\n/);
