@@ -2,8 +2,9 @@
  * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule)
  * with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
- * A2A_DATABASE_URL is set; `--memory` keeps everything in memory). Flags win over the environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH...,
- * see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
+ * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
+ * demo, `--ui` for an agent module; `--no-ui` / A2A_DEV_UI). Flags win over the environment (HOST, PORT,
+ * A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
  * gracefully (in-flight requests finish, open streams end).
  */
 import * as Command from "effect/cli/Command"
@@ -16,6 +17,7 @@ import type { ServeOptions } from "../node/NodeA2AServer.ts"
 import type { CardTemplate } from "../server/AgentCardConfig.ts"
 import type * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
+import * as DevUi from "../server/http/DevUi.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
 import * as DurableServer from "../store/DurableServer.ts"
@@ -41,6 +43,8 @@ export interface ServeFlags {
   readonly agent?: Option.Option<string> | undefined
   /** Restart the server when a file it loaded changes (development). */
   readonly watch?: boolean | undefined
+  /** Serve the dev UI (`--ui` / `--no-ui`); None leaves A2A_DEV_UI, then the agent's default. */
+  readonly ui?: Option.Option<boolean> | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -51,19 +55,22 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
     port: Option.getOrUndefined(flags.port),
     jsonRpcPath: prefix,
     restPath: prefix,
-    publicUrl: Option.getOrUndefined(flags.publicUrl)
+    publicUrl: Option.getOrUndefined(flags.publicUrl),
+    devUi: flags.ui !== undefined ? Option.getOrUndefined(flags.ui) : undefined
   }
 }
 
 export interface Agent<E> {
   readonly card: CardTemplate
   readonly executor: Layer.Layer<AgentExecutor.AgentExecutor, E>
+  /** Whether the dev UI is served when neither `--ui` / `--no-ui` nor A2A_DEV_UI says. Default false. */
+  readonly devUi?: boolean | undefined
 }
 
 /** The server: A2A core (the agent, durable or memory stores, Auth from the environment) behind the bindings. */
 export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   const core = { card: agent.card, executor: agent.executor }
-  return NodeA2AServer.layerConfig(toOptions(flags)).pipe(
+  return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false }).pipe(
     Layer.provide(
       flags.memory
         ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer), core)
@@ -74,9 +81,11 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   )
 }
 
+/** The demo agent, with the dev UI on unless turned off. */
+const demo: Agent<unknown> = { card: DemoAgent.card, executor: DemoAgent.layerConfig, devUi: true }
+
 /** The demo server: `server` with the demo agent. */
-export const demoServer = (flags: ServeFlags) =>
-  server(flags, { card: DemoAgent.card, executor: DemoAgent.layerConfig })
+export const demoServer = (flags: ServeFlags) => server(flags, demo)
 
 /** The address the server was asked to listen on, for error messages (flags win over HOST / PORT). */
 const wantedAddress = (flags: ServeFlags) => ({
@@ -96,9 +105,7 @@ export const serve = (flags: ServeFlags) =>
 const serveHere = (flags: ServeFlags) =>
   Effect.gen(function*() {
     const agentFile = flags.agent !== undefined ? Option.getOrUndefined(flags.agent) : undefined
-    const agent: Agent<unknown> = agentFile === undefined
-      ? { card: DemoAgent.card, executor: DemoAgent.layerConfig }
-      : yield* AgentModule.load(agentFile)
+    const agent: Agent<unknown> = agentFile === undefined ? demo : yield* AgentModule.load(agentFile)
     return yield* Layer.launch(server(flags, agent))
   }).pipe(
     Effect.asVoid,
@@ -135,6 +142,13 @@ export const serveCommand = Command.make(
       Flag.withDescription("Restart the server when the agent module (or a file it imports) changes: for development"),
       Flag.withDefault(false)
     ),
+    ui: Flag.Boolean("ui").pipe(
+      Flag.withDescription(
+        `Serve the dev UI at ${DevUi.DEFAULT_PATH} (--no-ui: do not); default on for the demo, off with --agent ` +
+          "(A2A_DEV_UI: true or false)"
+      ),
+      Flag.optional
+    ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
@@ -152,6 +166,7 @@ export const serveCommand = Command.make(
       description: "Every interface, under /a2a"
     },
     { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" },
+    { command: "effect-a2a serve --agent ./my-agent.ts --ui", description: "With the dev UI at /_dev" },
     {
       command: "effect-a2a serve --agent ./my-agent.ts --memory --watch",
       description: "Develop it: the server restarts when the module changes"

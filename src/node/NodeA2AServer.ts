@@ -4,6 +4,7 @@
  *
  * - `serve(options)` listens on `host:port` (default 127.0.0.1:8080).
  * - `layerConfig(overrides)` is `serve` configured from the environment (HOST, PORT, A2A_*).
+ * - `devUi: true` also serves the browser dev UI (DevUi) at `/_dev`.
  *
  * @example
  * ```ts
@@ -38,6 +39,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
+import * as DevUi from "../server/http/DevUi.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
@@ -57,6 +59,8 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly shutdownTimeout?: Duration.Input | undefined
   /** Serve HTTPS instead of HTTP (see TlsOptions). */
   readonly tls?: TlsOptions | undefined
+  /** Also serve the browser dev UI (DevUi) at `/_dev`. Default false. */
+  readonly devUi?: boolean | undefined
 }
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks. */
@@ -87,12 +91,13 @@ export const baseUrl = (address: NetAddress.SocketAddress, secure = false): stri
   return secure ? url.replace(/^http:/, "https:") : url
 }
 
-const logListening = (options: HttpBindingOptions.ResolvedOptions, secure: boolean) =>
+const logListening = (options: HttpBindingOptions.ResolvedOptions, secure: boolean, devUi: boolean) =>
   Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
     const base = options.publicUrl ?? baseUrl(server.address, secure)
     const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
     yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address, secure)}${card}`)
+    if (devUi) yield* Effect.logInfo(`Dev UI: ${base}${DevUi.DEFAULT_PATH}`)
   })
 
 /** Node's server: HTTP, or HTTPS with `tls`. */
@@ -134,6 +139,7 @@ export const serve = (
   const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
   const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(10))
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
+  const resolved = HttpBindingOptions.resolve(options)
   // Built anew each time the layer is: `listening` is this build's server.
   const served = Layer.unwrap(Effect.sync(() => {
     let listening: NetServer | undefined
@@ -154,6 +160,7 @@ export const serve = (
         A2AHttp.routes({ ...options, directStreams: options.directStreams ?? true }).pipe(
           Layer.provide(NodeNativeHttp.layer)
         ),
+        options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
         A2AHttp.notFound
       ),
       {
@@ -179,7 +186,7 @@ export const serve = (
       Layer.provideMerge(
         Layer.mergeAll(
           app,
-          Layer.effectDiscard(logListening(HttpBindingOptions.resolve(options), options.tls !== undefined))
+          Layer.effectDiscard(logListening(resolved, options.tls !== undefined, options.devUi === true))
         )
       ),
       Layer.provideMerge(server)
@@ -231,6 +238,20 @@ const untilQuiet = (server: NetServer | undefined, closing: Closing, ms: number)
     return Effect.sync(() => clearTimeout(timer))
   })
 
+const BOOLEAN_WORDS = ["true", "false", "yes", "no", "on", "off", "1", "0"] as const
+
+/** `A2A_DEV_UI`: whether to serve the dev UI; one of BOOLEAN_WORDS (any case). */
+export const devUiConfig: Config.Config<boolean> = Config.String("A2A_DEV_UI").pipe(
+  Config.mapEffect((raw) => {
+    const word = raw.trim().toLowerCase()
+    return (BOOLEAN_WORDS as ReadonlyArray<string>).includes(word)
+      ? Effect.succeed(["true", "yes", "on", "1"].includes(word))
+      : Effect.fail(
+        HttpBindingOptions.invalidConfig(`A2A_DEV_UI must be one of ${BOOLEAN_WORDS.join(", ")}, got "${raw}"`)
+      )
+  })
+)
+
 /** The contents of the PEM file whose path the variable `name` holds. */
 const pemFile = (name: string): Config.Config<string> =>
   Config.String(name).pipe(Config.mapEffect((path) =>
@@ -275,7 +296,8 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), plus the binding settings of HttpBindingOptions.config.
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` (true or false; unset leaves the default),
+ * plus the binding settings of HttpBindingOptions.config.
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -291,23 +313,29 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   requestTimeout: Config.option(Config.Duration("A2A_REQUEST_TIMEOUT")),
   shutdownTimeout: Config.option(Config.Duration("A2A_SHUTDOWN_TIMEOUT")),
   tls: tlsConfig,
+  devUi: Config.option(devUiConfig),
   binding: HttpBindingOptions.config
-}).pipe(Config.map(({ binding, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
+}).pipe(Config.map(({ binding, devUi, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
   ...binding,
   host,
   port,
   tls,
+  devUi: Option.getOrUndefined(devUi),
   requestTimeout: Option.getOrUndefined(requestTimeout),
   shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
 })))
 
-/** `serve` configured from the environment; `overrides` win over it (e.g. command-line flags). */
+/**
+ * `serve` configured from the environment; `overrides` win over it (e.g. command-line flags), and it wins over
+ * `defaults` (what the environment leaves unset).
+ */
 export const layerConfig = (
-  overrides: ServeOptions = {}
+  overrides: ServeOptions = {},
+  defaults: ServeOptions = {}
 ): Layer.Layer<HttpServer.HttpServer, ServeError | Config.ConfigError, A2AHttp.Requirements> =>
   Layer.unwrap(Effect.gen(function*() {
     const fromEnv = yield* serveConfig
-    return serve({ ...fromEnv, ...withoutUndefined(overrides) })
+    return serve({ ...defaults, ...withoutUndefined(fromEnv), ...withoutUndefined(overrides) })
   }))
 
 const withoutUndefined = <A extends object>(a: A): Partial<A> =>

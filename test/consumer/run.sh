@@ -96,6 +96,9 @@ run_examples() { # node binary
   if ! wait_for_port 8080 30; then echo "consumer: FAIL: effect-a2a serve did not listen"; cat "$work/serve.log"; exit 1; fi
   out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "task write a report" 2>&1)" || { echo "$out"; exit 1; }
   grep -qi "completed" <<<"$out" || { echo "$out"; echo "consumer: FAIL: effect-a2a send"; exit 1; }
+  # the dev UI ships inside the package: the demo serves its page and script
+  "$node" -e "Promise.all(['/_dev','/_dev/app.js'].map(p=>fetch('http://127.0.0.1:8080'+p).then(r=>r.status))).then(s=>process.exit(s.every(x=>x===200)?0:1))" \
+    || { echo "consumer: FAIL: the dev UI is not served"; exit 1; }
   kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 }
 

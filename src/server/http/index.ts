@@ -2,7 +2,8 @@
  * effect-a2a HTTP bindings: the agent card, JSON-RPC and HTTP+JSON/REST routes on Effect's HttpRouter, to mount
  * on any router, and their seams: `NativeHttp` (a runtime's fast paths) and `Edition` (other protocol versions,
  * provided through `HttpCallContext.Editions`; A2A 0.3 is `effect-a2a/v0_3`). What the bindings are made of lives
- * in `internal/`. `NodeA2AServer.serve` (`effect-a2a/node`) serves them on Node.
+ * in `internal/`. `DevUi` is a browser UI for developing an agent, served beside them. `NodeA2AServer.serve`
+ * (`effect-a2a/node`) serves them on Node.
  *
  * @example
  * ```ts
@@ -17,6 +18,7 @@
  * ```
  */
 export * as A2AHttp from "./A2AHttp.ts"
+export * as DevUi from "./DevUi.ts"
 export * as Edition from "./Edition.ts"
 export * as HttpBindingOptions from "./HttpBindingOptions.ts"
 export * as HttpCallContext from "./HttpCallContext.ts"
