@@ -78,10 +78,13 @@ export const run = <A, E>(self: Stream.Stream<A, E>, sink: Sink<A, E>): Effect.E
   )
 }
 
+/** A sink taking `A`s into one taking `B`s; `f` throwing fails the sink instead of its producer. */
+export const mapInput = <A, B, E>(sink: Sink<B, E>, f: (event: A) => B): Sink<A, E> => new Mapped(sink, f)
+
 /** Like Stream.map, keeping a PushStream one. */
 export const map = <A, E, B>(self: Stream.Stream<A, E>, f: (event: A) => B): Stream.Stream<B, E> => {
   const attach = attachOf(self)
-  return attach === undefined ? Stream.map(self, f) : make<B, E>((sink) => attach(new Mapped(sink, f)))
+  return attach === undefined ? Stream.map(self, f) : make<B, E>((sink) => attach(mapInput(sink, f)))
 }
 
 // A class, not closures: an idle stream holds its sinks for as long as it is open.

@@ -15,7 +15,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
@@ -46,6 +45,7 @@ import {
   type TaskStoreError
 } from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
+import type * as PushStream from "./PushStream.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
 /** One event as the caller of an execution sees it. */
@@ -56,26 +56,16 @@ export interface Processed {
 }
 
 /**
- * Where an execution's events go, synchronously and in order: `offer` for each event; `fail` when the execution
- * fails before it has a task (the caller's answer is then that error) or its storage fails; `end` last, always.
- * The runner never waits for a caller, so one that has gone away costs nothing.
+ * Where an execution's events go: a PushStream sink, fed synchronously and in order (`offer` for each event;
+ * `fail` when the execution fails before it has a task, the caller's answer then being that error, or its storage
+ * fails; `end` last, always). The runner never waits for a caller, so one that has gone away costs nothing.
  *
  * A message to a task whose agent is still working waits for the turn in progress to end (see `start`);
  * `queued` then tells its caller the task as it is now, which is all a non-blocking SendMessage answers.
  */
-export interface Caller {
-  readonly offer: (processed: Processed) => void
-  readonly fail: (error: A2AError) => void
-  readonly end: () => void
+export interface Caller extends PushStream.Sink<Processed, A2AError> {
   readonly queued?: ((task: v1.Task) => void) | undefined
 }
-
-/** A Caller feeding a queue, for a reader that wants every event (a stream). */
-export const queueCaller = (queue: Queue.Enqueue<Processed, A2AError | Cause.Done>): Caller => ({
-  offer: (processed) => void Queue.offerUnsafe(queue, processed),
-  fail: (error) => void Queue.failCauseUnsafe(queue, Cause.fail(error)),
-  end: () => void Queue.endUnsafe(queue)
-})
 
 export interface StartOptions {
   readonly message: v1.Message
@@ -205,7 +195,7 @@ export const make = Effect.gen(function*() {
 
   const storageFailed = (caller: Caller, e: StoreFailed) =>
     Effect.logError("Task store failure during execution", e).pipe(
-      Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
+      Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(new InternalError({ message: "Task storage failed" })))))
     )
 
   // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended there,
@@ -333,7 +323,7 @@ export const make = Effect.gen(function*() {
         state.settled = true
         const current = Option.getOrUndefined(state.record)
         if (current === undefined) {
-          caller.fail(error)
+          caller.fail(Cause.fail(error))
           return
         }
         if (isTerminal(current.task.status.state)) return
@@ -413,7 +403,7 @@ export const make = Effect.gen(function*() {
         if (error instanceof StoreFailed) return yield* Effect.fail(error)
         if (error !== undefined && isA2AError(error) && Option.isNone(state.record)) {
           state.settled = true
-          caller.fail(error)
+          caller.fail(Cause.fail(error))
           return
         }
         yield* Effect.logError("Agent execution failed", cause)
@@ -578,7 +568,7 @@ export const make = Effect.gen(function*() {
       Effect.catch((error) =>
         Effect.sync(() => {
           for (const { caller } of [next, ...rest]) {
-            caller.fail(error)
+            caller.fail(Cause.fail(error))
             caller.end()
           }
         })
