@@ -30,7 +30,7 @@ import {
   UnsupportedOperation
 } from "../../protocol/A2AError.ts"
 import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
-import { type AgentEvent, AgentExecutor, pushRunOf, type RequestContext } from "../AgentExecutor.ts"
+import { type AgentEvent, AgentExecutor, type RequestContext } from "../AgentExecutor.ts"
 import type { CallContext } from "../CallContext.ts"
 import { EventBus } from "../EventBus.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
@@ -45,7 +45,7 @@ import {
   type TaskStoreError
 } from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
-import type * as PushStream from "./PushStream.ts"
+import * as PushStream from "./PushStream.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
 /** One event as the caller of an execution sees it. */
@@ -349,33 +349,10 @@ export const make = Effect.gen(function*() {
         if (Result.isSuccess(applied)) yield* commit(applied.success)
       })
 
-    // A push-style producer (AgentExecutor.withPushRun) runs in this fiber: once the turn is over, or the store
-    // failed, `emit` interrupts it, as the end of reading would interrupt a stream's producer.
-    let stopped = false
-    let storeFailure: StoreFailed | undefined
-    const emit = (event: AgentEvent): Effect.Effect<void> =>
-      stopped ? Effect.interrupt : Effect.uninterruptible(step(event)).pipe(
-        Effect.matchEffect({
-          onSuccess: (more) =>
-            more ? Effect.void : Effect.andThen(Effect.sync(() => (stopped = true)), Effect.interrupt),
-          onFailure: (e) =>
-            Effect.andThen(
-              Effect.sync(() => {
-                stopped = true
-                storeFailure = e
-              }),
-              Effect.interrupt
-            )
-        })
-      )
-
-    const consume = Effect.suspend(() => {
-      const events = executor.execute(context)
-      const push = pushRunOf(events)
-      return push !== undefined
-        ? push(emit)
-        : Stream.runForEachWhile(events, (event) => Effect.uninterruptible(step(event)))
-    })
+    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber; any other is pulled as a stream.
+    const consume = Effect.suspend(() =>
+      PushStream.runForEachWhile(executor.execute(context), (event) => Effect.uninterruptible(step(event)))
+    )
 
     const finish = (exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> =>
       Exit.isSuccess(exit) && state.settled ? Effect.void : Effect.gen(function*() {
@@ -387,8 +364,6 @@ export const make = Effect.gen(function*() {
           )
         }
         const cause = exit.cause
-        if (storeFailure !== undefined) return yield* Effect.fail(storeFailure)
-        if (stopped && Cause.hasInterruptsOnly(cause)) return
         if (Cause.hasInterruptsOnly(cause)) {
           // CancelTask (or the agent itself). A shutdown also interrupts, but then the task is left as it is, for
           // recovery: the stores may be closing too.
