@@ -8,6 +8,19 @@
  *
  * Cancellation interrupts the execution's fiber while the agent runs (the agent's finalizers run); the runner
  * then records CANCELED.
+ *
+ * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand, once per task).
+ * The executions are not a FiberMap, for three reasons of its contract, not of cost (FiberMap.run measured as
+ * cheap as forkIn):
+ * - A turn hands its task over from inside its own fiber: its last step, under the task's lock, starts the turn
+ *   of the next waiting message. FiberMap.run for that turn would replace, so interrupt, the fiber calling it
+ *   (and `onlyIfMissing` would not start it); starting it from another fiber would let a new message in between.
+ * - What the runner keeps per task lives from the turn's start until that hand-over, not until its fiber ends: the
+ *   task as last saved (for the callers of queued messages) and the waiting messages. A FiberMap would sit beside
+ *   that record as a second map under the same key with another lifetime.
+ * - CancelTask must interrupt the execution it found under the lock, outside the lock (the execution takes the
+ *   lock to let go of its task), by which time the key may name the next turn. So the record holds its own fiber,
+ *   as a Deferred set when it is forked (the record is visible from the instant before).
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -15,6 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as RcMap from "effect/RcMap"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
@@ -133,26 +147,6 @@ const notFound = (taskId: string) => new TaskNotFound({ message: `Task ${taskId}
 const notCancelable = (taskId: string, state: v1.TaskState) =>
   new TaskNotCancelable({ message: `Task ${taskId} is ${label(state)} and cannot be canceled`, metadata: { taskId } })
 
-/** Per-key mutual exclusion; entries live only while someone holds or waits for them. */
-const makeKeyedLock = () => {
-  const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; refs: number }>()
-  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        const entry = locks.get(key) ?? { semaphore: Semaphore.makeUnsafe(1), refs: 0 }
-        entry.refs++
-        locks.set(key, entry)
-        return entry
-      }),
-      (entry) => entry.semaphore.withPermit(effect),
-      (entry) =>
-        Effect.sync(() => {
-          entry.refs--
-          if (entry.refs === 0) locks.delete(key)
-        })
-    )
-}
-
 const describe = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" &&
     error.message.length > 0
@@ -168,7 +162,10 @@ export const make = Effect.gen(function*() {
   const pushConfigs = yield* PushConfigStore
   const executor = yield* AgentExecutor
   const serverScope = yield* Effect.scope
-  const withLock = makeKeyedLock()
+  // Per-task mutual exclusion: a semaphore per task, kept only while someone holds or waits for it.
+  const locks = yield* RcMap.make({ lookup: (_taskId: string) => Semaphore.make(1) })
+  const withLock = <A, E>(taskId: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.scoped(Effect.flatMap(RcMap.get(locks, taskId), (lock) => lock.withPermit(effect)))
   /** The executions now running, by task id. */
   const running = new Map<string, Running>()
 
