@@ -15,6 +15,12 @@
  *   read as Stream.callback it needs a producer fiber and a queue per execution).
  *
  * `run` and `runForEachWhile` take any Stream and read it the Stream way when it carries no push form.
+ *
+ * Why not pull: Effect's Stream is pulled (Stream.fromPull, channels), and a producer that calls `emit` can only be
+ * pulled if it is suspended between its events, which takes a fiber of its own and a queue between the two
+ * (Stream.callback, PubSub): exactly the cost the push forms avoid. Read in process on a shared 2-core machine
+ * (`node bench/inprocess.ts 6000 SendMessage`, CPU µs per blocking task SendMessage, two alternated runs each),
+ * the `task` helper read the Stream way cost 184 and 290 µs against 159 and 182 through `runForEachWhile`.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
