@@ -171,5 +171,8 @@ describe("PushStream.produce", () => {
       yield* PushStream.runForEachWhile(stubborn, (n) => Effect.sync(() => seen.push(n) < 1))
       assert.deepStrictEqual(seen, [1])
       assert.deepStrictEqual(emitted, [1, 2, 3])
+      // A reader that failed still fails, though the producer went on and returned.
+      const failed = yield* Effect.exit(PushStream.runForEachWhile(stubborn, () => Effect.fail("store failed")))
+      assert.deepStrictEqual(failed, Exit.fail("store failed"))
     }))
 })

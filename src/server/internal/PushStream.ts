@@ -188,9 +188,13 @@ export const runForEachWhile = <A, E, E2>(
         onSuccess: (more) => more ? Effect.void : stop(),
         onFailure: stop
       })
-    return Effect.catchCause(producer(emit), (cause): Effect.Effect<void, E | E2> => {
-      if (failure !== undefined) return Effect.failCause(failure)
-      return stopped && Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.failCause(cause)
+    // The reader's failure wins, even over a producer that swallowed its interruption and returned.
+    return Effect.matchCauseEffect(producer(emit), {
+      onSuccess: (): Effect.Effect<void, E | E2> => failure !== undefined ? Effect.failCause(failure) : Effect.void,
+      onFailure: (cause): Effect.Effect<void, E | E2> => {
+        if (failure !== undefined) return Effect.failCause(failure)
+        return stopped && Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.failCause(cause)
+      }
     })
   })
 }
