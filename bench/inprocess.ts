@@ -1,28 +1,47 @@
 /**
- * GetTask through the real routes, in process: the A2A routes as a web handler (`HttpRouter.toWebHandler`), no
- * socket, so what is measured is the handler's own cost (routing, decoding, the RequestHandler, encoding) without
- * the kernel's loopback that dominates a profile over HTTP. Compare two checkouts by running it in each.
+ * The real routes, in process: the A2A routes as a web handler (`HttpRouter.toWebHandler`), no socket, so what is
+ * measured is the handler's own cost (routing, decoding, the RequestHandler, the task runner, encoding) without the
+ * kernel's loopback that dominates a profile over HTTP. GetTask runs against the demo agent; the event scenarios
+ * against the benchmark's trivial agent (bench/servers/oursAgent.ts): a direct reply, a blocking task with one
+ * artifact, and a stream of 12 events read to its end. Compare two checkouts by running it in each, alternated.
  *
- *   node bench/inprocess.ts [calls]
+ *   node bench/inprocess.ts [calls] [name filter, e.g. "Stream"]
  */
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import * as A2AServer from "../src/server/A2AServer.ts"
 import * as DemoAgent from "../src/server/DemoAgent.ts"
 import * as A2AHttp from "../src/server/http/A2AHttp.ts"
+import { executor } from "./servers/oursAgent.ts"
+import { agentCardJson, STREAM_EVENTS } from "./TrivialAgent.ts"
 
 const calls = Number(process.argv[2] ?? 20_000)
+const only = process.argv[3]
 
-const app = Layer.mergeAll(A2AHttp.routes({}), A2AHttp.notFound).pipe(
-  Layer.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }))
+const routes = Layer.mergeAll(A2AHttp.routes({}), A2AHttp.notFound)
+const demo = HttpRouter.toWebHandler(
+  routes.pipe(Layer.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }))),
+  { disableLogger: true }
 )
-const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true })
+const { supportedInterfaces: _, ...card } = agentCardJson("")
+const trivial = HttpRouter.toWebHandler(routes.pipe(Layer.provide(A2AServer.layer({ card, executor }))), {
+  disableLogger: true
+})
 
 const headers = { "content-type": "application/json", "a2a-version": "1.0" }
-const post = (body: unknown) =>
+const post = (handler: typeof demo.handler, body: unknown) =>
   handler(new Request("http://127.0.0.1/", { method: "POST", headers, body: JSON.stringify(body) }))
 
-const sent = await post({
+let messages = 0
+const send = (method: string, text: string) =>
+  post(trivial.handler, {
+    jsonrpc: "2.0",
+    id: 3,
+    method,
+    params: { message: { messageId: `m-${messages++}`, role: "ROLE_USER", parts: [{ text }] } }
+  })
+
+const sent = await post(demo.handler, {
   jsonrpc: "2.0",
   id: 1,
   method: "SendMessage",
@@ -30,19 +49,54 @@ const sent = await post({
 })
 const id = ((await sent.json()) as { result: { task: { id: string } } }).result.task.id
 
-const scenarios: ReadonlyArray<readonly [string, () => Promise<Response>]> = [
-  ["REST GetTask", () => handler(new Request(`http://127.0.0.1/tasks/${id}`, { headers }))],
-  ["JSON-RPC GetTask", () => post({ jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } })]
-]
+/** Each call's body, read whole; a wrong answer stops the run instead of being measured fast. */
+const expect = (marker: string, count?: number) => async (response: Response) => {
+  const body = await response.text()
+  const found = body.split(marker).length - 1
+  if ((count === undefined ? found === 0 : found !== count) || body.includes("\"error\":{")) {
+    throw new Error(`unexpected answer: ${body.slice(0, 300)}`)
+  }
+}
+
+type Scenario = readonly [name: string, count: number, call: () => Promise<void>]
+
+const scenarios = ([
+  [
+    "REST GetTask",
+    calls,
+    () => demo.handler(new Request(`http://127.0.0.1/tasks/${id}`, { headers })).then(expect("\"id\""))
+  ],
+  [
+    "JSON-RPC GetTask",
+    calls,
+    () => post(demo.handler, { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } }).then(expect("\"result\""))
+  ],
+  ["JSON-RPC SendMessage -> Message", calls, () => send("SendMessage", "echo hi").then(expect("\"message\""))],
+  [
+    "JSON-RPC SendMessage -> Task (blocking)",
+    calls / 2,
+    () => send("SendMessage", "task hi").then(expect("TASK_STATE_COMPLETED"))
+  ],
+  [
+    `JSON-RPC SendStreamingMessage (${STREAM_EVENTS} events)`,
+    calls / 5,
+    () => send("SendStreamingMessage", "stream hi").then(expect("data: ", STREAM_EVENTS))
+  ]
+] satisfies ReadonlyArray<Scenario>).filter(([name]) => only === undefined || name.includes(only))
 
 // Two passes: the first warms the JIT, the second is reported.
 for (const pass of [1, 2]) {
-  for (const [name, call] of scenarios) {
-    for (let i = 0; i < calls / 5; i++) await (await call()).text()
+  for (const [name, count, call] of scenarios) {
+    for (let i = 0; i < count / 5; i++) await call()
     const start = performance.now()
-    for (let i = 0; i < calls; i++) await (await call()).text()
-    const micros = ((performance.now() - start) * 1000) / calls
-    if (pass === 2) console.log(`${name}: ${micros.toFixed(2)} µs/call`)
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < count; i++) await call()
+    const micros = ((performance.now() - start) * 1000) / count
+    const used = process.cpuUsage(cpu)
+    // CPU time barely depends on what else runs on the machine: the figure to trust on a shared one.
+    const cpuMicros = (used.user + used.system) / count
+    if (pass === 2) console.log(`${name}: ${micros.toFixed(2)} µs/call, CPU ${cpuMicros.toFixed(2)} µs/call`)
   }
 }
-await dispose()
+await demo.dispose()
+await trivial.dispose()

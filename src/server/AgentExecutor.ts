@@ -30,14 +30,15 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
-import { type AgentEvent, withPushRun } from "./AgentEvent.ts"
+import type { AgentEvent } from "./AgentEvent.ts"
 import * as Ids from "./internal/Ids.ts"
+import * as PushStream from "./internal/PushStream.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import * as TaskUpdater from "./TaskUpdater.ts"
 
-export { type AgentEvent, type Emit, pushRunOf, withPushRun } from "./AgentEvent.ts"
+export type { AgentEvent } from "./AgentEvent.ts"
 export type { RequestContext } from "./RequestContext.ts"
 
 export class AgentExecutor extends Context.Service<AgentExecutor, {
@@ -94,7 +95,8 @@ export const replyWithText = <E = never>(
       Effect.flatMap((text) => agentMessage(text, { contextId: context.contextId })),
       Effect.map((message): AgentEvent => ({ message }))
     )
-    return withPushRun(Stream.fromEffect(event), (emit) => Effect.flatMap(event, emit))
+    // The server runs it in the execution's fiber (see PushStream.produce).
+    return PushStream.produce((emit) => Effect.flatMap(event, emit))
   })
 
 /**

@@ -17,7 +17,7 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
+import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -221,9 +221,9 @@ export const make = Effect.gen(function*() {
           if (immediate) Deferred.doneUnsafe(answer, Exit.succeed(processed))
           else last = processed
         },
-        fail: (error) => {
+        fail: (cause) => {
           waiting.delete(answerNow)
-          Deferred.doneUnsafe(answer, Exit.fail(error))
+          Deferred.doneUnsafe(answer, Exit.failCause(cause))
         },
         end: () => {
           waiting.delete(answerNow)
@@ -242,13 +242,9 @@ export const make = Effect.gen(function*() {
 
   // A PushStream fed by the execution: a reader that leaves stops taking its events, the execution goes on.
   const sendStreamingMessage: RequestHandler["Service"]["sendStreamingMessage"] = (req, ctx) =>
-    capabilities.streaming !== true ? PushStream.fail(noStreaming()) : PushStream.make((sink) =>
-      start(req, ctx, {
-        offer: (processed) => sink.offer(processed.event),
-        fail: (error) => sink.fail(Cause.fail(error)),
-        end: () => sink.end()
-      })
-    )
+    capabilities.streaming !== true
+      ? PushStream.fail(noStreaming())
+      : PushStream.make((sink) => start(req, ctx, PushStream.mapInput(sink, eventOf)))
 
   const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) => {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
@@ -458,6 +454,8 @@ class AfterSnapshot implements PushStream.Sink<TaskEvent, never> {
     this.sink.end()
   }
 }
+
+const eventOf = (processed: TaskRunner.Processed): v1.StreamResponse => processed.event
 
 /** Whether a stream event ends a subscription: the task reached a terminal state. */
 const endsTask = (event: v1.StreamResponse): boolean =>

@@ -21,12 +21,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
-import { type AgentEvent, type Emit, withPushRun } from "./AgentEvent.ts"
+import type { AgentEvent } from "./AgentEvent.ts"
 import * as Ids from "./internal/Ids.ts"
+import * as PushStream from "./internal/PushStream.ts"
 import type { RequestContext } from "./RequestContext.ts"
 
 /** A status message: plain text, parts, or a full message (its task/context ids are filled in). */
@@ -75,19 +75,14 @@ export const stream = <E>(
   context: RequestContext,
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>
 ): Stream.Stream<AgentEvent, E> =>
-  withPushRun(
-    Stream.callback<AgentEvent, E>((queue) =>
-      // Failures of `work` travel through the queue (Stream.callback), after the events emitted before them.
-      Effect.andThen(run(context, work, (event) => Effect.asVoid(Queue.offer(queue, event))), Queue.end(queue))
-    ),
-    (emit) => run(context, work, emit)
-  )
+  // The server runs `work` in the execution's fiber, each event saved before `work` goes on (PushStream.produce).
+  PushStream.produce((emit) => run(context, work, emit))
 
 /** `work` with its events pushed to `emit`, SUBMITTED first and COMPLETED last as `stream` describes. */
 const run = <E>(
   context: RequestContext,
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>,
-  emit: Emit
+  emit: PushStream.Emit<AgentEvent>
 ): Effect.Effect<void, E> =>
   Effect.gen(function*() {
     const { contextId, taskId } = context

@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option, Stream } from "effect"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 import * as CallContext from "../../src/server/CallContext.ts"
+import * as PushStream from "../../src/server/internal/PushStream.ts"
 
 const message = (parts: AgentExecutor.RequestContext["message"]["parts"]) => ({
   messageId: "m",
@@ -44,7 +45,7 @@ const comparable = (events: ReadonlyArray<AgentExecutor.AgentEvent>): Array<Agen
 /** What a stream yields when read, and what its push-style producer emits, each with how it ended. */
 const bothWays = (stream: Stream.Stream<AgentExecutor.AgentEvent, unknown>) =>
   Effect.gen(function*() {
-    const run = AgentExecutor.pushRunOf(stream)
+    const run = PushStream.producerOf(stream)
     assert.isDefined(run)
     const pulled: Array<AgentExecutor.AgentEvent> = []
     const pulledExit = yield* Effect.exit(Stream.runForEach(stream, (e) => Effect.sync(() => pulled.push(e))))
@@ -99,8 +100,8 @@ describe("AgentExecutor push-style producers", () => {
 
   it("a stream derived from a marked one is read as a stream", () => {
     const stream = AgentExecutor.replyWithText((text) => text).execute(contextOf("hi"))
-    assert.isDefined(AgentExecutor.pushRunOf(stream))
-    assert.isUndefined(AgentExecutor.pushRunOf(Stream.map(stream, (e) => e)))
-    assert.isUndefined(AgentExecutor.pushRunOf(Stream.make({ message: message([{ text: "x" }]) })))
+    assert.isDefined(PushStream.producerOf(stream))
+    assert.isUndefined(PushStream.producerOf(Stream.map(stream, (e) => e)))
+    assert.isUndefined(PushStream.producerOf(Stream.make({ message: message([{ text: "x" }]) })))
   })
 })

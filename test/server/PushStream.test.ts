@@ -2,6 +2,8 @@
  * PushStream: read as a Stream it behaves as one; `run` delivers a PushStream straight into a sink (during the
  * attach, no fiber) and any other Stream through a fiber; `map` keeps a PushStream one and never lets its
  * function throw into the producer. The in-process EventBus subscription is one, buffering until attached.
+ * `produce` streams: `runForEachWhile` runs their producer in its own fiber and ends as Stream.runForEachWhile does
+ * (the same stream read the Stream way is the reference).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Stream } from "effect"
@@ -101,4 +103,76 @@ describe("PushStream", () => {
       yield* bus.publish(event(3))
       assert.deepStrictEqual(seen, [1, 2, 3])
     }).pipe(Effect.scoped))
+})
+
+/** A producer of 1..4 recording what it emitted, whether its finalizer ran, and the fiber it ran in. */
+const counting = () => {
+  const log = { emitted: [] as Array<number>, finalized: false, fiber: -1 }
+  const stream = PushStream.produce<number, string>((emit) =>
+    Effect.gen(function*() {
+      log.fiber = yield* Effect.fiberId
+      for (let n = 1; n <= 4; n++) {
+        log.emitted.push(n)
+        yield* emit(n)
+      }
+      return yield* Effect.fail("producer failed")
+    }).pipe(Effect.ensuring(Effect.sync(() => (log.finalized = true))))
+  )
+  return { log, stream }
+}
+
+describe("PushStream.produce", () => {
+  // Each reader step: keep going while `step` says so, or fail with it.
+  const readers = {
+    all: (_: number) => Effect.succeed(true),
+    untilTwo: (n: number) => Effect.succeed(n < 2),
+    failAtTwo: (n: number) => n === 2 ? Effect.fail("reader failed") : Effect.succeed(true)
+  }
+
+  for (const [name, step] of Object.entries(readers)) {
+    it.effect(`runForEachWhile runs the producer in the reader's fiber, ending as a stream read would (${name})`, () =>
+      Effect.gen(function*() {
+        const pushed = counting()
+        const seenPushed: Array<number> = []
+        const pushedExit = yield* Effect.exit(
+          PushStream.runForEachWhile(
+            pushed.stream,
+            (n) => Effect.andThen(Effect.sync(() => seenPushed.push(n)), step(n))
+          )
+        )
+        const pulled = counting()
+        const seenPulled: Array<number> = []
+        const pulledExit = yield* Effect.exit(
+          Stream.runForEachWhile(pulled.stream, (n) => Effect.andThen(Effect.sync(() => seenPulled.push(n)), step(n)))
+        )
+        assert.deepStrictEqual(seenPushed, seenPulled)
+        assert.deepStrictEqual(pushedExit, pulledExit)
+        assert.deepStrictEqual(pushed.log.emitted, seenPushed, "the producer stops at the step that ends the reading")
+        assert.isTrue(pushed.log.finalized)
+        assert.isTrue(pulled.log.finalized)
+        assert.strictEqual(pushed.log.fiber, yield* Effect.fiberId)
+        assert.notStrictEqual(pulled.log.fiber, yield* Effect.fiberId)
+      }))
+  }
+
+  it.effect("a producer that goes on emitting after its reader stopped is interrupted again", () =>
+    Effect.gen(function*() {
+      const emitted: Array<number> = []
+      const stubborn = PushStream.produce<number, never>((emit) =>
+        Effect.gen(function*() {
+          for (let n = 1; n <= 3; n++) {
+            emitted.push(n)
+            // Swallowing the interruption does not let it past the end of the reading.
+            yield* Effect.catchCause(emit(n), () => Effect.void)
+          }
+        })
+      )
+      const seen: Array<number> = []
+      yield* PushStream.runForEachWhile(stubborn, (n) => Effect.sync(() => seen.push(n) < 1))
+      assert.deepStrictEqual(seen, [1])
+      assert.deepStrictEqual(emitted, [1, 2, 3])
+      // A reader that failed still fails, though the producer went on and returned.
+      const failed = yield* Effect.exit(PushStream.runForEachWhile(stubborn, () => Effect.fail("store failed")))
+      assert.deepStrictEqual(failed, Exit.fail("store failed"))
+    }))
 })

@@ -1,6 +1,6 @@
 /**
  * The RequestHandler suite over the memory stores, twice: the helpers' agents run through their push-style
- * producers (AgentExecutor.withPushRun), then every agent is read as a plain stream.
+ * producers (PushStream.produce, run in the execution's fiber), then every agent is read as a plain stream.
  */
 import { Layer } from "effect"
 import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"

@@ -153,6 +153,14 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
         expect(notJson.json).toMatchObject({ code: -32700 })
         const badQuery = yield* request(`${server.url}/v1/tasks/x?historyLength=-1`)
         expect(badQuery.status).toBe(400)
+        expect(badQuery.json).toMatchObject({
+          code: -32600,
+          message: "Invalid query parameter historyLength: \"-1\" is not a non-negative integer"
+        })
+        const snake = yield* request(`${server.url}/v1/tasks/x?history_length=two`)
+        expect(snake.json).toMatchObject({
+          message: "Invalid query parameter historyLength: \"two\" is not a non-negative integer"
+        })
       }))
 
     it.effect(":cancel and :subscribe read their body as every route does: 415 for another media type, 400 for bad JSON", () =>

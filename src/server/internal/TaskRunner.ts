@@ -8,6 +8,19 @@
  *
  * Cancellation interrupts the execution's fiber while the agent runs (the agent's finalizers run); the runner
  * then records CANCELED.
+ *
+ * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand, once per task).
+ * The executions are not a FiberMap, for three reasons of its contract, not of cost (FiberMap.run measured as
+ * cheap as forkIn):
+ * - A turn hands its task over from inside its own fiber: its last step, under the task's lock, starts the turn
+ *   of the next waiting message. FiberMap.run for that turn would replace, so interrupt, the fiber calling it
+ *   (and `onlyIfMissing` would not start it); starting it from another fiber would let a new message in between.
+ * - What the runner keeps per task lives from the turn's start until that hand-over, not until its fiber ends: the
+ *   task as last saved (for the callers of queued messages) and the waiting messages. A FiberMap would sit beside
+ *   that record as a second map under the same key with another lifetime.
+ * - CancelTask must interrupt the execution it found under the lock, outside the lock (the execution takes the
+ *   lock to let go of its task), by which time the key may name the next turn. So the record holds its own fiber,
+ *   as a Deferred set when it is forked (the record is visible from the instant before).
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -15,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
+import * as RcMap from "effect/RcMap"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
@@ -31,7 +44,7 @@ import {
   UnsupportedOperation
 } from "../../protocol/A2AError.ts"
 import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
-import { type AgentEvent, AgentExecutor, pushRunOf, type RequestContext } from "../AgentExecutor.ts"
+import { type AgentEvent, AgentExecutor, type RequestContext } from "../AgentExecutor.ts"
 import type { CallContext } from "../CallContext.ts"
 import { EventBus } from "../EventBus.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
@@ -46,6 +59,7 @@ import {
   type TaskStoreError
 } from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
+import * as PushStream from "./PushStream.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
 /** One event as the caller of an execution sees it. */
@@ -56,26 +70,16 @@ export interface Processed {
 }
 
 /**
- * Where an execution's events go, synchronously and in order: `offer` for each event; `fail` when the execution
- * fails before it has a task (the caller's answer is then that error) or its storage fails; `end` last, always.
- * The runner never waits for a caller, so one that has gone away costs nothing.
+ * Where an execution's events go: a PushStream sink, fed synchronously and in order (`offer` for each event;
+ * `fail` when the execution fails before it has a task, the caller's answer then being that error, or its storage
+ * fails; `end` last, always). The runner never waits for a caller, so one that has gone away costs nothing.
  *
  * A message to a task whose agent is still working waits for the turn in progress to end (see `start`);
  * `queued` then tells its caller the task as it is now, which is all a non-blocking SendMessage answers.
  */
-export interface Caller {
-  readonly offer: (processed: Processed) => void
-  readonly fail: (error: A2AError) => void
-  readonly end: () => void
+export interface Caller extends PushStream.Sink<Processed, A2AError> {
   readonly queued?: ((task: v1.Task) => void) | undefined
 }
-
-/** A Caller feeding a queue, for a reader that wants every event (a stream). */
-export const queueCaller = (queue: Queue.Enqueue<Processed, A2AError | Cause.Done>): Caller => ({
-  offer: (processed) => void Queue.offerUnsafe(queue, processed),
-  fail: (error) => void Queue.failCauseUnsafe(queue, Cause.fail(error)),
-  end: () => void Queue.endUnsafe(queue)
-})
 
 export interface StartOptions {
   readonly message: v1.Message
@@ -143,26 +147,6 @@ const notFound = (taskId: string) => new TaskNotFound({ message: `Task ${taskId}
 const notCancelable = (taskId: string, state: v1.TaskState) =>
   new TaskNotCancelable({ message: `Task ${taskId} is ${label(state)} and cannot be canceled`, metadata: { taskId } })
 
-/** Per-key mutual exclusion; entries live only while someone holds or waits for them. */
-const makeKeyedLock = () => {
-  const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; refs: number }>()
-  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        const entry = locks.get(key) ?? { semaphore: Semaphore.makeUnsafe(1), refs: 0 }
-        entry.refs++
-        locks.set(key, entry)
-        return entry
-      }),
-      (entry) => entry.semaphore.withPermit(effect),
-      (entry) =>
-        Effect.sync(() => {
-          entry.refs--
-          if (entry.refs === 0) locks.delete(key)
-        })
-    )
-}
-
 const describe = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" &&
     error.message.length > 0
@@ -178,7 +162,10 @@ export const make = Effect.gen(function*() {
   const pushConfigs = yield* PushConfigStore
   const executor = yield* AgentExecutor
   const serverScope = yield* Effect.scope
-  const withLock = makeKeyedLock()
+  // Per-task mutual exclusion: a semaphore per task, kept only while someone holds or waits for it.
+  const locks = yield* RcMap.make({ lookup: (_taskId: string) => Semaphore.make(1) })
+  const withLock = <A, E>(taskId: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.scoped(Effect.flatMap(RcMap.get(locks, taskId), (lock) => lock.withPermit(effect)))
   /** The executions now running, by task id. */
   const running = new Map<string, Running>()
 
@@ -205,7 +192,7 @@ export const make = Effect.gen(function*() {
 
   const storageFailed = (caller: Caller, e: StoreFailed) =>
     Effect.logError("Task store failure during execution", e).pipe(
-      Effect.andThen(Effect.sync(() => caller.fail(new InternalError({ message: "Task storage failed" }))))
+      Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(new InternalError({ message: "Task storage failed" })))))
     )
 
   // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended there,
@@ -333,7 +320,7 @@ export const make = Effect.gen(function*() {
         state.settled = true
         const current = Option.getOrUndefined(state.record)
         if (current === undefined) {
-          caller.fail(error)
+          caller.fail(Cause.fail(error))
           return
         }
         if (isTerminal(current.task.status.state)) return
@@ -359,33 +346,10 @@ export const make = Effect.gen(function*() {
         if (Result.isSuccess(applied)) yield* commit(applied.success)
       })
 
-    // A push-style producer (AgentExecutor.withPushRun) runs in this fiber: once the turn is over, or the store
-    // failed, `emit` interrupts it, as the end of reading would interrupt a stream's producer.
-    let stopped = false
-    let storeFailure: StoreFailed | undefined
-    const emit = (event: AgentEvent): Effect.Effect<void> =>
-      stopped ? Effect.interrupt : Effect.uninterruptible(step(event)).pipe(
-        Effect.matchEffect({
-          onSuccess: (more) =>
-            more ? Effect.void : Effect.andThen(Effect.sync(() => (stopped = true)), Effect.interrupt),
-          onFailure: (e) =>
-            Effect.andThen(
-              Effect.sync(() => {
-                stopped = true
-                storeFailure = e
-              }),
-              Effect.interrupt
-            )
-        })
-      )
-
-    const consume = Effect.suspend(() => {
-      const events = executor.execute(context)
-      const push = pushRunOf(events)
-      return push !== undefined
-        ? push(emit)
-        : Stream.runForEachWhile(events, (event) => Effect.uninterruptible(step(event)))
-    })
+    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber; any other is pulled as a stream.
+    const consume = Effect.suspend(() =>
+      PushStream.runForEachWhile(executor.execute(context), (event) => Effect.uninterruptible(step(event)))
+    )
 
     const finish = (exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> =>
       Exit.isSuccess(exit) && state.settled ? Effect.void : Effect.gen(function*() {
@@ -397,8 +361,6 @@ export const make = Effect.gen(function*() {
           )
         }
         const cause = exit.cause
-        if (storeFailure !== undefined) return yield* Effect.fail(storeFailure)
-        if (stopped && Cause.hasInterruptsOnly(cause)) return
         if (Cause.hasInterruptsOnly(cause)) {
           // CancelTask (or the agent itself). A shutdown also interrupts, but then the task is left as it is, for
           // recovery: the stores may be closing too.
@@ -413,7 +375,7 @@ export const make = Effect.gen(function*() {
         if (error instanceof StoreFailed) return yield* Effect.fail(error)
         if (error !== undefined && isA2AError(error) && Option.isNone(state.record)) {
           state.settled = true
-          caller.fail(error)
+          caller.fail(Cause.fail(error))
           return
         }
         yield* Effect.logError("Agent execution failed", cause)
@@ -578,7 +540,7 @@ export const make = Effect.gen(function*() {
       Effect.catch((error) =>
         Effect.sync(() => {
           for (const { caller } of [next, ...rest]) {
-            caller.fail(error)
+            caller.fail(Cause.fail(error))
             caller.end()
           }
         })

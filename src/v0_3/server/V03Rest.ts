@@ -26,6 +26,9 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import type * as Stream from "effect/Stream"
 import {
   type A2AError,
@@ -35,6 +38,7 @@ import {
   MethodNotFound,
   VersionNotSupported
 } from "../../protocol/A2AError.ts"
+import * as FieldViolations from "../../protocol/FieldViolations.ts"
 import type { CallContext } from "../../server/CallContext.ts"
 import type { RouteHandler } from "../../server/http/Edition.ts"
 import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
@@ -44,6 +48,7 @@ import {
   JSON_CONTENT_TYPE,
   wwwAuthenticate
 } from "../../server/http/internal/HttpErrors.ts"
+import * as QueryParams from "../../server/http/internal/QueryParams.ts"
 import * as RequestBody from "../../server/http/internal/RequestBody.ts"
 import * as RestPath from "../../server/http/internal/RestPath.ts"
 import * as Sse from "../../server/http/internal/Sse.ts"
@@ -116,26 +121,36 @@ const objectBody = (request: HttpServerRequest.HttpServerRequest, read: RequestB
 const fromResult = <A>(result: Result.Result<A, A2AError>): Effect.Effect<A, HttpFailure> =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail({ error: result.failure })
 
-const firstValue = (search: HttpCallContext.SearchParams, ...names: ReadonlyArray<string>): string | undefined => {
-  for (const name of names) {
-    const value = search[name]
-    const first = typeof value === "string" ? value : value?.[0]
-    if (first !== undefined) return first
-  }
-  return undefined
-}
+/**
+ * `historyLength` (or `history_length`) from the query, a non-negative integer; repeated, the first counts, as 0.3
+ * servers read it. 0 and absent both mean no limit (proto3 default).
+ */
+const HistoryLength = QueryParams.First.pipe(Schema.decodeTo(
+  Schema.UndefinedOr(Schema.Number),
+  SchemaTransformation.transformEffect({
+    decode: (raw) =>
+      /^\d{1,9}$/.test(raw)
+        ? Effect.succeed(Number(raw) === 0 ? undefined : Number(raw))
+        : Effect.fail(
+          new SchemaIssue.InvalidValue(
+            { message: `Invalid query parameter historyLength: "${raw}" is not a non-negative integer` },
+            raw
+          )
+        ),
+    encode: (n) => Effect.succeed(String(n ?? 0))
+  })
+))
 
-/** `historyLength` from the query; 0 and absent both mean no limit (proto3 default). */
+const decodeHistoryLength = Schema.decodeUnknownResult(HistoryLength)
+
 const historyLength = (search: HttpCallContext.SearchParams): Result.Result<number | undefined, A2AError> => {
-  const raw = firstValue(search, "historyLength", "history_length")
+  const raw = search["historyLength"] ?? search["history_length"]
   if (raw === undefined) return Result.succeed(undefined)
-  if (!/^\d{1,9}$/.test(raw)) {
-    return Result.fail(
-      new InvalidRequest({ message: `Invalid query parameter historyLength: "${raw}" is not a non-negative integer` })
-    )
-  }
-  const n = Number(raw)
-  return Result.succeed(n === 0 ? undefined : n)
+  return Result.mapError(
+    decodeHistoryLength(raw),
+    (e) =>
+      new InvalidRequest({ message: FieldViolations.fromIssue(e.issue)[0]?.description ?? "Invalid historyLength" })
+  )
 }
 
 const subscribe = (id: string) =>

@@ -36,6 +36,11 @@ const violationsOf = (body: Status): ReadonlyArray<string> => {
   return ((badRequest?.["fieldViolations"] ?? []) as ReadonlyArray<{ field: string }>).map((v) => v.field)
 }
 
+const descriptionsOf = (body: Status): ReadonlyArray<string> => {
+  const badRequest = body.error.details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.BadRequest")
+  return ((badRequest?.["fieldViolations"] ?? []) as ReadonlyArray<{ description: string }>).map((v) => v.description)
+}
+
 const get = (server: TestServer.TestServer, path: string, headers: Record<string, string> = V1) =>
   TestServer.request(`${server.url}${path}`, { headers })
 
@@ -189,8 +194,17 @@ layer(TestServer.layer())("REST binding", (it) => {
         )
         assert.strictEqual(body.error.status, "INVALID_ARGUMENT")
         assert.deepStrictEqual(violationsOf(body), ["pageSize", "historyLength", "includeArtifacts"])
+        assert.strictEqual(body.error.message, "Invalid parameters: pageSize, historyLength, includeArtifacts")
+        assert.deepStrictEqual(descriptionsOf(body), [
+          "Expected an integer, got \"ten\"",
+          "Expected an integer, got \"1.5\"",
+          "Expected true or false, got \"yes\""
+        ])
         const repeated = statusOf(yield* get(server, "/tasks?pageSize=1&pageSize=2"), 400, "INVALID_PARAMS")
         assert.deepStrictEqual(violationsOf(repeated), ["pageSize"])
+        assert.strictEqual(repeated.error.message, "Invalid parameters: pageSize: Expected a single value, got 2")
+        const history = statusOf(yield* get(server, "/tasks/t-1?historyLength=x"), 400, "INVALID_PARAMS")
+        assert.deepStrictEqual(descriptionsOf(history), ["Expected an integer, got \"x\""])
         const state = statusOf(yield* get(server, "/tasks?status=TASK_STATE_RUNNING"), 400, "INVALID_PARAMS")
         assert.deepStrictEqual(violationsOf(state), ["status"])
         const time = statusOf(yield* get(server, "/tasks?statusTimestampAfter=yesterday"), 400, "INVALID_PARAMS")

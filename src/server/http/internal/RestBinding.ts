@@ -13,13 +13,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
-import {
-  type A2AError,
-  type FieldViolation,
-  InvalidParams,
-  MethodNotFound,
-  toHttpError
-} from "../../../protocol/A2AError.ts"
+import { type A2AError, MethodNotFound, toHttpError } from "../../../protocol/A2AError.ts"
 import * as Operations from "../../../protocol/Operations.ts"
 import type { RouteHandler } from "../Edition.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
@@ -32,6 +26,7 @@ import {
   restError,
   restFailure
 } from "./HttpErrors.ts"
+import * as QueryParams from "./QueryParams.ts"
 import * as RequestBody from "./RequestBody.ts"
 import * as RestPath from "./RestPath.ts"
 import * as Sse from "./Sse.ts"
@@ -53,45 +48,17 @@ type Resolve = (
 
 // --- Request parameters (spec 11.5) ---
 
-/**
- * Query parameters to request fields: camelCase names, numbers as decimal strings, booleans as
- * `true`/`false`, a scalar given once. Unknown parameters are ignored (`A2A-Version`, an API key...). A value
- * of the wrong form is a field violation; the schema then checks the rest of the request.
- */
+/** The query decoder of each operation that reads its request from the query string (QueryParams). */
+const queryDecoders = new Map(
+  Operations.all.flatMap((op) => op.rest.query === undefined ? [] : [[op.name, QueryParams.decoder(op.rest.query)]])
+)
+
 const fromQuery = (
-  spec: Readonly<Record<string, Operations.QueryForm>>,
+  name: OperationName,
   searchParams: HttpCallContext.SearchParams
-): Effect.Effect<Record<string, unknown>, HttpFailure> => {
-  const out: Record<string, unknown> = {}
-  const violations: Array<FieldViolation> = []
-  for (const name in spec) {
-    const raw = searchParams[name]
-    if (raw === undefined) continue
-    if (typeof raw !== "string" && raw.length !== 1) {
-      violations.push({ field: name, description: `Expected a single value, got ${raw.length}` })
-      continue
-    }
-    const value = typeof raw === "string" ? raw : raw[0]!
-    switch (spec[name]) {
-      case "int32":
-        if (/^-?\d{1,10}$/.test(value)) out[name] = Number(value)
-        else violations.push({ field: name, description: `Expected an integer, got ${JSON.stringify(value)}` })
-        break
-      case "bool":
-        if (value === "true" || value === "false") out[name] = value === "true"
-        else violations.push({ field: name, description: `Expected true or false, got ${JSON.stringify(value)}` })
-        break
-      default:
-        out[name] = value
-    }
-  }
-  if (violations.length === 0) return Effect.succeed(out)
-  return Effect.fail({
-    error: new InvalidParams({
-      message: `Invalid parameters: ${violations.map((v) => v.field).join(", ")}`,
-      fieldViolations: violations
-    })
-  })
+): Effect.Effect<Readonly<Record<string, unknown>>, HttpFailure> => {
+  const decoded = queryDecoders.get(name)!(searchParams)
+  return Result.isSuccess(decoded) ? Effect.succeed(decoded.success) : Effect.fail({ error: decoded.failure })
 }
 
 const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => ({
@@ -162,14 +129,13 @@ const resolveIn = (group: RouteGroup): Resolve => {
     }
     if (op === undefined) return Effect.fail(notFound(request))
     const name = op.name
-    const query = op.rest.query
     const tenant = params["tenant"]
     const assemble = (base: Readonly<Record<string, unknown>>): Resolved => ({
       name,
       input: { ...base, ...fields, ...(tenant !== undefined ? { tenant } : {}) }
     })
     if (op.rest.body) return Effect.map(objectBody(request, read), assemble)
-    if (query !== undefined) return Effect.map(fromQuery(query, searchParams), assemble)
+    if (op.rest.query !== undefined) return Effect.map(fromQuery(name, searchParams), assemble)
     return Effect.succeed(assemble({}))
   }
 }
