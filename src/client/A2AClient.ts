@@ -35,8 +35,14 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
-import { type A2AClientError, A2ANoCompatibleInterface, type A2AResolveError } from "./A2AClientError.ts"
+import {
+  type A2AClientError,
+  A2ANoCompatibleInterface,
+  type A2AResolveError,
+  type AgentCardSignatureError
+} from "./A2AClientError.ts"
 import * as AgentCardResolver from "./AgentCardResolver.ts"
+import * as CardVerifier from "./CardVerifier.ts"
 import { ClientEditions } from "./ClientEdition.ts"
 import * as Credentials from "./Credentials.ts"
 import * as InterfaceSelection from "./InterfaceSelection.ts"
@@ -97,8 +103,13 @@ export interface Options {
 }
 
 export interface ResolveOptions<E = never> extends Options {
-  /** Runs on a fetched card before it is used, e.g. to check its signatures (spec 8.4). */
-  readonly verifyCard?: ((card: v1.AgentCard) => Effect.Effect<void, E>) | undefined
+  /**
+   * Runs on a fetched card before it is used (after the CardVerifier in context, if any, checked its signatures):
+   * the decoded card, and the card as received (its JSON and URL).
+   */
+  readonly verifyCard?:
+    | ((card: v1.AgentCard, received: CardVerifier.ReceivedCard) => Effect.Effect<void, E>)
+    | undefined
   /** Headers for the card request only (credentials are chosen from the card, so they come later). */
   readonly cardHeaders?: Headers.Input | undefined
 }
@@ -166,7 +177,10 @@ export interface A2AClientShape {
     request: Request<v1.DeleteTaskPushNotificationConfigRequest>,
     options?: CallOptions
   ) => Effect.Effect<void, A2AClientError>
-  readonly getExtendedAgentCard: (options?: CallOptions) => Effect.Effect<v1.AgentCard, A2AClientError>
+  /** The extended card; its signatures checked when a CardVerifier was in context when the client was made. */
+  readonly getExtendedAgentCard: (
+    options?: CallOptions
+  ) => Effect.Effect<v1.AgentCard, A2AClientError | AgentCardSignatureError>
 }
 
 export class A2AClient extends Context.Service<A2AClient, A2AClientShape>()("effect-a2a/client/A2AClient") {}
@@ -245,7 +259,15 @@ export const make = (
       HttpClient.mapRequestEffect(Credentials.apply(credentials))
     )
     const transport = selection.factory.make({ interface: selection.interface, url: selection.url, httpClient })
-    return fromTransport(card, selection.interface, transport, options)
+    const client = fromTransport(card, selection.interface, transport, options)
+    const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
+    if (Option.isNone(verifier)) return client
+    return {
+      ...client,
+      getExtendedAgentCard: (call) =>
+        Effect.tap(client.getExtendedAgentCard(call), (extended) =>
+          verifier.value.verify({ json: extended, url: transport.url }))
+    }
   })
 
 /** A client over an already built transport (custom bindings, tests). */
@@ -359,7 +381,9 @@ export const resolve = <E = never>(
         timeout: options.timeout
       })
     )
-    if (options.verifyCard !== undefined) yield* options.verifyCard(fetched.card)
+    const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
+    if (Option.isSome(verifier)) yield* verifier.value.verify(fetched)
+    if (options.verifyCard !== undefined) yield* options.verifyCard(fetched.card, fetched)
     return yield* make(fetched.card, { ...options, cardUrl: fetched.url })
   })
 

@@ -54,11 +54,36 @@ export class A2ANoCompatibleInterface extends Schema.TaggedError<A2ANoCompatible
   }
 ) {}
 
+/** Why a card's signatures were not accepted. */
+export class AgentCardSignatureError extends Schema.TaggedError<AgentCardSignatureError>()("AgentCardSignatureError", {
+  reason: Schema.Literals([
+    /** The card has no signature and one is required. */
+    "Unsigned",
+    /** A signature does not verify against its key: the card was changed, or signed with another key. */
+    "InvalidSignature",
+    /** No trusted key has the signature's key id (or its `jku` is not trusted). */
+    "KeyNotFound",
+    /** The signature's `jku` could not be fetched or is not a JWKS. */
+    "KeySetUnavailable",
+    /** `alg` is none, symmetric, or not accepted. */
+    "UnsupportedAlgorithm",
+    /** The signature is not a JWS this client can read (no `kid`, an unreadable header). */
+    "Malformed"
+  ]),
+  /** Where the card came from. */
+  url: Schema.String,
+  message: Schema.String
+}) {}
+
 /** Every failure of an operation on an A2A peer. */
 export type A2AClientError = A2AError | A2ATransportError | A2AResponseError
 
 /** Every failure of resolving a card into a client (before any operation). */
-export type A2AResolveError = A2ATransportError | A2AResponseError | A2ANoCompatibleInterface
+export type A2AResolveError =
+  | A2ATransportError
+  | A2AResponseError
+  | A2ANoCompatibleInterface
+  | AgentCardSignatureError
 
 const SNIPPET = 300
 

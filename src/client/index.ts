@@ -20,6 +20,7 @@
 export * as A2AClient from "./A2AClient.ts"
 export * from "./A2AClientError.ts"
 export * as AgentCardResolver from "./AgentCardResolver.ts"
+export * as CardVerifier from "./CardVerifier.ts"
 export * as ClientEdition from "./ClientEdition.ts"
 export * as Credentials from "./Credentials.ts"
 export * as InterfaceSelection from "./InterfaceSelection.ts"
