@@ -56,6 +56,13 @@ export interface Options {
   readonly jwksMaxAge?: Duration.Input | undefined
   /** Bound on each JWKS fetch. Default 10 seconds. */
   readonly jwksTimeout?: Duration.Input | undefined
+  /**
+   * Signatures over the form @a2a-js/sdk 1.3 signs (see AgentCardCanonical), which leaves the card's security schemes
+   * out: "unless-security-schemes" (default) accepts them on cards without security schemes, where they cover all a
+   * client acts on; "always" accepts them anyway (the schemes, token URLs included, are then unauthenticated);
+   * "never" refuses them.
+   */
+  readonly sdkForm?: "unless-security-schemes" | "always" | "never" | undefined
   /** When false, a failed check is logged as a warning and the card used anyway. Default true. */
   readonly enforce?: boolean | undefined
 }
@@ -71,11 +78,24 @@ export class CardVerifier extends Context.Service<CardVerifier, {
   readonly verify: (card: ReceivedCard) => Effect.Effect<void, AgentCardSignatureError>
 }>()("effect-a2a/client/CardVerifier") {}
 
-const DEFAULT_ALGORITHMS = ["ES256", "ES384", "ES512", "EdDSA", "Ed25519", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"]
+const DEFAULT_ALGORITHMS = [
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512"
+]
 
 const describe = (cause: unknown): string => (Predicate.isError(cause) ? cause.message : String(cause))
 
-const isRecord = (value: unknown): value is Record<string, unknown> => Predicate.isObject(value) && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  Predicate.isObject(value) && !Array.isArray(value)
 
 interface Signature {
   readonly protected: string
@@ -136,7 +156,9 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
         Effect.mapError((cause) => `cannot fetch the JWKS at ${jku}: ${describe(cause)}`),
         Effect.flatMap((json) =>
           isRecord(json) && Array.isArray(json["keys"])
-            ? Effect.succeed(json["keys"].filter((key): key is PublicJwk => isRecord(key) && Predicate.isString(key["kty"])))
+            ? Effect.succeed(
+              json["keys"].filter((key): key is PublicJwk => isRecord(key) && Predicate.isString(key["kty"]))
+            )
             : Effect.fail(`${jku} is not a JWKS (no "keys" array)`)
         )
       )
@@ -164,12 +186,20 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
         ),
         Effect.mapError((message) => outcome("KeySetUnavailable", message)),
         Effect.flatMap((key) =>
-          key !== undefined ? Effect.succeed(key) : Effect.fail(outcome("KeyNotFound", `the JWKS at ${jku} has no kid "${kid}"`))
+          key !== undefined
+            ? Effect.succeed(key)
+            : Effect.fail(outcome("KeyNotFound", `the JWKS at ${jku} has no kid "${kid}"`))
         )
       )
     }
 
-    const checkOne = (signature: unknown, payloads: ReadonlyArray<string>, cardUrl: string) =>
+    const sdkForm = options.sdkForm ?? "unless-security-schemes"
+    const checkOne = (
+      signature: unknown,
+      payloads: ReadonlyArray<AgentCardCanonical.Form>,
+      hasSchemes: boolean,
+      cardUrl: string
+    ) =>
       Effect.gen(function*() {
         if (!isSignature(signature)) {
           return yield* Effect.fail(outcome("Malformed", "a signature lacks its protected header or value"))
@@ -193,7 +223,8 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
           try: () => jose.importJWK({ ...jwk }, alg),
           catch: (cause) => outcome("InvalidSignature", `key "${header.kid}" does not fit ${alg}: ${describe(cause)}`)
         })
-        for (const payload of payloads) {
+        let sdkOnly = false
+        for (const { form, payload } of payloads) {
           const verified = yield* Effect.tryPromise(() =>
             jose.flattenedVerify(
               {
@@ -206,10 +237,20 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
               { algorithms }
             )
           ).pipe(Effect.option)
-          if (verified._tag === "Some") return
+          if (verified._tag === "Some") {
+            if (form === "spec") return
+            sdkOnly = true
+          }
         }
+        if (sdkOnly && (sdkForm === "always" || (sdkForm === "unless-security-schemes" && !hasSchemes))) return
         return yield* Effect.fail(
-          outcome("InvalidSignature", `the signature by key "${header.kid}" does not match the card`)
+          outcome(
+            "InvalidSignature",
+            sdkOnly
+              ? `the signature by key "${header.kid}" covers the card in @a2a-js/sdk's form, which leaves its security ` +
+                `schemes unsigned (sdkForm: "${sdkForm}")`
+              : `the signature by key "${header.kid}" does not match the card`
+          )
         )
       })
 
@@ -223,9 +264,10 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
           return
         }
         const payloads = AgentCardCanonical.forms(received.json as object)
+        const hasSchemes = AgentCardCanonical.hasSecuritySchemes(received.json as object)
         const failures: Array<Outcome> = []
         for (const signature of signatures) {
-          const result = yield* Effect.result(checkOne(signature, payloads, received.url))
+          const result = yield* Effect.result(checkOne(signature, payloads, hasSchemes, received.url))
           if (result._tag === "Success") return
           failures.push(result.failure)
         }

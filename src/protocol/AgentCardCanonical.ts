@@ -6,14 +6,18 @@
  * - `canonical` follows the spec: REQUIRED fields always stay (even `""` or `[]`), fields with the proto
  *   `optional` keyword and message fields stay when present, and other fields are dropped when they hold their
  *   default (`""`, `false`, `0`, `[]`, an empty map). Fields the 1.0 schema does not know are kept as received.
- * - `sdkCanonical` is what @a2a-js/sdk 1.3 (`canonicalizeAgentCard`) and a2a-python compute: a protobuf round trip
+ * - `sdkCanonical` is what @a2a-js/sdk 1.3 (`canonicalizeAgentCard`) signs and verifies: a protobuf round trip
  *   (unknown fields dropped, defaults dropped, REQUIRED ones included), then every `""`, `[]`, `{}` and null removed
- *   at any depth, so `"skills": []` or a security requirement with no scopes (`{"schemes":{"bearer":{}}}`)
- *   vanish from it. The same card gives the same bytes in both forms unless it holds such empty values.
+ *   at any depth (as a2a-python does), so `"skills": []` or a security requirement with no scopes
+ *   (`{"schemes":{"bearer":{}}}`) vanish from it. And because the SDK runs its round trip on its in-memory card,
+ *   whose oneofs (`{ scheme: { $case, value } }`) its JSON reader does not recognise, every security scheme comes
+ *   out empty: `securitySchemes` is never covered by an SDK signature.
  *
  * A signer signs `canonical` and, when the SDK form differs, adds a second signature over it with the same key
- * (spec 8.4.3: a verifier needs one signature to verify); a verifier accepts a signature over either form. What the
- * SDK form leaves out (empty values, unknown fields) carries nothing a client acts on.
+ * (spec 8.4.3: a verifier needs one signature to verify), so the SDK's verifier accepts our cards. A verifier
+ * accepts a signature over the spec's form, and one over the SDK's form only when what that form leaves out
+ * (empty values, unknown fields, and the security schemes) carries nothing a client acts on: a card without
+ * security schemes (see CardVerifier's `sdkForm`).
  *
  * @example
  * ```ts
@@ -201,13 +205,29 @@ const clean = (value: unknown): unknown => {
   return value
 }
 
-/** The form @a2a-js/sdk 1.3 and a2a-python sign and verify (see the module comment). */
-export const sdkCanonical = (card: object): string =>
-  jcs(clean(walkMessage(withoutSignatures(card), "AgentCard", false)) ?? {})
+/** The form @a2a-js/sdk 1.3 signs and verifies (see the module comment). */
+export const sdkCanonical = (card: object): string => {
+  const { securitySchemes: _, ...rest } = walkMessage(withoutSignatures(card), "AgentCard", false)
+  return jcs(clean(rest) ?? {})
+}
+
+/** A payload a signature may cover, and which form it is. */
+export interface Form {
+  readonly form: "spec" | "sdk"
+  readonly payload: string
+}
 
 /** Both forms, the spec's first; one entry when they are the same bytes. */
-export const forms = (card: object): ReadonlyArray<string> => {
+export const forms = (card: object): ReadonlyArray<Form> => {
   const spec = canonical(card)
   const sdk = sdkCanonical(card)
-  return spec === sdk ? [spec] : [spec, sdk]
+  return spec === sdk
+    ? [{ form: "spec", payload: spec }]
+    : [{ form: "spec", payload: spec }, { form: "sdk", payload: sdk }]
+}
+
+/** Whether the card declares security schemes (which the SDK's form does not cover). */
+export const hasSecuritySchemes = (card: object): boolean => {
+  const schemes = (card as Record<string, unknown>)["securitySchemes"]
+  return isRecord(schemes) && Object.keys(schemes).length > 0
 }

@@ -92,7 +92,9 @@ export const make = (
       Effect.flatMap(
         typeof extended === "function" ? extended(principal) : Effect.succeed(extended),
         (template) =>
-          sign(render(template, { ...capabilities, ...template.capabilities, extendedAgentCard: true }, auth, interfaces))
+          sign(
+            render(template, { ...capabilities, ...template.capabilities, extendedAgentCard: true }, auth, interfaces)
+          )
       )
     )
   }

@@ -146,7 +146,7 @@ export const make = (options: Options): Effect.Effect<CardSigner["Service"], Car
       )
     const signStrict = (card: v1.AgentCard) =>
       Effect.map(
-        Effect.forEach(AgentCardCanonical.forms(card), signOne),
+        Effect.forEach(AgentCardCanonical.forms(card), ({ payload }) => signOne(payload)),
         (signatures): v1.AgentCard => ({ ...card, signatures })
       )
     // A key that cannot sign fails here, when the server starts, rather than on the first card request.
@@ -186,11 +186,13 @@ export const layerConfig: Layer.Layer<never, CardSigningError | Config.ConfigErr
       const jku = yield* Config.option(Config.URL("A2A_CARD_SIGNING_JKU"))
       const alg = yield* Config.option(Config.String("A2A_CARD_SIGNING_ALG"))
       const inline = source.value.includes("-----BEGIN") || source.value.trim().startsWith("{")
-      const key = inline ? source.value : yield* FileSystem.FileSystem.use((fs) => fs.readFileString(source.value)).pipe(
-        Effect.mapError((error) =>
-          new CardSigningError({ message: `A2A_CARD_SIGNING_KEY: cannot read ${source.value}: ${error.message}` })
+      const key = inline ?
+        source.value :
+        yield* FileSystem.FileSystem.use((fs) => fs.readFileString(source.value)).pipe(
+          Effect.mapError((error) =>
+            new CardSigningError({ message: `A2A_CARD_SIGNING_KEY: cannot read ${source.value}: ${error.message}` })
+          )
         )
-      )
       const signer = yield* make({
         key,
         kid: Option.getOrUndefined(kid),

@@ -3,7 +3,7 @@
  * and the form @a2a-js/sdk 1.3 signs, checked against the SDK's own canonicalizeAgentCard on cards with empty
  * values, unknown fields and extension params.
  */
-import { canonicalizeAgentCard } from "@a2a-js/sdk"
+import { AgentCard, canonicalizeAgentCard } from "@a2a-js/sdk"
 import { describe, expect, it } from "@effect/vitest"
 import * as AgentCardCanonical from "../../src/protocol/AgentCardCanonical.ts"
 
@@ -15,7 +15,8 @@ describe("JCS (RFC 8785)", () => {
         .raw`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}`
     )
     expect(AgentCardCanonical.jcs(input)).toBe(
-      String.raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`
+      String
+        .raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`
     )
   })
 
@@ -25,7 +26,9 @@ describe("JCS (RFC 8785)", () => {
         .raw`{"\u20ac":"Euro Sign","\r":"Carriage Return","\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\ud83d\ude00":"Emoji: Grinning Face","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis"}`
     )
     // (Object.keys would put "1" first: integer-like keys lead a JS object, so the order is read from the text.)
-    const keys = [...AgentCardCanonical.jcs(input).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((m) => JSON.parse(`"${m[1]}"`))
+    const keys = [...AgentCardCanonical.jcs(input).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((m) =>
+      JSON.parse(`"${m[1]}"`)
+    )
     expect(keys).toEqual(["\r", "1", "\u0080", "\u00f6", "\u20ac", "\ud83d\ude00", "\ufb33"])
   })
 
@@ -33,14 +36,21 @@ describe("JCS (RFC 8785)", () => {
     expect(AgentCardCanonical.jcs([-0, 1e21, 1e-7, 0.000001, 9007199254740993, 5e-324])).toBe(
       "[0,1e+21,1e-7,0.000001,9007199254740992,5e-324]"
     )
-    expect(AgentCardCanonical.jcs({ a: undefined, b: [1, 2], c: { z: 1, y: [] } })).toBe(`{"b":[1,2],"c":{"y":[],"z":1}}`)
+    expect(AgentCardCanonical.jcs({ a: undefined, b: [1, 2], c: { z: 1, y: [] } })).toBe(
+      `{"b":[1,2],"c":{"y":[],"z":1}}`
+    )
   })
 })
 
 const minimal = {
   name: "Example Agent",
   description: "",
-  supportedInterfaces: [{ url: "https://a.example/rpc", protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }],
+  supportedInterfaces: [{
+    url: "https://a.example/rpc",
+    protocolBinding: "JSONRPC",
+    protocolVersion: "1.0",
+    tenant: ""
+  }],
   version: "1.0.0",
   capabilities: { streaming: false, pushNotifications: false, extensions: [] },
   defaultInputModes: ["text/plain"],
@@ -118,16 +128,17 @@ describe("the SDK's form", () => {
   ]
   for (const [name, card] of cards) {
     it(`matches @a2a-js/sdk canonicalizeAgentCard: ${name}`, () => {
-      expect(AgentCardCanonical.sdkCanonical(card)).toBe(canonicalizeAgentCard(card as never))
+      // what the SDK signs and verifies: its in-memory card, read from the JSON
+      expect(AgentCardCanonical.sdkCanonical(card)).toBe(canonicalizeAgentCard(AgentCard.fromJSON(card)))
     })
   }
 
   it("forms: one when the two agree, the spec's first when they differ", () => {
     const plain = { ...minimal, description: "d", skills: [{ id: "s", name: "S", description: "d", tags: ["t"] }] }
-    expect(AgentCardCanonical.forms(plain)).toEqual([AgentCardCanonical.canonical(plain)])
+    expect(AgentCardCanonical.forms(plain)).toEqual([{ form: "spec", payload: AgentCardCanonical.canonical(plain) }])
     expect(AgentCardCanonical.forms(minimal)).toEqual([
-      AgentCardCanonical.canonical(minimal),
-      AgentCardCanonical.sdkCanonical(minimal)
+      { form: "spec", payload: AgentCardCanonical.canonical(minimal) },
+      { form: "sdk", payload: AgentCardCanonical.sdkCanonical(minimal) }
     ])
   })
 })

@@ -61,17 +61,17 @@ export const handler = (
   return HttpServerRequest.HttpServerRequest.use((request) => {
     const edition = env.editions.find((e) => e.card.wants(request))
     return Effect.map(render(env.interfaces.origin(request), edition), ({ body, etag }) => {
-    const headers: Record<string, string> = {
-      "cache-control": `public, max-age=${maxAge}`,
-      etag,
-      "access-control-allow-origin": "*",
-      ...(varies !== undefined ? { vary: varies } : {})
-    }
-    const ifNoneMatch = request.headers["if-none-match"]
-    if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
-      return HttpServerResponse.empty({ status: 304, headers })
-    }
-    return HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
+      const headers: Record<string, string> = {
+        "cache-control": `public, max-age=${maxAge}`,
+        etag,
+        "access-control-allow-origin": "*",
+        ...(varies !== undefined ? { vary: varies } : {})
+      }
+      const ifNoneMatch = request.headers["if-none-match"]
+      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+        return HttpServerResponse.empty({ status: 304, headers })
+      }
+      return HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
     })
   })
 }
