@@ -30,6 +30,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -255,8 +257,27 @@ export const make = (
       card,
       typeof options.credentials === "function" ? options.credentials(card) : options.credentials ?? {}
     )
-    const httpClient = (options.transformClient ?? ((c) => c))(base).pipe(
-      HttpClient.mapRequestEffect(Credentials.apply(credentials))
+    const transformed = (options.transformClient ?? ((c) => c))(base)
+    const prepared = yield* Credentials.prepare(credentials, transformed)
+    // A credential that cannot be produced fails the request as an HttpClientError, which the transports report as
+    // an A2ATransportError "CredentialUnavailable" carrying the A2ACredentialError.
+    const authorize = (request: HttpClientRequest.HttpClientRequest) =>
+      Effect.mapError(prepared.apply(request), (cause) =>
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+        }))
+    const authorized = transformed.pipe(HttpClient.mapRequestEffect(authorize))
+    // An agent that refuses an obtained token (401) gets the request once more, with a new token.
+    const httpClient = !prepared.refreshable ? authorized : authorized.pipe(
+      HttpClient.transform((response, request) =>
+        Effect.flatMap(response, (answered) =>
+          answered.status !== 401 ? Effect.succeed(answered) : prepared.invalidate.pipe(
+            Effect.andThen(authorize(request)),
+            Effect.flatMap((fresh) =>
+              transformed.execute(fresh)
+            )
+          ))
+      )
     )
     const transport = selection.factory.make({ interface: selection.interface, url: selection.url, httpClient })
     const client = fromTransport(card, selection.interface, transport, options)

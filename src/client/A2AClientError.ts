@@ -11,7 +11,15 @@ import type { A2AError } from "../protocol/A2AError.ts"
  * in time, or the connection broke while the response was being read.
  */
 export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("A2ATransportError", {
-  reason: Schema.Literals(["Unreachable", "Timeout", "ConnectionLost", "InvalidUrl", "EncodeFailed"]),
+  reason: Schema.Literals([
+    "Unreachable",
+    "Timeout",
+    "ConnectionLost",
+    "InvalidUrl",
+    "EncodeFailed",
+    /** A credential could not be produced (its cause is the A2ACredentialError), so the request was not sent. */
+    "CredentialUnavailable"
+  ]),
   method: Schema.String,
   url: Schema.String,
   message: Schema.String,
@@ -38,6 +46,17 @@ export class A2AResponseError extends Schema.TaggedError<A2AResponseError>()("A2
   /** The first characters of the body (or of the offending SSE event). */
   body: Schema.optionalKey(Schema.String),
   message: Schema.String
+}) {}
+
+/**
+ * A credential could not be produced: a token endpoint refused the client or could not be reached, or a credential
+ * Effect of the user failed with it.
+ */
+export class A2ACredentialError extends Schema.TaggedError<A2ACredentialError>()("A2ACredentialError", {
+  /** The security scheme (card `securitySchemes` key) the credential is for. */
+  scheme: Schema.String,
+  message: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
 /** The agent card offers no interface this client can talk to (binding and protocol version). */
