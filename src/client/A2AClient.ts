@@ -281,6 +281,8 @@ export const make = (
     )
     const transport = selection.factory.make({ interface: selection.interface, url: selection.url, httpClient })
     const client = fromTransport(card, selection.interface, transport, options)
+    // The extended card reaches us decoded (the transports decode every result), so a field the 1.0 schema does not
+    // know is no longer there to be verified: such a card verifies only by a signature that leaves it out.
     const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
     if (Option.isNone(verifier)) return client
     return {
