@@ -73,16 +73,18 @@ const jwksServer = (current: () => ReadonlyArray<jose.JWK>) =>
 
 const TOKEN = "card-token"
 
-/** Our demo server, its cards signed by `signer`, with bearer auth and an extended card. */
-const serveSigned = (signer: CardSigner.Options) =>
+/** Our demo server, its cards signed by `signer`; unless `open`, with bearer auth and an extended card. */
+const serveSigned = (signer: CardSigner.Options, open = false) =>
   Effect.gen(function*() {
     const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0 }).pipe(
       Layer.provide(
         A2AServer.layer({
           card: DemoAgent.card,
           executor: DemoAgent.make({ stepDelay: Duration.millis(2) }),
-          auth: Auth.bearer({ tokens: { [TOKEN]: "alice" } }),
-          extendedCard: { ...DemoAgent.card, name: "Extended demo" }
+          ...(open ? {} : {
+            auth: Auth.bearer({ tokens: { [TOKEN]: "alice" } }),
+            extendedCard: { ...DemoAgent.card, name: "Extended demo" }
+          })
         }).pipe(Layer.provide(CardSigner.layer(signer)))
       ),
       Layer.provide(Logger.layer([]))
@@ -162,6 +164,24 @@ describe("agent card signatures", () => {
       yield* resolveWith(url, { keys: [es.publicJwk], jku: false, requireSignature: true })
 
       assert.strictEqual(yield* sdkVerify(json, [es]), "verified")
+
+      // the SDK's client fetching our card with the SDK's verifier (a server without auth: the SDK's client then
+      // asks for no extended card)
+      const open = yield* serveSigned({ key: es.pem, kid: es.kid }, true)
+      const { ClientFactory } = yield* Effect.promise(() => import("@a2a-js/sdk/client"))
+      const sdkClient = yield* Effect.promise(() => new ClientFactory().createFromUrl(open))
+      const verified = yield* Effect.promise(() =>
+        sdkClient.getAgentCard(undefined, verifyAgentCardSignature(async () => es.publicJwk))
+      )
+      assert.strictEqual(verified.name, DemoAgent.card.name)
+      const other = yield* keyPair("card-es", "ES256")
+      const refusedBySdk = yield* Effect.promise(() =>
+        sdkClient.getAgentCard(undefined, verifyAgentCardSignature(async () => other.publicJwk)).then(
+          () => "accepted",
+          (error: unknown) => String(error)
+        )
+      )
+      assert.include(refusedBySdk, "No valid signatures")
     }).pipe(Effect.scoped))
 
   it.live("RS256 and EdDSA keys given as JWKs; the kid defaults to the key's thumbprint", () =>
