@@ -215,9 +215,10 @@ export const untilDone = <E, R>(
     })
   })
 
-/** Transient failures worth retrying an idempotent call for. */
+/** Transient failures worth retrying an idempotent call for (a credential that could not be had is not one). */
 export const isTransient = (error: A2AClientError): boolean =>
-  (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed") ||
+  (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed" &&
+    error.reason !== "CredentialUnavailable") ||
   (error._tag === "A2AResponseError" && error.reason === "UnexpectedStatus" &&
     [429, 502, 503, 504].includes(error.status))
 

@@ -11,6 +11,7 @@ import * as jose from "jose"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as A2AClient from "../../src/client/A2AClient.ts"
+import { A2ACredentialError } from "../../src/client/A2AClientError.ts"
 import * as Messages from "../../src/client/Messages.ts"
 import * as OAuth2ClientCredentials from "../../src/client/OAuth2ClientCredentials.ts"
 import * as JwtAuth from "../../src/server/JwtAuth.ts"
@@ -194,5 +195,20 @@ describe("OAuth 2 client credentials", () => {
         "CredentialUnavailable"
       )
       assert.strictEqual(idp.issued(), 0)
+
+      // any credential Effect may fail the same way; an idempotent call is not retried for it
+      let asked = 0
+      const failing = yield* A2AClient.resolve(url, {
+        credentials: {
+          oauth2: Effect.suspend(() => {
+            asked++
+            return Effect.fail(new A2ACredentialError({ scheme: "oauth2", message: "vault sealed" }))
+          })
+        }
+      })
+      const sealed = failureOf(yield* Effect.exit(failing.getTask({ id: "t-1" })))
+      assert.strictEqual(sealed?._tag === "A2ATransportError" ? sealed.reason : undefined, "CredentialUnavailable")
+      assert.strictEqual(sealed?.message, "vault sealed")
+      assert.strictEqual(asked, 1)
     }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
 })
