@@ -59,7 +59,8 @@ export class CardSigner extends Context.Service<CardSigner, {
   readonly sign: (card: v1.AgentCard) => Effect.Effect<v1.AgentCard>
 }>()("effect-a2a/server/CardSigner") {}
 
-const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k", "priv"]
+/** What the published public key leaves out: the private members, and the private key's own usage. */
+const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k", "priv", "key_ops", "ext"]
 
 /** The algorithm a JWK is for, when it does not say. */
 const algOfJwk = (jwk: Record<string, unknown>): string | undefined => {
