@@ -16,6 +16,7 @@ import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import type { ServeOptions } from "../node/NodeA2AServer.ts"
 import type { CardTemplate } from "../server/AgentCardConfig.ts"
 import type * as AgentExecutor from "../server/AgentExecutor.ts"
+import * as CardSigner from "../server/CardSigner.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
 import * as DevUi from "../server/http/DevUi.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
@@ -72,9 +73,9 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   const core = { card: agent.card, executor: agent.executor }
   return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false }).pipe(
     Layer.provide(
-      flags.memory
+      (flags.memory
         ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer), core)
-        : DurableServer.layerConfig(core)
+        : DurableServer.layerConfig(core)).pipe(Layer.provide(CardSigner.layerConfig))
     ),
     // A2A 0.3 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves it out.
     Layer.provide(A2A03.server)

@@ -30,13 +30,21 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
-import { type A2AClientError, A2ANoCompatibleInterface, type A2AResolveError } from "./A2AClientError.ts"
+import {
+  type A2AClientError,
+  A2ANoCompatibleInterface,
+  type A2AResolveError,
+  type AgentCardSignatureError
+} from "./A2AClientError.ts"
 import * as AgentCardResolver from "./AgentCardResolver.ts"
+import * as CardVerifier from "./CardVerifier.ts"
 import { ClientEditions } from "./ClientEdition.ts"
 import * as Credentials from "./Credentials.ts"
 import * as InterfaceSelection from "./InterfaceSelection.ts"
@@ -97,8 +105,13 @@ export interface Options {
 }
 
 export interface ResolveOptions<E = never> extends Options {
-  /** Runs on a fetched card before it is used, e.g. to check its signatures (spec 8.4). */
-  readonly verifyCard?: ((card: v1.AgentCard) => Effect.Effect<void, E>) | undefined
+  /**
+   * Runs on a fetched card before it is used (after the CardVerifier in context, if any, checked its signatures):
+   * the decoded card, and the card as received (its JSON and URL).
+   */
+  readonly verifyCard?:
+    | ((card: v1.AgentCard, received: CardVerifier.ReceivedCard) => Effect.Effect<void, E>)
+    | undefined
   /** Headers for the card request only (credentials are chosen from the card, so they come later). */
   readonly cardHeaders?: Headers.Input | undefined
 }
@@ -166,7 +179,10 @@ export interface A2AClientShape {
     request: Request<v1.DeleteTaskPushNotificationConfigRequest>,
     options?: CallOptions
   ) => Effect.Effect<void, A2AClientError>
-  readonly getExtendedAgentCard: (options?: CallOptions) => Effect.Effect<v1.AgentCard, A2AClientError>
+  /** The extended card; its signatures checked when a CardVerifier was in context when the client was made. */
+  readonly getExtendedAgentCard: (
+    options?: CallOptions
+  ) => Effect.Effect<v1.AgentCard, A2AClientError | AgentCardSignatureError>
 }
 
 export class A2AClient extends Context.Service<A2AClient, A2AClientShape>()("effect-a2a/client/A2AClient") {}
@@ -199,9 +215,10 @@ export const untilDone = <E, R>(
     })
   })
 
-/** Transient failures worth retrying an idempotent call for. */
+/** Transient failures worth retrying an idempotent call for (a credential that could not be had is not one). */
 export const isTransient = (error: A2AClientError): boolean =>
-  (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed") ||
+  (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed" &&
+    error.reason !== "CredentialUnavailable") ||
   (error._tag === "A2AResponseError" && error.reason === "UnexpectedStatus" &&
     [429, 502, 503, 504].includes(error.status))
 
@@ -241,11 +258,40 @@ export const make = (
       card,
       typeof options.credentials === "function" ? options.credentials(card) : options.credentials ?? {}
     )
-    const httpClient = (options.transformClient ?? ((c) => c))(base).pipe(
-      HttpClient.mapRequestEffect(Credentials.apply(credentials))
+    const transformed = (options.transformClient ?? ((c) => c))(base)
+    const prepared = yield* Credentials.prepare(credentials, transformed)
+    // A credential that cannot be produced fails the request as an HttpClientError, which the transports report as
+    // an A2ATransportError "CredentialUnavailable" carrying the A2ACredentialError.
+    const authorize = (request: HttpClientRequest.HttpClientRequest) =>
+      Effect.mapError(prepared.apply(request), (cause) =>
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+        }))
+    const authorized = transformed.pipe(HttpClient.mapRequestEffect(authorize))
+    // An agent that refuses an obtained token (401) gets the request once more, with a new token.
+    const httpClient = !prepared.refreshable ? authorized : authorized.pipe(
+      HttpClient.transform((response, request) =>
+        Effect.flatMap(response, (answered) =>
+          answered.status !== 401 ? Effect.succeed(answered) : prepared.invalidate.pipe(
+            Effect.andThen(authorize(request)),
+            Effect.flatMap((fresh) =>
+              transformed.execute(fresh)
+            )
+          ))
+      )
     )
     const transport = selection.factory.make({ interface: selection.interface, url: selection.url, httpClient })
-    return fromTransport(card, selection.interface, transport, options)
+    const client = fromTransport(card, selection.interface, transport, options)
+    // The extended card reaches us decoded (the transports decode every result), so a field the 1.0 schema does not
+    // know is no longer there to be verified: such a card verifies only by a signature that leaves it out.
+    const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
+    if (Option.isNone(verifier)) return client
+    return {
+      ...client,
+      getExtendedAgentCard: (call) =>
+        Effect.tap(client.getExtendedAgentCard(call), (extended) =>
+          verifier.value.verify({ json: extended, url: transport.url }))
+    }
   })
 
 /** A client over an already built transport (custom bindings, tests). */
@@ -359,7 +405,9 @@ export const resolve = <E = never>(
         timeout: options.timeout
       })
     )
-    if (options.verifyCard !== undefined) yield* options.verifyCard(fetched.card)
+    const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
+    if (Option.isSome(verifier)) yield* verifier.value.verify(fetched)
+    if (options.verifyCard !== undefined) yield* options.verifyCard(fetched.card, fetched)
     return yield* make(fetched.card, { ...options, cardUrl: fetched.url })
   })
 

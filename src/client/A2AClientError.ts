@@ -11,7 +11,15 @@ import type { A2AError } from "../protocol/A2AError.ts"
  * in time, or the connection broke while the response was being read.
  */
 export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("A2ATransportError", {
-  reason: Schema.Literals(["Unreachable", "Timeout", "ConnectionLost", "InvalidUrl", "EncodeFailed"]),
+  reason: Schema.Literals([
+    "Unreachable",
+    "Timeout",
+    "ConnectionLost",
+    "InvalidUrl",
+    "EncodeFailed",
+    /** A credential could not be produced (its cause is the A2ACredentialError), so the request was not sent. */
+    "CredentialUnavailable"
+  ]),
   method: Schema.String,
   url: Schema.String,
   message: Schema.String,
@@ -40,6 +48,17 @@ export class A2AResponseError extends Schema.TaggedError<A2AResponseError>()("A2
   message: Schema.String
 }) {}
 
+/**
+ * A credential could not be produced: a token endpoint refused the client or could not be reached, or a credential
+ * Effect of the user failed with it.
+ */
+export class A2ACredentialError extends Schema.TaggedError<A2ACredentialError>()("A2ACredentialError", {
+  /** The security scheme (card `securitySchemes` key) the credential is for. */
+  scheme: Schema.String,
+  message: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {}
+
 /** The agent card offers no interface this client can talk to (binding and protocol version). */
 export class A2ANoCompatibleInterface extends Schema.TaggedError<A2ANoCompatibleInterface>()(
   "A2ANoCompatibleInterface",
@@ -54,11 +73,36 @@ export class A2ANoCompatibleInterface extends Schema.TaggedError<A2ANoCompatible
   }
 ) {}
 
+/** Why a card's signatures were not accepted. */
+export class AgentCardSignatureError extends Schema.TaggedError<AgentCardSignatureError>()("AgentCardSignatureError", {
+  reason: Schema.Literals([
+    /** The card has no signature and one is required. */
+    "Unsigned",
+    /** A signature does not verify against its key: the card was changed, or signed with another key. */
+    "InvalidSignature",
+    /** No trusted key has the signature's key id (or its `jku` is not trusted). */
+    "KeyNotFound",
+    /** The signature's `jku` could not be fetched or is not a JWKS. */
+    "KeySetUnavailable",
+    /** `alg` is none, symmetric, or not accepted. */
+    "UnsupportedAlgorithm",
+    /** The signature is not a JWS this client can read (no `kid`, an unreadable header). */
+    "Malformed"
+  ]),
+  /** Where the card came from. */
+  url: Schema.String,
+  message: Schema.String
+}) {}
+
 /** Every failure of an operation on an A2A peer. */
 export type A2AClientError = A2AError | A2ATransportError | A2AResponseError
 
 /** Every failure of resolving a card into a client (before any operation). */
-export type A2AResolveError = A2ATransportError | A2AResponseError | A2ANoCompatibleInterface
+export type A2AResolveError =
+  | A2ATransportError
+  | A2AResponseError
+  | A2ANoCompatibleInterface
+  | AgentCardSignatureError
 
 const SNIPPET = 300
 

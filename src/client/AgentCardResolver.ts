@@ -49,6 +49,8 @@ export interface ResolvedCard {
   readonly card: v1.AgentCard
   /** The URL the card was fetched from (interface URLs resolve against it). */
   readonly url: string
+  /** The card's JSON as received: what its signatures cover (decoding drops what the schema does not know). */
+  readonly json: unknown
 }
 
 const decodeV1 = Schema.decodeUnknownOption(v1.AgentCard)
@@ -137,7 +139,7 @@ export const fetchCard = (
       const json = Http.parseJson(body)
       if (Option.isNone(json)) return yield* Http.responseError(r, "InvalidJson", body)
       const card = yield* read(json.value, r, body)
-      return { card, url: response.request.url }
+      return { card, url: response.request.url, json: json.value }
     })
     if (options.timeout === undefined) return yield* exchange
     const timeout = Duration.fromInputUnsafe(options.timeout)

@@ -2,7 +2,8 @@
  * Client authentication (spec 7.3): the user supplies credentials by security scheme name (the keys of the
  * card's `securitySchemes`); the client picks the first of the card's `securityRequirements` it can satisfy
  * completely and sends each credential where its scheme says. Credentials never go to an agent whose card
- * does not ask for them.
+ * does not ask for them. A credential may be an Effect (run per request, so it can fail with A2ACredentialError),
+ * or, for an OAuth 2 scheme with a client credentials flow, `OAuth2ClientCredentials.credential(...)`.
  *
  * @example
  * ```ts
@@ -18,18 +19,23 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Redacted from "effect/Redacted"
 import type * as v1 from "../generated/v1.ts"
+import { A2ACredentialError } from "./A2AClientError.ts"
+import * as OAuth2ClientCredentials from "./OAuth2ClientCredentials.ts"
 
 /**
- * One credential: a secret, or an Effect producing one (run per request, so tokens can be refreshed).
- * For HTTP Basic schemes give "user:password"; for API keys, bearer, OAuth 2 and OpenID Connect the token.
+ * One credential: a secret, or an Effect producing one (run per request, so tokens can be refreshed; its failure
+ * stops the request). For HTTP Basic schemes give "user:password"; for API keys, bearer, OAuth 2 and OpenID
+ * Connect the token; for an OAuth 2 client credentials flow, `OAuth2ClientCredentials.credential(...)`.
  */
 export type Credential =
   | string
   | Redacted.Redacted<string>
-  | Effect.Effect<string | Redacted.Redacted<string>>
+  | Effect.Effect<string | Redacted.Redacted<string>, A2ACredentialError>
+  | OAuth2ClientCredentials.ClientCredentials
 
 /** Credentials by security scheme name. */
 export type Credentials = { readonly [schemeName: string]: Credential }
@@ -72,9 +78,17 @@ export const select = (card: v1.AgentCard, credentials: Credentials): ReadonlyAr
   return []
 }
 
-const reveal = (credential: Credential): Effect.Effect<string> => {
+const reveal = (credential: Credential, schemeName: string): Effect.Effect<string, A2ACredentialError> => {
   if (typeof credential === "string") return Effect.succeed(credential)
   if (Redacted.isRedacted(credential)) return Effect.succeed(Redacted.value(credential))
+  if (OAuth2ClientCredentials.isClientCredentials(credential)) {
+    return Effect.fail(
+      new A2ACredentialError({
+        scheme: schemeName,
+        message: `OAuth 2 client credentials for "${schemeName}" need a token source: use Credentials.prepare`
+      })
+    )
+  }
   return Effect.map(credential, (value) => (typeof value === "string" ? value : Redacted.value(value)))
 }
 
@@ -118,15 +132,56 @@ const applyOne = (request: HttpClientRequest.HttpClientRequest, scheme: v1.Secur
   return request
 }
 
-/** Adds the selected credentials to a request. */
+/** Adds the selected credentials to a request (OAuth 2 client credentials need `prepare`). */
 export const apply = (selected: ReadonlyArray<Selected>) =>
 (
   request: HttpClientRequest.HttpClientRequest
-): Effect.Effect<HttpClientRequest.HttpClientRequest> =>
+): Effect.Effect<HttpClientRequest.HttpClientRequest, A2ACredentialError> =>
   selected.length === 0
     ? Effect.succeed(request)
     : Effect.reduce(
       selected,
       () => request,
-      (req, { credential, scheme }) => Effect.map(reveal(credential), (secret) => applyOne(req, scheme, secret))
+      (req, { credential, scheme, schemeName }) =>
+        Effect.map(reveal(credential, schemeName), (secret) => applyOne(req, scheme, secret))
     )
+
+/** The selected credentials, ready to apply: OAuth 2 client credentials turned into token sources. */
+export interface Prepared {
+  readonly apply: (
+    request: HttpClientRequest.HttpClientRequest
+  ) => Effect.Effect<HttpClientRequest.HttpClientRequest, A2ACredentialError>
+  /** Drops the tokens obtained so far (after the agent refused one), so the next request obtains new ones. */
+  readonly invalidate: Effect.Effect<void>
+  /** Whether `invalidate` does anything: a refused request is worth sending again only then. */
+  readonly refreshable: boolean
+}
+
+/** Prepares the selected credentials; token requests go through `httpClient`. */
+export const prepare = (
+  selected: ReadonlyArray<Selected>,
+  httpClient: HttpClient.HttpClient
+): Effect.Effect<Prepared> =>
+  Effect.gen(function*() {
+    const sources: Array<OAuth2ClientCredentials.TokenSource> = []
+    const ready: Array<Selected> = []
+    for (const entry of selected) {
+      if (!OAuth2ClientCredentials.isClientCredentials(entry.credential)) {
+        ready.push(entry)
+        continue
+      }
+      const source = yield* OAuth2ClientCredentials.make(
+        entry.schemeName,
+        entry.scheme,
+        entry.credential.options,
+        httpClient
+      )
+      sources.push(source)
+      ready.push({ ...entry, credential: source.token })
+    }
+    return {
+      apply: apply(ready),
+      invalidate: Effect.forEach(sources, (source) => source.invalidate, { discard: true }),
+      refreshable: sources.length > 0
+    }
+  })

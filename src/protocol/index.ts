@@ -13,6 +13,7 @@
  * ```
  */
 export * as A2AError from "./A2AError.ts"
+export * as AgentCardCanonical from "./AgentCardCanonical.ts"
 export * as FieldViolations from "./FieldViolations.ts"
 export * as JsonRpc from "./JsonRpc.ts"
 export * as Operations from "./Operations.ts"

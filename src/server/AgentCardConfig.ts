@@ -2,7 +2,7 @@
  * The agent card (spec 4.4.1, 8): everything but the interface URLs, which only the bindings know (their
  * mount points and the request's Host). Bindings render the public card with `publicCard(interfaces)`; the
  * RequestHandler serves the optional extended card (spec 3.1.11, 13.3). Security fields come from Auth, so
- * the card advertises exactly what is enforced.
+ * the card advertises exactly what is enforced. With a CardSigner in context, both cards are signed (spec 8.4).
  *
  * @example
  * ```ts
@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as v1 from "../generated/v1.ts"
 import { Auth, type Principal } from "./Auth.ts"
+import { CardSigner } from "./CardSigner.ts"
 
 /** An agent card without `supportedInterfaces` (the bindings fill them in). */
 export type CardTemplate = Omit<v1.AgentCard, "supportedInterfaces"> & {
@@ -39,9 +40,11 @@ export interface AgentCardOptions {
 export class AgentCardConfig extends Context.Service<AgentCardConfig, {
   /** The effective capabilities (defaults applied), used for capability validation (spec 3.3.4). */
   readonly capabilities: v1.AgentCapabilities
-  /** Renders the public card for the interfaces a binding serves (in preference order). */
+  /** Renders the public card for the interfaces a binding serves (in preference order), unsigned. */
   readonly publicCard: (interfaces: ReadonlyArray<v1.AgentInterface>) => v1.AgentCard
-  /** Renders the extended card for a principal; None when none is configured. */
+  /** Signs a rendered card when a CardSigner is configured (what the card route serves); the card as is otherwise. */
+  readonly sign: (card: v1.AgentCard) => Effect.Effect<v1.AgentCard>
+  /** Renders the extended card for a principal, signed like the public one; None when none is configured. */
   readonly extendedCard: Option.Option<
     (interfaces: ReadonlyArray<v1.AgentInterface>, principal: Principal) => Effect.Effect<v1.AgentCard>
   >
@@ -67,7 +70,11 @@ const render = (
 }
 
 /** Builds the service from a card template; `streaming` defaults to true, `extendedAgentCard` to whether one is given. */
-export const make = (options: AgentCardOptions, auth: Auth["Service"]): AgentCardConfig["Service"] => {
+export const make = (
+  options: AgentCardOptions,
+  auth: Auth["Service"],
+  signer?: CardSigner["Service"] | undefined
+): AgentCardConfig["Service"] => {
   const declared = options.card.capabilities
   const capabilities: v1.AgentCapabilities = {
     ...declared,
@@ -76,19 +83,33 @@ export const make = (options: AgentCardOptions, auth: Auth["Service"]): AgentCar
     extendedAgentCard: declared.extendedAgentCard ?? (options.extendedCard !== undefined)
   }
   const extended = options.extendedCard
+  const sign = signer === undefined ? Effect.succeed : signer.sign
   return {
     capabilities,
     publicCard: (interfaces) => render(options.card, capabilities, auth, interfaces),
+    sign,
     extendedCard: extended === undefined ? Option.none() : Option.some((interfaces, principal) =>
-      Effect.map(
+      Effect.flatMap(
         typeof extended === "function" ? extended(principal) : Effect.succeed(extended),
         (template) =>
-          render(template, { ...capabilities, ...template.capabilities, extendedAgentCard: true }, auth, interfaces)
+          sign(
+            render(template, { ...capabilities, ...template.capabilities, extendedAgentCard: true }, auth, interfaces)
+          )
       )
     )
   }
 }
 
-/** The card service for these options; the security fields come from the Auth in context. */
+/**
+ * The card service for these options; the security fields come from the Auth in context, and the cards are signed
+ * by the CardSigner in context, if there is one (`CardSigner.layer`, `CardSigner.layerConfig`).
+ */
 export const layer = (options: AgentCardOptions): Layer.Layer<AgentCardConfig, never, Auth> =>
-  Layer.effect(AgentCardConfig, Auth.useSync((auth) => make(options, auth)))
+  Layer.effect(
+    AgentCardConfig,
+    Effect.gen(function*() {
+      const auth = yield* Auth
+      const signer = yield* Effect.serviceOption(CardSigner)
+      return make(options, auth, Option.getOrUndefined(signer))
+    })
+  )

@@ -44,6 +44,13 @@ export interface Options {
   readonly schemeName?: string | undefined
   /** Advertised on the card as an OpenID Connect scheme when given (the issuer's discovery document). */
   readonly openIdConnectUrl?: string | undefined
+  /**
+   * The issuer's token endpoint: advertised on the card as an OAuth 2 scheme with a client credentials flow (unless
+   * `openIdConnectUrl` is given), so that clients know where to obtain tokens.
+   */
+  readonly tokenUrl?: string | undefined
+  /** The scopes advertised with `tokenUrl` (name to description). Default none. */
+  readonly scopes?: Readonly<Record<string, string>> | undefined
   /** Least time between two fetches of the key set (a token with an unknown key id fetches it again). Default 30 s. */
   readonly jwksCooldown?: Duration.Input | undefined
 }
@@ -76,6 +83,12 @@ export const make = (options: Options): Effect.Effect<AuthService> =>
 
     const securityScheme: v1.SecurityScheme = options.openIdConnectUrl !== undefined
       ? { openIdConnectSecurityScheme: { openIdConnectUrl: options.openIdConnectUrl } }
+      : options.tokenUrl !== undefined
+      ? {
+        oauth2SecurityScheme: {
+          flows: { clientCredentials: { tokenUrl: options.tokenUrl, scopes: { ...options.scopes } } }
+        }
+      }
       : { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" } }
 
     const service: AuthService = {
@@ -107,7 +120,8 @@ export const make = (options: Options): Effect.Effect<AuthService> =>
 /**
  * From configuration: `A2A_JWT_JWKS_URL`, `A2A_JWT_ISSUER`, `A2A_JWT_AUDIENCE` (comma-separated for several),
  * `A2A_JWT_CLOCK_TOLERANCE` (default 30 seconds), `A2A_JWT_PRINCIPAL_CLAIM` (default sub),
- * `A2A_JWT_OPENID_CONFIGURATION` (advertised on the card when set).
+ * `A2A_JWT_OPENID_CONFIGURATION` (advertised on the card when set), `A2A_JWT_TOKEN_URL` (advertised as an OAuth 2
+ * client credentials flow when set).
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   jwksUrl: Config.String("A2A_JWT_JWKS_URL"),
@@ -115,9 +129,11 @@ export const optionsConfig: Config.Config<Options> = Config.all({
   audience: Config.String("A2A_JWT_AUDIENCE"),
   clockTolerance: Config.Duration("A2A_JWT_CLOCK_TOLERANCE").pipe(Config.withDefault(Duration.seconds(30))),
   principalClaim: Config.String("A2A_JWT_PRINCIPAL_CLAIM").pipe(Config.withDefault("sub")),
-  openIdConnectUrl: Config.option(Config.String("A2A_JWT_OPENID_CONFIGURATION"))
+  openIdConnectUrl: Config.option(Config.String("A2A_JWT_OPENID_CONFIGURATION")),
+  tokenUrl: Config.option(Config.String("A2A_JWT_TOKEN_URL"))
 }).pipe(Config.map((c): Options => ({
   ...c,
   audience: c.audience.split(",").map((a) => a.trim()).filter((a) => a.length > 0),
-  openIdConnectUrl: Option.getOrUndefined(c.openIdConnectUrl)
+  openIdConnectUrl: Option.getOrUndefined(c.openIdConnectUrl),
+  tokenUrl: Option.getOrUndefined(c.tokenUrl)
 })))

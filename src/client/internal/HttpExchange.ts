@@ -14,7 +14,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { InvalidParams, PermissionDenied, Unauthenticated } from "../../protocol/A2AError.ts"
-import { A2AResponseError, A2ATransportError, snippet } from "../A2AClientError.ts"
+import { A2ACredentialError, A2AResponseError, A2ATransportError, snippet } from "../A2AClientError.ts"
 import * as Sse from "../Sse.ts"
 
 /** The request a response belongs to, for error messages. */
@@ -73,6 +73,14 @@ const fromClientError = (
         cause: error
       })
     default:
+      if (reason._tag === "TransportError" && reason.cause instanceof A2ACredentialError) {
+        return new A2ATransportError({
+          reason: "CredentialUnavailable",
+          ...exchange,
+          message: reason.cause.message,
+          cause: reason.cause
+        })
+      }
       return new A2ATransportError({
         reason: "Unreachable",
         ...exchange,

@@ -2,7 +2,9 @@
  * `GET /.well-known/agent-card.json` (spec 8.2): the public card with the interfaces this server mounts,
  * at the origin the client used. Cacheable per spec 8.6.1: `Cache-Control: max-age`, an `ETag` from the
  * card's bytes, and `304 Not Modified` for a matching `If-None-Match`. The card is public, so any origin may
- * read it (CORS). Rendered cards are kept per origin; rendering happens once per origin, not per request.
+ * read it (CORS). Rendered cards are kept per origin; rendering (and signing, with a CardSigner) happens once per
+ * origin, not per request. An edition's card (A2A 0.3) is rendered from the unsigned card and goes unsigned: the
+ * signatures cover the 1.0 card's canonical form, which a 0.3 card is not.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,18 +36,22 @@ export const handler = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
   const cache = new Map<string, Rendered>()
   // A request an edition claims (A2A 0.3: no A2A-Version) gets that edition's card; cached apart from the 1.0 one.
-  const render = (origin: string, edition: Edition<BindingEnv> | undefined): Rendered => {
+  const render = (origin: string, edition: Edition<BindingEnv> | undefined): Effect.Effect<Rendered> => {
     const key = edition === undefined ? origin : `${edition.edge.version} ${origin}`
-    let rendered = cache.get(key)
-    if (rendered === undefined) {
-      const card = env.card.publicCard(env.interfaces.forOrigin(origin))
-      const body = JSON.stringify(edition === undefined ? card : edition.card.render(card))
-      const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
-      if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
-      rendered = { body, etag }
-      cache.set(key, rendered)
-    }
-    return rendered
+    const cached = cache.get(key)
+    if (cached !== undefined) return Effect.succeed(cached)
+    const card = env.card.publicCard(env.interfaces.forOrigin(origin))
+    return Effect.map(
+      edition === undefined ? env.card.sign(card) : Effect.succeed(edition.card.render(card)),
+      (served) => {
+        const body = JSON.stringify(served)
+        const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
+        if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
+        const rendered = { body, etag }
+        cache.set(key, rendered)
+        return rendered
+      }
+    )
   }
   const maxAge = Math.floor(Duration.toSeconds(env.options.cardMaxAge))
   const varies = [
@@ -54,17 +60,18 @@ export const handler = (
   ].join(", ") || undefined
   return HttpServerRequest.HttpServerRequest.use((request) => {
     const edition = env.editions.find((e) => e.card.wants(request))
-    const { body, etag } = render(env.interfaces.origin(request), edition)
-    const headers: Record<string, string> = {
-      "cache-control": `public, max-age=${maxAge}`,
-      etag,
-      "access-control-allow-origin": "*",
-      ...(varies !== undefined ? { vary: varies } : {})
-    }
-    const ifNoneMatch = request.headers["if-none-match"]
-    if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
-      return Effect.succeed(HttpServerResponse.empty({ status: 304, headers }))
-    }
-    return Effect.succeed(HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers }))
+    return Effect.map(render(env.interfaces.origin(request), edition), ({ body, etag }) => {
+      const headers: Record<string, string> = {
+        "cache-control": `public, max-age=${maxAge}`,
+        etag,
+        "access-control-allow-origin": "*",
+        ...(varies !== undefined ? { vary: varies } : {})
+      }
+      const ifNoneMatch = request.headers["if-none-match"]
+      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+        return HttpServerResponse.empty({ status: 304, headers })
+      }
+      return HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
+    })
   })
 }
