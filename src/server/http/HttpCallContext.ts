@@ -155,11 +155,13 @@ export const make = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
   principal: Principal,
-  edge: Edge
+  edge: Edge,
+  binding: "JSONRPC" | "HTTP+JSON"
 ): CallContext.CallContext => {
   const headers = request.headers
   return CallContext.make({
     principal,
+    binding,
     requestedVersion: edge.version,
     extensions: extensionsOf(headers, edge),
     headers,
@@ -187,7 +189,7 @@ export interface RouteCall {
   readonly headers: Record<string, string> | undefined
 }
 
-/** A route's prologue: authenticate (before the body is read), negotiate the version, build the call context. */
+/** A REST route's prologue: authenticate (before the body is read), negotiate the version, build the call context. */
 export const forRoute = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -196,7 +198,7 @@ export const forRoute = (
   Effect.flatMap(authenticate(env, request, searchParams), (principal) => {
     const edge = negotiate(env, request, searchParams)
     if (Result.isFailure(edge)) return Effect.fail(edge.failure)
-    const ctx = make(env, request, principal, edge.success)
+    const ctx = make(env, request, principal, edge.success, "HTTP+JSON")
     return Effect.succeed({ edge: edge.success, ctx, headers: responseHeaders(env, ctx) })
   })
 

@@ -126,7 +126,7 @@ export const handler = (
 
     const call: Call = Result.map(
       HttpCallContext.negotiate(env, request, searchParams),
-      (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal.success, edge) })
+      (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal.success, edge, "JSONRPC") })
     )
     const headers = Result.isSuccess(call) ? HttpCallContext.responseHeaders(env, call.success.ctx) : undefined
 
