@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
@@ -24,7 +24,11 @@ import * as PushStream from "./PushStream.ts"
 /** What the request names of its task, before any answer: its id, for the operations that take one. */
 const taskIdOf = (req: unknown): string | undefined => {
   if (typeof req !== "object" || req === null) return undefined
-  const r = req as { readonly id?: unknown; readonly taskId?: unknown; readonly message?: { readonly taskId?: unknown } }
+  const r = req as {
+    readonly id?: unknown
+    readonly taskId?: unknown
+    readonly message?: { readonly taskId?: unknown }
+  }
   const id = r.taskId ?? r.message?.taskId ?? r.id
   return typeof id === "string" && id.length > 0 ? id : undefined
 }
@@ -55,7 +59,9 @@ const describeAnswer = (answer: unknown): Described => {
     const u = event.statusUpdate
     return { taskId: u.taskId, contextId: u.contextId, state: u.status.state }
   }
-  if ("artifactUpdate" in event) return { taskId: event.artifactUpdate.taskId, contextId: event.artifactUpdate.contextId }
+  if ("artifactUpdate" in event) {
+    return { taskId: event.artifactUpdate.taskId, contextId: event.artifactUpdate.contextId }
+  }
   if ("message" in event) return { taskId: event.message.taskId, contextId: event.message.contextId }
   return isTask(answer) ? taskOf(answer) : {}
 }
