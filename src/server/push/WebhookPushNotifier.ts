@@ -15,6 +15,8 @@
  *   queued.
  * - SSRF: connections go through WebhookGuard's pinned lookup (checked at every connection, so DNS rebinding
  *   cannot reach internal addresses); IP-literal URLs are checked before sending. No redirects are followed.
+ * - Traced (see Observability), each delivery is a span under the one that published its event, and its POST
+ *   carries a W3C `traceparent`; untraced, it carries none.
  * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
  *   fatal. With a PushOutbox (the SQL stores have one), each delivery is written down before it is attempted
  *   and forgotten once made or given up: those a stop cuts short are made after a restart, or by another node.
