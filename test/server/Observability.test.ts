@@ -4,7 +4,7 @@
  * client). Spans are checked by name, parent and attributes; metrics by value after known traffic.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Layer, Logger, Metric, Option, type Scope, Tracer } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Logger, Metric, Option, type Scope, Stream, Tracer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
@@ -282,6 +282,7 @@ describe("Observability", () => {
       yield* Effect.gen(function*() {
         const client = yield* A2AClient.resolve(server.url)
         yield* client.sendMessage({ message: Messages.userText("hello") })
+        yield* Stream.runDrain(client.sendStreamingMessage({ message: Messages.userText("task streamed") }))
       }).pipe(Effect.provide(FetchHttpClient.layer), Effect.withTracer(recorder.tracer))
 
       const clientSpan = yield* ended(recorder, named("A2AClient.SendMessage"))
@@ -296,6 +297,14 @@ describe("Observability", () => {
       assert.strictEqual(httpClient!.kind, "client")
       assert.strictEqual(parentOf(httpClient!), clientSpan)
       assert.strictEqual(operation.traceId, clientSpan.traceId)
+
+      // A stream too: the client's span lasts until the last event, and the server's operation is in its trace.
+      const clientStream = yield* ended(recorder, named("A2AClient.SendStreamingMessage"))
+      const streamOperation = yield* ended(recorder, named("A2A.SendStreamingMessage"))
+      const streamSentFrom = parentOf(parentOf(streamOperation)!)
+      const streamHttp = recorder.spans.find((s) => s.spanId === streamSentFrom?.spanId)
+      assert.strictEqual(parentOf(streamHttp!), clientStream)
+      assert.strictEqual(streamOperation.attributes.get("a2a.task.state"), "TASK_STATE_COMPLETED")
     }).pipe(Effect.scoped))
 
   it.live("exports over OTLP/HTTP: a collector on 127.0.0.1 receives the spans and the metrics as OTLP JSON", () =>
