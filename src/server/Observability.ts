@@ -16,14 +16,19 @@
  * does when `Enabled` is set (the OTLP layers set it) or a tracer other than Effect's built-in one is installed;
  * otherwise the operations run exactly as without this module.
  *
+ * Provide the OTLP layer (or your tracer) to the whole server, its HTTP layer included: spans are made by the
+ * tracer of the request's fiber.
+ *
  * @example
  * ```ts
- * import { A2AServer, DemoAgent, Observability } from "effect-a2a/server"
- * import { FetchHttpClient } from "effect/http"
  * import { Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { NodeA2AServer } from "effect-a2a/node"
+ * import { A2AServer, DemoAgent, Observability } from "effect-a2a/server"
  *
- * // spans and metrics of the server sent to an OpenTelemetry collector
- * const server = A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }).pipe(
+ * // the server's spans and metrics sent to an OpenTelemetry collector
+ * const server = NodeA2AServer.serve({ port: 8080 }).pipe(
+ *   Layer.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() })),
  *   Layer.provide(Observability.layerOtlp({ url: "http://localhost:4318", serviceName: "my-agent" })),
  *   Layer.provide(FetchHttpClient.layer)
  * )
