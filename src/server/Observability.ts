@@ -5,7 +5,8 @@
  *   ids, outcome) and one per agent execution (`A2A.execute`, its child), under the HTTP server's span, itself
  *   the child of the caller's W3C `traceparent` (Effect's HTTP server reads it). The client and webhook deliveries
  *   send a `traceparent` of their own span.
- * - Metrics: requests (`a2a_server_requests_total`), errors by code (`a2a_server_errors_total`), durations
+ * - Metrics: requests (`a2a_server_requests_total`), errors by code (`a2a_server_errors_total`; refusals before
+ *   any operation ran, `a2a_server_refused_total`), durations
  *   (`a2a_server_request_duration_seconds`, `a2a_agent_execution_duration_seconds`), open streams
  *   (`a2a_server_open_streams`), task state transitions (`a2a_task_transitions_total`), executions by outcome
  *   (`a2a_agent_executions_total`).
@@ -51,6 +52,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as Tracer from "effect/Tracer"
+import { type A2AError, errorTable } from "../protocol/A2AError.ts"
 
 /** Instrument the server even without a tracer of its own (e.g. metrics read by another exporter). */
 export const Enabled = Context.Reference<boolean>("effect-a2a/server/Observability/Enabled", {
@@ -85,6 +87,41 @@ export const errors = Metric.counter("a2a_server_errors_total", {
   description: "A2A operations answered with an error",
   incremental: true
 })
+
+/**
+ * Requests refused before any operation ran (malformed JSON, an unknown method, params the schema rejects, an
+ * unauthenticated caller, an unsupported version...), by `binding`, `code` (JSON-RPC code) and `error`.
+ */
+export const refused = Metric.counter("a2a_server_refused_total", {
+  description: "A2A requests refused before any operation ran",
+  incremental: true
+})
+
+/**
+ * What a binding calls for each request it refuses before any operation runs: counted in `context` when the
+ * server instruments itself there (see `isEnabled`), nothing otherwise.
+ */
+export const refusals: Effect.Effect<(binding: string, error: A2AError) => void> = Effect.flatMap(
+  isEnabled,
+  (enabled) =>
+    enabled
+      ? Effect.map(Effect.context<never>(), (context) => {
+        const series = new Map<string, Metric.Metric<number, unknown>>()
+        return (binding: string, error: A2AError) => {
+          const key = `${binding}|${error._tag}`
+          let metric = series.get(key)
+          if (metric === undefined) {
+            const code = String(errorTable[error._tag].jsonRpcCode)
+            metric = Metric.withAttributes(refused, { binding, code, error: error._tag })
+            series.set(key, metric)
+          }
+          metric.updateUnsafe(1, context)
+        }
+      })
+      : Effect.succeed(ignore)
+)
+
+const ignore = (_binding: string, _error: A2AError): void => {}
 
 /** How long operations take, in seconds, by `method` and `binding`; a stream counts until it ends. */
 export const requestDuration = Metric.histogram("a2a_server_request_duration_seconds", {

@@ -65,7 +65,7 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
-      body: JSON.stringify(body)
+      body: typeof body === "string" ? body : JSON.stringify(body)
     })
     return { status: response.status, text: await response.text() }
   })
@@ -221,6 +221,40 @@ describe("Observability", () => {
         }),
         2
       )
+      // Requests refused before any operation ran are counted apart, by binding and code.
+      yield* post(server.url, "{not json")
+      yield* post(server.url, rpc("NoSuchMethod", {}))
+      yield* post(server.url, rpc("GetTask", {}))
+      yield* post(`${server.url}/message:send`, { message: "not a message" })
+      assert.strictEqual(
+        yield* counter(registry, Observability.refused, { binding: "JSONRPC", code: "-32700", error: "ParseError" }),
+        1
+      )
+      assert.strictEqual(
+        yield* counter(registry, Observability.refused, {
+          binding: "JSONRPC",
+          code: "-32601",
+          error: "MethodNotFound"
+        }),
+        1
+      )
+      assert.strictEqual(
+        yield* counter(registry, Observability.refused, { binding: "JSONRPC", code: "-32602", error: "InvalidParams" }),
+        1
+      )
+      assert.strictEqual(
+        yield* counter(registry, Observability.refused, {
+          binding: "HTTP+JSON",
+          code: "-32602",
+          error: "InvalidParams"
+        }),
+        1
+      )
+      // ...and not as the operations' requests.
+      assert.strictEqual(
+        yield* counter(registry, Observability.requests, { method: "GetTask", binding: "JSONRPC", version: "1.0" }),
+        0
+      )
       const durations = yield* Metric.value(
         Metric.withAttributes(Observability.requestDuration, { method: "SendMessage", binding: "JSONRPC" })
       ).pipe(Effect.provideService(Metric.MetricRegistry, registry))
@@ -263,6 +297,7 @@ describe("Observability", () => {
       const server = yield* serve(undefined)
       const reply = yield* post(server.url, rpc("SendMessage", userText("task one")))
       assert.strictEqual(reply.status, 200)
+      yield* post(server.url, rpc("NoSuchMethod", {}))
       // Not one series (reading a metric would register it: the registry is looked at first).
       assert.strictEqual(server.registry.size, 0)
       assert.strictEqual(

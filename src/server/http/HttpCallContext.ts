@@ -30,6 +30,7 @@ import * as Version from "../../protocol/Version.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"
 import { Auth, type ClientCertificate, type Principal } from "../Auth.ts"
 import * as CallContext from "../CallContext.ts"
+import * as Observability from "../Observability.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import type { Edition } from "./Edition.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
@@ -61,6 +62,8 @@ export interface BindingEnv {
   readonly sse: Sse.Hub
   /** Reads a request body as JSON under the options' limits. */
   readonly readJson: RequestBody.Reader
+  /** Counts a request refused before any operation ran (see Observability.refusals; nothing when uninstrumented). */
+  readonly refused: (binding: string, error: A2AError) => void
   /** The verified client certificate of a request, when the Auth reads one and the runtime can tell. */
   readonly clientCertificate:
     | ((request: HttpServerRequest.HttpServerRequest) => ClientCertificate | undefined)
@@ -108,7 +111,8 @@ export const makeEnv = (
         shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
       }),
       readJson: RequestBody.reader({ maxBytes: options.maxBodyBytes, maxDepth: options.maxJsonDepth }, native),
-      clientCertificate: auth.readsClientCertificate === true ? native?.clientCertificate : undefined
+      clientCertificate: auth.readsClientCertificate === true ? native?.clientCertificate : undefined,
+      refused: yield* Observability.refusals
     }
   })
 
