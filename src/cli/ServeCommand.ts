@@ -4,12 +4,14 @@
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
  * demo, `--ui` for an agent module; `--no-ui` / A2A_DEV_UI). Flags win over the environment (HOST, PORT,
- * A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig). Runs until interrupted: SIGINT / SIGTERM close the server
- * gracefully (in-flight requests finish, open streams end).
+ * A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig; `OTEL_*` export traces and metrics, see
+ * Observability.layerOtlpConfig). Runs until interrupted: SIGINT / SIGTERM close the server gracefully (in-flight
+ * requests finish, open streams end).
  */
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
@@ -21,6 +23,7 @@ import * as DemoAgent from "../server/DemoAgent.ts"
 import * as DevUi from "../server/http/DevUi.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
+import * as Observability from "../server/Observability.ts"
 import * as DurableServer from "../store/DurableServer.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import * as AgentModule from "./AgentModule.ts"
@@ -78,7 +81,9 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
         : DurableServer.layerConfig(core)).pipe(Layer.provide(CardSigner.layerConfig))
     ),
     // A2A 0.3 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves it out.
-    Layer.provide(A2A03.server)
+    Layer.provide(A2A03.server),
+    // Spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or a per-signal one) is set; else nothing.
+    Layer.provide(Observability.layerOtlpConfig.pipe(Layer.provide(FetchHttpClient.layer)))
   )
 }
 

@@ -317,16 +317,23 @@ export const fromTransport = (
     return { headers, timeout }
   }
 
+  const spanAttributes = { "a2a.binding": transport.protocolBinding, "a2a.url": transport.url }
+
   /** One unary call: bounded by the timeout, traced as `A2AClient.<Operation>`. */
   const bounded = <A>(operation: string, effect: Effect.Effect<A, A2AClientError>): Effect.Effect<A, A2AClientError> =>
     (timeout === undefined ? effect : Effect.timeoutOrElse(effect, {
       duration: timeout,
       orElse: () => Effect.fail(Http.timeoutError({ method: operation, url: transport.url }, timeout))
     })).pipe(
-      Effect.withSpan(`A2AClient.${operation}`, {
-        attributes: { "a2a.binding": transport.protocolBinding, "a2a.url": transport.url }
-      })
+      Effect.withSpan(`A2AClient.${operation}`, { attributes: spanAttributes })
     )
+
+  /** A streaming call, traced as `A2AClient.<Operation>` until its last event. */
+  const streamed = (
+    operation: string,
+    stream: Stream.Stream<v1.StreamResponse, A2AClientError>
+  ): Stream.Stream<v1.StreamResponse, A2AClientError> =>
+    Stream.withSpan(untilDone(stream), `A2AClient.${operation}`, { attributes: spanAttributes })
 
   const listTasks = (request: Request<v1.ListTasksRequest> = {}, options?: CallOptions) =>
     retry(bounded("ListTasks", transport.listTasks({ ...request, ...tenant }, callOf(options))))
@@ -338,7 +345,7 @@ export const fromTransport = (
     sendMessage: (request, options) =>
       bounded("SendMessage", transport.sendMessage({ ...request, ...tenant }, callOf(options))),
     sendStreamingMessage: (request, options) =>
-      untilDone(transport.sendStreamingMessage({ ...request, ...tenant }, callOf(options))),
+      streamed("SendStreamingMessage", transport.sendStreamingMessage({ ...request, ...tenant }, callOf(options))),
     getTask: (request, options) =>
       retry(bounded("GetTask", transport.getTask({ ...request, ...tenant }, callOf(options)))),
     listTasks,
@@ -361,7 +368,7 @@ export const fromTransport = (
     cancelTask: (request, options) =>
       bounded("CancelTask", transport.cancelTask({ ...request, ...tenant }, callOf(options))),
     subscribeToTask: (request, options) =>
-      untilDone(transport.subscribeToTask({ ...request, ...tenant }, callOf(options))),
+      streamed("SubscribeToTask", transport.subscribeToTask({ ...request, ...tenant }, callOf(options))),
     createTaskPushNotificationConfig: (request, options) =>
       bounded(
         "CreateTaskPushNotificationConfig",

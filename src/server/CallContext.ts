@@ -29,6 +29,8 @@ export interface CallContext {
    * the extended agent card; when absent, the card's configured `supportedInterfaces` are used.
    */
   readonly interfaces?: ReadonlyArray<v1.AgentInterface> | undefined
+  /** The binding the call came through, as the card names it (`JSONRPC`, `HTTP+JSON`, `GRPC`); for traces. */
+  readonly binding?: string | undefined
 }
 
 /** A call context with defaults (anonymous principal, version 1.0, no extensions, no headers). */
@@ -37,7 +39,8 @@ export const make = (options: Partial<CallContext> = {}): CallContext => ({
   requestedVersion: options.requestedVersion ?? "1.0",
   extensions: options.extensions ?? [],
   headers: options.headers ?? {},
-  ...(options.interfaces !== undefined ? { interfaces: options.interfaces } : {})
+  ...(options.interfaces !== undefined ? { interfaces: options.interfaces } : {}),
+  ...(options.binding !== undefined ? { binding: options.binding } : {})
 })
 
 /** Parses an `A2A-Extensions` value: comma-separated URIs, blanks dropped. */

@@ -38,18 +38,20 @@ import {
   Unauthenticated,
   UnsupportedOperation
 } from "../protocol/A2AError.ts"
-import type * as Operations from "../protocol/Operations.ts"
+import * as Operations from "../protocol/Operations.ts"
 import { isTerminal, label } from "../protocol/TaskStates.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"
 import { type AgentExecutor } from "./AgentExecutor.ts"
 import type { CallContext } from "./CallContext.ts"
 import { EventBus, type TaskEvent } from "./EventBus.ts"
 import * as Ids from "./internal/Ids.ts"
+import * as Instrumentation from "./internal/Instrumentation.ts"
 import * as MediaTypes from "./internal/MediaTypes.ts"
 import * as PageToken from "./internal/PageToken.ts"
 import * as PushStream from "./internal/PushStream.ts"
 import * as TaskRunner from "./internal/TaskRunner.ts"
 import * as Validation from "./internal/Validation.ts"
+import * as Observability from "./Observability.ts"
 import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
 import { ShutdownDeadline } from "./ShutdownDeadline.ts"
@@ -99,7 +101,12 @@ export const make = Effect.gen(function*() {
   const pushConfigs = yield* PushConfigStore
   const bus = yield* EventBus
   const cards = yield* AgentCardConfig
-  const runner = yield* TaskRunner.make
+  // Decided once: uninstrumented, the operations run as if Observability did not exist.
+  const observed = yield* Observability.isEnabled
+  const services = yield* Effect.context<never>()
+  const runner = yield* (observed
+    ? Effect.provideService(TaskRunner.make, EventBus, Instrumentation.countingBus(bus, services))
+    : TaskRunner.make)
   const deadline = yield* ShutdownDeadline
   // The blocking sends still waiting for their task to end, each able to answer at once with what it has.
   const waiting = new Set<() => void>()
@@ -410,7 +417,7 @@ export const make = Effect.gen(function*() {
       return yield* cards.extendedCard.value(ctx.interfaces ?? [], ctx.principal)
     })
 
-  return RequestHandler.of({
+  const handlers: Handlers = {
     sendMessage,
     sendStreamingMessage,
     getTask,
@@ -422,8 +429,24 @@ export const make = Effect.gen(function*() {
     listTaskPushNotificationConfigs,
     deleteTaskPushNotificationConfig,
     getExtendedAgentCard
-  })
+  }
+  return RequestHandler.of(observed ? instrument(handlers, services) : handlers)
 })
+
+/** Each operation in its span, counted and timed (see Observability). */
+const instrument = (handlers: Handlers, services: Context.Context<never>): Handlers => {
+  const { streaming, unary } = Instrumentation.make(services)
+  const instrumented: Record<string, unknown> = {}
+  for (const op of Operations.all) {
+    // Handlers is derived from the operations table, so each key holds its operation's method; TypeScript cannot
+    // follow that through the union, hence the casts.
+    const method = handlers[op.key] as (req: unknown, ctx: CallContext) => unknown
+    instrumented[op.key] = op.streaming
+      ? streaming(op, method as (req: unknown, ctx: CallContext) => Stream.Stream<v1.StreamResponse, A2AError>)
+      : unary(op, method as (req: unknown, ctx: CallContext) => Effect.Effect<unknown, A2AError>)
+  }
+  return instrumented as Handlers
+}
 
 /**
  * A subscription's events after its snapshot: those newer than the snapshot's version, up to the one that ends

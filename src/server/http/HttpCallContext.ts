@@ -30,6 +30,7 @@ import * as Version from "../../protocol/Version.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"
 import { Auth, type ClientCertificate, type Principal } from "../Auth.ts"
 import * as CallContext from "../CallContext.ts"
+import * as Observability from "../Observability.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import type { Edition } from "./Edition.ts"
 import type { ResolvedOptions } from "./HttpBindingOptions.ts"
@@ -61,6 +62,8 @@ export interface BindingEnv {
   readonly sse: Sse.Hub
   /** Reads a request body as JSON under the options' limits. */
   readonly readJson: RequestBody.Reader
+  /** Counts a request refused before any operation ran (see Observability.refusals; nothing when uninstrumented). */
+  readonly refused: (binding: string, error: A2AError) => void
   /** The verified client certificate of a request, when the Auth reads one and the runtime can tell. */
   readonly clientCertificate:
     | ((request: HttpServerRequest.HttpServerRequest) => ClientCertificate | undefined)
@@ -108,7 +111,8 @@ export const makeEnv = (
         shutdown: Option.match(shutdown, { onNone: () => Effect.never, onSome: Deferred.await })
       }),
       readJson: RequestBody.reader({ maxBytes: options.maxBodyBytes, maxDepth: options.maxJsonDepth }, native),
-      clientCertificate: auth.readsClientCertificate === true ? native?.clientCertificate : undefined
+      clientCertificate: auth.readsClientCertificate === true ? native?.clientCertificate : undefined,
+      refused: yield* Observability.refusals
     }
   })
 
@@ -155,11 +159,13 @@ export const make = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
   principal: Principal,
-  edge: Edge
+  edge: Edge,
+  binding: "JSONRPC" | "HTTP+JSON"
 ): CallContext.CallContext => {
   const headers = request.headers
   return CallContext.make({
     principal,
+    binding,
     requestedVersion: edge.version,
     extensions: extensionsOf(headers, edge),
     headers,
@@ -187,7 +193,7 @@ export interface RouteCall {
   readonly headers: Record<string, string> | undefined
 }
 
-/** A route's prologue: authenticate (before the body is read), negotiate the version, build the call context. */
+/** A REST route's prologue: authenticate (before the body is read), negotiate the version, build the call context. */
 export const forRoute = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -196,7 +202,7 @@ export const forRoute = (
   Effect.flatMap(authenticate(env, request, searchParams), (principal) => {
     const edge = negotiate(env, request, searchParams)
     if (Result.isFailure(edge)) return Effect.fail(edge.failure)
-    const ctx = make(env, request, principal, edge.success)
+    const ctx = make(env, request, principal, edge.success, "HTTP+JSON")
     return Effect.succeed({ edge: edge.success, ctx, headers: responseHeaders(env, ctx) })
   })
 

@@ -47,6 +47,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import { type AgentEvent, AgentExecutor, type RequestContext } from "../AgentExecutor.ts"
 import type { CallContext } from "../CallContext.ts"
 import { EventBus } from "../EventBus.ts"
+import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
 import { RemoteCancel } from "../RemoteCancel.ts"
@@ -59,6 +60,7 @@ import {
   type TaskStoreError
 } from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
+import * as Instrumentation from "./Instrumentation.ts"
 import * as PushStream from "./PushStream.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
@@ -170,6 +172,7 @@ export const make = Effect.gen(function*() {
   const running = new Map<string, Running>()
 
   const remote = yield* RemoteCancel
+  const observed = yield* Observability.isEnabled
   const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message, conflict: isConflict(e) })
 
   /** Saves a step, then publishes and notifies each of its events in order. Returns the new version. */
@@ -437,7 +440,8 @@ export const make = Effect.gen(function*() {
         return next === undefined ? Effect.void : continueQueued(next, rest, taskId)
       })
       const scope: TaskScope = { owner: options.owner, tenant: options.tenant }
-      const execution = runExecution(context, scope, state, options.pushConfig, caller, handle).pipe(
+      const run = (reporter: Caller) => runExecution(context, scope, state, options.pushConfig, reporter, handle)
+      const execution = (observed ? Instrumentation.execution(context, caller, run) : run(caller)).pipe(
         Effect.ensuring(
           // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
           // needed. The task is let go before the caller hears the end, so its next message finds it free.

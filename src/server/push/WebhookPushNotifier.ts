@@ -15,6 +15,8 @@
  *   queued.
  * - SSRF: connections go through WebhookGuard's pinned lookup (checked at every connection, so DNS rebinding
  *   cannot reach internal addresses); IP-literal URLs are checked before sending. No redirects are followed.
+ * - Traced (see Observability), each delivery is a span under the one that published its event, and its POST
+ *   carries a W3C `traceparent`; untraced, it carries none.
  * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
  *   fatal. With a PushOutbox (the SQL stores have one), each delivery is written down before it is attempted
  *   and forgotten once made or given up: those a stop cuts short are made after a restart, or by another node.
@@ -40,6 +42,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
@@ -51,7 +54,9 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as v1 from "../../generated/v1.ts"
+import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
 import { PushOutbox } from "../PushOutbox.ts"
@@ -314,6 +319,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const baseDelay = options.retryBaseDelay ?? Duration.seconds(1)
   const maxDelay = Duration.fromInputUnsafe(options.retryMaxDelay ?? Duration.seconds(30))
   const maxQueued = Math.max(1, Math.floor(options.maxQueuedPerTask ?? 1000))
+  const observed = yield* Observability.isEnabled
 
   // Every connection resolves through the guard and is pinned to the addresses it vetted.
   const agent = yield* NodeHttpClient.makeAgent({ lookup: guard.lookup, keepAlive: true })
@@ -423,8 +429,9 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
         retryable: status === 408 || status === 429 || status >= 500
       })
     }).pipe(
-      // Trace context stays inside: the webhook belongs to someone else.
-      Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+      // Traced, the POST carries a traceparent (W3C), so a receiver that traces continues the task's trace;
+      // untraced, there is no trace to continue.
+      observed ? identity : Effect.provideService(HttpClient.TracerPropagationEnabled, false)
     )
 
   const retrySchedule = Schedule.exponential(baseDelay).pipe(
@@ -440,7 +447,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     configId: string,
     payloadFor: (config: PushConfig) => Payload,
     kind: string,
-    outboxId: string | undefined
+    outboxId: string | undefined,
+    parent?: Tracer.AnySpan | undefined
   ): Effect.Effect<void> =>
     Effect.gen(function*() {
       // Re-read: a config deleted (or changed) since the event was queued wins.
@@ -467,7 +475,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       )
     }).pipe(
       Effect.andThen(outboxId === undefined ? Effect.void : outbox.done(outboxId)),
-      Effect.withSpan("WebhookPushNotifier.deliver", { attributes: { taskId, configId } })
+      // Under the span that published the event (the agent's execution), though it runs later, in its lane.
+      Effect.withSpan("WebhookPushNotifier.deliver", { attributes: { taskId, configId }, parent })
     )
 
   const queueFull = (annotations: { readonly taskId: string; readonly configId?: string }) =>
@@ -477,7 +486,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     )
 
   // --- one event to every webhook of its task ---
-  const dispatch = (event: PushEvent): Effect.Effect<void> =>
+  const dispatch = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
     Effect.gen(function*() {
       const targets = yield* configs.forTask(event.taskId).pipe(
         Effect.tapError((e) => Effect.logWarning(`Push: cannot read configs of task ${event.taskId}: ${e.message}`)),
@@ -495,7 +504,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
         const outboxId = yield* outbox.add({ taskId: event.taskId, configId: config.id, body, contentType, kind })
         const queued = yield* lanes.submit(
           statusKey(event.taskId, config.id),
-          deliver(event.taskId, config.id, (current) => payloads.for(current), kind, outboxId)
+          deliver(event.taskId, config.id, (current) => payloads.for(current), kind, outboxId, parent)
         )
         if (!queued) {
           yield* queueFull({ taskId: event.taskId, configId: config.id })
@@ -504,11 +513,16 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       }
     })
 
-  const notify = (event: PushEvent): Effect.Effect<void> =>
+  const submit = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
     Effect.flatMap(
-      lanes.submit(event.taskId, dispatch(event)),
+      lanes.submit(event.taskId, dispatch(event, parent)),
       (queued) => queued ? Effect.void : queueFull({ taskId: event.taskId })
     )
+
+  const notify = (event: PushEvent): Effect.Effect<void> =>
+    observed
+      ? Effect.withFiber((fiber) => submit(event, Context.getOrUndefined(fiber.context, Tracer.ParentSpan)))
+      : submit(event, undefined)
 
   // Deliveries left by processes that are gone (see PushOutbox), made in the order they were written down.
   yield* outbox.orphans.pipe(

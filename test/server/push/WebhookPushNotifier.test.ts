@@ -1,6 +1,6 @@
 import { NodeDns } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Result } from "effect"
+import { Effect, Layer, Option, Result, Tracer } from "effect"
 import type * as v1 from "../../../src/generated/v1.ts"
 import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
 import * as WebhookGuard from "../../../src/server/push/WebhookGuard.ts"
@@ -279,4 +279,39 @@ describe("WebhookPushNotifier", () => {
       const all = yield* (yield* WebhookPushNotifier.WebhookDeliveries).all
       assert.isFalse(all.some((s) => s.taskId === id))
     }).pipe(Effect.provide(notifierLayer())))
+
+  it.live("traced, each POST carries a traceparent of its own span, under the span that published the event", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      yield* Effect.gen(function*() {
+        const receiver = yield* Receiver.make
+        const id = taskId()
+        yield* addConfig({ id: "c1", taskId: id, url: receiver.url("/traced") })
+        const publisher = yield* Effect.withSpan(
+          Effect.andThen(notify(id, status(id, "TASK_STATE_COMPLETED", 1)), Effect.currentSpan),
+          "publisher"
+        )
+        yield* idle
+        const [r] = receiver.on("/traced")
+        const header = r?.headers["traceparent"]
+        assert.isString(header)
+        const [version, trace, spanId, flags] = (header as string).split("-")
+        assert.strictEqual(version, "00")
+        assert.strictEqual(flags, "01")
+        assert.strictEqual(trace, publisher.traceId)
+        // The header names the POST's own (client) span, a child of the delivery, a child of the publisher.
+        const post = spans.find((span) => span.spanId === spanId)
+        assert.strictEqual(post?.kind, "client")
+        const deliver = Option.getOrUndefined(post!.parent)
+        assert.strictEqual(deliver?._tag === "Span" && deliver.name, "WebhookPushNotifier.deliver")
+        assert.strictEqual(deliver?._tag === "Span" && Option.getOrUndefined(deliver.parent), publisher)
+      }).pipe(Effect.provide(notifierLayer().pipe(Layer.provideMerge(Layer.succeed(Tracer.Tracer, tracer)))))
+    }).pipe(Effect.scoped))
 })

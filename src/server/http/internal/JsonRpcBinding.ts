@@ -50,40 +50,46 @@ const dispatch = (
 ): Effect.Effect<Outcome> => {
   const parsed = JsonRpc.parseRequest(u)
   if (Result.isFailure(parsed)) {
+    env.refused(BINDING, parsed.failure.error)
     return Effect.succeed(json(JsonRpc.encodeFailure(parsed.failure.id, parsed.failure.error)))
   }
   const request = parsed.success
   const notification = JsonRpc.isNotification(request)
   const id = request.id ?? null
   const fail = (error: A2AError): Outcome => notification ? none : json(JsonRpc.encodeFailure(id, error))
-  if (Result.isFailure(call)) return Effect.succeed(fail(call.failure))
+  // Refused before the operation runs (its own errors are counted with it).
+  const refuse = (error: A2AError): Effect.Effect<Outcome> => {
+    env.refused(BINDING, error)
+    return Effect.succeed(fail(error))
+  }
+  if (Result.isFailure(call)) return refuse(call.failure)
   const { ctx, edge } = call.success
   const operation = edge.operations.get(request.method)
   if (operation === undefined) {
-    return Effect.succeed(fail(new MethodNotFound({ message: `Method not found: ${request.method}` })))
+    return refuse(new MethodNotFound({ message: `Method not found: ${request.method}` }))
   }
   if (Array.isArray(request.params)) {
-    return Effect.succeed(fail(
+    return refuse(
       new InvalidParams({
         message: `Invalid params: ${request.method} takes its params by name (an object), not by position (an array)`
       })
-    ))
+    )
   }
   const params = request.params ?? {}
   if (operation._tag === "Streaming") {
     const prepared = operation.prepare(params)
-    if (Result.isFailure(prepared)) return Effect.succeed(fail(prepared.failure))
+    if (Result.isFailure(prepared)) return refuse(prepared.failure)
     if (inBatch) {
-      return Effect.succeed(fail(
+      return refuse(
         new InvalidRequest({ message: `${request.method} streams its result and cannot be part of a batch` })
-      ))
+      )
     }
     // Nobody would read the events of a streaming notification.
     if (notification) return Effect.succeed(none)
     return Effect.succeed({ _tag: "Stream", id, stream: prepared.success(env.handler, ctx) })
   }
   const prepared = operation.prepare(params)
-  if (Result.isFailure(prepared)) return Effect.succeed(fail(prepared.failure))
+  if (Result.isFailure(prepared)) return refuse(prepared.failure)
   return prepared.success(env.handler, ctx).pipe(
     Effect.matchCauseEffect({
       onSuccess: (result) => Effect.succeed(notification ? none : json(JsonRpc.encodeSuccess(id, result))),
@@ -108,6 +114,18 @@ const encoders = (id: JsonRpc.JsonRpcId) => ({
 const failed = (id: JsonRpc.JsonRpcId, headers: Record<string, string> | undefined) => (error: A2AError) =>
   jsonRpcError(id, error, { headers })
 
+const BINDING = "JSONRPC"
+
+/** The error response to a request refused as a whole, counted (Observability). */
+const refusal = (
+  env: HttpCallContext.BindingEnv,
+  error: A2AError,
+  options?: Parameters<typeof jsonRpcError>[2]
+): HttpServerResponse.HttpServerResponse => {
+  env.refused(BINDING, error)
+  return jsonRpcError(null, error, options)
+}
+
 /** The handler of the JSON-RPC endpoint. */
 export const handler = (
   env: HttpCallContext.BindingEnv
@@ -120,24 +138,24 @@ export const handler = (
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
-    if (Result.isFailure(principal)) return jsonRpcError(null, principal.failure)
+    if (Result.isFailure(principal)) return refusal(env, principal.failure)
     const body = yield* Effect.result(env.readJson(request))
-    if (Result.isFailure(body)) return jsonRpcError(null, body.failure.error, { status: body.failure.status })
+    if (Result.isFailure(body)) return refusal(env, body.failure.error, { status: body.failure.status })
 
     const call: Call = Result.map(
       HttpCallContext.negotiate(env, request, searchParams),
-      (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal.success, edge) })
+      (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal.success, edge, "JSONRPC") })
     )
     const headers = Result.isSuccess(call) ? HttpCallContext.responseHeaders(env, call.success.ctx) : undefined
 
     const payload = body.success
     if (Array.isArray(payload)) {
       if (payload.length === 0) {
-        return jsonRpcError(null, new InvalidRequest({ message: "Invalid Request: empty batch" }), { headers })
+        return refusal(env, new InvalidRequest({ message: "Invalid Request: empty batch" }), { headers })
       }
       if (payload.length > MAX_BATCH_SIZE) {
-        return jsonRpcError(
-          null,
+        return refusal(
+          env,
           new InvalidRequest({ message: `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} requests` }),
           { headers }
         )

@@ -158,6 +158,16 @@ const events = { encode: Sse.jsonEvent, encodeError: errorEvent }
 
 const failed = (headers: Record<string, string> | undefined) => (error: A2AError) => restError(error, { headers })
 
+/** A response to a request refused before its operation ran, counted (Observability). */
+const refused = (
+  env: HttpCallContext.BindingEnv,
+  response: HttpServerResponse.HttpServerResponse,
+  error: A2AError
+): HttpServerResponse.HttpServerResponse => {
+  env.refused("HTTP+JSON", error)
+  return response
+}
+
 /** One REST route's handler: authenticate, negotiate, resolve the request, run the operation, respond. */
 const handle = (
   env: HttpCallContext.BindingEnv,
@@ -168,20 +178,20 @@ const handle = (
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const params = yield* HttpRouter.params
     const call = yield* Effect.result(HttpCallContext.forRoute(env, request, searchParams))
-    if (Result.isFailure(call)) return restError(call.failure)
+    if (Result.isFailure(call)) return refused(env, restError(call.failure), call.failure)
     const { ctx, edge, headers } = call.success
 
     const input = yield* Effect.result(resolve(request, params, searchParams, env.readJson))
-    if (Result.isFailure(input)) return restFailure(input.failure, headers)
+    if (Result.isFailure(input)) return refused(env, restFailure(input.failure, headers), input.failure.error)
     const operation = edge.byName(input.success.name)
 
     if (operation._tag === "Streaming") {
       const prepared = operation.prepare(input.success.input)
-      if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
+      if (Result.isFailure(prepared)) return refused(env, restError(prepared.failure, { headers }), prepared.failure)
       return HttpCallContext.streamAnswer(env, prepared.success(env.handler, ctx), events, headers, failed(headers))
     }
     const prepared = operation.prepare(input.success.input)
-    if (Result.isFailure(prepared)) return restError(prepared.failure, { headers })
+    if (Result.isFailure(prepared)) return refused(env, restError(prepared.failure, { headers }), prepared.failure)
     const result = yield* Effect.result(
       prepared.success(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
     )
