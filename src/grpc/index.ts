@@ -13,3 +13,4 @@
  * @since 0.1.0
  */
 export * as GrpcServer from "./GrpcServer.ts"
+export * as GrpcTransport from "./GrpcTransport.ts"
