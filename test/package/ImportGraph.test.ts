@@ -58,8 +58,8 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "bindings and stores": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
-  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "node runner"]
+  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
+  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner"]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */
