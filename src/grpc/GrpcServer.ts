@@ -1,7 +1,8 @@
 /**
  * The gRPC binding (spec 10): the eleven operations of `lf.a2a.v1.A2AService`, unary and server-streaming, on a
  * port of their own (@grpc/grpc-js), served by the same RequestHandler as the HTTP bindings. Each call
- * authenticates from its metadata (the Auth service, as headers), reads `a2a-version` and `a2a-extensions`
+ * authenticates from its metadata (the Auth service, as headers), reads `a2a-version` (1.0 is served; none means
+ * 0.3, spec 3.6.2, so it is refused with VersionNotSupported as the official SDK's server does) and `a2a-extensions`
  * (spec 10.2), decodes its request to ProtoJSON and validates it with the generated Schemas, and answers errors
  * with the table's gRPC status and a google.rpc.Status carrying ErrorInfo (and BadRequest) details (spec 10.6).
  * A call the client cancels interrupts its fiber, so a stream ends as an SSE stream does when its client leaves.
@@ -66,12 +67,6 @@ export class GrpcServerError extends Schema.TaggedError<GrpcServerError>()("Grpc
   message: Schema.String
 }) {}
 
-/** The version a call asks for: the `lf.a2a.v1` service is 1.0's, so a call that names none means 1.0. */
-const requestedVersion = (headers: Readonly<Record<string, string>>): string => {
-  const raw = headers[Version.HEADER]
-  return raw === undefined || raw.trim() === "" ? Version.CURRENT : raw
-}
-
 /** Metadata as the lower-cased headers the Auth and the CallContext read (binary `-bin` entries left out). */
 const headersOf = (metadata: grpc.Metadata): Record<string, string> => {
   const headers: Record<string, string> = {}
@@ -121,7 +116,8 @@ export const make = Effect.fnUntraced(function*(
     Effect.gen(function*() {
       const headers = headersOf(metadata)
       const principal = yield* auth.authenticate({ headers })
-      const version = Version.negotiate(requestedVersion(headers), [v1Edge.version])
+      // as over HTTP, a call naming no version asks for 0.3 (spec 3.6.2), which this service does not speak
+      const version = Version.negotiate(headers[Version.HEADER], [v1Edge.version])
       if (Result.isFailure(version)) return yield* version.failure
       const ctx = CallContext.make({
         principal,

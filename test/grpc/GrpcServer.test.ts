@@ -28,7 +28,12 @@ interface Answer {
 }
 
 /** One unary call with raw bytes and metadata; the status, its decoded google.rpc.Status and the answer. */
-const unary = (target: string, name: string, bytes: Uint8Array, metadata: Record<string, string> = {}) =>
+const unary = (
+  target: string,
+  name: string,
+  bytes: Uint8Array,
+  metadata: Record<string, string> = { "a2a-version": "1.0" }
+) =>
   Effect.acquireUseRelease(
     Effect.sync(() => new grpc.Client(target, grpc.credentials.createInsecure())),
     (client) =>
@@ -101,14 +106,15 @@ describe("GrpcServer", () => {
       )
     }).pipe(Effect.scoped))
 
-  it.live("a2a-version from metadata: none or 1.0 served, 0.3 refused with VERSION_NOT_SUPPORTED", () =>
+  it.live("a2a-version from metadata: 1.0 served; 0.3, and none (which means 0.3), refused", () =>
     Effect.gen(function*() {
       const { target } = yield* startDemo()
       const request = encode("GetTask", { id: "nope" })
-      const none = yield* unary(target, "GetTask", request)
-      assert.strictEqual(reasonOf(none), "TASK_NOT_FOUND")
-      const current = yield* unary(target, "GetTask", request, { "a2a-version": "1.0" })
+      const current = yield* unary(target, "GetTask", request, { "a2a-version": "1.0.2" })
       assert.strictEqual(reasonOf(current), "TASK_NOT_FOUND")
+      const none = yield* unary(target, "GetTask", request, {})
+      assert.strictEqual(none.code, grpc.status.FAILED_PRECONDITION)
+      assert.strictEqual(reasonOf(none), "VERSION_NOT_SUPPORTED")
       const old = yield* unary(target, "GetTask", request, { "a2a-version": "0.3" })
       assert.strictEqual(old.code, grpc.status.FAILED_PRECONDITION)
       assert.strictEqual(reasonOf(old), "VERSION_NOT_SUPPORTED")
@@ -136,7 +142,7 @@ describe("GrpcServer", () => {
         target,
         "SendMessage",
         encode("SendMessage", { message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "hi" }] } }),
-        { "a2a-extensions": `${ext}, https://other.example/unknown` }
+        { "a2a-version": "1.0", "a2a-extensions": `${ext}, https://other.example/unknown` }
       )
       assert.strictEqual(answer.code, 0)
       assert.deepStrictEqual(answer.metadata?.get("a2a-extensions"), [ext])

@@ -3,8 +3,8 @@
  * gRPC server through every operation of A2AService, streaming included, and reads our errors (status code and
  * the google.rpc.Status ErrorInfo detail) as its typed errors.
  */
-import { type AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
-import type { Transport } from "@a2a-js/sdk/client"
+import { AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
+import { type Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc"
 import {
   ExtendedAgentCardNotConfiguredError,
@@ -19,10 +19,29 @@ import * as Auth from "../../../src/server/Auth.ts"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
 import { startDemo } from "../../grpc/fixtures.ts"
 
+/** The SDK's client over its gRPC transport, from a card listing our gRPC interface (it sends A2A-Version). */
 const connect = (target: string) =>
-  Effect.promise((): Promise<Transport> =>
-    new GrpcTransportFactory().create(target, { name: "ours", supportedInterfaces: [] } as unknown as AgentCard)
+  Effect.promise((): Promise<Client> =>
+    new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new GrpcTransportFactory()],
+      preferredTransports: ["GRPC"]
+    })).createFromAgentCard(AgentCard.fromJSON({
+      name: "ours",
+      description: "",
+      version: "1",
+      supportedInterfaces: [{ url: target, protocolBinding: "GRPC", protocolVersion: "1.0" }],
+      capabilities: { streaming: true, pushNotifications: true },
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: []
+    }))
   )
+
+/** GetExtendedAgentCard through the transport (the SDK's Client has no method for it), with the metadata. */
+const extendedCard = (client: Client, authorization?: string) =>
+  client.transport.getExtendedAgentCard({ tenant: "" }, {
+    serviceParameters: { "a2a-version": "1.0", ...(authorization === undefined ? {} : { authorization }) }
+  })
 
 const message = (text: string, extra: Partial<Message> = {}): Message => ({
   messageId: randomUUID(),
@@ -176,17 +195,14 @@ describe("@a2a-js/sdk gRPC client against our gRPC server", () => {
   it.live("GetExtendedAgentCard: authenticated from the metadata; the typed errors when it is not there", () =>
     Effect.gen(function*() {
       const plain = yield* startDemo()
-      const notDeclared = yield* failure(() =>
-        Effect.runPromise(connect(plain.target)).then((c) => c.getExtendedAgentCard({ tenant: "" }))
-      )
+      const notDeclared = yield* failure(() => Effect.runPromise(connect(plain.target)).then((c) => extendedCard(c)))
       assert.instanceOf(notDeclared, UnsupportedOperationError)
 
       const auth = Auth.bearer({ tokens: { "token-a": "alice" } })
       const declared = { ...DemoAgent.card, capabilities: { ...DemoAgent.card.capabilities, extendedAgentCard: true } }
-      const withToken = { serviceParameters: { authorization: "Bearer token-a" } }
       const missing = yield* startDemo({ card: declared, auth })
       const none = yield* failure(() =>
-        Effect.runPromise(connect(missing.target)).then((c) => c.getExtendedAgentCard({ tenant: "" }, withToken))
+        Effect.runPromise(connect(missing.target)).then((c) => extendedCard(c, "Bearer token-a"))
       )
       assert.instanceOf(none, ExtendedAgentCardNotConfiguredError)
 
@@ -196,13 +212,11 @@ describe("@a2a-js/sdk gRPC client against our gRPC server", () => {
         auth
       })
       const client = yield* connect(extended.target)
-      const anonymous = yield* failure(() => client.getExtendedAgentCard({ tenant: "" }))
+      const anonymous = yield* failure(() => extendedCard(client))
       assert.include(String(anonymous), "16") // UNAUTHENTICATED: the SDK has no typed error for it
-      const wrongToken = yield* failure(() =>
-        client.getExtendedAgentCard({ tenant: "" }, { serviceParameters: { authorization: "Bearer nope" } })
-      )
+      const wrongToken = yield* failure(() => extendedCard(client, "Bearer nope"))
       assert.include(String(wrongToken), "Invalid bearer token")
-      const card = yield* Effect.promise(() => client.getExtendedAgentCard({ tenant: "" }, withToken))
+      const card = yield* Effect.promise(() => extendedCard(client, "Bearer token-a"))
       assert.strictEqual(card.name, "the extended card")
       assert.deepStrictEqual(card.skills.map((s) => s.id), DemoAgent.card.skills.map((s) => s.id))
     }).pipe(Effect.scoped))
