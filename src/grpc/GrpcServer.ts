@@ -64,8 +64,18 @@ export class GrpcServer extends Context.Service<GrpcServer, {
 
 /** The gRPC server could not start (the port is taken, the address is not one of this machine's). */
 export class GrpcServerError extends Schema.TaggedError<GrpcServerError>()("GrpcServerError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The address and port it could not listen on, and Node's error code when there is one (EADDRINUSE…). */
+  address: Schema.String,
+  port: Schema.Number,
+  code: Schema.optionalKey(Schema.String)
 }) {}
+
+/** Node's error code in grpc-js's bind error (it only keeps the messages). */
+const codeOf = (message: string): { readonly code?: string } => {
+  const code = /\b(E[A-Z]{3,})\b/.exec(message)?.[1]
+  return code === undefined ? {} : { code }
+}
 
 /** Metadata as the lower-cased headers the Auth and the CallContext read (binary `-bin` entries left out). */
 const headersOf = (metadata: grpc.Metadata): Record<string, string> => {
@@ -239,7 +249,10 @@ export const make = Effect.fnUntraced(function*(
           ? Effect.succeed(port)
           : Effect.fail(
             new GrpcServerError({
-              message: `gRPC server could not listen on ${host}:${options.port}: ${error.message}`
+              message: `gRPC server could not listen on ${host}:${options.port}: ${error.message}`,
+              address: host,
+              port: options.port,
+              ...codeOf(error.message)
             })
           )
       )
