@@ -85,6 +85,20 @@ const readFile = (file: string) =>
     (fs) => fs.readFile(file).pipe(Effect.mapError((e) => new SchemaSourceError({ source: file, message: e.message })))
   )
 
+/** Whether schema/sources.json pins a proto at all (a repository, or a test's scratch copy, may pin none). */
+export const protoPinned = (root: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const text = yield* fs.readFileString(path.join(root, "schema", "sources.json")).pipe(
+      Effect.orElseSucceed(() => "{}")
+    )
+    return yield* Effect.try(() => JSON.parse(text) as unknown).pipe(
+      Effect.map((json) => typeof json === "object" && json !== null && "proto" in json),
+      Effect.orElseSucceed(() => false)
+    )
+  })
+
 /** The proto's bytes and where they came from (see the module comment). */
 export const readProto = (options: ProtoRenderOptions) =>
   Effect.gen(function*() {

@@ -20,7 +20,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import { parseArgs } from "node:util"
 import { CodegenConfigError } from "./CodegenError.ts"
-import { generateProto } from "./FromProto.ts"
+import { generateProto, protoPinned } from "./FromProto.ts"
 import { generate, knownVersions, repositoryRoot } from "./Generate.ts"
 
 const program = Effect.gen(function*() {
@@ -50,7 +50,7 @@ const program = Effect.gen(function*() {
     const result = yield* generate({ version, input: values.input, outDir: values.out })
     yield* Console.log(`A2A ${version}: wrote ${result.file} (schema sha256 ${result.fingerprint.slice(0, 12)}…)`)
   }
-  if (values.grpc === true || values.version === undefined) {
+  if (values.grpc === true || (values.version === undefined && (yield* protoPinned(repositoryRoot)))) {
     const result = yield* generateProto({ root: repositoryRoot, proto: values.proto, outDir: values.out })
     yield* Console.log(`A2A 1.0 gRPC: wrote ${result.file} (proto sha256 ${result.protoSha256.slice(0, 12)}…)`)
   }
