@@ -1,16 +1,20 @@
 /**
- * `effect-a2a serve --grpc-port`: the command serves gRPC beside HTTP, the card lists it, a client reaches the agent
- * through it, SIGTERM stops both; a gRPC port already taken is a one-line start-up failure.
+ * `effect-a2a serve --grpc-port`: the command serves gRPC beside HTTP, the card lists it, a client (ours, and
+ * `effect-a2a send --binding GRPC`) reaches the agent through it, SIGTERM stops both; a gRPC port already taken is a one-line start-up failure.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import { execFile } from "node:child_process"
 import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
 import type * as v1 from "../../src/generated/v1.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
+
+const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 
 describe("effect-a2a serve --grpc-port", () => {
   it.live("serves gRPC beside HTTP, listed in the card; SIGTERM stops both", () =>
@@ -31,6 +35,19 @@ describe("effect-a2a serve --grpc-port", () => {
         "task" in reply && reply.task.status.message ? textOf(reply.task.status.message.parts) : "",
         "done"
       )
+
+      // the CLI's client, asked for gRPC
+      const cli = yield* Effect.promise(() =>
+        new Promise<{ code: number | null; stdout: string }>((resolve) => {
+          execFile(
+            process.execPath,
+            [CLI, "send", served.base, "quick 5", "--binding", "GRPC"],
+            (error, stdout) => resolve({ code: error === null ? 0 : (error.code as number | null), stdout })
+          )
+        })
+      )
+      assert.strictEqual(cli.code, 0)
+      assert.match(cli.stdout, /completed/)
 
       served.child.kill("SIGTERM")
       const code = yield* Effect.promise(() => served.exited)
@@ -62,6 +79,9 @@ describe("effect-a2a serve --grpc-port", () => {
       )
       assert.strictEqual(failed._tag, "Failure")
       const message = String(failed._tag === "Failure" ? failed.cause : "")
-      assert.match(message, new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${blocker.port}: the address is already in use`))
+      assert.match(
+        message,
+        new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${blocker.port}: the address is already in use`)
+      )
     }).pipe(Effect.scoped), 60_000)
 })
