@@ -101,6 +101,12 @@ const errorOf = (cause: Cause.Cause<A2AError.A2AError>): A2AError.A2AError => {
   return failure._tag === "Some" ? failure.value : new A2AError.InternalError({ message: "Internal error" })
 }
 
+/** A call that died (a bug, here or in the agent) is logged with its cause; the client only hears "Internal error". */
+const logDefect = <A>(method: Wire.Method, exit: Exit.Exit<A, A2AError.A2AError>) =>
+  Exit.isFailure(exit) && Cause.hasDies(exit.cause)
+    ? Effect.logError(`gRPC ${method.operation.name} failed`, exit.cause)
+    : Effect.void
+
 const toBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /**
@@ -174,14 +180,17 @@ export const make = Effect.fnUntraced(function*(
           return yield* encode(method, result)
         }).pipe(
           Effect.onExit((exit) =>
-            Effect.sync(() => {
-              if (Exit.isSuccess(exit)) return callback(null, exit.value)
-              if (Cause.hasInterruptsOnly(exit.cause)) {
-                if (!call.cancelled) callback({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
-                return
-              }
-              callback(statusOf(errorOf(exit.cause)))
-            })
+            Effect.andThen(
+              logDefect(method, exit),
+              Effect.sync(() => {
+                if (Exit.isSuccess(exit)) return callback(null, exit.value)
+                if (Cause.hasInterruptsOnly(exit.cause)) {
+                  if (!call.cancelled) callback({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+                  return
+                }
+                callback(statusOf(errorOf(exit.cause)))
+              })
+            )
           ),
           Effect.ignore
         )
@@ -206,15 +215,18 @@ export const make = Effect.fnUntraced(function*(
           )
         }).pipe(
           Effect.onExit((exit) =>
-            Effect.sync(() => {
-              if (Exit.isSuccess(exit)) return call.end()
-              if (call.cancelled) return
-              if (Cause.hasInterruptsOnly(exit.cause)) {
-                call.emit("error", { code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
-                return
-              }
-              call.emit("error", statusOf(errorOf(exit.cause)))
-            })
+            Effect.andThen(
+              logDefect(method, exit),
+              Effect.sync(() => {
+                if (Exit.isSuccess(exit)) return call.end()
+                if (call.cancelled) return
+                if (Cause.hasInterruptsOnly(exit.cause)) {
+                  call.emit("error", { code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+                  return
+                }
+                call.emit("error", statusOf(errorOf(exit.cause)))
+              })
+            )
           ),
           Effect.ignore
         )

@@ -106,6 +106,20 @@ describe("GrpcServer", () => {
       )
     }).pipe(Effect.scoped))
 
+  it.live("a handler that dies: INTERNAL, 'Internal error' and nothing of the defect; the server keeps serving", () =>
+    Effect.gen(function*() {
+      const { target } = yield* startDemo({
+        wrap: (handler) => ({ ...handler, getTask: () => Effect.die(new Error("secret detail")) })
+      })
+      const died = yield* unary(target, "GetTask", encode("GetTask", { id: "t-1" }))
+      assert.strictEqual(died.code, grpc.status.INTERNAL)
+      assert.strictEqual(died.details, "Internal error")
+      assert.strictEqual(reasonOf(died), "INTERNAL")
+      assert.notInclude(JSON.stringify(died.status), "secret")
+      const after = yield* unary(target, "ListTasks", encode("ListTasks", {}))
+      assert.strictEqual(after.code, 0)
+    }).pipe(Effect.scoped))
+
   it.live("a2a-version from metadata: 1.0 served; 0.3, and none (which means 0.3), refused", () =>
     Effect.gen(function*() {
       const { target } = yield* startDemo()
