@@ -5,6 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import { BenchError } from "./BenchError.ts"
+import { callGrpcOnce, type GrpcLoad, runGrpcLoad } from "./GrpcLoad.ts"
 import { type IdleSettings, runIdle } from "./IdleSubscribers.ts"
 import { type HttpLoad, ID, type LoadSettings, runLoad } from "./LoadGen.ts"
 import { AgentMessage, call, CompletedTask, rpcBody, RpcResult, sendMessageParams, TaskOf } from "./Requests.ts"
@@ -241,6 +242,94 @@ const idleSubscribe: Scenario = {
     })
 }
 
+/** The server's gRPC target, or the error saying its card lists none. */
+const grpcTarget = (server: BenchServer) =>
+  server.endpoints.grpc === undefined
+    ? Effect.fail(new BenchError({ message: `${server.kind}: the agent card lists no GRPC interface` }))
+    : Effect.succeed(server.endpoints.grpc)
+
+/** A decoded gRPC answer, read as loosely as the HTTP checks read bodies. */
+type Answer = Readonly<Record<string, unknown>>
+
+const caseOf = (answer: Answer | undefined): Answer | undefined => {
+  const payload = answer?.["payload"] as { case?: string; value?: Answer } | undefined
+  return payload?.value
+}
+
+const stateOf = (task: Answer | undefined): number | undefined =>
+  (task?.["status"] as { state?: number } | undefined)?.state
+
+/** TaskState enum numbers (the proto's). */
+const COMPLETED = 3
+
+const grpcMessage: Scenario = {
+  id: "grpc-message",
+  title: "gRPC SendMessage -> direct Message",
+  measures: "The round trip of rpc-message over gRPC (protobuf over HTTP/2).",
+  unit: "req/s",
+  servers: A2A,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const load: GrpcLoad = {
+        target: yield* grpcTarget(server),
+        method: "SendMessage",
+        request: () => sendMessageParams(ECHO_TEXT, newMessageId()),
+        verify: ([answer]) => {
+          const payload = (answer as Answer | undefined)?.["payload"] as { case?: string } | undefined
+          return payload?.case === "message"
+        }
+      }
+      yield* callGrpcOnce(load)
+      return (settings) => runGrpcLoad(load, settings)
+    })
+}
+
+const grpcGetTask: Scenario = {
+  id: "grpc-get-task",
+  title: "gRPC GetTask of an existing task",
+  measures: "The read of rpc-get-task over gRPC.",
+  unit: "req/s",
+  servers: A2A,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const id = yield* existingTask(server)
+      const load: GrpcLoad = {
+        target: yield* grpcTarget(server),
+        method: "GetTask",
+        request: () => ({ id }),
+        verify: ([task]) => (task as Answer | undefined)?.["id"] === id && stateOf(task as Answer) === COMPLETED
+      }
+      yield* callGrpcOnce(load)
+      return (settings) => runGrpcLoad(load, settings)
+    })
+}
+
+const grpcStream: Scenario = {
+  id: "grpc-stream",
+  title: "gRPC SendStreamingMessage, 10 artifact chunks",
+  measures: "The stream of rpc-stream over gRPC: task, 10 artifact updates, final status, each read and checked.",
+  unit: "streams/s",
+  servers: A2A,
+  isolated: false,
+  prepare: (server) =>
+    Effect.gen(function*() {
+      const load: GrpcLoad = {
+        target: yield* grpcTarget(server),
+        method: "SendStreamingMessage",
+        request: () => sendMessageParams(`${STREAM} hello`, newMessageId()),
+        verify: (answers) => {
+          const first = (answers[0] as Answer | undefined)?.["payload"] as { case?: string } | undefined
+          const last = caseOf(answers[answers.length - 1] as Answer | undefined)
+          return answers.length >= 2 && first?.case === "task" && stateOf(last) === COMPLETED
+        }
+      }
+      yield* callGrpcOnce(load)
+      return (settings) => runGrpcLoad(load, settings)
+    })
+}
+
 export const scenarios: ReadonlyArray<Scenario> = [
   rpcMessage,
   rpcTask,
@@ -249,5 +338,8 @@ export const scenarios: ReadonlyArray<Scenario> = [
   restGetTask,
   card,
   rpcStream,
-  idleSubscribe
+  idleSubscribe,
+  grpcMessage,
+  grpcGetTask,
+  grpcStream
 ]

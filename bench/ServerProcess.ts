@@ -27,6 +27,8 @@ export interface Endpoints {
   readonly card: string
   readonly jsonRpc: string
   readonly rest: string
+  /** The gRPC target (`host:port`), when the server's card lists a GRPC interface. */
+  readonly grpc?: string | undefined
 }
 
 export interface BenchServer {
@@ -89,7 +91,8 @@ const fetchCard = Effect.fnUntraced(function*(origin: string) {
     Effect.fromNullishOr(card.supportedInterfaces.find((i) => i.protocolBinding === binding)?.url).pipe(
       Effect.mapError(() => new BenchError({ message: `agent card at ${url} has no ${binding} interface` }))
     )
-  return { card: url, jsonRpc: yield* find("JSONRPC"), rest: yield* find("HTTP+JSON") } satisfies Endpoints
+  const grpc = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")?.url
+  return { card: url, jsonRpc: yield* find("JSONRPC"), rest: yield* find("HTTP+JSON"), grpc } satisfies Endpoints
 })
 
 /** VmRSS and VmHWM of a process, in KiB (Linux /proc). */

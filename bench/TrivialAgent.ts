@@ -42,12 +42,13 @@ export const REST_PATH = "/a2a/rest"
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
 
 /** The agent card in A2A 1.0 JSON form, served by every server for the same origin. */
-export const agentCardJson = (origin: string) => ({
+export const agentCardJson = (origin: string, grpcTarget?: string) => ({
   name: "bench-agent",
   description: "Trivial agent for the effect-a2a benchmarks: echo, task, stream, wait.",
   supportedInterfaces: [
     { url: `${origin}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-    { url: `${origin}${REST_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }
+    { url: `${origin}${REST_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+    ...(grpcTarget === undefined ? [] : [{ url: grpcTarget, protocolBinding: "GRPC", protocolVersion: "1.0" }])
   ],
   version: "1.0.0",
   capabilities: { streaming: true, pushNotifications: false },

@@ -60,3 +60,15 @@ export class UnsupportedSchema extends Schema.TaggedError<UnsupportedSchema>()("
 export class CodegenConfigError extends Schema.TaggedError<CodegenConfigError>()("CodegenConfigError", {
   message: Schema.String
 }) {}
+
+/** The pinned A2A proto was not found: no A2A_PROTO, not in A2A_SPEC_DIR, not in the cache, and no download worked. */
+export class ProtoNotFound extends Schema.TaggedError<ProtoNotFound>()("ProtoNotFound", {
+  /** where it looked and why each download failed */
+  where: Schema.String,
+  file: Schema.String
+}) {
+  override get message() {
+    return `the A2A proto was not found (${this.where}): set A2A_PROTO to specification/a2a.proto of the pinned ` +
+      `release, put it in A2A_SPEC_DIR as ${this.file}, or pass --grpc --proto <path>`
+  }
+}

@@ -5,7 +5,12 @@
  *                                                          (A2A_SPEC_DIR, default ../shared/spec; then the cache
  *                                                          A2A_SPEC_CACHE; then their URL: codegen/SchemaSource.ts)
  *   node codegen/main.ts --version 1.0 --input <path|url>  one version from another file or URL
+ *   node codegen/main.ts --grpc [--proto <path>]           only the gRPC descriptor (src/generated/v1Proto.ts) from
+ *                                                          the pinned a2a.proto (A2A_PROTO, A2A_SPEC_DIR, the cache,
+ *                                                          its URL: codegen/FromProto.ts) or another proto file
  *   [--out <dir>]                                          write somewhere else than src/generated
+ *
+ * Without --version or --grpc, every JSON Schema version and then the gRPC descriptor are generated.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -15,13 +20,20 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import { parseArgs } from "node:util"
 import { CodegenConfigError } from "./CodegenError.ts"
-import { generate, knownVersions } from "./Generate.ts"
+import { generateProto, protoPinned } from "./FromProto.ts"
+import { generate, knownVersions, repositoryRoot } from "./Generate.ts"
 
 const program = Effect.gen(function*() {
   const { values } = yield* Effect.try({
     try: () =>
       parseArgs({
-        options: { input: { type: "string" }, version: { type: "string" }, out: { type: "string" } },
+        options: {
+          input: { type: "string" },
+          version: { type: "string" },
+          out: { type: "string" },
+          grpc: { type: "boolean" },
+          proto: { type: "string" }
+        },
         strict: true,
         allowPositionals: false
       }),
@@ -30,10 +42,17 @@ const program = Effect.gen(function*() {
   if (values.input !== undefined && values.version === undefined) {
     return yield* new CodegenConfigError({ message: "--input needs --version (1.0 or 0.3)" })
   }
-  const versions = values.version === undefined ? yield* knownVersions() : [values.version]
+  if (values.proto !== undefined && values.grpc !== true) {
+    return yield* new CodegenConfigError({ message: "--proto goes with --grpc" })
+  }
+  const versions = values.grpc === true ? [] : values.version === undefined ? yield* knownVersions() : [values.version]
   for (const version of versions) {
     const result = yield* generate({ version, input: values.input, outDir: values.out })
     yield* Console.log(`A2A ${version}: wrote ${result.file} (schema sha256 ${result.fingerprint.slice(0, 12)}…)`)
+  }
+  if (values.grpc === true || (values.version === undefined && (yield* protoPinned(repositoryRoot)))) {
+    const result = yield* generateProto({ root: repositoryRoot, proto: values.proto, outDir: values.out })
+    yield* Console.log(`A2A 1.0 gRPC: wrote ${result.file} (proto sha256 ${result.protoSha256.slice(0, 12)}…)`)
   }
 })
 

@@ -52,6 +52,8 @@ const main = announceOrigin.pipe(
     jsonRpcPath: JSONRPC_PATH,
     restPath: REST_PATH,
     cardPath: AGENT_CARD_PATH,
+    // gRPC beside HTTP, on a free port the card lists
+    grpcPort: 0,
     // Open SSE streams must not hold the process on SIGTERM.
     shutdownTimeout: 0
   })),

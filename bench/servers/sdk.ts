@@ -12,6 +12,8 @@ import {
   type RequestContext
 } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express"
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from "@a2a-js/sdk/server/grpc"
+import * as grpc from "@grpc/grpc-js"
 import express from "express"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
@@ -119,14 +121,25 @@ const app = express()
 const server = Http.createServer(app)
 const origin = await listen(server)
 
+// gRPC beside HTTP (the SDK's own gRPC service), on a free port the card lists
+const grpcServer = new grpc.Server()
+const grpcPort = await new Promise<number>((resolve, reject) =>
+  grpcServer.bindAsync(
+    "127.0.0.1:0",
+    grpc.ServerCredentials.createInsecure(),
+    (error, port) => error === null ? resolve(port) : reject(error)
+  )
+)
+
 const requestHandler = new DefaultRequestHandler(
-  AgentCard.fromJSON(agentCardJson(origin)),
+  AgentCard.fromJSON(agentCardJson(origin, `127.0.0.1:${grpcPort}`)),
   new InMemoryTaskStore(),
   executor
 )
 app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: requestHandler }))
 app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }))
 app.use(REST_PATH, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }))
+grpcServer.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication }))
 
 installProfiler()
 installGcOnSignal()

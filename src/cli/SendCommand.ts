@@ -12,6 +12,7 @@ import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Stdio from "effect/Stdio"
@@ -123,7 +124,26 @@ export interface SendOptions {
 export const DEFAULT_TIMEOUT_SECONDS = 60
 
 export const send = (url: string, text: string, options: SendOptions) =>
-  Effect.provide(sendWith(url, text, options), A2A03.client)
+  Effect.provide(
+    sendWith(url, text, options),
+    Option.contains(options.binding, "GRPC") ? Layer.merge(A2A03.client, grpcClient) : A2A03.client
+  )
+
+/**
+ * The gRPC transport, loaded only for `--binding GRPC`: grpc-js is an optional peer, and the other commands start
+ * without it.
+ */
+const grpcClient: Layer.Layer<never, CliError.CliError> = Layer.unwrap(
+  Effect.tryPromise({
+    try: () => import("../grpc/GrpcTransport.ts"),
+    catch: () =>
+      new CliError.UserError({
+        cause: new Error(
+          "--binding GRPC needs @grpc/grpc-js and @bufbuild/protobuf: npm install them beside effect-a2a"
+        )
+      })
+  }).pipe(Effect.map((module) => module.layer))
+)
 
 const sendWith = (url: string, text: string, options: SendOptions) =>
   Effect.gen(function*() {
@@ -195,7 +215,7 @@ export const sendCommand = Command.make(
       Flag.withDescription("Send within an existing conversation context"),
       Flag.optional
     ),
-    binding: Flag.Literals("binding", ["JSONRPC", "HTTP+JSON"]).pipe(
+    binding: Flag.Literals("binding", ["JSONRPC", "HTTP+JSON", "GRPC"]).pipe(
       Flag.withDescription("Use only this protocol binding"),
       Flag.optional
     ),

@@ -42,6 +42,8 @@ export interface ServeFlags {
   readonly port: Option.Option<number>
   readonly prefix: Option.Option<string>
   readonly publicUrl: Option.Option<string>
+  /** Serve gRPC on this port too (absent: A2A_GRPC_PORT, else no gRPC). */
+  readonly grpcPort?: Option.Option<number> | undefined
   readonly memory: boolean
   /** The user's agent module; None (or absent) serves the demo agent. */
   readonly agent?: Option.Option<string> | undefined
@@ -60,7 +62,8 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
     jsonRpcPath: prefix,
     restPath: prefix,
     publicUrl: Option.getOrUndefined(flags.publicUrl),
-    devUi: flags.ui !== undefined ? Option.getOrUndefined(flags.ui) : undefined
+    devUi: flags.ui !== undefined ? Option.getOrUndefined(flags.ui) : undefined,
+    grpcPort: flags.grpcPort === undefined ? undefined : Option.getOrUndefined(flags.grpcPort)
   }
 }
 
@@ -130,6 +133,13 @@ export const serveCommand = Command.make(
       Flag.filter((n) => n >= 0 && n <= 65535, (n) => `--port must be between 0 and 65535, got ${n}`),
       Flag.optional
     ),
+    grpcPort: Flag.Int("grpc-port").pipe(
+      Flag.withDescription(
+        "Also serve gRPC (lf.a2a.v1.A2AService) on this port, listed in the card; 0 picks a free one"
+      ),
+      Flag.filter((n) => n >= 0 && n <= 65535, (n) => `--grpc-port must be between 0 and 65535, got ${n}`),
+      Flag.optional
+    ),
     prefix: pathFlag("prefix", "Mount JSON-RPC and REST under this path (e.g. /a2a); the card stays at the root"),
     publicUrl: Flag.String("public-url").pipe(
       Flag.withDescription(
@@ -173,6 +183,7 @@ export const serveCommand = Command.make(
     },
     { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" },
     { command: "effect-a2a serve --agent ./my-agent.ts --ui", description: "With the dev UI at /_dev" },
+    { command: "effect-a2a serve --grpc-port 50051", description: "Serve gRPC too, on port 50051" },
     {
       command: "effect-a2a serve --agent ./my-agent.ts --memory --watch",
       description: "Develop it: the server restarts when the module changes"

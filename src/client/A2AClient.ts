@@ -63,6 +63,15 @@ export const PROTOCOL_VERSION = "1.0"
  */
 export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransport.factory, RestTransport.factory]
 
+/**
+ * Transports of further bindings, tried beside the default ones (after them in this list; the card's order still
+ * decides which interface is used). None by default; `effect-a2a/grpc` provides gRPC (`GrpcTransport.layer`).
+ */
+export const BindingTransports = Context.Reference<ReadonlyArray<TransportFactory>>(
+  "effect-a2a/client/BindingTransports",
+  { defaultValue: () => [] }
+)
+
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
   readonly times?: number | undefined
@@ -246,8 +255,10 @@ export const make = (
 ): Effect.Effect<A2AClientShape, A2ANoCompatibleInterface, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const editions = yield* ClientEditions
+    const bindings = yield* BindingTransports
     const selection = InterfaceSelection.select(card, {
-      factories: options.transports ?? [...defaultTransports, ...editions.flatMap((edition) => edition.transports)],
+      factories: options.transports ??
+        [...defaultTransports, ...bindings, ...editions.flatMap((edition) => edition.transports)],
       bindings: options.bindings,
       protocolVersions: options.protocolVersions,
       cardUrl: options.cardUrl

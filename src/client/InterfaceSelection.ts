@@ -66,7 +66,7 @@ export const select = (
       sameBinding(f.protocolBinding, iface.protocolBinding) &&
       majorMinor(f.protocolVersion) === majorMinor(iface.protocolVersion)
     )
-    const url = resolveUrl(iface.url, options.cardUrl)
+    const url = factory?.target !== undefined ? factory.target(iface.url) : resolveUrl(iface.url, options.cardUrl)
     if (factory !== undefined && url !== undefined) return { interface: iface, url, factory }
   }
   const supported = usable.map((f) => `${f.protocolBinding} ${majorMinor(f.protocolVersion)}`)

@@ -45,6 +45,11 @@ export interface TransportFactory {
   readonly protocolBinding: string
   /** `AgentInterface.protocolVersion` (`Major.Minor`) this factory speaks, e.g. "1.0". */
   readonly protocolVersion: string
+  /**
+   * For a binding whose interface URL is not an HTTP URL (gRPC's `host:port`): the URL to use as it is, or
+   * undefined when it is not one this binding can reach. Without it, the URL is resolved against the card's URL.
+   */
+  readonly target?: ((interfaceUrl: string) => string | undefined) | undefined
   readonly make: (options: {
     readonly interface: v1.AgentInterface
     /** Absolute interface URL (resolved against the card URL when the card gave a relative one). */

@@ -2,7 +2,8 @@
  * The A2A server on Node: `A2AHttp.routes` (card, JSON-RPC, REST, 1.0 and 0.3) and the Status-shaped 404
  * served by Node's HTTP server, with its timeouts and a graceful shutdown.
  *
- * - `serve(options)` listens on `host:port` (default 127.0.0.1:8080).
+ * - `serve(options)` listens on `host:port` (default 127.0.0.1:8080); with `grpcPort` it also serves gRPC there
+ *   (effect-a2a/grpc, loaded only then: @grpc/grpc-js must be installed) and the card lists it.
  * - `layerConfig(overrides)` is `serve` configured from the environment (HOST, PORT, A2A_*).
  * - `devUi: true` also serves the browser dev UI (DevUi) at `/_dev`.
  *
@@ -29,7 +30,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
-import type { ServeError } from "effect/http/HttpServerError"
+import { ServeError } from "effect/http/HttpServerError"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
@@ -135,6 +136,23 @@ const MAX_DRAIN = Duration.millis(500)
  */
 export const serve = (
   options: ServeOptions = {}
+): Layer.Layer<HttpServer.HttpServer, ServeError, A2AHttp.Requirements> =>
+  options.grpcPort === undefined ? serveHttp(options) : Layer.unwrap(Effect.gen(function*() {
+    const host = options.host ?? DEFAULT_HOST
+    // Loaded here, so the Node runner does not load grpc-js for a server without gRPC.
+    const GrpcServer = yield* Effect.tryPromise({
+      try: () => import("../grpc/GrpcServer.ts"),
+      catch: (cause) => new ServeError({ cause })
+    })
+    const grpc = yield* GrpcServer.make({ host, port: options.grpcPort ?? 0, shutdownTimeout: options.shutdownTimeout })
+      .pipe(Effect.mapError((cause) => new ServeError({ cause })))
+    yield* Effect.logInfo(`A2A gRPC server listening on ${host}:${grpc.port}`)
+    // the card lists the port bound (grpcPort 0 picks one)
+    return serveHttp({ ...options, grpcPort: grpc.port })
+  }))
+
+const serveHttp = (
+  options: ServeOptions
 ): Layer.Layer<HttpServer.HttpServer, ServeError, A2AHttp.Requirements> => {
   const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
   const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(10))

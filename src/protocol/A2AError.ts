@@ -397,3 +397,31 @@ export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
   const tag = (reason !== undefined ? byReason.get(reason) : undefined) ?? byStatus
   return make(tag, { message, metadata, fieldViolations: violations, details: rest.length > 0 ? rest : undefined })
 }
+
+/**
+ * Reads a gRPC status (its google.rpc.Code name, message and google.rpc.Status details, spec 10.6) back into a
+ * typed error (for clients). The ErrorInfo reason decides; without one, the code does.
+ */
+export const fromGrpcStatus = (code: string, message: string, details: ReadonlyArray<unknown>): A2AError => {
+  const { metadata, reason, rest, violations } = splitDetails(details)
+  const byCode: A2AErrorTag = code === "NOT_FOUND"
+    ? "TaskNotFound"
+    : code === "UNAUTHENTICATED"
+    ? "Unauthenticated"
+    : code === "PERMISSION_DENIED"
+    ? "PermissionDenied"
+    : code === "UNIMPLEMENTED"
+    ? "UnsupportedOperation"
+    : code === "INVALID_ARGUMENT"
+    ? "InvalidParams"
+    : code === "FAILED_PRECONDITION"
+    ? "UnsupportedOperation"
+    : "InternalError"
+  const tag = (reason !== undefined ? byReason.get(reason) : undefined) ?? byCode
+  return make(tag, {
+    message: message === "" ? `gRPC status ${code}` : message,
+    metadata,
+    fieldViolations: violations,
+    details: rest.length > 0 ? rest : undefined
+  })
+}

@@ -61,6 +61,7 @@ describe("package entry points", () => {
       "./node",
       "./sql",
       "./client",
+      "./grpc",
       "./v0_3"
     ])
     for (const e of entries) {
@@ -78,15 +79,31 @@ describe("package entry points", () => {
     }
   })
 
-  it("effect and the platform are peers, never bundled dependencies; PostgreSQL and JWT support optional ones", () => {
+  it("effect and the platform are peers, never bundled dependencies; PostgreSQL, JWT and gRPC support optional ones", () => {
     expect(pkg.dependencies ?? {}).toEqual({})
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      "@bufbuild/protobuf",
       "@effect/platform-node",
       "@effect/sql-pg",
+      "@grpc/grpc-js",
       "effect",
       "jose"
     ])
-    expect(Object.keys(pkg.peerDependenciesMeta ?? {}).sort()).toEqual(["@effect/sql-pg", "jose"])
+    expect(Object.keys(pkg.peerDependenciesMeta ?? {}).sort()).toEqual([
+      "@bufbuild/protobuf",
+      "@effect/sql-pg",
+      "@grpc/grpc-js",
+      "jose"
+    ])
+  })
+
+  it("gRPC is loaded by its own entry only: every other entry leaves grpc-js and protobuf out", () => {
+    for (const name of ["./protocol", "./protocol/v1", "./server", "./http", "./node", "./sql", "./client", "./v0_3"]) {
+      const { files, specifiers } = entry(name)
+      expect(files.filter((f) => f.startsWith("src/grpc/") || f === "src/generated/v1Proto.ts"), name).toEqual([])
+      expect(specifiers.filter((s) => s.startsWith("@grpc/") || s.startsWith("@bufbuild/")), name).toEqual([])
+    }
+    expect(entry("./grpc").specifiers).toContain("@grpc/grpc-js")
   })
 
   it("the protocol needs nothing but effect", () => {

@@ -42,6 +42,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
   ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
+  // the gRPC binding, server and client transport: its own entry point, the only one loading grpc-js
+  ["grpc wing", (f) => f.startsWith("src/grpc/")],
   ["node runner", (f) => f.startsWith("src/node/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
@@ -55,8 +57,9 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "client": ["protocol"],
   "bindings and stores": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
-  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "node runner"]
+  "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
+  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
+  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner"]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */

@@ -30,7 +30,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import * as Version from "../../protocol/Version.ts"
 
 /** Which A2A protocol binding an interface speaks (card `protocolBinding`, spec 5.3). */
-export type BindingName = "JSONRPC" | "HTTP+JSON"
+export type BindingName = "JSONRPC" | "HTTP+JSON" | "GRPC"
 
 export interface HttpBindingOptions {
   /**
@@ -46,6 +46,12 @@ export interface HttpBindingOptions {
   readonly cardPath?: `/${string}` | false | undefined
   /** The card lists this binding first (the preferred interface, spec 8.3.1). Default "JSONRPC". */
   readonly preferredBinding?: BindingName | undefined
+  /**
+   * The port of a gRPC server (effect-a2a/grpc) serving this agent beside these routes: the card then lists a 1.0
+   * `GRPC` interface at `<host of the card's origin>:<grpcPort>`, after the HTTP ones unless preferredBinding is
+   * "GRPC". Default: none (no gRPC interface).
+   */
+  readonly grpcPort?: number | undefined
   /**
    * Public origin (e.g. "https://agent.example.com") used in the card's interface URLs instead of the one
    * derived from each request. Set it when a proxy rewrites the Host header.
@@ -96,6 +102,7 @@ export interface ResolvedOptions {
   readonly restPath: `/${string}` | undefined
   readonly cardPath: `/${string}` | undefined
   readonly preferredBinding: BindingName
+  readonly grpcPort: number | undefined
   readonly publicUrl: string | undefined
   readonly trustedProxies: HttpBindingOptions["trustedProxies"]
   readonly maxBodyBytes: number
@@ -122,6 +129,7 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
     restPath: options.restPath === false ? undefined : normalizePath(options.restPath ?? "/"),
     cardPath: options.cardPath === false ? undefined : (options.cardPath ?? "/.well-known/agent-card.json"),
     preferredBinding: options.preferredBinding ?? "JSONRPC",
+    grpcPort: options.grpcPort,
     publicUrl: publicUrl === "" ? undefined : publicUrl,
     trustedProxies: options.trustedProxies,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -158,6 +166,7 @@ const path = (name: string) =>
  * - `A2A_MAX_BODY_BYTES`, `A2A_MAX_JSON_DEPTH`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"),
  *   `A2A_CARD_MAX_AGE`
  * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0" to turn 0.3 off (default "1.0,0.3")
+ * - `A2A_GRPC_PORT`: serve gRPC on this port too (the Node server starts it; 0 picks a free port) and list it
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({
   prefix: path("A2A_PREFIX"),
@@ -169,7 +178,8 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
   maxJsonDepth: Config.option(Config.Int("A2A_MAX_JSON_DEPTH")),
   keepAlive: Config.option(Config.Duration("A2A_SSE_KEEPALIVE")),
   cardMaxAge: Config.option(Config.Duration("A2A_CARD_MAX_AGE")),
-  versions: Config.option(Config.String("A2A_PROTOCOL_VERSIONS"))
+  versions: Config.option(Config.String("A2A_PROTOCOL_VERSIONS")),
+  grpcPort: Config.option(Config.Int("A2A_GRPC_PORT"))
 }).pipe(
   Config.mapEffect((c) => {
     const proxies: Array<IpNetwork.IpNetwork> = []
@@ -194,6 +204,10 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
       }
       if (versions.length === 0) return Effect.fail(invalidConfig("A2A_PROTOCOL_VERSIONS: no version given"))
     }
+    const grpcPort = Option.getOrUndefined(c.grpcPort)
+    if (grpcPort !== undefined && (grpcPort < 0 || grpcPort > 65535)) {
+      return Effect.fail(invalidConfig(`A2A_GRPC_PORT must be between 0 and 65535, got ${grpcPort}`))
+    }
     const prefix = Option.getOrUndefined(c.prefix)
     const options: HttpBindingOptions = {
       jsonRpcPath: Option.getOrUndefined(c.jsonRpcPath) ?? prefix,
@@ -204,7 +218,8 @@ export const config: Config.Config<HttpBindingOptions> = Config.all({
       maxJsonDepth: Option.getOrUndefined(c.maxJsonDepth),
       keepAliveInterval: Option.getOrUndefined(c.keepAlive),
       cardMaxAge: Option.getOrUndefined(c.cardMaxAge),
-      versions
+      versions,
+      grpcPort
     }
     return Effect.succeed(options)
   })

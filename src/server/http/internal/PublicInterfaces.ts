@@ -45,6 +45,8 @@ export const make = (
   if (options.restPath !== undefined) {
     bindings.push({ binding: "HTTP+JSON", path: options.restPath === "/" ? "" : options.restPath })
   }
+  // gRPC's URL is a target, `host:port`, built from the origin's host (see `build`)
+  if (options.grpcPort !== undefined) bindings.push({ binding: "GRPC", path: "" })
   bindings.sort((a, b) =>
     a.binding === b.binding ? 0 : a.binding === options.preferredBinding ? -1 : b.binding === options.preferredBinding
       ? 1
@@ -53,9 +55,18 @@ export const make = (
   const cache = new Map<string, ReadonlyArray<v1.AgentInterface>>()
   // Host header -> origin, so the per-request cost is one lookup.
   const origins = new Map<string, string>()
+  const grpcTarget = (origin: string) =>
+    `${URL.canParse(origin) ? new URL(origin).hostname : "localhost"}:${options.grpcPort}`
   const build = (origin: string): ReadonlyArray<v1.AgentInterface> =>
     options.versions.flatMap((protocolVersion) =>
-      bindings.map(({ binding, path }) => ({ url: `${origin}${path}`, protocolBinding: binding, protocolVersion }))
+      bindings.flatMap(({ binding, path }): ReadonlyArray<v1.AgentInterface> =>
+        binding !== "GRPC"
+          ? [{ url: `${origin}${path}`, protocolBinding: binding, protocolVersion }]
+          // the gRPC server speaks 1.0 only (lf.a2a.v1)
+          : protocolVersion === "1.0"
+          ? [{ url: grpcTarget(origin), protocolBinding: binding, protocolVersion }]
+          : []
+      )
     )
   return {
     origin: (request) => {

@@ -1,0 +1,280 @@
+/**
+ * The gRPC binding (spec 10): the eleven operations of `lf.a2a.v1.A2AService`, unary and server-streaming, on a
+ * port of their own (@grpc/grpc-js), served by the same RequestHandler as the HTTP bindings. Each call
+ * authenticates from its metadata (the Auth service, as headers), reads `a2a-version` (1.0 is served; none means
+ * 0.3, spec 3.6.2, so it is refused with VersionNotSupported as the official SDK's server does) and `a2a-extensions`
+ * (spec 10.2), decodes its request to ProtoJSON and validates it with the generated Schemas, and answers errors
+ * with the table's gRPC status and a google.rpc.Status carrying ErrorInfo (and BadRequest) details (spec 10.6).
+ * A call the client cancels interrupts its fiber, so a stream ends as an SSE stream does when its client leaves.
+ *
+ * The server is a scoped resource: the layer binds the port, and closing its scope ends the open calls and stops
+ * the server.
+ *
+ * @example
+ * ```ts
+ * import { GrpcServer } from "effect-a2a/grpc"
+ * import { Effect } from "effect"
+ *
+ * // beside the HTTP server, with the same RequestHandler, Auth and AgentCardConfig
+ * const grpc = GrpcServer.layer({ port: 50051 })
+ * const port = Effect.map(Effect.service(GrpcServer.GrpcServer), (server) => server.port)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as grpc from "@grpc/grpc-js"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as A2AError from "../protocol/A2AError.ts"
+import * as Version from "../protocol/Version.ts"
+import { AgentCardConfig } from "../server/AgentCardConfig.ts"
+import { Auth } from "../server/Auth.ts"
+import * as CallContext from "../server/CallContext.ts"
+import type * as Operations from "../server/http/Operations.ts"
+import { v1Edge } from "../server/http/Operations.ts"
+import { RequestHandler } from "../server/RequestHandler.ts"
+import * as RpcStatus from "./internal/RpcStatus.ts"
+import * as Wire from "./internal/Wire.ts"
+
+export interface Options {
+  /** The port to listen on; 0 picks a free one (see `GrpcServer.port`). */
+  readonly port: number
+  /** The address to listen on. Default: "0.0.0.0". */
+  readonly host?: string | undefined
+  /** How long a stop waits for calls to finish before it closes them. Default: 5 seconds. */
+  readonly shutdownTimeout?: Duration.Input | undefined
+  /** The largest request message accepted, in bytes. Default: 4 MiB (gRPC's). */
+  readonly maxMessageBytes?: number | undefined
+}
+
+/** The running server: where it listens. */
+export class GrpcServer extends Context.Service<GrpcServer, {
+  readonly host: string
+  readonly port: number
+}>()("effect-a2a/grpc/GrpcServer") {}
+
+/** The gRPC server could not start (the port is taken, the address is not one of this machine's). */
+export class GrpcServerError extends Schema.TaggedError<GrpcServerError>()("GrpcServerError", {
+  message: Schema.String,
+  /** The address and port it could not listen on, and Node's error code when there is one (EADDRINUSE…). */
+  address: Schema.String,
+  port: Schema.Number,
+  code: Schema.optionalKey(Schema.String)
+}) {}
+
+/** Node's error code in grpc-js's bind error (it only keeps the messages). */
+const codeOf = (message: string): { readonly code?: string } => {
+  const code = /\b(E[A-Z]{3,})\b/.exec(message)?.[1]
+  return code === undefined ? {} : { code }
+}
+
+/** Metadata as the lower-cased headers the Auth and the CallContext read (binary `-bin` entries left out). */
+const headersOf = (metadata: grpc.Metadata): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const [key, value] of Object.entries(metadata.getMap())) {
+    if (typeof value === "string") headers[key] = value
+  }
+  return headers
+}
+
+/** The status a failed call ends with: the table's code, the message, the google.rpc.Status in the trailer. */
+const statusOf = (error: A2AError.A2AError): Partial<grpc.StatusObject> => {
+  const metadata = new grpc.Metadata()
+  metadata.set(RpcStatus.DETAILS_KEY, Buffer.from(RpcStatus.encode(error)))
+  const code = RpcStatus.codes[A2AError.errorTable[error._tag].grpcStatus as RpcStatus.CodeName] ??
+    RpcStatus.codes.UNKNOWN
+  return { code, details: error.message, metadata }
+}
+
+/** A failure's A2A error; a defect is an InternalError without its details (they stay in the server's log). */
+const errorOf = (cause: Cause.Cause<A2AError.A2AError>): A2AError.A2AError => {
+  const failure = Cause.findErrorOption(cause)
+  return failure._tag === "Some" ? failure.value : new A2AError.InternalError({ message: "Internal error" })
+}
+
+/** A call that died (a bug, here or in the agent) is logged with its cause; the client only hears "Internal error". */
+const logDefect = <A>(method: Wire.Method, exit: Exit.Exit<A, A2AError.A2AError>) =>
+  Exit.isFailure(exit) && Cause.hasDies(exit.cause)
+    ? Effect.logError(`gRPC ${method.operation.name} failed`, exit.cause)
+    : Effect.void
+
+const toBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/**
+ * Serves A2AService until the scope closes. Needs the RequestHandler, the Auth and the AgentCardConfig the HTTP
+ * bindings use (the last names the extensions the agent supports).
+ */
+export const make = Effect.fnUntraced(function*(
+  options: Options
+): Effect.fn.Return<GrpcServer["Service"], GrpcServerError, RequestHandler | Auth | AgentCardConfig | Scope.Scope> {
+  const handler = yield* RequestHandler
+  const auth = yield* Auth
+  const card = yield* AgentCardConfig
+  const supportedExtensions = new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? []))
+  const host = options.host ?? "0.0.0.0"
+  const maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
+
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": maxMessageBytes
+  })
+
+  /** Authenticate, negotiate the version, read the extensions: the CallContext, or the error to answer. */
+  const prologue = (metadata: grpc.Metadata) =>
+    Effect.gen(function*() {
+      const headers = headersOf(metadata)
+      const principal = yield* auth.authenticate({ headers })
+      // as over HTTP, a call naming no version asks for 0.3 (spec 3.6.2), which this service does not speak
+      const version = Version.negotiate(headers[Version.HEADER], [v1Edge.version])
+      if (Result.isFailure(version)) return yield* version.failure
+      const ctx = CallContext.make({
+        principal,
+        requestedVersion: version.success,
+        extensions: CallContext.parseExtensions(headers["a2a-extensions"]),
+        headers
+      })
+      const active = ctx.extensions.filter((uri) => supportedExtensions.has(uri))
+      const responseMetadata = new grpc.Metadata()
+      if (active.length > 0) responseMetadata.set("a2a-extensions", active.join(","))
+      return { ctx, responseMetadata: active.length > 0 ? responseMetadata : undefined }
+    })
+
+  /** The request as ProtoJSON, for the operation's Schema to validate. */
+  const decode = (method: Wire.Method, bytes: Uint8Array) => {
+    const json = Wire.toProtoJson(method.input, bytes)
+    return json.ok ? Effect.succeed(json.value) : Effect.fail(json.error)
+  }
+
+  const encode = (method: Wire.Method, value: unknown) => {
+    const out = Wire.fromProtoJson(method.output, value)
+    return out.ok ? Effect.succeed(toBuffer(out.bytes)) : Effect.fail(out.error)
+  }
+
+  // The calls' fibers; created after the server's finalizer, so a stop first ends the calls, then the server.
+  const stopTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(5))
+  yield* Effect.addFinalizer(() =>
+    Effect.callback<void>((resume) => {
+      server.tryShutdown(() => resume(Effect.void))
+    }).pipe(
+      Effect.timeoutOrElse({ duration: stopTimeout, orElse: () => Effect.sync(() => server.forceShutdown()) })
+    )
+  )
+  const run = yield* FiberSet.makeRuntime<never>()
+
+  const unary =
+    (method: Wire.Method, op: Operations.Unary): grpc.handleUnaryCall<Buffer, Buffer> => (call, callback) => {
+      const fiber = run(
+        Effect.gen(function*() {
+          const { ctx, responseMetadata } = yield* prologue(call.metadata)
+          const operation = yield* Effect.fromResult(op.prepare(yield* decode(method, call.request)))
+          const result = yield* operation(handler, ctx)
+          if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
+          return yield* encode(method, result)
+        }).pipe(
+          Effect.onExit((exit) =>
+            Effect.andThen(
+              logDefect(method, exit),
+              Effect.sync(() => {
+                if (Exit.isSuccess(exit)) return callback(null, exit.value)
+                if (Cause.hasInterruptsOnly(exit.cause)) {
+                  if (!call.cancelled) callback({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+                  return
+                }
+                callback(statusOf(errorOf(exit.cause)))
+              })
+            )
+          ),
+          Effect.ignore
+        )
+      )
+      call.on("cancelled", () => fiber.interruptUnsafe())
+    }
+
+  const streaming =
+    (method: Wire.Method, op: Operations.Streaming): grpc.handleServerStreamingCall<Buffer, Buffer> => (call) => {
+      const drained = Effect.callback<void>((resume) => {
+        call.once("drain", () => resume(Effect.void))
+      })
+      const fiber = run(
+        Effect.gen(function*() {
+          const { ctx, responseMetadata } = yield* prologue(call.metadata)
+          const operation = yield* Effect.fromResult(op.prepare(yield* decode(method, call.request)))
+          const events = operation(handler, ctx)
+          if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
+          yield* Stream.runForEach(
+            events,
+            (event) => Effect.flatMap(encode(method, event), (bytes) => call.write(bytes) ? Effect.void : drained)
+          )
+        }).pipe(
+          Effect.onExit((exit) =>
+            Effect.andThen(
+              logDefect(method, exit),
+              Effect.sync(() => {
+                if (Exit.isSuccess(exit)) return call.end()
+                if (call.cancelled) return
+                if (Cause.hasInterruptsOnly(exit.cause)) {
+                  call.emit("error", { code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+                  return
+                }
+                call.emit("error", statusOf(errorOf(exit.cause)))
+              })
+            )
+          ),
+          Effect.ignore
+        )
+      )
+      call.on("cancelled", () => fiber.interruptUnsafe())
+    }
+
+  const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {}
+  const implementation: grpc.UntypedServiceImplementation = {}
+  for (const method of Wire.methods) {
+    const name = method.operation.name
+    definition[name] = {
+      path: method.path,
+      requestStream: false,
+      responseStream: method.streaming,
+      // the bytes go through as they are: decoding happens in the call, where a bad message is a typed error
+      requestSerialize: (value: Buffer) => value,
+      requestDeserialize: (bytes: Buffer) => bytes,
+      responseSerialize: (value: Buffer) => value,
+      responseDeserialize: (bytes: Buffer) => bytes,
+      originalName: method.operation.key
+    }
+    const op = v1Edge.byName(name)
+    implementation[name] = op._tag === "Streaming" ? streaming(method, op) : unary(method, op)
+  }
+  server.addService(definition, implementation)
+
+  const port = yield* Effect.callback<number, GrpcServerError>((resume) => {
+    server.bindAsync(`${host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, port) => {
+      resume(
+        error === null
+          ? Effect.succeed(port)
+          : Effect.fail(
+            new GrpcServerError({
+              message: `gRPC server could not listen on ${host}:${options.port}: ${error.message}`,
+              address: host,
+              port: options.port,
+              ...codeOf(error.message)
+            })
+          )
+      )
+    })
+  })
+  return { host, port }
+})
+
+/** The gRPC server as a layer: bound when built, stopped when its scope closes. */
+export const layer = (
+  options: Options
+): Layer.Layer<GrpcServer, GrpcServerError, RequestHandler | Auth | AgentCardConfig> =>
+  Layer.effect(GrpcServer, make(options))

@@ -1,0 +1,83 @@
+/**
+ * The gRPC wire of each operation (protocol/Operations joined with the generated descriptor, v1Proto): its
+ * method path and the binary <-> ProtoJSON conversions @bufbuild/protobuf makes from the descriptor. ProtoJSON is
+ * where the rest of the library lives: requests decoded to it are validated by the generated Schemas (one source
+ * of truth for what a valid request is and how it is reported), and answers are written from it.
+ */
+import {
+  type DescMessage,
+  type DescMethod,
+  fromBinary,
+  fromJsonString,
+  type JsonValue,
+  toBinary,
+  toJson
+} from "@bufbuild/protobuf"
+import { A2AService } from "../../generated/v1Proto.ts"
+import * as A2AError from "../../protocol/A2AError.ts"
+import * as Operations from "../../protocol/Operations.ts"
+
+export interface Method {
+  readonly operation: Operations.Any
+  /** `/lf.a2a.v1.A2AService/<Name>` */
+  readonly path: string
+  readonly input: DescMessage
+  readonly output: DescMessage
+  readonly streaming: boolean
+}
+
+const methodOf = (op: Operations.Any): Method => {
+  const method: DescMethod | undefined = A2AService.methods.find((m) => m.name === op.name)
+  // the descriptor test keeps the two tables equal; a mismatch is a bug of this library, found at load
+  if (method === undefined) throw new Error(`the A2A descriptor has no method ${op.name}`)
+  return {
+    operation: op,
+    path: `/${A2AService.typeName}/${method.name}`,
+    input: method.input,
+    output: method.output,
+    streaming: method.methodKind === "server_streaming"
+  }
+}
+
+/** Every operation's gRPC method, in the table's order. */
+export const methods: ReadonlyArray<Method> = Operations.all.map(methodOf)
+
+export const byName: ReadonlyMap<Operations.Name, Method> = new Map(methods.map((m) => [m.operation.name, m]))
+
+const message = (e: unknown) => e instanceof Error ? e.message : String(e)
+
+/**
+ * Binary -> ProtoJSON (camelCase names, enums by name, only the fields set). A message that does not parse is
+ * ParseError, the gRPC form of the JSON bindings' "not JSON".
+ */
+export const toProtoJson = (
+  desc: DescMessage,
+  bytes: Uint8Array
+): { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly error: A2AError.A2AError } => {
+  try {
+    return { ok: true, value: toJson(desc, fromBinary(desc, bytes)) }
+  } catch (e) {
+    return { ok: false, error: new A2AError.ParseError({ message: `Invalid ${desc.typeName} message: ${message(e)}` }) }
+  }
+}
+
+/**
+ * A ProtoJSON value (as the handler answers it) -> binary. Fields the proto does not know are left out. A value the
+ * descriptor cannot take is InternalError: the handler's answers are valid by construction, so this is a bug.
+ */
+export const fromProtoJson = (
+  desc: DescMessage,
+  value: unknown
+): { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly error: A2AError.A2AError } => {
+  try {
+    return {
+      ok: true,
+      bytes: toBinary(desc, fromJsonString(desc, JSON.stringify(value ?? {}), { ignoreUnknownFields: true }))
+    }
+  } catch (e) {
+    return {
+      ok: false,
+      error: new A2AError.InternalError({ message: `Could not encode ${desc.typeName}: ${message(e)}` })
+    }
+  }
+}
