@@ -6,9 +6,10 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Base64Url from "effect/encoding/Base64Url"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { createHash } from "node:crypto"
+import * as Sha256 from "../../internal/Sha256.ts"
 import type { Edition } from "../Edition.ts"
 import type { BindingEnv } from "../HttpCallContext.ts"
 import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
@@ -40,7 +41,7 @@ export const handler = (
     if (rendered === undefined) {
       const card = env.card.publicCard(env.interfaces.forOrigin(origin))
       const body = JSON.stringify(edition === undefined ? card : edition.card.render(card))
-      const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
+      const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
       if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
       rendered = { body, etag }
       cache.set(key, rendered)
