@@ -43,6 +43,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
   ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
   ["node runner", (f) => f.startsWith("src/node/")],
+  // the server as a web-standard handler: beside the Node runner, on no Node module
+  ["web runner", (f) => f.startsWith("src/web/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
 
@@ -56,6 +58,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "bindings and stores": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing"],
+  "web runner": ["protocol", "server core", "bindings and stores"],
   "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "node runner"]
 }
 
