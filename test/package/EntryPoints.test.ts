@@ -132,8 +132,8 @@ describe("package entry points", () => {
 
   // Bun, Deno, Workers and Vercel Edge: Node built-ins are absent or partial there, and Node's types are not the
   // user's. Type-only imports count, as a Deno or Workers type-check reads them.
-  it("the web entry, the server core, the bindings and the client load no node: module and no platform package", () => {
-    for (const name of ["./web", "./server", "./http", "./client", "./protocol"]) {
+  it("the web entry, the server core, the bindings, the client and 0.3 load no node: module and no platform package", () => {
+    for (const name of ["./web", "./server", "./http", "./client", "./protocol", "./v0_3"]) {
       const { files, specifiers } = entry(name, true)
       expect(
         specifiers.filter((s) =>
