@@ -34,8 +34,8 @@ export interface Scenario {
   readonly prepare: (server: BenchServer) => Effect.Effect<Runner, BenchError>
 }
 
-const ALL: ReadonlyArray<ServerKind> = ["ours", "sdk", "ceiling"]
-const A2A: ReadonlyArray<ServerKind> = ["ours", "sdk"]
+const ALL: ReadonlyArray<ServerKind> = ["ours", "bun", "sdk", "ceiling"]
+const A2A: ReadonlyArray<ServerKind> = ["ours", "bun", "sdk"]
 
 const ECHO_TEXT = `${ECHO} hello`
 const TASK_TEXT = `${TASK} hello`

@@ -9,58 +9,9 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
-import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
-import {
-  AGENT_CARD_PATH,
-  agentCardJson,
-  ARTIFACT_ID,
-  behaviourOf,
-  chunkText,
-  JSONRPC_PATH,
-  REST_PATH,
-  STREAM_CHUNKS
-} from "../TrivialAgent.ts"
+import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
 import { announce, installGcOnSignal, installProfiler } from "./lifecycle.ts"
-
-const echo = AgentExecutor.replyWithText((text) => text)
-
-const oneArtifact = AgentExecutor.task((task, context) =>
-  Effect.gen(function*() {
-    yield* task.artifact({ artifactId: ARTIFACT_ID, parts: [{ text: AgentExecutor.textOf(context.message) }] }, {
-      lastChunk: true
-    })
-    yield* task.complete()
-  })
-)
-
-const chunks = AgentExecutor.task((task) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < STREAM_CHUNKS; i++) {
-      yield* task.artifact({ artifactId: ARTIFACT_ID, parts: [{ text: chunkText(i) }] }, {
-        append: i > 0,
-        lastChunk: i === STREAM_CHUNKS - 1
-      })
-    }
-    yield* task.complete()
-  })
-)
-
-const waitForInput = AgentExecutor.task((task) => task.status("TASK_STATE_INPUT_REQUIRED"))
-
-const executor = AgentExecutor.make((context) => {
-  switch (behaviourOf(AgentExecutor.textOf(context.message))) {
-    case "echo":
-      return echo.execute(context)
-    case "task":
-      return oneArtifact.execute(context)
-    case "stream":
-      return chunks.execute(context)
-    case "wait":
-      return waitForInput.execute(context)
-  }
-})
-
-const { supportedInterfaces: _, ...card } = agentCardJson("")
+import { card, executor } from "./oursAgent.ts"
 
 const announceOrigin = Layer.effectDiscard(Effect.gen(function*() {
   const server = yield* HttpServer.HttpServer

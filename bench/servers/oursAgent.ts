@@ -1,0 +1,48 @@
+/**
+ * The trivial agent as effect-a2a runs it in the benchmark, written the way a user would (AgentExecutor.make + the
+ * TaskUpdater helpers), and its card: shared by the Node server (ours.ts) and the Bun one (bun.ts).
+ */
+import { Effect } from "effect"
+import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import { agentCardJson, ARTIFACT_ID, behaviourOf, chunkText, STREAM_CHUNKS } from "../TrivialAgent.ts"
+
+const echo = AgentExecutor.replyWithText((text) => text)
+
+const oneArtifact = AgentExecutor.task((task, context) =>
+  Effect.gen(function*() {
+    yield* task.artifact({ artifactId: ARTIFACT_ID, parts: [{ text: AgentExecutor.textOf(context.message) }] }, {
+      lastChunk: true
+    })
+    yield* task.complete()
+  })
+)
+
+const chunks = AgentExecutor.task((task) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < STREAM_CHUNKS; i++) {
+      yield* task.artifact({ artifactId: ARTIFACT_ID, parts: [{ text: chunkText(i) }] }, {
+        append: i > 0,
+        lastChunk: i === STREAM_CHUNKS - 1
+      })
+    }
+    yield* task.complete()
+  })
+)
+
+const waitForInput = AgentExecutor.task((task) => task.status("TASK_STATE_INPUT_REQUIRED"))
+
+export const executor = AgentExecutor.make((context) => {
+  switch (behaviourOf(AgentExecutor.textOf(context.message))) {
+    case "echo":
+      return echo.execute(context)
+    case "task":
+      return oneArtifact.execute(context)
+    case "stream":
+      return chunks.execute(context)
+    case "wait":
+      return waitForInput.execute(context)
+  }
+})
+
+const { supportedInterfaces: _, ...rest } = agentCardJson("")
+export const card = rest
