@@ -60,7 +60,11 @@ for (const runtime of ["bun", "deno"] as const) {
           if ("missing" in line) return
           const { code, output } = yield* runToEnd(line, { A2A_URL: server.url, A2A_BINDING: binding })
           assert.strictEqual(code, 0, output)
-          assert.deepStrictEqual(output.trim().split("\n"), ["canceled: TASK_STATE_CANCELED", "missing: TaskNotFound"])
+          assert.deepStrictEqual(output.trim().split("\n"), [
+            `binding: ${binding}`,
+            "canceled: TASK_STATE_CANCELED",
+            "missing: TaskNotFound"
+          ])
         }).pipe(Effect.scoped), 60_000)
     }
   })
