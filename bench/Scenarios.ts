@@ -35,7 +35,7 @@ export interface Scenario {
   readonly prepare: (server: BenchServer) => Effect.Effect<Runner, BenchError>
 }
 
-const A2A: ReadonlyArray<ServerKind> = ["ours", "ours-sqlite", "ours-sqlite-full", "sdk"]
+const A2A: ReadonlyArray<ServerKind> = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk"]
 const ALL: ReadonlyArray<ServerKind> = [...A2A, "ceiling"]
 
 const ECHO_TEXT = `${ECHO} hello`

@@ -9,7 +9,7 @@ import * as Path from "node:path"
 import { BenchError } from "./BenchError.ts"
 import { AGENT_CARD_PATH, GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, READY_PREFIX } from "./TrivialAgent.ts"
 
-export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "sdk", "ceiling"] as const
+export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling"] as const
 export type ServerKind = typeof serverKinds[number]
 
 /** What runs when `--servers` is not given: SQLite with `synchronous=FULL` only on request. */
@@ -19,6 +19,7 @@ export const serverLabel: Record<ServerKind, string> = {
   ours: "effect-a2a",
   "ours-sqlite": "effect-a2a SQLite",
   "ours-sqlite-full": "effect-a2a SQLite FULL",
+  bun: "effect-a2a on Bun",
   sdk: "@a2a-js/sdk",
   ceiling: "node:http ceiling"
 }
@@ -151,8 +152,12 @@ export const start = Effect.fnUntraced(function*(
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const fs = yield* FileSystem.FileSystem
   const script = Path.join(benchDir, "servers", `${kind}.ts`)
+  // The Bun server runs on the bun devDependency's runtime (Node options do not apply there).
+  const [command, args] = kind === "bun"
+    ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
+    : [process.execPath, ["--expose-gc", ...(options.nodeOptions ?? []), script]]
   const handle = yield* spawner.spawn(
-    ChildProcess.make(process.execPath, ["--expose-gc", ...(options.nodeOptions ?? []), script], {
+    ChildProcess.make(command, args, {
       cwd: repoRoot,
       env: { NODE_ENV: "production", [PROFILE_ENV]: options.cpuProfile },
       extendEnv: true,
@@ -188,7 +193,7 @@ export const start = Effect.fnUntraced(function*(
   )
   const endpoints = yield* fetchCard(origin)
   const memory = readMemory(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-  const startProfiler = options.cpuProfile === undefined
+  const startProfiler = options.cpuProfile === undefined || kind === "bun"
     ? Effect.void
     : Effect.ignore(Effect.try(() => process.kill(pid, PROFILE_START_SIGNAL)))
   return {

@@ -17,11 +17,9 @@ import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
-import { AGENT_CARD_PATH, agentCardJson, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
+import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
 import { announce, installGcOnSignal, installProfiler } from "./lifecycle.ts"
-import { executor } from "./oursAgent.ts"
-
-const { supportedInterfaces: _, ...card } = agentCardJson("")
+import { card, executor } from "./oursAgent.ts"
 
 const core = (() => {
   const store = process.env.BENCH_STORE

@@ -1,10 +1,12 @@
 /**
- * The trivial agent as effect-a2a users write it (AgentExecutor.make + the TaskUpdater helpers): served by
- * ours.ts and run in process by inprocess.ts.
+/**
+ * The trivial agent as effect-a2a runs it in the benchmark, written the way a user would (AgentExecutor.make + the
+ * TaskUpdater helpers), and its card: shared by the Node server (ours.ts), the Bun one (bun.ts) and the in-process
+ * runs (inprocess.ts).
  */
 import { Effect } from "effect"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
-import { ARTIFACT_ID, behaviourOf, chunkText, STREAM_CHUNKS } from "../TrivialAgent.ts"
+import { agentCardJson, ARTIFACT_ID, behaviourOf, chunkText, STREAM_CHUNKS } from "../TrivialAgent.ts"
 
 const echo = AgentExecutor.replyWithText((text) => text)
 
@@ -43,3 +45,6 @@ export const executor = AgentExecutor.make((context) => {
       return waitForInput.execute(context)
   }
 })
+
+const { supportedInterfaces: _, ...rest } = agentCardJson("")
+export const card = rest

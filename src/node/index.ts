@@ -17,6 +17,7 @@
  * ```
  */
 export * as GuardedRequestHandler from "../server/push/GuardedRequestHandler.ts"
+export * as PinnedDeliveryClient from "../server/push/PinnedDeliveryClient.ts"
 export * as WebhookGuard from "../server/push/WebhookGuard.ts"
 export * as WebhookPush from "../server/push/WebhookPush.ts"
 export * as WebhookPushNotifier from "../server/push/WebhookPushNotifier.ts"

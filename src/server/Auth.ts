@@ -20,8 +20,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import { createHash, timingSafeEqual } from "node:crypto"
 import { Unauthenticated } from "../protocol/A2AError.ts"
+import * as Sha256 from "./internal/Sha256.ts"
 import * as JwtAuth from "./JwtAuth.ts"
 import {
   anonymous,
@@ -39,7 +39,7 @@ export class Auth extends Context.Service<Auth, AuthService>()("effect-a2a/serve
 
 // Credentials are compared by their SHA-256 digests in constant time, so lookups leak no timing about
 // which prefix of a secret matched.
-const digest = (secret: string): Buffer => createHash("sha256").update(secret, "utf8").digest()
+const digest = (secret: string): Uint8Array => Sha256.digest(secret)
 
 const makeMatcher = (credentials: Iterable<readonly [string, string]>) => {
   const entries = Array.from(credentials, ([secret, id]) => [digest(secret), id] as const)
@@ -47,7 +47,7 @@ const makeMatcher = (credentials: Iterable<readonly [string, string]>) => {
     const d = digest(candidate)
     let found: Option.Option<string> = Option.none()
     for (const [secret, id] of entries) {
-      if (timingSafeEqual(secret, d) && Option.isNone(found)) found = Option.some(id)
+      if (Sha256.timingSafeEqual(secret, d) && Option.isNone(found)) found = Option.some(id)
     }
     return found
   }

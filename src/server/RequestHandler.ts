@@ -21,9 +21,11 @@ import type * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Base64Url from "effect/encoding/Base64Url"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import {
@@ -375,7 +377,7 @@ export const make = Effect.gen(function*() {
       const violations: Array<FieldViolation> = [...Validation.intInRange("pageSize", pageSize, 1, MAX_PAGE_SIZE)]
       if (req.pageToken !== undefined && req.pageToken.length > 0) {
         after = /^[A-Za-z0-9_-]+$/.test(req.pageToken)
-          ? Buffer.from(req.pageToken, "base64url").toString("utf8")
+          ? Result.getOrUndefined(Base64Url.decodeString(req.pageToken))
           : undefined
         if (after === undefined || after.length === 0) {
           violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
@@ -388,7 +390,7 @@ export const make = Effect.gen(function*() {
         configs: page.configs.map(toWire),
         nextPageToken: Option.match(page.next, {
           onNone: () => "",
-          onSome: (id) => Buffer.from(id, "utf8").toString("base64url")
+          onSome: (id) => Base64Url.encode(id)
         })
       }
     }))

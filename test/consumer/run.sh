@@ -48,12 +48,13 @@ import type { Task as Task03 } from "effect-a2a/protocol/v0_3"
 import { A2AServer, AgentExecutor } from "effect-a2a/server"
 import { A2AHttp } from "effect-a2a/http"
 import { NodeA2AServer } from "effect-a2a/node"
+import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
 import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  NodeA2AServer.serve, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer] as const
+  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer] as const
 export type Used = readonly [Task, Task03]
 TS
 

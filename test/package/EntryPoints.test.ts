@@ -4,7 +4,8 @@
  * is tried by test/consumer/run.sh.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..", "..")
@@ -24,8 +25,11 @@ const entries = Object.entries(pkg.exports).flatMap(([name, target]) =>
 
 const importPattern = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^"';]*?\s+from\s+)?"([^"]+)"/gm
 
-/** Every module specifier reached by static (non type-only) imports from a source file, and the files walked. */
-const staticGraph = (entry: string) => {
+/**
+ * Every module specifier reached by static imports from a source file, and the files walked; type-only imports
+ * are followed too with `withTypes` (what a user's type-checker reads).
+ */
+const staticGraph = (entry: string, withTypes = false) => {
   const specifiers = new Set<string>()
   const files = new Set<string>()
   const walk = (file: string) => {
@@ -35,7 +39,7 @@ const staticGraph = (entry: string) => {
     for (const match of text.matchAll(importPattern)) {
       const statement = match[0]
       const specifier = match[1]!
-      if (/^\s*(?:import|export)\s+type\s/.test(statement)) continue
+      if (!withTypes && /^\s*(?:import|export)\s+type\s/.test(statement)) continue
       if (specifier.startsWith(".")) walk(resolve(dirname(file), specifier))
       else specifiers.add(specifier)
     }
@@ -44,10 +48,10 @@ const staticGraph = (entry: string) => {
   return { specifiers: [...specifiers], files: [...files].map((f) => f.slice(root.length + 1)) }
 }
 
-const entry = (name: string) => {
+const entry = (name: string, withTypes = false) => {
   const found = entries.find((e) => e.name === name)
   if (found === undefined) throw new Error(`no entry point ${name}`)
-  return staticGraph(found.source)
+  return staticGraph(found.source, withTypes)
 }
 
 describe("package entry points", () => {
@@ -59,6 +63,7 @@ describe("package entry points", () => {
       "./server",
       "./http",
       "./node",
+      "./web",
       "./sql",
       "./client",
       "./grpc",
@@ -142,15 +147,47 @@ describe("package entry points", () => {
     ).toEqual([])
   })
 
+  // Bun, Deno, Workers and Vercel Edge: Node built-ins are absent or partial there, and Node's types are not the
+  // user's. Type-only imports count, as a Deno or Workers type-check reads them.
+  it("the web entry, the server core, the bindings, the client and 0.3 load no node: module and no platform package", () => {
+    for (const name of ["./web", "./server", "./http", "./client", "./protocol", "./v0_3"]) {
+      const { files, specifiers } = entry(name, true)
+      expect(
+        specifiers.filter((s) =>
+          s.startsWith("node:") || s.startsWith("@effect/platform") || s.startsWith("effect/sql")
+        ),
+        name
+      ).toEqual([])
+      expect(
+        files.filter((f) => f.startsWith("src/node/") || f.startsWith("src/store/") || f.startsWith("src/cli/")),
+        name
+      )
+        .toEqual([])
+    }
+    expect(entry("./web").files).toContain("src/server/push/WebhookPushNotifier.ts")
+  })
+
+  it("the check sees a node: import reached through a type-only import", () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-graph-"))
+    try {
+      writeFileSync(join(dir, "entry.ts"), "export * as B from \"./b.ts\"\n")
+      writeFileSync(join(dir, "b.ts"), "import type { Server } from \"node:http\"\nexport type S = Server\n")
+      expect(staticGraph(join(dir, "entry.ts"), true).specifiers).toEqual(["node:http"])
+      expect(staticGraph(join(dir, "entry.ts")).specifiers).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it("A2A 0.3 is loaded by its own entry only: every other entry leaves the wing out", () => {
-    for (const name of ["./protocol", "./server", "./http", "./node", "./sql", "./client"]) {
+    for (const name of ["./protocol", "./server", "./http", "./node", "./web", "./sql", "./client"]) {
       expect(entry(name).files.filter((f) => f.startsWith("src/v0_3/")), name).toEqual([])
     }
     expect(entry("./v0_3").files).toContain("src/v0_3/A2A03.ts")
   })
 
   it("the SQL stores load the PostgreSQL driver only when it is used", () => {
-    for (const name of ["./sql", "./node", "./server", "./http", "./client"]) {
+    for (const name of ["./sql", "./node", "./web", "./server", "./http", "./client"]) {
       expect(entry(name).specifiers.filter((s) => s.startsWith("@effect/sql-pg")), name).toEqual([])
     }
     expect(readFileSync(join(root, "src/store/SqlStore.ts"), "utf8")).toContain("import(\"@effect/sql-pg/PgClient\")")

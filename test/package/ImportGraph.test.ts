@@ -45,6 +45,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   // the gRPC binding, server and client transport: its own entry point, the only one loading grpc-js
   ["grpc wing", (f) => f.startsWith("src/grpc/")],
   ["node runner", (f) => f.startsWith("src/node/")],
+  // the server as a web-standard handler: beside the Node runner, on no Node module
+  ["web runner", (f) => f.startsWith("src/web/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
 
@@ -59,6 +61,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
+  "web runner": ["protocol", "server core", "bindings and stores"],
   "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner"]
 }
 

@@ -2,12 +2,11 @@
  * Identifiers the server generates. Task ids are UUIDv7 (RFC 9562): time-ordered and monotonic within this
  * process, so tasks whose status timestamps tie still list newest first, and SQL indexes stay compact.
  *
- * Randomness comes from `crypto.randomUUID`, which draws from a pooled buffer of random bytes: one call per id
- * instead of a trip into OpenSSL each time (ids are made on every SendMessage).
+ * Randomness comes from the global `crypto.randomUUID` (every runtime has it; on Node it draws from a pooled buffer
+ * of random bytes: one call per id instead of a trip into OpenSSL each time, and ids are made on every SendMessage).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { randomUUID } from "node:crypto"
 
 let lastMs = -1
 let counter = 0
@@ -18,7 +17,7 @@ const hex = (n: number, width: number): string => n.toString(16).padStart(width,
 export const uuidv7At = (ms: number): string => {
   // A v4 UUID is "xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx" with V already carrying the RFC 9562 variant (10):
   // its last 62 bits are random and laid out exactly as UUIDv7's rand_b.
-  const random = randomUUID()
+  const random = crypto.randomUUID()
   if (ms > lastMs) {
     lastMs = ms
     counter = parseInt(random.slice(0, 3), 16) & 0x3ff // random start, with headroom before the counter overflows
@@ -38,7 +37,7 @@ export const uuidv7At = (ms: number): string => {
 export const taskId: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, uuidv7At)
 
 /** A random id (UUIDv4) for contexts, messages, artifacts and push configs. */
-export const randomId: Effect.Effect<string> = Effect.sync(() => randomUUID())
+export const randomId: Effect.Effect<string> = Effect.sync(() => crypto.randomUUID())
 
 // Formatting a date is comparatively slow, and a busy server stamps many events within one millisecond.
 let isoMs = Number.NaN

@@ -3,8 +3,10 @@
  * of the filters it was issued for, base64url-encoded. Cursors stay valid when tasks are added: a page
  * continues strictly after the last task the client saw.
  */
-import { createHash } from "node:crypto"
+import * as Base64Url from "effect/encoding/Base64Url"
+import * as Result from "effect/Result"
 import type { TaskCursor } from "../TaskStore.ts"
+import * as Sha256 from "./Sha256.ts"
 
 export interface Filters {
   readonly contextId?: string | undefined
@@ -13,13 +15,14 @@ export interface Filters {
 }
 
 const digest = (filters: Filters): string =>
-  createHash("sha256")
-    .update(JSON.stringify([filters.contextId ?? null, filters.status ?? null, filters.statusTimestampAfter ?? null]))
-    .digest("base64url")
-    .slice(0, 12)
+  Base64Url.encode(
+    Sha256.digest(
+      JSON.stringify([filters.contextId ?? null, filters.status ?? null, filters.statusTimestampAfter ?? null])
+    )
+  ).slice(0, 12)
 
 export const encode = (cursor: TaskCursor, filters: Filters): string =>
-  Buffer.from(JSON.stringify([cursor.timestamp, cursor.id, digest(filters)]), "utf8").toString("base64url")
+  Base64Url.encode(JSON.stringify([cursor.timestamp, cursor.id, digest(filters)]))
 
 export type DecodeError = "malformed" | "filters"
 
@@ -28,7 +31,9 @@ export const decode = (token: string, filters: Filters): TaskCursor | DecodeErro
   let parsed: unknown
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(token)) return "malformed"
-    parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
+    const text = Base64Url.decodeString(token)
+    if (Result.isFailure(text)) return "malformed"
+    parsed = JSON.parse(text.success)
   } catch {
     return "malformed"
   }

@@ -33,7 +33,6 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import type { LookupFunction } from "node:net"
 import { InvalidParams } from "../../protocol/A2AError.ts"
 
 // --- address classification ---
@@ -160,6 +159,20 @@ export const parseAllowlist = (raw: string): Result.Result<Allowlist, string> =>
 }
 
 // --- the service ---
+
+/**
+ * The shape of Node's `net` lookup (`dns.lookup`), spelled out so the guard loads, and type-checks, on runtimes
+ * without Node's types; only Node's HTTP agent calls it.
+ */
+export type LookupFunction = (
+  hostname: string,
+  options: { readonly family?: number | string | undefined; readonly all?: boolean | undefined },
+  callback: (
+    error: Error | null,
+    address: string | Array<{ address: string; family: number }>,
+    family?: number
+  ) => void
+) => void
 
 /** A delivery refused because the webhook's host is, or resolves to, a blocked address. */
 export class WebhookBlocked extends Schema.TaggedError<WebhookBlocked>()("WebhookBlocked", {

@@ -23,6 +23,7 @@ import type * as Config from "effect/Config"
 import * as Layer from "effect/Layer"
 import type { PushConfigStore } from "../PushConfigStore.ts"
 import type { PushNotifier } from "../PushNotifier.ts"
+import * as PinnedDeliveryClient from "./PinnedDeliveryClient.ts"
 import * as WebhookGuard from "./WebhookGuard.ts"
 import * as WebhookPushNotifier from "./WebhookPushNotifier.ts"
 
@@ -30,6 +31,7 @@ export type Services = PushNotifier | WebhookPushNotifier.WebhookDeliveries | We
 
 export const layerConfig: Layer.Layer<Services, Config.ConfigError, PushConfigStore> = WebhookPushNotifier.layerConfig
   .pipe(
+    Layer.provide(PinnedDeliveryClient.layer),
     Layer.provideMerge(WebhookGuard.layerConfig),
     Layer.provide(NodeDns.layer)
   )
@@ -39,6 +41,7 @@ export const layer = (
   options: WebhookPushNotifier.WebhookOptions & { readonly allowlist?: WebhookGuard.Allowlist | undefined } = {}
 ): Layer.Layer<Services, never, PushConfigStore> =>
   WebhookPushNotifier.layer(options).pipe(
+    Layer.provide(PinnedDeliveryClient.layer),
     Layer.provideMerge(WebhookGuard.layer({ allowlist: options.allowlist })),
     Layer.provide(NodeDns.layer)
   )

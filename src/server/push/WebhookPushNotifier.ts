@@ -13,8 +13,9 @@
  *   network errors, timeouts, 408, 429 and 5xx. Other answers (3xx, 4xx) are final: retrying cannot help.
  * - The config is re-read before each delivery: a deleted config receives nothing more, even events already
  *   queued.
- * - SSRF: connections go through WebhookGuard's pinned lookup (checked at every connection, so DNS rebinding
- *   cannot reach internal addresses); IP-literal URLs are checked before sending. No redirects are followed.
+ * - SSRF: IP-literal URLs are checked before sending, and the POSTs go through the DeliveryClient: on Node
+ *   (WebhookPush) its connections resolve through WebhookGuard's pinned lookup (checked at every connection, so
+ *   DNS rebinding cannot reach internal addresses). No redirects are followed.
  * - Traced (see Observability), each delivery is a span under the one that published its event, and its POST
  *   carries a W3C `traceparent`; untraced, it carries none.
  * - Failures are logged and counted (metrics `a2a_push_*`, per-config status via WebhookDeliveries), never
@@ -35,7 +36,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -76,6 +76,15 @@ export interface PayloadEdition {
   readonly contentType: string
   readonly encode: (task: v1.Task, event: v1.StreamResponse) => string
 }
+
+/**
+ * The HTTP client webhook POSTs go through, following no redirects. The seam between the notifier, which runs
+ * anywhere, and the runtime's client: on Node `PinnedDeliveryClient` (connections pinned to the addresses the
+ * WebhookGuard vetted); elsewhere the runtime's `fetch` (effect-a2a/web).
+ */
+export class DeliveryClient extends Context.Service<DeliveryClient, HttpClient.HttpClient>()(
+  "effect-a2a/server/push/DeliveryClient"
+) {}
 
 export const PayloadEditions = Context.Reference<ReadonlyArray<PayloadEdition>>(
   "effect-a2a/server/push/PayloadEditions",
@@ -321,10 +330,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const maxQueued = Math.max(1, Math.floor(options.maxQueuedPerTask ?? 1000))
   const observed = yield* Observability.isEnabled
 
-  // Every connection resolves through the guard and is pinned to the addresses it vetted.
-  const agent = yield* NodeHttpClient.makeAgent({ lookup: guard.lookup, keepAlive: true })
-  const client = (yield* NodeHttpClient.makeNodeHttp.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent)))
-    .pipe(HttpClient.withScope)
+  const client = (yield* DeliveryClient).pipe(HttpClient.withScope)
 
   // Lanes live in their own scope, closed after a bounded drain when the layer shuts down.
   const lanesScope = yield* Scope.fork(layerScope)
@@ -562,13 +568,19 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   return { notifier: PushNotifier.of({ notify }), deliveries }
 })
 
-/** The webhook PushNotifier (and its WebhookDeliveries), over the PushConfigStore and WebhookGuard in context. */
+/**
+ * The webhook PushNotifier (and its WebhookDeliveries), over the PushConfigStore, WebhookGuard and DeliveryClient
+ * in context.
+ */
 export const layer = (
   options: WebhookOptions = {}
-): Layer.Layer<PushNotifier | WebhookDeliveries, never, PushConfigStore | WebhookGuard> =>
+): Layer.Layer<PushNotifier | WebhookDeliveries, never, PushConfigStore | WebhookGuard | DeliveryClient> =>
   Layer.effectContext(
-    Effect.map(make(options), ({ deliveries, notifier }) =>
-      Context.make(PushNotifier, notifier).pipe(Context.add(WebhookDeliveries, deliveries)))
+    Effect.map(
+      make(options),
+      ({ deliveries, notifier }) =>
+        Context.make(PushNotifier, notifier).pipe(Context.add(WebhookDeliveries, deliveries))
+    )
   )
 
 /**
@@ -587,7 +599,7 @@ export const optionsConfig: Config.Config<WebhookOptions> = Config.all({
 export const layerConfig: Layer.Layer<
   PushNotifier | WebhookDeliveries,
   Config.ConfigError,
-  PushConfigStore | WebhookGuard
+  PushConfigStore | WebhookGuard | DeliveryClient
 > = Layer.unwrap(Effect.gen(function*() {
   return layer(yield* optionsConfig)
 }))

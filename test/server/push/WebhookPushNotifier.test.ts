@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Result, Tracer } from "effect"
 import type * as v1 from "../../../src/generated/v1.ts"
 import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
+import * as PinnedDeliveryClient from "../../../src/server/push/PinnedDeliveryClient.ts"
 import * as WebhookGuard from "../../../src/server/push/WebhookGuard.ts"
 import * as WebhookPushNotifier from "../../../src/server/push/WebhookPushNotifier.ts"
 import { type PushConfig, PushConfigStore } from "../../../src/server/PushConfigStore.ts"
@@ -27,6 +28,7 @@ const testOptions: WebhookPushNotifier.WebhookOptions = {
 
 const notifierLayer = (allowlist = "127.0.0.1,localhost", options = testOptions) =>
   WebhookPushNotifier.layer(options).pipe(
+    Layer.provide(PinnedDeliveryClient.layer),
     Layer.provideMerge(guardLayer(allowlist)),
     Layer.provideMerge(MemoryPushConfigStore.layer)
   )

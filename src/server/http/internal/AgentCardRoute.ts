@@ -8,9 +8,10 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Base64Url from "effect/encoding/Base64Url"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { createHash } from "node:crypto"
+import * as Sha256 from "../../internal/Sha256.ts"
 import type { Edition } from "../Edition.ts"
 import type { BindingEnv } from "../HttpCallContext.ts"
 import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
@@ -45,7 +46,7 @@ export const handler = (
       edition === undefined ? env.card.sign(card) : Effect.succeed(edition.card.render(card)),
       (served) => {
         const body = JSON.stringify(served)
-        const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`
+        const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
         if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
         const rendered = { body, etag }
         cache.set(key, rendered)

@@ -71,7 +71,8 @@ export const make = (
   return {
     origin: (request) => {
       if (options.publicUrl !== undefined) return options.publicUrl
-      const host = request.headers["host"] ?? ""
+      // A web Request made in code may have no Host header: its URL is absolute then.
+      const host = request.headers["host"] ?? /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(request.originalUrl)?.[1] ?? ""
       const scheme = request.protocol ?? (/^https:/i.test(request.originalUrl) ? "https" : "http")
       const key = `${scheme} ${host}`
       let origin = origins.get(key)
