@@ -8,22 +8,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { getRequestListener } from "@hono/node-server"
 import { Duration, Effect } from "effect"
 import { build } from "esbuild"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium } from "playwright-core"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import * as A2AWeb from "../../src/web/A2AWeb.ts"
+import * as Chromium from "../fixtures/Chromium.ts"
 import { root } from "../fixtures/RuntimeProcess.ts"
 
-const executablePath = [process.env["A2A_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) =>
-  path !== undefined && path.length > 0 && existsSync(path)
-)
-if (executablePath === undefined) {
-  console.log("Chromium not found (run .ci/chromium.sh or set A2A_CHROMIUM): skipping the browser tests")
-}
+if (!Chromium.available) console.log(Chromium.skipReason)
 
 const bundle = Effect.promise(async () => {
   const result = await build({
@@ -64,38 +57,12 @@ const serve = (script: string) =>
     (server) => Effect.promise(() => server.close())
   )
 
-const browser = (path: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const profile = mkdtempSync(join(tmpdir(), "a2a-chromium-"))
-      const context = await chromium.launchPersistentContext(profile, {
-        executablePath: path,
-        headless: true,
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync"
-        ]
-      })
-      return { context, profile }
-    }),
-    ({ context, profile }) =>
-      Effect.promise(() => context.close()).pipe(
-        Effect.andThen(Effect.sync(() => rmSync(profile, { recursive: true, force: true })))
-      )
-  )
-
-describe.skipIf(executablePath === undefined)("our client in headless Chromium", () => {
+describe.skipIf(!Chromium.available)("our client in headless Chromium", () => {
   it.live("reads the card, sends a message and streams a task from a bundled page", () =>
     Effect.gen(function*() {
       const script = yield* bundle
       const server = yield* serve(script)
-      const { context } = yield* browser(executablePath!)
+      const context = yield* Chromium.launch
       const page = yield* Effect.promise(() => context.newPage())
       const errors: Array<string> = []
       page.on("pageerror", (error) => errors.push(error.message))
