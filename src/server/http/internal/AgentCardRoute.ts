@@ -37,10 +37,9 @@ export const handler = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
   const cache = new Map<string, Rendered>()
   // A request an edition claims (A2A 0.3: no A2A-Version) gets that edition's card; cached apart from the 1.0 one.
+  const keyOf = (origin: string, edition: Edition<BindingEnv> | undefined) =>
+    edition === undefined ? origin : `${edition.edge.version} ${origin}`
   const render = (origin: string, edition: Edition<BindingEnv> | undefined): Effect.Effect<Rendered> => {
-    const key = edition === undefined ? origin : `${edition.edge.version} ${origin}`
-    const cached = cache.get(key)
-    if (cached !== undefined) return Effect.succeed(cached)
     const card = env.card.publicCard(env.interfaces.forOrigin(origin))
     return Effect.map(
       edition === undefined ? env.card.sign(card) : Effect.succeed(edition.card.render(card)),
@@ -49,7 +48,7 @@ export const handler = (
         const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
         if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
         const rendered = { body, etag }
-        cache.set(key, rendered)
+        cache.set(keyOf(origin, edition), rendered)
         return rendered
       }
     )
@@ -59,20 +58,26 @@ export const handler = (
     ...(env.options.trustedProxies !== undefined ? ["X-Forwarded-Host", "X-Forwarded-Proto"] : []),
     ...new Set(env.editions.map((edition) => edition.card.vary))
   ].join(", ") || undefined
+  const respond = (request: HttpServerRequest.HttpServerRequest, { body, etag }: Rendered) => {
+    const headers: Record<string, string> = {
+      "cache-control": `public, max-age=${maxAge}`,
+      etag,
+      "access-control-allow-origin": "*",
+      ...(varies !== undefined ? { vary: varies } : {})
+    }
+    const ifNoneMatch = request.headers["if-none-match"]
+    if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+      return HttpServerResponse.empty({ status: 304, headers })
+    }
+    return HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
+  }
   return HttpServerRequest.HttpServerRequest.use((request) => {
     const edition = env.editions.find((e) => e.card.wants(request))
-    return Effect.map(render(env.interfaces.origin(request), edition), ({ body, etag }) => {
-      const headers: Record<string, string> = {
-        "cache-control": `public, max-age=${maxAge}`,
-        etag,
-        "access-control-allow-origin": "*",
-        ...(varies !== undefined ? { vary: varies } : {})
-      }
-      const ifNoneMatch = request.headers["if-none-match"]
-      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
-        return HttpServerResponse.empty({ status: 304, headers })
-      }
-      return HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
-    })
+    const origin = env.interfaces.origin(request)
+    // Rendered (and signed) once per origin: every later request is answered from the cache without a step.
+    const cached = cache.get(keyOf(origin, edition))
+    return cached !== undefined
+      ? Effect.succeed(respond(request, cached))
+      : Effect.map(render(origin, edition), (rendered) => respond(request, rendered))
   })
 }
