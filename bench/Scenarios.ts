@@ -37,6 +37,8 @@ export interface Scenario {
 
 const A2A: ReadonlyArray<ServerKind> = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk"]
 const ALL: ReadonlyArray<ServerKind> = [...A2A, "ceiling"]
+/** The servers that serve gRPC (the SQLite variant only changes the store; Bun serves HTTP only). */
+const GRPC: ReadonlyArray<ServerKind> = ["ours", "sdk"]
 
 const ECHO_TEXT = `${ECHO} hello`
 const TASK_TEXT = `${TASK} hello`
@@ -267,7 +269,7 @@ const grpcMessage: Scenario = {
   title: "gRPC SendMessage -> direct Message",
   measures: "The round trip of rpc-message over gRPC (protobuf over HTTP/2).",
   unit: "req/s",
-  servers: A2A,
+  servers: GRPC,
   isolated: false,
   prepare: (server) =>
     Effect.gen(function*() {
@@ -290,7 +292,7 @@ const grpcGetTask: Scenario = {
   title: "gRPC GetTask of an existing task",
   measures: "The read of rpc-get-task over gRPC.",
   unit: "req/s",
-  servers: A2A,
+  servers: GRPC,
   isolated: false,
   prepare: (server) =>
     Effect.gen(function*() {
@@ -311,7 +313,7 @@ const grpcStream: Scenario = {
   title: "gRPC SendStreamingMessage, 10 artifact chunks",
   measures: "The stream of rpc-stream over gRPC: task, 10 artifact updates, final status, each read and checked.",
   unit: "streams/s",
-  servers: A2A,
+  servers: GRPC,
   isolated: false,
   prepare: (server) =>
     Effect.gen(function*() {
