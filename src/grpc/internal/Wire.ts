@@ -8,6 +8,7 @@ import {
   type DescMessage,
   type DescMethod,
   fromBinary,
+  fromJson,
   fromJsonString,
   type JsonValue,
   toBinary,
@@ -69,15 +70,20 @@ export const fromProtoJson = (
   desc: DescMessage,
   value: unknown
 ): { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly error: A2AError.A2AError } => {
+  const options = { ignoreUnknownFields: true }
   try {
-    return {
-      ok: true,
-      bytes: toBinary(desc, fromJsonString(desc, JSON.stringify(value ?? {}), { ignoreUnknownFields: true }))
-    }
-  } catch (e) {
-    return {
-      ok: false,
-      error: new A2AError.InternalError({ message: `Could not encode ${desc.typeName}: ${message(e)}` })
+    // Straight from the value: a round trip through JSON text cost ~20% of a unary call (profile of
+    // grpc-get-task). A value holding `undefined` somewhere (which the reader refuses and JSON text drops) takes
+    // the round trip instead.
+    return { ok: true, bytes: toBinary(desc, fromJson(desc, (value ?? {}) as JsonValue, options)) }
+  } catch {
+    try {
+      return { ok: true, bytes: toBinary(desc, fromJsonString(desc, JSON.stringify(value ?? {}), options)) }
+    } catch (e) {
+      return {
+        ok: false,
+        error: new A2AError.InternalError({ message: `Could not encode ${desc.typeName}: ${message(e)}` })
+      }
     }
   }
 }
