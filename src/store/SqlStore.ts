@@ -28,13 +28,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
 import type { MigrationError } from "effect/sql/Migrator"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
 import * as EventBus from "../server/EventBus.ts"
+import { invalidConfig } from "../server/internal/InvalidConfig.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
@@ -184,13 +183,7 @@ export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buf
   for (const [i, text] of texts.entries()) {
     const key = SecretBox.parseKey(text)
     if (Result.isFailure(key)) {
-      return Effect.fail(
-        new Config.ConfigError(
-          new Schema.SchemaError(
-            new SchemaIssue.InvalidValue({ message: `A2A_SECRET_KEYS (key ${i + 1}): ${key.failure}` })
-          )
-        )
-      )
+      return Effect.fail(invalidConfig(`A2A_SECRET_KEYS (key ${i + 1}): ${key.failure}`))
     }
     keys.push(Redacted.make(key.success))
   }

@@ -25,9 +25,8 @@ import * as IpNetwork from "effect/net/IpNetwork"
 import type * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import type * as Predicate from "effect/Predicate"
-import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
 import * as Version from "../../protocol/Version.ts"
+import * as InvalidConfig from "../internal/InvalidConfig.ts"
 
 /** Which A2A protocol binding an interface speaks (card `protocolBinding`, spec 5.3). */
 export type BindingName = "JSONRPC" | "HTTP+JSON" | "GRPC"
@@ -144,8 +143,7 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
 }
 
 /** A configuration error with a message of ours. */
-export const invalidConfig = (message: string): Config.ConfigError =>
-  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message })))
+export const invalidConfig: (message: string) => Config.ConfigError = (message) => InvalidConfig.invalidConfig(message)
 
 const path = (name: string) =>
   Config.String(name).pipe(

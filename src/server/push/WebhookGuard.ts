@@ -32,8 +32,8 @@ import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { InvalidParams } from "../../protocol/A2AError.ts"
+import { invalidConfig } from "../internal/InvalidConfig.ts"
 
 // --- address classification ---
 
@@ -323,12 +323,7 @@ export const allowlistConfig: Config.Config<Allowlist> = Config.String("A2A_WEBH
   Config.withDefault(""),
   Config.mapEffect((raw) =>
     Result.match(parseAllowlist(raw), {
-      onFailure: (message) =>
-        Effect.fail(
-          new Config.ConfigError(
-            new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: `A2A_WEBHOOK_ALLOWLIST: ${message}` }, raw))
-          )
-        ),
+      onFailure: (message) => Effect.fail(invalidConfig(`A2A_WEBHOOK_ALLOWLIST: ${message}`, raw)),
       onSuccess: Effect.succeed
     })
   )
