@@ -18,39 +18,27 @@ import type { SearchParams } from "../HttpCallContext.ts"
 
 const invalid = (input: unknown, message: string) => Effect.fail(new SchemaIssue.InvalidValue({ message }, input))
 
+/** One query parameter's value, from the string the router gives, or the array it gives for a repeated name. */
+const oneValue = (
+  fromRepeated: (values: ReadonlyArray<string>) => Effect.Effect<string, SchemaIssue.Issue>
+): Schema.Codec<string, string | ReadonlyArray<string>> =>
+  Schema.Union([Schema.String, Schema.Array(Schema.String)]).pipe(Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transformEffect({
+      decode: (value) => typeof value === "string" ? Effect.succeed(value) : fromRepeated(value),
+      encode: Effect.succeed
+    })
+  ))
+
 /** One query parameter's value: the first, when the name is repeated (lenient readers, e.g. the 0.3 binding). */
-export const First: Schema.Codec<string, string | ReadonlyArray<string>> = Schema.Union([
-  Schema.String,
-  Schema.Array(Schema.String)
-]).pipe(Schema.decodeTo(
-  Schema.String,
-  SchemaTransformation.transformEffect({
-    decode: (value) =>
-      typeof value === "string"
-        ? Effect.succeed(value)
-        : value.length > 0
-        ? Effect.succeed(value[0]!)
-        : invalid(value, "Expected a value"),
-    encode: Effect.succeed
-  })
-))
+export const First = oneValue((values) =>
+  values.length > 0 ? Effect.succeed(values[0]!) : invalid(values, "Expected a value")
+)
 
 /** One query parameter's value: given once (the router gives a repeated name as an array). */
-export const Single: Schema.Codec<string, string | ReadonlyArray<string>> = Schema.Union([
-  Schema.String,
-  Schema.Array(Schema.String)
-]).pipe(Schema.decodeTo(
-  Schema.String,
-  SchemaTransformation.transformEffect({
-    decode: (value) =>
-      typeof value === "string"
-        ? Effect.succeed(value)
-        : value.length === 1
-        ? Effect.succeed(value[0]!)
-        : invalid(value, `Expected a single value, got ${value.length}`),
-    encode: Effect.succeed
-  })
-))
+export const Single = oneValue((values) =>
+  values.length === 1 ? Effect.succeed(values[0]!) : invalid(values, `Expected a single value, got ${values.length}`)
+)
 
 /** A decimal integer that fits an int32's digits (the request Schema checks its range). */
 export const Int32: Schema.Codec<number, string | ReadonlyArray<string>> = Single.pipe(Schema.decodeTo(
