@@ -5,26 +5,12 @@
  * agent of examples/runtimes.
  */
 import { type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client"
 import { assert, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { type Binding, connect } from "../fixtures/SdkHttpClient.ts"
 
-export type Binding = "JSONRPC" | "HTTP+JSON"
-
-const connect = (url: string, binding: Binding) =>
-  Effect.promise(async () => {
-    const calls: Array<string> = []
-    const fetchImpl: typeof fetch = (input, init) => {
-      calls.push(`${init?.method ?? "GET"} ${String(input instanceof Request ? input.url : input)}`)
-      return fetch(input, init)
-    }
-    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      preferredTransports: [binding]
-    })).createFromUrl(url)
-    return { client, calls }
-  })
+export type { Binding }
 
 const request = (text: string, returnImmediately = false) => ({
   tenant: "",

@@ -4,36 +4,19 @@
  * and maps our errors to its typed errors.
  */
 import { type Message, Role, type Task, TaskState } from "@a2a-js/sdk"
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client"
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
+import { type Binding, connect } from "../../fixtures/SdkHttpClient.ts"
 import * as TestServer from "../../server/http/fixtures/TestServer.ts"
-
-type Binding = "JSONRPC" | "HTTP+JSON"
 
 const startDemo = TestServer.startCore(
   DemoAgent.make({ stepDelay: Duration.millis(2), slowSteps: 100_000 }),
   {},
   DemoAgent.card
 )
-
-/** The client, and the URLs its transport called (to prove which binding it used). */
-const connect = (url: string, binding: Binding) =>
-  Effect.promise(async () => {
-    const calls: Array<string> = []
-    const fetchImpl: typeof fetch = (input, init) => {
-      calls.push(`${init?.method ?? "GET"} ${String(input instanceof Request ? input.url : input)}`)
-      return fetch(input, init)
-    }
-    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      preferredTransports: [binding]
-    })).createFromUrl(url)
-    return { client, calls }
-  })
 
 const message = (text: string, extra: Partial<Message> = {}): Message => ({
   messageId: randomUUID(),
