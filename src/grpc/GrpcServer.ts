@@ -142,9 +142,10 @@ export const make = Effect.fnUntraced(function*(
         headers
       })
       const active = ctx.extensions.filter((uri) => supportedExtensions.has(uri))
+      if (active.length === 0) return { ctx, responseMetadata: undefined }
       const responseMetadata = new grpc.Metadata()
-      if (active.length > 0) responseMetadata.set("a2a-extensions", active.join(","))
-      return { ctx, responseMetadata: active.length > 0 ? responseMetadata : undefined }
+      responseMetadata.set("a2a-extensions", active.join(","))
+      return { ctx, responseMetadata }
     })
 
   /** The request as ProtoJSON, for the operation's Schema to validate. */
