@@ -20,7 +20,9 @@
  *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
  *   it, and coalescing changes neither the final task nor the events.
  * - A failed save ends the execution as it always has (logged; InternalError to the caller; a conflict read as
- *   another node's outcome): the events it held were published to no one, the ones before it are stored.
+ *   another node's outcome), and what it held was published to no one. A failed save of several events is made
+ *   again one event at a time first, so the events before the failing one are stored and published, and the
+ *   failure is that event's: what is stored and told is what one save per event gives.
  * - A step (apply, save, publish) is uninterruptible: a cancel lands between steps. Events the agent emitted
  *   but that no step has taken go with the interrupted agent, never published.
  * - On a store whose save is a commit, the agent runs ahead in a fiber of its own by at most COALESCE_CAPACITY
@@ -272,6 +274,9 @@ export const make = Effect.gen(function*() {
         // The task as the events so far leave it (saved only below): an event sees those before it in the batch.
         let task = Option.getOrUndefined(state.record)?.task
         let published: ReadonlyArray<TaskReducer.Published> | undefined
+        let first: TaskReducer.Applied | undefined
+        // Each event's own step, once the batch has more than one.
+        let steps: Array<TaskReducer.Applied> | undefined
         let final = false
         // What ends the turn without a task change: a direct reply, or a misbehaving event (after the changes
         // before it are saved, as one event at a time would have had them).
@@ -314,7 +319,13 @@ export const make = Effect.gen(function*() {
             break
           }
           task = applied.success.task
-          published = published === undefined ? applied.success.published : published.concat(applied.success.published)
+          if (first === undefined) {
+            first = applied.success
+            published = first.published
+          } else {
+            published = published!.concat(applied.success.published)
+            ;(steps ??= [first]).push(applied.success)
+          }
           // Only this execution's own status decides: a continued task starts out interrupted (input-required).
           const reached = "statusUpdate" in taskEvent
             ? taskEvent.statusUpdate.status.state
@@ -327,7 +338,14 @@ export const make = Effect.gen(function*() {
           }
         }
         if (published === undefined || task === undefined) return then ?? Effect.succeed(!state.settled)
-        const committed = commit({ task, published })
+        // A batch whose save fails is saved again one event at a time: the events before the failing one are then
+        // stored and published, and the failure is that event's, as with one save per event.
+        const committed = steps === undefined ? commit({ task, published }) : Effect.catch(
+          commit({ task, published }),
+          (e) =>
+            Effect.logDebug(`Saving ${steps!.length} events at once failed (${e.message}); saving them one by one`)
+              .pipe(Effect.andThen(Effect.forEach(steps!, (applied) => commit(applied), { discard: true })))
+        )
         return then !== undefined ? Effect.andThen(committed, then) : Effect.map(committed, () => {
           if (final) state.settled = true
           return !state.settled
@@ -348,11 +366,18 @@ export const make = Effect.gen(function*() {
         yield* pushConfigs.set(attached).pipe(Effect.mapError(storeFailed))
       })
 
+    // Once only, even when the save after it fails and is made again (see `step`).
+    let pushConfigAttached = false
     const commit = (applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> => {
       const version = Option.match(state.record, { onNone: () => 0, onSome: (r) => r.version })
       const saved = persist(scope, version, applied).pipe(Effect.mapError(storeFailed))
-      return (Option.isNone(state.record) && pushConfig !== undefined
-        ? Effect.andThen(attachPushConfig(pushConfig), saved)
+      return (Option.isNone(state.record) && pushConfig !== undefined && !pushConfigAttached
+        ? attachPushConfig(pushConfig).pipe(
+          Effect.andThen(Effect.sync(() => {
+            pushConfigAttached = true
+          })),
+          Effect.andThen(saved)
+        )
         : saved).pipe(
           Effect.map((next) => {
             state.record = Option.some({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next })
