@@ -422,7 +422,9 @@ export const make = Effect.gen(function*() {
         if (Result.isSuccess(applied)) yield* commit(applied.success)
       })
 
-    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber; any other is pulled as a stream.
+    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber, any other is pulled as a stream, a
+    // step per event; on a store that coalesces saves the agent runs ahead in a fiber of its own and a step takes
+    // every event waiting.
     const consume = Effect.suspend(() => {
       const events = executor.execute(context)
       return store.coalesceSaves === true
