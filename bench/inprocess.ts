@@ -7,7 +7,7 @@
  *
  * With BENCH_STORE=sqlite (or sqlite-full) the trivial agent's server runs over what `effect-a2a serve` runs, the
  * SQLite store (a file in a fresh temporary directory, synchronous NORMAL or FULL), and each figure also says how
- * many task saves a call made.
+ * many task saves a call made; BENCH_COALESCE=0 turns coalescing off (one save per event, as before).
  *
  *   node bench/inprocess.ts [calls] [name filter, e.g. "Stream"]
  */
@@ -48,6 +48,8 @@ const sqlite = (() => {
     Effect.map(TaskStore, (inner) =>
       TaskStore.of({
         ...inner,
+        // BENCH_COALESCE=0: one save per event, as a store that does not coalesce saves.
+        coalesceSaves: process.env.BENCH_COALESCE === "0" ? false : inner.coalesceSaves,
         save: (record) => Effect.andThen(Effect.sync(() => saves++), inner.save(record))
       }))
   )
