@@ -47,6 +47,7 @@ const chunk = (i: number, poisonAt: number) => (i === poisonAt ? "poison" : Stri
  * The first word picks the script:
  * - `burst [k] [n]`: TaskUpdater, working, n (CHUNKS) appended chunks back to back (chunk k poisoned), completed;
  * - `stream`: the same events as a plain Stream (Stream.make, no producer);
+ * - `misbehave`: a plain Stream whose 6th chunk claims another task, with more events after it;
  * - `halves <gate>`: half the chunks, waits for the gate, the other half, completed;
  * - `lone <gate>`: working, then waits for the gate before completing.
  */
@@ -75,6 +76,23 @@ const agent = AgentExecutor.make((ctx) => {
         events.push({
           artifactUpdate: {
             taskId,
+            contextId,
+            artifact: { artifactId: "a", parts: [{ text: String(i) }] },
+            append: i > 1
+          }
+        })
+      }
+      events.push({ statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_COMPLETED" } } })
+      return Stream.make(...events)
+    }
+    case "misbehave": {
+      const events: Array<AgentExecutor.AgentEvent> = [
+        { statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_WORKING" } } }
+      ]
+      for (let i = 1; i <= 10; i++) {
+        events.push({
+          artifactUpdate: {
+            taskId: i === 6 ? "someone-else" : taskId,
             contextId,
             artifact: { artifactId: "a", parts: [{ text: String(i) }] },
             append: i > 1
@@ -188,26 +206,30 @@ const server = (stores: Stores, coalesce: boolean) =>
     Layer.provideMerge(stores)
   )
 
-/** A task without what differs from run to run (ids, timestamps). */
-const shape = (task: v1.Task) => ({
-  state: task.status.state,
-  statusMessage: task.status.message?.parts,
-  history: (task.history ?? []).map((m) => [m.role, m.parts]),
-  artifacts: task.artifacts
-})
+/** A task without what differs from run to run (ids, also where a status message names its task; timestamps). */
+const shape = (task: v1.Task) =>
+  JSON.parse(
+    JSON.stringify({
+      state: task.status.state,
+      statusMessage: task.status.message?.parts,
+      history: (task.history ?? []).map((m) => [m.role, m.parts]),
+      artifacts: task.artifacts
+    }).replaceAll(task.id, "<task id>")
+  ) as unknown
 
 const partsOf = (task: v1.Task) => (task.artifacts?.[0]?.parts ?? []).map((p) => ("text" in p ? p.text : "?"))
 
 const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i))
 
 /** Streams `text` to its end (or its failure) and reads back what the store and the probe hold. */
-const streamed = (text: string) =>
+const streamed = (text: string, configuration?: v1.SendMessageConfiguration) =>
   Effect.gen(function*() {
     const handler = yield* RequestHandler
     const probe = yield* Probe
     const ctx = ctxFor()
     const events: Array<v1.StreamResponse> = []
-    const outcome = yield* handler.sendStreamingMessage(send(text), ctx).pipe(
+    const request = configuration === undefined ? send(text) : send(text, { configuration })
+    const outcome = yield* handler.sendStreamingMessage(request, ctx).pipe(
       Stream.runForEach((event) => Effect.sync(() => events.push(event))),
       Effect.result
     )
@@ -220,6 +242,7 @@ const streamed = (text: string) =>
       stored,
       version: yield* probe.storedVersion(taskId),
       saves: probe.saves.get(taskId) ?? 0,
+      pushConfigs: (yield* handler.listTaskPushNotificationConfigs({ taskId }, ctx)).configs?.length ?? 0,
       pushed: probe.pushed.map(stateOf),
       early: [...probe.early]
     }
@@ -330,7 +353,9 @@ const suite = (name: string, stores: Stores) =>
     it.effect("a save failing mid-batch: the same error, events and stored task as with one save per event", () =>
       Effect.gen(function*() {
         const poisonAt = 8
-        const [coalesced, oneByOne] = yield* both(Effect.andThen(poison, streamed(`burst ${poisonAt}`)))
+        // With a push config to attach to the new task: once, though its first save is made twice.
+        const hook = { taskPushNotificationConfig: { url: "https://example.com/hook" } }
+        const [coalesced, oneByOne] = yield* both(Effect.andThen(poison, streamed(`burst ${poisonAt}`, hook)))
         assert.deepStrictEqual(oneByOne.error, { tag: "InternalError", message: "Task storage failed" })
         assert.deepStrictEqual(coalesced.error, oneByOne.error)
         // Every event before the poisoned one was stored and streamed; nothing after it was.
@@ -346,6 +371,28 @@ const suite = (name: string, stores: Stores) =>
         assert.deepStrictEqual(partsOf(coalesced.stored), numbers(1, poisonAt - 1))
         assert.strictEqual(coalesced.stored.status.state, "TASK_STATE_WORKING")
         assert.strictEqual(coalesced.version, told.length)
+        assert.deepStrictEqual(coalesced.early, [])
+        assert.strictEqual(coalesced.pushConfigs, 1)
+        assert.strictEqual(oneByOne.pushConfigs, 1)
+      }))
+
+    it.effect("an event for another task mid-batch: the events before it stored and streamed, then FAILED, as before", () =>
+      Effect.gen(function*() {
+        const [coalesced, oneByOne] = yield* both(streamed("misbehave"))
+        assert.deepStrictEqual(coalesced.events, [
+          "task:TASK_STATE_SUBMITTED",
+          "status:TASK_STATE_WORKING",
+          ...numbers(1, 5).map((n) => `artifact:${n}`),
+          "status:TASK_STATE_FAILED"
+        ])
+        assert.deepStrictEqual(coalesced.events, oneByOne.events)
+        assert.deepStrictEqual(coalesced.pushed, coalesced.events)
+        assert.strictEqual(coalesced.error, undefined)
+        assert.deepStrictEqual(shape(coalesced.stored), shape(oneByOne.stored))
+        assert.deepStrictEqual(partsOf(coalesced.stored), numbers(1, 5))
+        assert.match(JSON.stringify(coalesced.stored.status.message?.parts), /someone-else/)
+        assert.strictEqual(coalesced.version, oneByOne.version)
+        assert.isBelow(coalesced.saves, oneByOne.saves)
         assert.deepStrictEqual(coalesced.early, [])
       }))
 
