@@ -5,13 +5,24 @@
  * against the benchmark's trivial agent (bench/servers/oursAgent.ts): a direct reply, a blocking task with one
  * artifact, and a stream of 12 events read to its end. Compare two checkouts by running it in each, alternated.
  *
+ * With BENCH_STORE=sqlite (or sqlite-full) the trivial agent's server runs over what `effect-a2a serve` runs, the
+ * SQLite store (a file in a fresh temporary directory, synchronous NORMAL or FULL), and each figure also says how
+ * many task saves a call made; BENCH_COALESCE=0 turns coalescing off (one save per event, as before).
+ *
  *   node bench/inprocess.ts [calls] [name filter, e.g. "Stream"]
  */
+import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as A2AServer from "../src/server/A2AServer.ts"
 import * as DemoAgent from "../src/server/DemoAgent.ts"
 import * as A2AHttp from "../src/server/http/A2AHttp.ts"
+import { TaskStore } from "../src/server/TaskStore.ts"
+import * as DurableServer from "../src/store/DurableServer.ts"
+import * as SqlStore from "../src/store/SqlStore.ts"
 import { executor } from "./servers/oursAgent.ts"
 import { agentCardJson, STREAM_EVENTS } from "./TrivialAgent.ts"
 
@@ -24,9 +35,34 @@ const demo = HttpRouter.toWebHandler(
   { disableLogger: true }
 )
 const { supportedInterfaces: _, ...card } = agentCardJson("")
-const trivial = HttpRouter.toWebHandler(routes.pipe(Layer.provide(A2AServer.layer({ card, executor }))), {
-  disableLogger: true
-})
+
+/** Task saves made so far (counted on the SQLite store only). */
+let saves = 0
+const sqlite = (() => {
+  const store = process.env.BENCH_STORE
+  if (store !== "sqlite" && store !== "sqlite-full") return undefined
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "a2a-inprocess-"))
+  process.on("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
+  const counted = Layer.effect(
+    TaskStore,
+    Effect.map(TaskStore, (inner) =>
+      TaskStore.of({
+        ...inner,
+        // BENCH_COALESCE=0: one save per event, as a store that does not coalesce saves.
+        coalesceSaves: process.env.BENCH_COALESCE === "0" ? false : inner.coalesceSaves,
+        save: (record) => Effect.andThen(Effect.sync(() => saves++), inner.save(record))
+      }))
+  )
+  const stores = counted.pipe(Layer.provideMerge(SqlStore.layerSqlite({
+    filename: Path.join(dir, "a2a.db"),
+    synchronous: store === "sqlite-full" ? "FULL" : "NORMAL"
+  })))
+  return DurableServer.layerWithStores(stores, { card, executor })
+})()
+const trivial = HttpRouter.toWebHandler(
+  routes.pipe(Layer.provide(sqlite ?? A2AServer.layer({ card, executor }))),
+  { disableLogger: true }
+)
 
 const headers = { "content-type": "application/json", "a2a-version": "1.0" }
 const post = (handler: typeof demo.handler, body: unknown) =>
@@ -90,12 +126,14 @@ for (const pass of [1, 2]) {
     for (let i = 0; i < count / 5; i++) await call()
     const start = performance.now()
     const cpu = process.cpuUsage()
+    const saved = saves
     for (let i = 0; i < count; i++) await call()
     const micros = ((performance.now() - start) * 1000) / count
     const used = process.cpuUsage(cpu)
     // CPU time barely depends on what else runs on the machine: the figure to trust on a shared one.
     const cpuMicros = (used.user + used.system) / count
-    if (pass === 2) console.log(`${name}: ${micros.toFixed(2)} µs/call, CPU ${cpuMicros.toFixed(2)} µs/call`)
+    const perCall = sqlite === undefined ? "" : `, ${((saves - saved) / count).toFixed(2)} task saves/call`
+    if (pass === 2) console.log(`${name}: ${micros.toFixed(2)} µs/call, CPU ${cpuMicros.toFixed(2)} µs/call${perCall}`)
   }
 }
 await demo.dispose()

@@ -108,6 +108,13 @@ export class TaskStore extends Context.Service<TaskStore, {
   readonly save: (record: TaskRecord) => Effect.Effect<void, TaskStoreError>
   /** Tasks in `scope` matching the query, newest status first (ties: larger id first). */
   readonly list: (scope: TaskScope, query: TaskQuery) => Effect.Effect<TaskPage, TaskStoreError>
+  /**
+   * True when a save is costly enough (a commit, as in the SQL stores) that the server should write the events an
+   * agent emits back to back in one save: the agent then runs ahead of the writes by a few events, and each event
+   * is still published only once saved. Unset or false (the in-memory store): one save per event, made before the
+   * agent goes on.
+   */
+  readonly coalesceSaves?: boolean | undefined
 }>()("effect-a2a/server/TaskStore") {}
 
 // --- helpers shared by implementations ---

@@ -2,7 +2,9 @@
  * An Effect-native way for an agent to work on a task: each method emits one agent event (status or
  * artifact update) on the execution's stream, in call order. A final state (completed, failed, rejected,
  * canceled, input-required, auth-required) ends the turn: the server stops reading the stream there and
- * interrupts the rest of the work, so return right after it.
+ * interrupts the rest of the work, so return right after it. A method returns once the server has saved its
+ * event, except on a store that coalesces saves (the SQL stores): there it returns once the event waits for the
+ * next save, so the work may run a few events ahead of what is stored (clients only ever see stored events).
  *
  * @example
  * ```ts
@@ -75,7 +77,8 @@ export const stream = <E>(
   context: RequestContext,
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>
 ): Stream.Stream<AgentEvent, E> =>
-  // The server runs `work` in the execution's fiber, each event saved before `work` goes on (PushStream.produce).
+  // The server runs `work` in the execution's fiber, each event saved before `work` goes on (PushStream.produce),
+  // or, on a store that coalesces saves, in a fiber of its own a few events ahead (PushStream.buffered).
   PushStream.produce((emit) => run(context, work, emit))
 
 /** `work` with its events pushed to `emit`, SUBMITTED first and COMPLETED last as `stream` describes. */

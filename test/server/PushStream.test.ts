@@ -6,7 +6,7 @@
  * (the same stream read the Stream way is the reference).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Stream } from "effect"
 import { InternalError } from "../../src/protocol/A2AError.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
 import * as PushStream from "../../src/server/internal/PushStream.ts"
@@ -174,5 +174,80 @@ describe("PushStream.produce", () => {
       // A reader that failed still fails, though the producer went on and returned.
       const failed = yield* Effect.exit(PushStream.runForEachWhile(stubborn, () => Effect.fail("store failed")))
       assert.deepStrictEqual(failed, Exit.fail("store failed"))
+    }))
+
+  // --- buffered ---
+
+  const numbersTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
+
+  /** A producer emitting 1..n, then failing with "boom" when asked; `emitted` counts the emits that returned. */
+  const emitting = (n: number, failAtEnd: boolean) => {
+    const counter = { emitted: 0 }
+    const stream = PushStream.produce<number, InternalError>((emit) =>
+      Effect.gen(function*() {
+        for (let i = 1; i <= n; i++) {
+          yield* emit(i)
+          counter.emitted++
+        }
+        if (failAtEnd) return yield* new InternalError({ message: "boom" })
+      })
+    )
+    return { counter, stream }
+  }
+
+  it.effect("buffered: every event in order, in batches of at most its capacity, then the producer's failure", () =>
+    Effect.gen(function*() {
+      const { stream } = emitting(10, true)
+      const batches: Array<ReadonlyArray<number>> = []
+      const error = yield* Stream.chunks(PushStream.buffered(stream, 4)).pipe(
+        Stream.runForEach((batch) => Effect.sync(() => batches.push(batch))),
+        Effect.flip
+      )
+      assert.strictEqual(error.message, "boom")
+      assert.deepStrictEqual(batches.flat(), numbersTo(10))
+      for (const batch of batches) assert.isAtMost(batch.length, 4)
+      assert.isAtLeast(batches.length, 3)
+      // A plain Stream goes through Stream.buffer: the same events.
+      const plain = yield* Stream.runCollect(PushStream.buffered(Stream.fromIterable(numbersTo(10)), 4))
+      assert.deepStrictEqual([...plain], numbersTo(10))
+    }))
+
+  it.effect("buffered: the producer runs ahead of a busy reader by its capacity at most", () =>
+    Effect.gen(function*() {
+      const { counter, stream } = emitting(50, false)
+      const ahead: Array<number> = []
+      let read = 0
+      yield* Stream.chunks(PushStream.buffered(stream, 8)).pipe(
+        Stream.runForEach((batch) =>
+          Effect.gen(function*() {
+            read += batch.length
+            // Busy with this batch: the producer goes on meanwhile, until the buffer is full.
+            for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+            ahead.push(counter.emitted - read)
+          })
+        )
+      )
+      assert.strictEqual(read, 50)
+      assert.isAtMost(Math.max(...ahead), 8)
+      assert.isAbove(Math.max(...ahead), 0)
+    }))
+
+  it.effect("buffered: a lone event is read at once, with nothing waiting after it", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const stream = PushStream.produce<number, never>((emit) =>
+        Effect.andThen(emit(1), Effect.andThen(Deferred.await(release), emit(2)))
+      )
+      const batches: Array<ReadonlyArray<number>> = []
+      yield* Stream.chunks(PushStream.buffered(stream, 8)).pipe(
+        Stream.runForEach((batch) =>
+          Effect.andThen(
+            Effect.sync(() => batches.push(batch)),
+            // The producer waits for this: the first batch was read without it.
+            batches.length === 0 ? Deferred.succeed(release, undefined) : Effect.void
+          )
+        )
+      )
+      assert.deepStrictEqual(batches, [[1], [2]])
     }))
 })

@@ -149,13 +149,26 @@ interface Produced<A, E> extends Stream.Stream<A, E> {
  * a queue (Stream.callback). A stream derived from it (map, concat...) is read the Stream way.
  */
 export const produce = <A, E>(producer: Producer<A, E>): Stream.Stream<A, E> =>
-  Object.assign(
-    // Failures of the producer travel through the queue, after the events emitted before them.
-    Stream.callback<A, E>((queue) =>
-      Effect.andThen(producer((event) => Effect.asVoid(Queue.offer(queue, event))), Queue.end(queue))
-    ),
-    { [ProducerId]: producer }
+  Object.assign(fromProducer(producer, undefined), { [ProducerId]: producer })
+
+/** The producer in a fiber of its own feeding a queue (unbounded unless `capacity` is given, then it waits). */
+const fromProducer = <A, E>(producer: Producer<A, E>, capacity: number | undefined): Stream.Stream<A, E> =>
+  // Failures of the producer travel through the queue, after the events emitted before them.
+  Stream.callback<A, E>(
+    (queue) => Effect.andThen(producer((event) => Effect.asVoid(Queue.offer(queue, event))), Queue.end(queue)),
+    capacity === undefined ? undefined : { bufferSize: capacity, strategy: "suspend" }
   )
+
+/**
+ * `self` run ahead of its reader by up to `capacity` events, in a fiber of its own (a `produce` stream's producer
+ * directly, any other stream through Stream.buffer): each pull of the result takes every event waiting then, at
+ * least one, never waiting for more. Read with Stream.chunks, those are the batches a slow reader (a reader that
+ * commits to a database) can handle in one go.
+ */
+export const buffered = <A, E>(self: Stream.Stream<A, E>, capacity: number): Stream.Stream<A, E> => {
+  const producer = producerOf(self)
+  return producer !== undefined ? fromProducer(producer, capacity) : Stream.buffer(self, { capacity })
+}
 
 /** The producer a stream was made from by `produce`, if it was. */
 export const producerOf = <A, E>(stream: Stream.Stream<A, E>): Producer<A, E> | undefined =>

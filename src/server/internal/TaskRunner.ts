@@ -9,6 +9,27 @@
  * Cancellation interrupts the execution's fiber while the agent runs (the agent's finalizers run); the runner
  * then records CANCELED.
  *
+ * What an execution's events keep, whether saved one by one or several at once (TaskStore.coalesceSaves):
+ * - An event reaches the EventBus (subscribers, other nodes), the PushNotifier and its caller only once a save
+ *   holding it has succeeded: a final state is stored before the answer that reports it, and whoever was told of
+ *   an event finds it in the store.
+ * - Per task, events are applied, saved, published and offered in the order the agent emitted them. Sequences
+ *   grow by one per event and a save's version is the sequence of the last event it holds, so a snapshot at
+ *   version v and the events after v rebuild the task (spec 3.1.6), as they did with one save per event.
+ * - A save is the whole task (status, history, artifacts with their appended parts) as it is after its last
+ *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
+ *   it, and coalescing changes neither the final task nor the events.
+ * - A failed save ends the execution as it always has (logged; InternalError to the caller; a conflict read as
+ *   another node's outcome), and what it held was published to no one. A failed save of several events is made
+ *   again one event at a time first, so the events before the failing one are stored and published, and the
+ *   failure is that event's: what is stored and told is what one save per event gives.
+ * - A step (apply, save, publish) is uninterruptible: a cancel lands between steps. Events the agent emitted
+ *   but that no step has taken go with the interrupted agent, never published.
+ * - On a store whose save is a commit, the agent runs ahead in a fiber of its own by at most COALESCE_CAPACITY
+ *   events and each step takes all that wait, at least one: nothing waits for more, so a lone event is saved as
+ *   soon as it comes. Elsewhere (the memory store) the agent runs in the execution's fiber and each event is
+ *   saved before the agent goes on, with no fiber nor queue added.
+ *
  * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand, once per task).
  * The executions are not a FiberMap, for three reasons of its contract, not of cost (FiberMap.run measured as
  * cheap as forkIn):
@@ -114,6 +135,12 @@ interface Pending {
   readonly options: StartOptions
   readonly caller: Caller
 }
+
+/**
+ * Events an agent may run ahead of its task's saves on a store that coalesces them (TaskStore.coalesceSaves): the
+ * most one save holds. Past it the agent waits at its next event for the save in progress.
+ */
+export const COALESCE_CAPACITY = 32
 
 /** Messages that wait on one task, at most; more are refused until the agent catches up. */
 export const MAX_PENDING = 16
@@ -238,50 +265,89 @@ export const make = Effect.gen(function*() {
       now
     })
 
-    /** Applies one event; false when the execution is over (final state, message reply, misbehaviour). */
-    const step = (event: AgentEvent): Effect.Effect<boolean, StoreFailed> =>
+    /**
+     * Applies events in order, the task saved once for all of them, then published; false when the execution is
+     * over (final state, message reply, misbehaviour). Nothing after the event that ends the turn is applied.
+     */
+    const step = (events: ReadonlyArray<AgentEvent>): Effect.Effect<boolean, StoreFailed> =>
       Effect.flatMap(Ids.now, (now) => {
-        const current = Option.getOrUndefined(state.record)
-        let taskEvent = event
-        if ("message" in event) {
-          const reply: v1.Message = { ...event.message, contextId: context.contextId }
-          if (current === undefined) {
-            // Before any task, a message is the whole answer: a direct reply.
-            const { taskId: _, ...message } = reply
-            caller.offer({ event: { message }, task: Option.none() })
-            state.settled = true
-            return Effect.succeed(false)
-          }
-          // Once the task exists its stream may only carry updates (spec: a Task, then status or artifact updates
-          // until a terminal or interrupted state). The agent speaking to the client ends its turn waiting for the
-          // answer: the message becomes the status message of an INPUT_REQUIRED update, and joins the history.
-          taskEvent = {
-            statusUpdate: {
-              taskId: context.taskId,
-              contextId: context.contextId,
-              status: {
-                state: "TASK_STATE_INPUT_REQUIRED",
-                message: { ...reply, taskId: context.taskId },
-                timestamp: now
+        // The task as the events so far leave it (saved only below): an event sees those before it in the batch.
+        let task = Option.getOrUndefined(state.record)?.task
+        let published: ReadonlyArray<TaskReducer.Published> | undefined
+        let first: TaskReducer.Applied | undefined
+        // Each event's own step, once the batch has more than one.
+        let steps: Array<TaskReducer.Applied> | undefined
+        let final = false
+        // What ends the turn without a task change: a direct reply, or a misbehaving event (after the changes
+        // before it are saved, as one event at a time would have had them).
+        let then: Effect.Effect<boolean, StoreFailed> | undefined
+        for (const event of events) {
+          let taskEvent = event
+          if ("message" in event) {
+            const reply: v1.Message = { ...event.message, contextId: context.contextId }
+            if (task === undefined) {
+              // Before any task, a message is the whole answer: a direct reply.
+              const { taskId: _, ...message } = reply
+              then = Effect.sync(() => {
+                caller.offer({ event: { message }, task: Option.none() })
+                state.settled = true
+                return false
+              })
+              break
+            }
+            // Once the task exists its stream may only carry updates (spec: a Task, then status or artifact updates
+            // until a terminal or interrupted state). The agent speaking to the client ends its turn waiting for the
+            // answer: the message becomes the status message of an INPUT_REQUIRED update, and joins the history.
+            taskEvent = {
+              statusUpdate: {
+                taskId: context.taskId,
+                contextId: context.contextId,
+                status: {
+                  state: "TASK_STATE_INPUT_REQUIRED",
+                  message: { ...reply, taskId: context.taskId },
+                  timestamp: now
+                }
               }
             }
           }
-        }
-        const applied = TaskReducer.apply(current?.task, taskEvent, reducerContext(now))
-        if (Result.isFailure(applied)) {
-          return Effect.logWarning(`Invalid agent response: ${applied.failure}`).pipe(
-            Effect.andThen(fail(new InvalidAgentResponse({ message: applied.failure }), applied.failure)),
-            Effect.as(false)
-          )
-        }
-        return Effect.map(commit(applied.success), () => {
+          const applied = TaskReducer.apply(task, taskEvent, reducerContext(now))
+          if (Result.isFailure(applied)) {
+            then = Effect.logWarning(`Invalid agent response: ${applied.failure}`).pipe(
+              Effect.andThen(fail(new InvalidAgentResponse({ message: applied.failure }), applied.failure)),
+              Effect.as(false)
+            )
+            break
+          }
+          task = applied.success.task
+          if (first === undefined) {
+            first = applied.success
+            published = first.published
+          } else {
+            published = published!.concat(applied.success.published)
+            ;(steps ??= [first]).push(applied.success)
+          }
           // Only this execution's own status decides: a continued task starts out interrupted (input-required).
           const reached = "statusUpdate" in taskEvent
             ? taskEvent.statusUpdate.status.state
             : "task" in taskEvent
             ? taskEvent.task.status.state
             : undefined
-          if (reached !== undefined && isFinal(reached)) state.settled = true
+          if (reached !== undefined && isFinal(reached)) {
+            final = true
+            break
+          }
+        }
+        if (published === undefined || task === undefined) return then ?? Effect.succeed(!state.settled)
+        // A batch whose save fails is saved again one event at a time: the events before the failing one are then
+        // stored and published, and the failure is that event's, as with one save per event.
+        const committed = steps === undefined ? commit({ task, published }) : Effect.catch(
+          commit({ task, published }),
+          (e) =>
+            Effect.logDebug(`Saving ${steps!.length} events at once failed (${e.message}); saving them one by one`)
+              .pipe(Effect.andThen(Effect.forEach(steps!, (applied) => commit(applied), { discard: true })))
+        )
+        return then !== undefined ? Effect.andThen(committed, then) : Effect.map(committed, () => {
+          if (final) state.settled = true
           return !state.settled
         })
       })
@@ -300,11 +366,18 @@ export const make = Effect.gen(function*() {
         yield* pushConfigs.set(attached).pipe(Effect.mapError(storeFailed))
       })
 
+    // Once only, even when the save after it fails and is made again (see `step`).
+    let pushConfigAttached = false
     const commit = (applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> => {
       const version = Option.match(state.record, { onNone: () => 0, onSome: (r) => r.version })
       const saved = persist(scope, version, applied).pipe(Effect.mapError(storeFailed))
-      return (Option.isNone(state.record) && pushConfig !== undefined
-        ? Effect.andThen(attachPushConfig(pushConfig), saved)
+      return (Option.isNone(state.record) && pushConfig !== undefined && !pushConfigAttached
+        ? attachPushConfig(pushConfig).pipe(
+          Effect.andThen(Effect.sync(() => {
+            pushConfigAttached = true
+          })),
+          Effect.andThen(saved)
+        )
         : saved).pipe(
           Effect.map((next) => {
             state.record = Option.some({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next })
@@ -349,10 +422,19 @@ export const make = Effect.gen(function*() {
         if (Result.isSuccess(applied)) yield* commit(applied.success)
       })
 
-    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber; any other is pulled as a stream.
-    const consume = Effect.suspend(() =>
-      PushStream.runForEachWhile(executor.execute(context), (event) => Effect.uninterruptible(step(event)))
-    )
+    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber, any other is pulled as a stream, a
+    // step per event; on a store that coalesces saves the agent runs ahead in a fiber of its own and a step takes
+    // every event waiting.
+    const consume = Effect.suspend(() => {
+      const events = executor.execute(context)
+      return store.coalesceSaves === true
+        // Whatever the agent emitted while the last save was being made is applied and saved at once.
+        ? Stream.runForEachWhile(
+          Stream.chunks(PushStream.buffered(events, COALESCE_CAPACITY)),
+          (batch) => Effect.uninterruptible(step(batch))
+        )
+        : PushStream.runForEachWhile(events, (event) => Effect.uninterruptible(step([event])))
+    })
 
     const finish = (exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> =>
       Exit.isSuccess(exit) && state.settled ? Effect.void : Effect.gen(function*() {
