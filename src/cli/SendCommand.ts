@@ -12,7 +12,6 @@ import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Stdio from "effect/Stdio"
@@ -22,7 +21,7 @@ import type * as Credentials from "../client/Credentials.ts"
 import { textOf, userText } from "../client/Messages.ts"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
-import * as A2A03 from "../v0_3/A2A03.ts"
+import * as BindingFlag from "./BindingFlag.ts"
 import { userError } from "./CardCommand.ts"
 
 /** "TASK_STATE_INPUT_REQUIRED" -> "input-required". */
@@ -124,32 +123,13 @@ export interface SendOptions {
 export const DEFAULT_TIMEOUT_SECONDS = 60
 
 export const send = (url: string, text: string, options: SendOptions) =>
-  Effect.provide(
-    sendWith(url, text, options),
-    Option.contains(options.binding, "GRPC") ? Layer.merge(A2A03.client, grpcClient) : A2A03.client
-  )
-
-/**
- * The gRPC transport, loaded only for `--binding GRPC`: grpc-js is an optional peer, and the other commands start
- * without it.
- */
-const grpcClient: Layer.Layer<never, CliError.CliError> = Layer.unwrap(
-  Effect.tryPromise({
-    try: () => import("../grpc/GrpcTransport.ts"),
-    catch: () =>
-      new CliError.UserError({
-        cause: new Error(
-          "--binding GRPC needs @grpc/grpc-js and @bufbuild/protobuf: npm install them beside effect-a2a"
-        )
-      })
-  }).pipe(Effect.map((module) => module.layer))
-)
+  Effect.provide(sendWith(url, text, options), BindingFlag.clientLayer(options.binding))
 
 const sendWith = (url: string, text: string, options: SendOptions) =>
   Effect.gen(function*() {
     const client = yield* A2AClient.resolve(url, {
       timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS),
-      ...(Option.isSome(options.binding) ? { bindings: [options.binding.value] } : {}),
+      ...BindingFlag.resolveOptions(options.binding),
       ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
     }).pipe(Effect.mapError(userError))
     const message = userText(text, {
@@ -215,10 +195,7 @@ export const sendCommand = Command.make(
       Flag.withDescription("Send within an existing conversation context"),
       Flag.optional
     ),
-    binding: Flag.Literals("binding", ["JSONRPC", "HTTP+JSON", "GRPC"]).pipe(
-      Flag.withDescription("Use only this protocol binding"),
-      Flag.optional
-    ),
+    binding: BindingFlag.flag,
     timeout: Flag.Finite("timeout").pipe(
       Flag.withDescription(
         `Seconds to wait for the reply (with --stream: for the stream to open); default ${DEFAULT_TIMEOUT_SECONDS}`

@@ -18,7 +18,7 @@ import * as Stream from "effect/Stream"
 import * as A2AClient from "../client/A2AClient.ts"
 import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
-import * as A2A03 from "../v0_3/A2A03.ts"
+import * as BindingFlag from "./BindingFlag.ts"
 import { userError } from "./CardCommand.ts"
 import {
   DEFAULT_TIMEOUT_SECONDS,
@@ -31,14 +31,19 @@ import {
 
 export interface TaskOptions {
   readonly token: Option.Option<Redacted.Redacted<string>>
+  /** Use only this protocol binding (`--binding`); absent, the card's order decides. */
+  readonly binding?: Option.Option<string> | undefined
   readonly timeout?: number | undefined
   /** GetTask only: at most this many messages of the history. */
   readonly historyLength?: number | undefined
 }
 
+const bindingOf = (options: TaskOptions) => options.binding ?? Option.none()
+
 const clientFor = (url: string, options: TaskOptions) =>
   A2AClient.resolve(url, {
     timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS),
+    ...BindingFlag.resolveOptions(bindingOf(options)),
     ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
   }).pipe(Effect.mapError(userError))
 
@@ -51,7 +56,7 @@ export const getTask = (url: string, taskId: string, options: TaskOptions) =>
       ...(options.historyLength !== undefined ? { historyLength: options.historyLength } : {})
     }).pipe(Effect.mapError(userError))
     yield* Console.log(renderResponse({ task }))
-  }).pipe(Effect.provide(A2A03.client))
+  }).pipe(Effect.provide(BindingFlag.clientLayer(bindingOf(options))))
 
 /** Cancels the task and prints it as the agent answered. */
 export const cancelTask = (url: string, taskId: string, options: TaskOptions) =>
@@ -59,7 +64,7 @@ export const cancelTask = (url: string, taskId: string, options: TaskOptions) =>
     const client = yield* clientFor(url, options)
     const task = yield* client.cancelTask({ id: taskId }).pipe(Effect.mapError(userError))
     yield* Console.log(renderResponse({ task }))
-  }).pipe(Effect.provide(A2A03.client))
+  }).pipe(Effect.provide(BindingFlag.clientLayer(bindingOf(options))))
 
 /** Follows a task's events until it is done or waits for input, as `send --stream` shows them. */
 export const subscribe = (url: string, taskId: string, options: TaskOptions) =>
@@ -86,7 +91,7 @@ export const subscribe = (url: string, taskId: string, options: TaskOptions) =>
         userMessage: `The stream ended while the task was still ${stateLabel(last)}; it may still be running.`
       })
     }
-  }).pipe(Effect.provide(A2A03.client))
+  }).pipe(Effect.provide(BindingFlag.clientLayer(bindingOf(options))))
 
 export interface ListOptions extends TaskOptions {
   readonly contextId?: string | undefined
@@ -107,7 +112,7 @@ export const listTasks = (url: string, options: ListOptions) =>
       yield* Console.log(`${task.id}  ${stateLabel(task.status.state)}  ${task.status.timestamp ?? ""}`.trimEnd())
     }
     if (page.nextPageToken !== "") yield* Console.log(`(${page.totalSize} in all; more with a larger --page-size)`)
-  }).pipe(Effect.provide(A2A03.client))
+  }).pipe(Effect.provide(BindingFlag.clientLayer(bindingOf(options))))
 
 const common = {
   url: Argument.String("url").pipe(Argument.withDescription("Agent base URL or card URL")),
@@ -120,7 +125,8 @@ const common = {
     Flag.withDescription(`Seconds to wait for the agent; default ${DEFAULT_TIMEOUT_SECONDS}`),
     Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
     Flag.optional
-  )
+  ),
+  binding: BindingFlag.flag
 }
 
 export const getCommand = Command.make(
@@ -133,9 +139,10 @@ export const getCommand = Command.make(
       Flag.optional
     )
   },
-  ({ historyLength, taskId, timeout, token, url }) =>
+  ({ binding, historyLength, taskId, timeout, token, url }) =>
     getTask(url, taskId, {
       token,
+      binding,
       timeout: Option.getOrUndefined(timeout),
       historyLength: Option.getOrUndefined(historyLength)
     })
@@ -148,7 +155,8 @@ export const getCommand = Command.make(
 export const cancelCommand = Command.make(
   "cancel",
   common,
-  ({ taskId, timeout, token, url }) => cancelTask(url, taskId, { token, timeout: Option.getOrUndefined(timeout) })
+  ({ binding, taskId, timeout, token, url }) =>
+    cancelTask(url, taskId, { token, binding, timeout: Option.getOrUndefined(timeout) })
 ).pipe(
   Command.withDescription("Cancel a task and show it as the agent answered"),
   Command.withExamples([{ command: "effect-a2a cancel http://localhost:8080 7f3c", description: "Cancel task 7f3c" }]),
@@ -158,7 +166,8 @@ export const cancelCommand = Command.make(
 export const subscribeCommand = Command.make(
   "subscribe",
   common,
-  ({ taskId, timeout, token, url }) => subscribe(url, taskId, { token, timeout: Option.getOrUndefined(timeout) })
+  ({ binding, taskId, timeout, token, url }) =>
+    subscribe(url, taskId, { token, binding, timeout: Option.getOrUndefined(timeout) })
 ).pipe(
   Command.withDescription("Follow a task's status changes and artifacts until it is done or waits for input"),
   Command.withExamples([{ command: "effect-a2a subscribe http://localhost:8080 7f3c", description: "Follow 7f3c" }]),
@@ -171,6 +180,7 @@ export const tasksCommand = Command.make(
     url: common.url,
     token: common.token,
     timeout: common.timeout,
+    binding: common.binding,
     contextId: Flag.String("context-id").pipe(Flag.withDescription("Only the tasks of this context"), Flag.optional),
     pageSize: Flag.Int("page-size").pipe(
       Flag.withDescription("How many tasks to show (1 to 100); default 20"),
@@ -178,9 +188,10 @@ export const tasksCommand = Command.make(
       Flag.optional
     )
   },
-  ({ contextId, pageSize, timeout, token, url }) =>
+  ({ binding, contextId, pageSize, timeout, token, url }) =>
     listTasks(url, {
       token,
+      binding,
       timeout: Option.getOrUndefined(timeout),
       contextId: Option.getOrUndefined(contextId),
       pageSize: Option.getOrUndefined(pageSize)

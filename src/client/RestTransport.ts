@@ -20,10 +20,12 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as v1 from "../generated/v1.ts"
 import { fromHttpError } from "../protocol/A2AError.ts"
+import * as QueryParams from "../protocol/internal/QueryParams.ts"
 import * as Operations from "../protocol/Operations.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 import * as Http from "./internal/HttpExchange.ts"
@@ -44,14 +46,6 @@ const without = (encoded: unknown, keys: ReadonlyArray<string>): Fields =>
   Predicate.isObject(encoded)
     ? Object.fromEntries(Object.entries(encoded).filter(([k, v]) => !keys.includes(k) && v !== undefined))
     : {}
-
-/** Query parameters per spec 11.5: scalars as strings, repeated fields repeated, nested objects not allowed. */
-const toQuery = (fields: Fields): ReadonlyArray<readonly [string, string]> =>
-  Object.entries(fields).flatMap(([key, value]) => {
-    const scalar = (v: unknown): ReadonlyArray<readonly [string, string]> =>
-      Predicate.isString(v) || Predicate.isNumber(v) || Predicate.isBoolean(v) ? [[key, String(v)]] : []
-    return Array.isArray(value) ? value.flatMap(scalar) : scalar(value)
-  })
 
 const segment = (s: string) => encodeURIComponent(s)
 
@@ -100,11 +94,22 @@ export const make = (options: {
   const { httpClient } = options
   const root = options.url.replace(/\/+$/, "")
 
+  /** The query encoder of each operation that sends fields in the query string (the server's codec, QueryParams). */
+  const queryEncoders = new Map(
+    Operations.all.flatMap((op) => op.rest.query === undefined ? [] : [[op.name, QueryParams.encoder(op.rest.query)]])
+  )
+
   /**
    * Sends an encoded request to its route, under the tenant prefix when it names a tenant: path fields in the
-   * path, the others in the JSON body (POST) or the query string (GET, DELETE).
+   * path, the others in the JSON body (POST) or the query string (GET, DELETE), encoded as the operation declares.
    */
-  const request = (encoded: unknown, route: Operations.RestRoute, call: Call, accept: string) => {
+  const request = (
+    encoded: unknown,
+    op: Operations.Any,
+    call: Call,
+    accept: string
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, A2AClientError> => {
+    const route = op.rest
     const all = without(encoded, [])
     const { path, used } = fillPath(route, all)
     const tenant = Predicate.isString(all["tenant"]) && all["tenant"] !== "" ? `/${segment(all["tenant"])}` : ""
@@ -113,13 +118,19 @@ export const make = (options: {
       HttpClientRequest.setHeaders(call.headers),
       HttpClientRequest.setHeader("accept", accept)
     )
-    return Http.send(
-      httpClient,
-      route.body
-        ? HttpClientRequest.bodyText(req, JSON.stringify(fields), Http.A2A_JSON_CONTENT_TYPE)
-        : HttpClientRequest.appendUrlParams(req, toQuery(fields)),
-      call.timeout
-    )
+    if (route.body) {
+      return Http.send(
+        httpClient,
+        HttpClientRequest.bodyText(req, JSON.stringify(fields), Http.A2A_JSON_CONTENT_TYPE),
+        call.timeout
+      )
+    }
+    const encodeQuery = queryEncoders.get(op.name)
+    if (encodeQuery === undefined) return Http.send(httpClient, req, call.timeout)
+    const query = encodeQuery(fields)
+    return Result.isSuccess(query)
+      ? Http.send(httpClient, HttpClientRequest.appendUrlParams(req, query.success), call.timeout)
+      : Effect.fail(query.failure)
   }
 
   const decodeEvent = Http.decode(v1.StreamResponse, "a StreamResponse event")
@@ -128,7 +139,7 @@ export const make = (options: {
     const encode = Http.encode(op.request as Schema.Codec<unknown, unknown>, `${op.name} request`)
     return (params: unknown, call: Call): Stream.Stream<v1.StreamResponse, A2AClientError> =>
       encode(params).pipe(
-        Effect.flatMap((encoded) => request(encoded, op.rest, call, Http.EVENT_STREAM_CONTENT_TYPE)),
+        Effect.flatMap((encoded) => request(encoded, op, call, Http.EVENT_STREAM_CONTENT_TYPE)),
         Effect.map((response) =>
           Http.jsonEvents(
             response,
@@ -157,7 +168,7 @@ export const make = (options: {
       : Http.decode(op.response as Schema.Codec<unknown, unknown>, `a ${op.name} response`)
     return (params: unknown, call: Call): Effect.Effect<unknown, A2AClientError> =>
       encode(params).pipe(
-        Effect.flatMap((encoded) => request(encoded, op.rest, call, ACCEPT_JSON)),
+        Effect.flatMap((encoded) => request(encoded, op, call, ACCEPT_JSON)),
         Effect.flatMap((response) => readBody(response, decode === undefined)),
         Effect.flatMap(([value, r, body]) => decode !== undefined ? decode(value, r, body) : Effect.void)
       )

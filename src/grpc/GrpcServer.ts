@@ -6,6 +6,8 @@
  * (spec 10.2), decodes its request to ProtoJSON and validates it with the generated Schemas, and answers errors
  * with the table's gRPC status and a google.rpc.Status carrying ErrorInfo (and BadRequest) details (spec 10.6).
  * A call the client cancels interrupts its fiber, so a stream ends as an SSE stream does when its client leaves.
+ * Its CallContext names the binding `GRPC`, so its spans and metrics say so (Observability), and a call refused
+ * before its operation ran is counted as the HTTP bindings count theirs.
  *
  * The server is a scoped resource: the layer binds the port, and closing its scope ends the open calls and stops
  * the server.
@@ -41,6 +43,7 @@ import { Auth } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
 import type * as Operations from "../server/http/Operations.ts"
 import { v1Edge } from "../server/http/Operations.ts"
+import * as Observability from "../server/Observability.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
@@ -107,6 +110,9 @@ const logDefect = <A>(method: Wire.Method, exit: Exit.Exit<A, A2AError.A2AError>
     ? Effect.logError(`gRPC ${method.operation.name} failed`, exit.cause)
     : Effect.void
 
+/** The binding as the card names it: what CallContext.binding says, so spans and metrics carry it. */
+const BINDING = "GRPC"
+
 const toBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /**
@@ -119,6 +125,7 @@ export const make = Effect.fnUntraced(function*(
   const handler = yield* RequestHandler
   const auth = yield* Auth
   const card = yield* AgentCardConfig
+  const refused = yield* Observability.refusals
   const supportedExtensions = new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? []))
   const host = options.host ?? "0.0.0.0"
   const maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
@@ -137,6 +144,7 @@ export const make = Effect.fnUntraced(function*(
       if (Result.isFailure(version)) return yield* version.failure
       const ctx = CallContext.make({
         principal,
+        binding: BINDING,
         requestedVersion: version.success,
         extensions: CallContext.parseExtensions(headers["a2a-extensions"]),
         headers
@@ -159,6 +167,21 @@ export const make = Effect.fnUntraced(function*(
     return out.ok ? Effect.succeed(toBuffer(out.bytes)) : Effect.fail(out.error)
   }
 
+  /**
+   * What runs before the operation: the CallContext and the prepared operation, or the error to answer, counted
+   * as a refusal (as the HTTP bindings count theirs).
+   */
+  const setup = <Run>(
+    method: Wire.Method,
+    prepare: (input: unknown) => Result.Result<Run, A2AError.A2AError>,
+    call: { readonly metadata: grpc.Metadata; readonly request: Buffer }
+  ) =>
+    Effect.gen(function*() {
+      const { ctx, responseMetadata } = yield* prologue(call.metadata)
+      const operation = yield* Effect.fromResult(prepare(yield* decode(method, call.request)))
+      return { ctx, operation, responseMetadata }
+    }).pipe(Effect.tapError((error) => Effect.sync(() => refused(BINDING, error))))
+
   // The calls' fibers; created after the server's finalizer, so a stop first ends the calls, then the server.
   const stopTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(5))
   yield* Effect.addFinalizer(() =>
@@ -174,8 +197,7 @@ export const make = Effect.fnUntraced(function*(
     (method: Wire.Method, op: Operations.Unary): grpc.handleUnaryCall<Buffer, Buffer> => (call, callback) => {
       const fiber = run(
         Effect.gen(function*() {
-          const { ctx, responseMetadata } = yield* prologue(call.metadata)
-          const operation = yield* Effect.fromResult(op.prepare(yield* decode(method, call.request)))
+          const { ctx, operation, responseMetadata } = yield* setup(method, op.prepare, call)
           const result = yield* operation(handler, ctx)
           if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
           return yield* encode(method, result)
@@ -206,8 +228,7 @@ export const make = Effect.fnUntraced(function*(
       })
       const fiber = run(
         Effect.gen(function*() {
-          const { ctx, responseMetadata } = yield* prologue(call.metadata)
-          const operation = yield* Effect.fromResult(op.prepare(yield* decode(method, call.request)))
+          const { ctx, operation, responseMetadata } = yield* setup(method, op.prepare, call)
           const events = operation(handler, ctx)
           if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
           yield* Stream.runForEach(

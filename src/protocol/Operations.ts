@@ -17,8 +17,11 @@
 import * as Schema from "effect/Schema"
 import * as v1 from "../generated/v1.ts"
 
-/** How a query parameter is written (spec 11.5): a string, a decimal int32, or `true` / `false`. */
-export type QueryForm = "string" | "int32" | "bool"
+/**
+ * How a query parameter is written (spec 11.5): a string, a decimal int32, `true` / `false`, or a repeated string
+ * field (its name repeated).
+ */
+export type QueryForm = "string" | "int32" | "bool" | "strings"
 
 /** Where an operation lives in the HTTP+JSON/REST binding, relative to the interface URL (and its `/{tenant}`). */
 export interface RestRoute {

@@ -89,4 +89,14 @@ layer(Layer.mergeAll(Ours.layer, FetchHttpClient.layer), { excludeTestServices: 
       const empty = yield* captured(listTasks(url, { ...none, contextId: "no-such-context" }))
       assert.strictEqual(empty.stdout, "No tasks.")
     }))
+
+  it.effect("--binding picks the interface: GRPC from an agent serving none is a clear error, HTTP+JSON works", () =>
+    Effect.gen(function*() {
+      const { url } = yield* Ours
+      const grpc = yield* captured(listTasks(url, { ...none, binding: Option.some("GRPC") }))
+      assert.strictEqual(grpc.exit._tag, "Failure")
+      assert.include(grpc.error?.userMessage ?? "", "Supported: GRPC 1.0")
+      const rest = yield* captured(listTasks(url, { ...none, binding: Option.some("HTTP+JSON") }))
+      assert.strictEqual(rest.exit._tag, "Success")
+    }))
 })

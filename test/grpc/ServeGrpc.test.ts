@@ -1,6 +1,6 @@
 /**
  * `effect-a2a serve --grpc-port`: the command serves gRPC beside HTTP, the card lists it, a client (ours, and
- * `effect-a2a send --binding GRPC`) reaches the agent through it, SIGTERM stops both; a gRPC port already taken is a one-line start-up failure.
+ * `effect-a2a send`, `get`, `tasks` and `cancel` with `--binding GRPC`) reaches the agent through it, SIGTERM stops both; a gRPC port already taken is a one-line start-up failure.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -15,6 +15,18 @@ import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
+
+/** The CLI run to its end: exit code and output. */
+const runCli = (args: ReadonlyArray<string>) =>
+  Effect.promise(() =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [CLI, ...args],
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr })
+      )
+    })
+  )
 
 describe("effect-a2a serve --grpc-port", () => {
   it.live("serves gRPC beside HTTP, listed in the card; SIGTERM stops both", () =>
@@ -36,18 +48,20 @@ describe("effect-a2a serve --grpc-port", () => {
         "done"
       )
 
-      // the CLI's client, asked for gRPC
-      const cli = yield* Effect.promise(() =>
-        new Promise<{ code: number | null; stdout: string }>((resolve) => {
-          execFile(
-            process.execPath,
-            [CLI, "send", served.base, "quick 5", "--binding", "GRPC"],
-            (error, stdout) => resolve({ code: error === null ? 0 : (error.code as number | null), stdout })
-          )
-        })
-      )
+      // the CLI's client, asked for gRPC: send, and the task commands sharing its --binding
+      const cli = yield* runCli(["send", served.base, "quick 5", "--binding", "GRPC"])
       assert.strictEqual(cli.code, 0)
       assert.match(cli.stdout, /completed/)
+      const taskId = "task" in reply ? reply.task.id : ""
+      const got = yield* runCli(["get", served.base, taskId, "--binding", "GRPC", "--history-length", "1"])
+      assert.strictEqual(got.code, 0, got.stderr)
+      assert.match(got.stdout, new RegExp(`^Task ${taskId} \\(context [^)]+\\): completed done`))
+      const listed = yield* runCli(["tasks", served.base, "--binding", "GRPC"])
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.include(listed.stdout, `${taskId}  completed`)
+      const missing = yield* runCli(["cancel", served.base, "no-such-task", "--binding", "GRPC"])
+      assert.notStrictEqual(missing.code, 0)
+      assert.include(missing.stderr, "not found")
 
       served.child.kill("SIGTERM")
       const code = yield* Effect.promise(() => served.exited)

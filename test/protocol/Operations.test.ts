@@ -61,6 +61,15 @@ describe("the operations table", () => {
     }
   })
 
+  it("a route without a body carries every request field in its path, its query or the tenant prefix", () => {
+    // the client sends only these (QueryParams encodes the declared query): a field outside them would be lost
+    for (const op of Operations.all.filter((op) => !op.rest.body)) {
+      const inPath = [...op.rest.path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]!)
+      const carried = new Set([...inPath, ...Object.keys(op.rest.query ?? {}), "tenant"])
+      expect(fieldsOf(op).filter((field) => !carried.has(field)), op.name).toEqual([])
+    }
+  })
+
   it("only the safe and idempotent operations are marked idempotent", () => {
     for (const op of Operations.all) {
       if (op.rest.method === "GET" || op.rest.method === "DELETE") expect(op.idempotent, op.name).toBe(true)

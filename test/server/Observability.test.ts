@@ -4,6 +4,7 @@
  * client). Spans are checked by name, parent and attributes; metrics by value after known traffic.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as grpc from "@grpc/grpc-js"
 import { Context, Duration, Effect, Exit, Layer, Logger, Metric, Option, type Scope, Stream, Tracer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpServer from "effect/http/HttpServer"
@@ -11,6 +12,8 @@ import * as NetAddress from "effect/net/NetAddress"
 import * as OtlpExporter from "effect/observability/OtlpExporter"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as Messages from "../../src/client/Messages.ts"
+import * as GrpcServer from "../../src/grpc/GrpcServer.ts"
+import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
@@ -55,6 +58,42 @@ const serve = (tracer: Tracer.Tracer | undefined): Effect.Effect<Served, never, 
     const port = NetAddress.isInetAddress(address) ? address.port : 0
     return { url: `http://127.0.0.1:${port}`, registry }
   })
+
+/** The same, served over gRPC (our GrpcServer) on 127.0.0.1; `target` is its `host:port`. */
+const serveGrpc = (tracer: Tracer.Tracer): Effect.Effect<Served & { readonly target: string }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const registry: Metric.MetricRegistry = new Map()
+    const layer = GrpcServer.layer({ host: "127.0.0.1", port: 0 }).pipe(
+      Layer.provide(A2AServer.layer({
+        card: DemoAgent.card,
+        executor: DemoAgent.make({ stepDelay: Duration.millis(1), slowSteps: 100_000 })
+      })),
+      Layer.provide(Logger.layer([])),
+      Layer.provide(Layer.succeed(Metric.MetricRegistry, registry)),
+      Layer.provide(Layer.succeed(Tracer.Tracer, tracer))
+    )
+    const context = yield* Layer.build(layer).pipe(Effect.orDie)
+    const target = `127.0.0.1:${Context.get(context, GrpcServer.GrpcServer).port}`
+    return { url: target, target, registry }
+  })
+
+/** A GetTask over gRPC with no `a2a-version` (a call that asks for 0.3, which gRPC does not speak): its status code. */
+const grpcWithoutVersion = (target: string) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => new grpc.Client(target, grpc.credentials.createInsecure())),
+    (client) =>
+      Effect.callback<number>((resume) => {
+        client.makeUnaryRequest(
+          "/lf.a2a.v1.A2AService/GetTask",
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.alloc(0),
+          new grpc.Metadata(),
+          (error) => resume(Effect.succeed(error?.code ?? 0))
+        )
+      }),
+    (client) => Effect.sync(() => client.close())
+  )
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
 const callerSpanId = "00f067aa0ba902b7"
@@ -174,6 +213,54 @@ describe("Observability", () => {
       assert.strictEqual(failed.attributes.get("a2a.error.code"), -32001)
       assert.isTrue(Exit.isFailure(exitOf(failed)!))
     }).pipe(Effect.scoped))
+
+  it.live("gRPC calls: the binding is GRPC on the spans, the request metrics and the refusals", () =>
+    Effect.gen(function*() {
+      const recorder = makeRecorder()
+      const { registry, target } = yield* serveGrpc(recorder.tracer)
+      const card = {
+        ...DemoAgent.card,
+        supportedInterfaces: [{ url: target, protocolBinding: "GRPC", protocolVersion: "1.0" }]
+      }
+      const client = yield* A2AClient.make(card, { transports: [yield* GrpcTransport.makeFactory], retry: false })
+      const sent = yield* client.sendMessage({ message: Messages.userText("task quick") })
+      if (!("task" in sent)) return assert.fail("expected a task")
+      yield* client.getTask({ id: sent.task.id })
+
+      const send = yield* ended(recorder, named("A2A.SendMessage"))
+      assert.strictEqual(send.attributes.get("a2a.binding"), "GRPC")
+      assert.strictEqual(send.attributes.get("a2a.task.id"), sent.task.id)
+      const getTask = yield* ended(recorder, named("A2A.GetTask", { "a2a.task.id": sent.task.id }))
+      assert.strictEqual(getTask.attributes.get("a2a.binding"), "GRPC")
+      assert.strictEqual(getTask.attributes.get("a2a.outcome"), "success")
+      const execution = yield* ended(recorder, named("A2A.execute", { "a2a.task.id": sent.task.id }))
+      assert.strictEqual(execution.attributes.get("a2a.binding"), "GRPC")
+
+      assert.strictEqual(
+        yield* counter(registry, Observability.requests, { method: "SendMessage", binding: "GRPC", version: "1.0" }),
+        1
+      )
+      assert.strictEqual(
+        yield* counter(registry, Observability.requests, { method: "GetTask", binding: "GRPC", version: "1.0" }),
+        1
+      )
+      // nothing is counted under no binding
+      assert.strictEqual(
+        yield* counter(registry, Observability.requests, { method: "GetTask", binding: "none", version: "1.0" }),
+        0
+      )
+
+      // refused before any operation ran: counted by binding and code, as over HTTP
+      assert.strictEqual(yield* grpcWithoutVersion(target), grpc.status.FAILED_PRECONDITION)
+      assert.strictEqual(
+        yield* counter(registry, Observability.refused, {
+          binding: "GRPC",
+          code: "-32009",
+          error: "VersionNotSupported"
+        }),
+        1
+      )
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
 
   it.live("a stream's span lasts until its last event, and names the task and the state it ended in", () =>
     Effect.gen(function*() {

@@ -25,6 +25,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { A2AClientError } from "../../client/A2AClientError.ts"
@@ -32,6 +33,7 @@ import * as Http from "../../client/internal/HttpExchange.ts"
 import type { Call, Transport, TransportFactory } from "../../client/Transport.ts"
 import type * as v1 from "../../generated/v1.ts"
 import { fromJsonRpcError, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import * as RestQuery from "../protocol/internal/RestQuery.ts"
 import * as ProtoJson from "../protocol/ProtoJson.ts"
 import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
@@ -48,10 +50,18 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
   const { httpClient } = options
   const base = options.url.replace(/\/+$/, "")
 
-  const send = (method: "GET" | "POST" | "DELETE", path: string, body: unknown, call: Call, accept: string) => {
+  const send = (
+    method: "GET" | "POST" | "DELETE",
+    path: string,
+    body: unknown,
+    call: Call,
+    accept: string,
+    query: ReadonlyArray<readonly [string, string]> = []
+  ) => {
     const request = HttpClientRequest.make(method)(`${base}${path}`).pipe(
       HttpClientRequest.setHeaders(withLegacyHeaders(call).headers),
       HttpClientRequest.setHeader("accept", accept),
+      HttpClientRequest.appendUrlParams(query),
       body === undefined ? (r) => r : HttpClientRequest.bodyText(JSON.stringify(body), Http.JSON_CONTENT_TYPE)
     )
     return Http.send(httpClient, request, call.timeout)
@@ -85,10 +95,11 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
     call: Call,
     schema: S,
     what: string,
-    translate: (value: S["Type"]) => A
+    translate: (value: S["Type"]) => A,
+    query?: ReadonlyArray<readonly [string, string]>
   ): Effect.Effect<A, A2AClientError> => {
     const decode = Http.decode(schema, what)
-    return send(method, path, body, call, Http.JSON_CONTENT_TYPE).pipe(
+    return send(method, path, body, call, Http.JSON_CONTENT_TYPE, query).pipe(
       Effect.flatMap(readJson),
       Effect.flatMap(([value, r, text]) => decode(ProtoJson.normalizeNames(value), r, text)),
       Effect.map(translate)
@@ -138,17 +149,20 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
     sendStreamingMessage: (request, call) =>
       streaming("POST", "/v1/message:stream", ProtoJson.toProtoSendMessageRequest(request), call),
     getTask: (request, call) =>
-      unary(
-        "GET",
-        `/v1/tasks/${segment(request.id)}${
-          request.historyLength !== undefined ? `?historyLength=${request.historyLength}` : ""
-        }`,
-        undefined,
-        call,
-        ProtoJson.ProtoTask,
-        "an A2A 0.3 Task",
-        ProtoJson.toV1Task
-      ),
+      Result.match(RestQuery.encodeGetTask(request), {
+        onFailure: Effect.fail,
+        onSuccess: (query) =>
+          unary(
+            "GET",
+            `/v1/tasks/${segment(request.id)}`,
+            undefined,
+            call,
+            ProtoJson.ProtoTask,
+            "an A2A 0.3 Task",
+            ProtoJson.toV1Task,
+            query
+          )
+      }),
     listTasks: () =>
       Effect.fail(
         new UnsupportedOperation({

@@ -27,8 +27,6 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
-import * as SchemaTransformation from "effect/SchemaTransformation"
 import type * as Stream from "effect/Stream"
 import {
   type A2AError,
@@ -48,12 +46,12 @@ import {
   JSON_CONTENT_TYPE,
   wwwAuthenticate
 } from "../../server/http/internal/HttpErrors.ts"
-import * as QueryParams from "../../server/http/internal/QueryParams.ts"
 import * as RequestBody from "../../server/http/internal/RequestBody.ts"
 import * as RestPath from "../../server/http/internal/RestPath.ts"
 import * as Sse from "../../server/http/internal/Sse.ts"
 import * as PushStream from "../../server/internal/PushStream.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
+import * as RestQuery from "../protocol/internal/RestQuery.ts"
 import * as ProtoJson from "../protocol/ProtoJson.ts"
 import * as Tasks from "../protocol/Tasks.ts"
 import { allPushConfigs, VERSION } from "./V03Edge.ts"
@@ -121,28 +119,9 @@ const objectBody = (request: HttpServerRequest.HttpServerRequest, read: RequestB
 const fromResult = <A>(result: Result.Result<A, A2AError>): Effect.Effect<A, HttpFailure> =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail({ error: result.failure })
 
-/**
- * `historyLength` (or `history_length`) from the query, a non-negative integer; repeated, the first counts, as 0.3
- * servers read it. 0 and absent both mean no limit (proto3 default).
- */
-const HistoryLength = QueryParams.First.pipe(Schema.decodeTo(
-  Schema.UndefinedOr(Schema.Number),
-  SchemaTransformation.transformEffect({
-    decode: (raw) =>
-      /^\d{1,9}$/.test(raw)
-        ? Effect.succeed(Number(raw) === 0 ? undefined : Number(raw))
-        : Effect.fail(
-          new SchemaIssue.InvalidValue(
-            { message: `Invalid query parameter historyLength: "${raw}" is not a non-negative integer` },
-            raw
-          )
-        ),
-    encode: (n) => Effect.succeed(String(n ?? 0))
-  })
-))
+const decodeHistoryLength = Schema.decodeUnknownResult(RestQuery.HistoryLength)
 
-const decodeHistoryLength = Schema.decodeUnknownResult(HistoryLength)
-
+/** `historyLength` (or `history_length`) from the query (RestQuery.HistoryLength). */
 const historyLength = (search: HttpCallContext.SearchParams): Result.Result<number | undefined, A2AError> => {
   const raw = search["historyLength"] ?? search["history_length"]
   if (raw === undefined) return Result.succeed(undefined)

@@ -188,6 +188,22 @@ layer(Layer.mergeAll(SdkPeer03.layer, Both.layer, FetchHttpClient.layer, A2A03.c
             expect(missing._tag).toBe("TaskNotFound")
           }))
 
+        it.effect(`${peer}: getTask's historyLength reaches the peer (the 0.3 query codec, RestQuery)`, () =>
+          Effect.gen(function*() {
+            const c = yield* client
+            const task = yield* Effect.flatMap(c.sendMessage({ message: userText(taskText) }), taskOf)
+            const trimmed = yield* c.getTask({ id: task.id, historyLength: 1 })
+            if (peer === "sdk") {
+              // its agent's history is the one user message: what it read is seen in the query it received
+              expect((yield* SdkPeer03).restQueries.at(-1)).toStrictEqual({ historyLength: "1" })
+              expect(trimmed.history?.length).toBe(1)
+            } else {
+              const full = yield* c.getTask({ id: task.id })
+              expect(full.history?.length).toBeGreaterThanOrEqual(2)
+              expect(trimmed.history).toStrictEqual(full.history?.slice(-1))
+            }
+          }))
+
         it.effect(`${peer}: push configs`, () =>
           Effect.gen(function*() {
             const c = yield* client

@@ -17,6 +17,8 @@ export interface SdkServer03 {
   readonly restUrl: string
   /** Headers of every request the JSON-RPC endpoint received, in order. */
   readonly requests: ReadonlyArray<{ readonly headers: Readonly<Record<string, unknown>>; readonly body: unknown }>
+  /** The query of every request the REST endpoint received, as express parsed it, in order. */
+  readonly restQueries: ReadonlyArray<Readonly<Record<string, unknown>>>
 }
 
 /** The card as a 0.3 server publishes it. */
@@ -37,6 +39,7 @@ const card03 = (jsonRpcUrl: string, restUrl: string) => ({
 
 export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = SdkAgent.listen((app, url) => {
   const requests: Array<SdkServer03["requests"][number]> = []
+  const restQueries: Array<SdkServer03["restQueries"][number]> = []
   const jsonRpcUrl = `${url}/a2a/jsonrpc`
   const restUrl = `${url}/a2a/rest`
   // The SDK's handler needs its (1.0) card; it is never served here.
@@ -69,6 +72,10 @@ export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = SdkAgent.li
       legacyCompat: { enabled: true }
     })
   )
+  app.use("/a2a/rest", (req, _res, next) => {
+    restQueries.push({ ...req.query })
+    next()
+  })
   app.use(
     "/a2a/rest",
     restHandler({
@@ -77,7 +84,7 @@ export const start: Effect.Effect<SdkServer03, never, Scope.Scope> = SdkAgent.li
       legacyCompat: { enabled: true }
     })
   )
-  return { url, jsonRpcUrl, restUrl, requests }
+  return { url, jsonRpcUrl, restUrl, requests, restQueries }
 })
 
 export class SdkPeer03 extends Context.Service<SdkPeer03, SdkServer03>()("test/interop/v0_3/SdkPeer03") {

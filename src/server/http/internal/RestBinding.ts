@@ -14,6 +14,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
 import { type A2AError, MethodNotFound, toHttpError } from "../../../protocol/A2AError.ts"
+import * as QueryParams from "../../../protocol/internal/QueryParams.ts"
 import * as Operations from "../../../protocol/Operations.ts"
 import type { RouteHandler } from "../Edition.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
@@ -26,7 +27,6 @@ import {
   restError,
   restFailure
 } from "./HttpErrors.ts"
-import * as QueryParams from "./QueryParams.ts"
 import * as RequestBody from "./RequestBody.ts"
 import * as RestPath from "./RestPath.ts"
 import * as Sse from "./Sse.ts"
