@@ -129,7 +129,8 @@ const main = Command.make("heap", {
     Flag.withDescription("subscribe: SubscribeToTask on waiting tasks; send: SendStreamingMessage that waits")
   ),
   allocations: Flag.Boolean("allocations").pipe(
-    Flag.withDescription("Sample what opening the streams allocates (garbage included) instead of snapshots")
+    Flag.withDescription("Sample what opening the streams allocates (garbage included) instead of snapshots"),
+    Flag.withDefault(false)
   )
 }, ({ allocations, kind: idleKind, servers, streams }) =>
   Effect.gen(function*() {
