@@ -127,6 +127,12 @@ export const make = Effect.gen(function*() {
   ]
   const requiredExtensions = (capabilities.extensions ?? []).filter((e) => e.required === true && e.uri !== undefined)
 
+  const notSubscribable = (task: v1.Task) =>
+    new UnsupportedOperation({
+      message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
+      metadata: { taskId: task.id }
+    })
+
   const getOwned = (taskId: string, scope: TaskScope): Effect.Effect<TaskRecord, A2AError> =>
     Effect.flatMap(
       orInternal(store.get(taskId, scope)),
@@ -326,14 +332,7 @@ export const make = Effect.gen(function*() {
         Effect.flatMap(bus.subscribe(req.id), (events) =>
           Effect.flatMap(getOwned(req.id, scopeOf(req, ctx)), ({ task, version }) => {
             if (isTerminal(task.status.state)) {
-              return Effect.fail(
-                new UnsupportedOperation({
-                  message: `Task ${task.id} is ${
-                    label(task.status.state)
-                  }; subscribing needs a task that is not finished`,
-                  metadata: { taskId: task.id }
-                })
-              )
+              return Effect.fail(notSubscribable(task))
             }
             sink.offer({ task })
             return PushStream.run(events, new AfterSnapshot(sink, version))

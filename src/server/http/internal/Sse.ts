@@ -404,7 +404,8 @@ const settle = <A>(
   Effect.suspend(() => {
     // Decided when the operation's stream has started: its first event is often there already.
     if (Deferred.isDoneUnsafe(outlet.early) || !Duration.isFinite(window)) return Deferred.await(outlet.early)
-    // Window over with nothing settled: the response is sent as is.
+    // Window over with nothing settled: the response is sent as is. A platform timer, so the TestClock does not
+    // move it.
     const timer = setTimeout(() => outlet.commit(), Duration.toMillis(window))
     return Effect.onExit(Deferred.await(outlet.early), () => Effect.sync(() => clearTimeout(timer)))
   })
