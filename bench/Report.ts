@@ -23,7 +23,7 @@ export interface Settings {
 export interface Ratios {
   /** ours / sdk; > 1 is better for throughput, < 1 is better for latency and memory. */
   readonly oursVsSdk?: Partial<
-    Record<"throughput" | "p50Ms" | "p99Ms" | "cpuUsPerOp" | "rssKb" | "perStreamKb", number>
+    Record<"throughput" | "p50Ms" | "p99Ms" | "cpuUsPerOp" | "rssKb" | "perStreamKb" | "perStreamGcKb", number>
   >
   readonly oursVsCeiling?: Partial<Record<"throughput" | "cpuUsPerOp", number>>
 }
@@ -70,7 +70,8 @@ export const ratiosOf = (median: Partial<Record<ServerKind, Sample>>): Ratios =>
         p99Ms: ratio(ours.p99Ms, sdk.p99Ms),
         cpuUsPerOp: ratio(ours.cpuUsPerOp, sdk.cpuUsPerOp),
         rssKb: ratio(ours.rssKb, sdk.rssKb),
-        perStreamKb: ratio(ours.idle?.perStreamKb, sdk.idle?.perStreamKb)
+        perStreamKb: ratio(ours.idle?.perStreamKb, sdk.idle?.perStreamKb),
+        perStreamGcKb: ratio(ours.idle?.perStreamGcKb, sdk.idle?.perStreamGcKb)
       })
     }),
     ...(ceiling === undefined
@@ -130,9 +131,10 @@ const idleTable = (result: ScenarioResult): string => {
     "streams",
     "opened",
     "still open",
-    "RSS before MiB",
-    "RSS after MiB",
+    "RSS MiB before / open / open+GC / closed / closed+GC",
     "KiB/stream",
+    "KiB/stream GC",
+    "KiB left",
     "open s"
   ]
   const rows = Object.entries(result.median).flatMap(([kind, s]) =>
@@ -141,9 +143,11 @@ const idleTable = (result: ScenarioResult): string => {
       int(s.idle.requested),
       int(s.idle.opened),
       int(s.idle.stillOpen),
-      mb(s.idle.rssBeforeKb),
-      mb(s.idle.rssAfterKb),
+      [s.idle.rssBeforeKb, s.idle.rssOpenKb, s.idle.rssOpenGcKb, s.idle.rssClosedKb, s.idle.rssClosedGcKb].map(mb)
+        .join(" / "),
       s.idle.perStreamKb.toFixed(1),
+      s.idle.perStreamGcKb.toFixed(1),
+      s.idle.leftPerStreamKb.toFixed(1),
       (s.idle.openMs / 1000).toFixed(2)
     ]]
   )
@@ -156,7 +160,9 @@ const ratioLine = (result: ScenarioResult): string => {
   if (oursVsSdk !== undefined) {
     parts.push(
       result.unit === "KiB/stream"
-        ? `ours/sdk: memory per stream ${x(oursVsSdk.perStreamKb)}`
+        ? `ours/sdk: memory per stream ${x(oursVsSdk.perStreamKb)} without a forced GC, ${
+          x(oursVsSdk.perStreamGcKb)
+        } after one`
         : [
           `ours/sdk: ${result.unit} ${x(oursVsSdk.throughput)}`,
           `p50 ${x(oursVsSdk.p50Ms)}`,

@@ -22,11 +22,20 @@ export interface Sample {
 export interface IdleFigures {
   readonly requested: number
   readonly opened: number
-  /** Streams still open when RSS was read the second time. */
+  /** Streams still open when RSS was read with the streams open. */
   readonly stillOpen: number
+  /** RSS, KiB: before opening (after a forced GC), with the streams open (without, then with a forced GC), after
+   * the clients left (without, then with a forced GC). */
   readonly rssBeforeKb: number
-  readonly rssAfterKb: number
+  readonly rssOpenKb: number
+  readonly rssOpenGcKb: number
+  readonly rssClosedKb: number
+  readonly rssClosedGcKb: number
+  /** RSS growth per open stream, KiB: without a forced GC (what an operator sees) and after one. */
   readonly perStreamKb: number
+  readonly perStreamGcKb: number
+  /** RSS still above `before` per stream once the clients left and a GC ran, KiB: ~0 when released. */
+  readonly leftPerStreamKb: number
   /** Wall time to open all streams (until each delivered its first event), ms. */
   readonly openMs: number
 }
@@ -71,8 +80,13 @@ export const medianSample = (samples: ReadonlyArray<Sample>): Sample => {
         opened: median(idles.map((i) => i.opened)),
         stillOpen: median(idles.map((i) => i.stillOpen)),
         rssBeforeKb: median(idles.map((i) => i.rssBeforeKb)),
-        rssAfterKb: median(idles.map((i) => i.rssAfterKb)),
+        rssOpenKb: median(idles.map((i) => i.rssOpenKb)),
+        rssOpenGcKb: median(idles.map((i) => i.rssOpenGcKb)),
+        rssClosedKb: median(idles.map((i) => i.rssClosedKb)),
+        rssClosedGcKb: median(idles.map((i) => i.rssClosedGcKb)),
         perStreamKb: median(idles.map((i) => i.perStreamKb)),
+        perStreamGcKb: median(idles.map((i) => i.perStreamGcKb)),
+        leftPerStreamKb: median(idles.map((i) => i.leftPerStreamKb)),
         openMs: median(idles.map((i) => i.openMs))
       }
     })

@@ -6,7 +6,7 @@
 import { Effect, Schema } from "effect"
 import { BenchError } from "./BenchError.ts"
 import { callGrpcOnce, type GrpcLoad, runGrpcLoad } from "./GrpcLoad.ts"
-import { type IdleSettings, runIdle } from "./IdleSubscribers.ts"
+import { type IdleKind, type IdleSettings, runIdle } from "./IdleStreams.ts"
 import { type HttpLoad, ID, type LoadSettings, runLoad } from "./LoadGen.ts"
 import { AgentMessage, call, CompletedTask, rpcBody, RpcResult, sendMessageParams, TaskOf } from "./Requests.ts"
 import type { Sample } from "./Sample.ts"
@@ -213,10 +213,12 @@ const rpcStream: Scenario = {
     })
 }
 
-const idleSubscribe: Scenario = {
-  id: "idle-subscribe",
-  title: "Idle SubscribeToTask streams on input-required tasks",
-  measures: "Memory per parked subscriber: server RSS growth divided by the streams opened.",
+/** Idle streams of one kind (see IdleStreams), on a server checked to park a task in input-required. */
+const idleStreams = (id: string, kind: IdleKind, title: string): Scenario => ({
+  id,
+  title,
+  measures: "Memory per idle stream: server RSS growth per open stream, without and with a forced GC, and what is "
+    + "left once the clients disconnected.",
   unit: "KiB/stream",
   servers: A2A,
   isolated: true,
@@ -231,7 +233,7 @@ const idleSubscribe: Scenario = {
         }
       )
       return (settings) =>
-        runIdle(server, settings.idle).pipe(
+        runIdle(server, kind, settings.idle).pipe(
           Effect.map((idle) => ({
             throughput: idle.opened,
             p50Ms: 0,
@@ -242,7 +244,19 @@ const idleSubscribe: Scenario = {
           }))
         )
     })
-}
+})
+
+const idleSubscribe = idleStreams(
+  "idle-subscribe",
+  "subscribe",
+  "Idle SubscribeToTask streams on input-required tasks"
+)
+
+const idleSend = idleStreams(
+  "idle-send",
+  "send",
+  "Idle SendStreamingMessage streams (the agent emits the task, goes working and waits)"
+)
 
 /** The server's gRPC target, or the error saying its card lists none. */
 const grpcTarget = (server: BenchServer) =>
@@ -341,6 +355,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   card,
   rpcStream,
   idleSubscribe,
+  idleSend,
   grpcMessage,
   grpcGetTask,
   grpcStream

@@ -7,7 +7,14 @@ import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
 import { BenchError } from "./BenchError.ts"
-import { AGENT_CARD_PATH, GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, READY_PREFIX } from "./TrivialAgent.ts"
+import {
+  AGENT_CARD_PATH,
+  ALLOCATION_PROFILE_ENV,
+  GC_SIGNAL,
+  PROFILE_ENV,
+  PROFILE_START_SIGNAL,
+  READY_PREFIX
+} from "./TrivialAgent.ts"
 
 export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling"] as const
 export type ServerKind = typeof serverKinds[number]
@@ -45,6 +52,8 @@ export interface BenchServer {
   readonly cpuMs: Effect.Effect<number, BenchError>
   /** Starts the CPU profiler of a server started with `cpuProfile` (no-op otherwise). */
   readonly startProfiler: Effect.Effect<void>
+  /** Starts, then (called again) stops and writes, the allocation profile of a server started with one. */
+  readonly toggleAllocationProfile: Effect.Effect<void>
   /** Asks the server for a full garbage collection (it runs shortly after). */
   readonly collectGarbage: Effect.Effect<void>
 }
@@ -57,6 +66,11 @@ export interface Memory {
 export interface StartOptions {
   /** Profile this server's CPU into the file, from `startProfiler` until it exits. */
   readonly cpuProfile?: string | undefined
+  /**
+   * Sample this server's allocations (garbage included) into the file, from the first PROFILE_START_SIGNAL to the
+   * second (see `BenchServer.toggleAllocationProfile`).
+   */
+  readonly allocationProfile?: string | undefined
   /** Extra Node options for the server process (e.g. `--heapsnapshot-signal=SIGUSR1`). */
   readonly nodeOptions?: ReadonlyArray<string> | undefined
 }
@@ -159,7 +173,11 @@ export const start = Effect.fnUntraced(function*(
   const handle = yield* spawner.spawn(
     ChildProcess.make(command, args, {
       cwd: repoRoot,
-      env: { NODE_ENV: "production", [PROFILE_ENV]: options.cpuProfile },
+      env: {
+        NODE_ENV: "production",
+        [PROFILE_ENV]: options.cpuProfile,
+        [ALLOCATION_PROFILE_ENV]: options.allocationProfile
+      },
       extendEnv: true,
       stdout: "pipe",
       stderr: "inherit",
@@ -205,6 +223,9 @@ export const start = Effect.fnUntraced(function*(
     rssKb: Effect.map(memory, (m) => m.rssKb),
     cpuMs: readCpuMs(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs)),
     startProfiler,
+    toggleAllocationProfile: options.allocationProfile === undefined || kind === "bun"
+      ? Effect.void
+      : Effect.ignore(Effect.try(() => process.kill(pid, PROFILE_START_SIGNAL))),
     collectGarbage: Effect.ignore(Effect.try(() => process.kill(pid, GC_SIGNAL)))
   }
 })

@@ -3,7 +3,7 @@
  * the same work. The first word of the user's text selects the behaviour.
  */
 
-export type Behaviour = "echo" | "task" | "stream" | "wait"
+export type Behaviour = "echo" | "task" | "stream" | "wait" | "hold"
 
 /** echo: reply with a direct Message carrying the user's text. */
 export const ECHO = "echo"
@@ -13,6 +13,8 @@ export const TASK = "task"
 export const STREAM = "stream"
 /** wait: a Task (submitted) -> input-required; the task then stays open for subscribers. */
 export const WAIT = "wait"
+/** hold: a Task (submitted) -> working, then nothing until the task is canceled (an idle SendStreamingMessage). */
+export const HOLD = "hold"
 
 export const STREAM_CHUNKS = 10
 
@@ -28,6 +30,7 @@ export const behaviourOf = (text: string): Behaviour => {
     case TASK:
     case STREAM:
     case WAIT:
+    case HOLD:
       return word
     default:
       return ECHO
@@ -44,7 +47,7 @@ export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
 /** The agent card in A2A 1.0 JSON form, served by every server for the same origin. */
 export const agentCardJson = (origin: string, grpcTarget?: string) => ({
   name: "bench-agent",
-  description: "Trivial agent for the effect-a2a benchmarks: echo, task, stream, wait.",
+  description: "Trivial agent for the effect-a2a benchmarks: echo, task, stream, wait, hold.",
   supportedInterfaces: [
     { url: `${origin}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
     { url: `${origin}${REST_PATH}`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
@@ -75,6 +78,8 @@ export const readyLine = (ready: ReadyLine): string => `${READY_PREFIX}${JSON.st
 
 /** Set to a file path, a server process profiles its CPU into it (see servers/lifecycle.ts). */
 export const PROFILE_ENV = "BENCH_CPU_PROFILE"
+/** Set to a file path, a server process samples its allocations into it (see servers/lifecycle.ts). */
+export const ALLOCATION_PROFILE_ENV = "BENCH_ALLOCATION_PROFILE"
 /** The signal that starts the profiler in a server process. */
 export const PROFILE_START_SIGNAL = "SIGUSR2"
 

@@ -61,7 +61,7 @@ const flags = {
   warmup: number("warmup", "BENCH_WARMUP", "Warm-up seconds per scenario and server (default 2)"),
   rounds: number("rounds", "BENCH_ROUNDS", "Alternating rounds; the report shows their median (default 3)"),
   connections: number("connections", "BENCH_CONNECTIONS", "Concurrent connections / streams (default 32)"),
-  idleStreams: number("idle-streams", "BENCH_IDLE_STREAMS", "Idle SubscribeToTask streams (default 1000)"),
+  idleStreams: number("idle-streams", "BENCH_IDLE_STREAMS", "Idle streams per idle scenario (default 1000)"),
   scenarios: list("scenarios", "BENCH_SCENARIOS", `Comma list of: ${scenarios.map((s) => s.id).join(", ")}`),
   servers: list("servers", "BENCH_SERVERS", `Comma list of: ${serverKinds.join(", ")}`),
   profile: Flag.Literals("profile", serverKinds).pipe(

@@ -6,7 +6,7 @@
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
 import * as Inspector from "node:inspector"
-import { GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, readyLine } from "../TrivialAgent.ts"
+import { ALLOCATION_PROFILE_ENV, GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, readyLine } from "../TrivialAgent.ts"
 
 export const listen = (server: Http.Server): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -56,6 +56,34 @@ export const installProfiler = (): void => {
   process.once("exit", () => {
     if (!started) return
     session.post("Profiler.stop", (error, result) => {
+      if (error === null) Fs.writeFileSync(file, JSON.stringify(result.profile))
+    })
+  })
+}
+
+/**
+ * When ALLOCATION_PROFILE_ENV names a file: V8's sampling heap profiler, counting garbage too (what a burst
+ * allocates, not only what it keeps), runs from the first PROFILE_START_SIGNAL to the second, which writes the
+ * profile (`.heapprofile`, for Chrome DevTools or bench/allocations.ts).
+ */
+export const installAllocationSampler = (): void => {
+  const file = process.env[ALLOCATION_PROFILE_ENV]
+  if (file === undefined || file === "") return
+  const session = new Inspector.Session()
+  session.connect()
+  let running = false
+  process.on(PROFILE_START_SIGNAL, () => {
+    if (!running) {
+      running = true
+      session.post("HeapProfiler.startSampling", {
+        samplingInterval: 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true
+      })
+      return
+    }
+    running = false
+    session.post("HeapProfiler.stopSampling", (error, result) => {
       if (error === null) Fs.writeFileSync(file, JSON.stringify(result.profile))
     })
   })

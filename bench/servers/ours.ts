@@ -18,7 +18,7 @@ import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
 import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
-import { announce, installGcOnSignal, installProfiler } from "./lifecycle.ts"
+import { announce, installAllocationSampler, installGcOnSignal, installProfiler } from "./lifecycle.ts"
 import { card, executor } from "./oursAgent.ts"
 
 const core = (() => {
@@ -61,5 +61,6 @@ const main = announceOrigin.pipe(
 // runMain turns SIGTERM/SIGINT into interruption: the server closes and the process exits normally
 // (which is when `--cpu-prof` writes its profile).
 installProfiler()
+installAllocationSampler()
 installGcOnSignal()
 Layer.launch(main).pipe(NodeRuntime.runMain)

@@ -33,6 +33,9 @@ const chunks = AgentExecutor.task((task) =>
 
 const waitForInput = AgentExecutor.task((task) => task.status("TASK_STATE_INPUT_REQUIRED"))
 
+// CancelTask interrupts the wait.
+const holdUntilCanceled = AgentExecutor.task((task) => Effect.andThen(task.working(), Effect.never))
+
 export const executor = AgentExecutor.make((context) => {
   switch (behaviourOf(AgentExecutor.textOf(context.message))) {
     case "echo":
@@ -43,6 +46,8 @@ export const executor = AgentExecutor.make((context) => {
       return chunks.execute(context)
     case "wait":
       return waitForInput.execute(context)
+    case "hold":
+      return holdUntilCanceled.execute(context)
   }
 })
 

@@ -27,7 +27,14 @@ import {
   REST_PATH,
   STREAM_CHUNKS
 } from "../TrivialAgent.ts"
-import { announce, exitOnSignal, installGcOnSignal, installProfiler, listen } from "./lifecycle.ts"
+import {
+  announce,
+  exitOnSignal,
+  installAllocationSampler,
+  installGcOnSignal,
+  installProfiler,
+  listen
+} from "./lifecycle.ts"
 
 const textPart = (text: string): Part => ({
   content: { $case: "text", value: text },
@@ -65,6 +72,9 @@ const publishChunk = (bus: ExecutionEventBus, ctx: RequestContext, text: string,
     lastChunk: last,
     metadata: undefined
   }))
+
+/** The `hold` executions waiting for their task to be canceled, by task id. */
+const held = new Map<string, () => void>()
 
 const executor: AgentExecutor = {
   execute: async (ctx, bus) => {
@@ -105,9 +115,14 @@ const executor: AgentExecutor = {
       case "wait":
         publishStatus(bus, ctx, TaskState.TASK_STATE_INPUT_REQUIRED)
         return
+      case "hold":
+        publishStatus(bus, ctx, TaskState.TASK_STATE_WORKING)
+        return new Promise<void>((resolve) => held.set(ctx.taskId, resolve))
     }
   },
   cancelTask: async (taskId, bus) => {
+    held.get(taskId)?.()
+    held.delete(taskId)
     bus.publish(AgentEvent.statusUpdate({
       taskId,
       contextId: "",
@@ -142,6 +157,7 @@ app.use(REST_PATH, restHandler({ requestHandler, userBuilder: UserBuilder.noAuth
 grpcServer.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication }))
 
 installProfiler()
+installAllocationSampler()
 installGcOnSignal()
 exitOnSignal(server)
 announce(origin)

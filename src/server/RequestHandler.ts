@@ -127,10 +127,16 @@ export const make = Effect.gen(function*() {
   ]
   const requiredExtensions = (capabilities.extensions ?? []).filter((e) => e.required === true && e.uri !== undefined)
 
+  const notSubscribable = (task: v1.Task) =>
+    new UnsupportedOperation({
+      message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
+      metadata: { taskId: task.id }
+    })
+
   const getOwned = (taskId: string, scope: TaskScope): Effect.Effect<TaskRecord, A2AError> =>
-    store.get(taskId, scope).pipe(
-      orInternal,
-      Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(taskId)), onSome: Effect.succeed }))
+    Effect.flatMap(
+      orInternal(store.get(taskId, scope)),
+      (found) => Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(notFound(taskId))
     )
 
   const checkExtensions = (ctx: CallContext): ExtensionSupportRequired | undefined => {
@@ -320,21 +326,17 @@ export const make = Effect.gen(function*() {
   const subscribeToTask: RequestHandler["Service"]["subscribeToTask"] = (req, ctx) =>
     capabilities.streaming !== true ?
       PushStream.fail(noStreaming()) :
+      // Subscribe first, then read the snapshot: events newer than its version follow it exactly once. A pipeline,
+      // not a generator: the open subscription's last step then holds only the events and their sink.
       PushStream.make((sink) =>
-        Effect.gen(function*() {
-          // Subscribe first, then read the snapshot: events newer than its version follow it exactly once.
-          const events = yield* bus.subscribe(req.id)
-          const snapshot = yield* getOwned(req.id, scopeOf(req, ctx))
-          const { task, version } = snapshot
-          if (isTerminal(task.status.state)) {
-            return yield* new UnsupportedOperation({
-              message: `Task ${task.id} is ${label(task.status.state)}; subscribing needs a task that is not finished`,
-              metadata: { taskId: task.id }
-            })
-          }
-          sink.offer({ task })
-          yield* PushStream.run(events, new AfterSnapshot(sink, version))
-        })
+        Effect.flatMap(bus.subscribe(req.id), (events) =>
+          Effect.flatMap(getOwned(req.id, scopeOf(req, ctx)), ({ task, version }) => {
+            if (isTerminal(task.status.state)) {
+              return Effect.fail(notSubscribable(task))
+            }
+            sink.offer({ task })
+            return PushStream.run(events, new AfterSnapshot(sink, version))
+          }))
       )
 
   // --- push notification configs (spec 3.1.7-3.1.10) ---

@@ -87,7 +87,8 @@ const run = <E>(
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>,
   emit: PushStream.Emit<AgentEvent>
 ): Effect.Effect<void, E> =>
-  Effect.gen(function*() {
+  // A pipeline, not a generator: a waiting agent holds the updater, not also a suspended generator and its frame.
+  Effect.suspend(() => {
     const { contextId, taskId } = context
     let final = false
 
@@ -160,17 +161,19 @@ const run = <E>(
       message
     }
 
-    if (Option.isNone(context.task)) {
-      const timestamp = yield* Ids.now
-      yield* emit({
+    const worked = Effect.flatMap(
+      Effect.suspend(() => work(updater, context)),
+      () => final ? Effect.void : status("TASK_STATE_COMPLETED")
+    )
+    if (Option.isSome(context.task)) return worked
+    const submitted = Effect.flatMap(Ids.now, (timestamp) =>
+      emit({
         task: {
           id: taskId,
           contextId,
           status: { state: "TASK_STATE_SUBMITTED", timestamp },
           history: [context.message]
         }
-      })
-    }
-    yield* work(updater, context)
-    if (!final) yield* status("TASK_STATE_COMPLETED")
+      }))
+    return Effect.andThen(submitted, worked)
   })

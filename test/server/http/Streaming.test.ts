@@ -3,7 +3,7 @@
  * subscribers per task, cancellation mid-stream, clients that leave, keep-alive comments.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Logger, Queue, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Logger, Metric, Queue, Stream } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as NodeA2AServer from "../../../src/node/NodeA2AServer.ts"
@@ -11,6 +11,7 @@ import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as Auth from "../../../src/server/Auth.ts"
 import * as EventBus from "../../../src/server/EventBus.ts"
+import * as Observability from "../../../src/server/Observability.ts"
 import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import * as StubHandler from "./fixtures/StubHandler.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
@@ -244,6 +245,80 @@ for (const directStreams of [true, false]) {
         assert.strictEqual(stateOf(rest[rest.length - 1]!), "TASK_STATE_COMPLETED")
         while (live.count > 0) yield* Effect.sleep("5 millis")
       }).pipe(Effect.scoped, Effect.timeout("20 seconds")))
+
+    it.live("idle SendStreamingMessage and SubscribeToTask streams whose clients leave: no open stream, no subscription left; the tasks go on", () =>
+      Effect.gen(function*() {
+        // Each execution emits the task, goes working and waits until it is canceled.
+        const executor = AgentExecutor.task((task) => Effect.andThen(task.working(), Effect.never))
+        const { bus, live } = yield* countingBus
+        const registry: Metric.MetricRegistry = new Map()
+        const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, directStreams }).pipe(
+          Layer.provide(
+            A2AServer.layerCore({ card: StubHandler.card }).pipe(
+              Layer.provide(AgentExecutor.layer(executor)),
+              Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
+              Layer.provide(A2AServer.memoryServices),
+              Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
+            )
+          ),
+          Layer.provide(Observability.layerEnabled),
+          Layer.provide(Layer.succeed(Metric.MetricRegistry, registry)),
+          Layer.provide(Logger.layer([]))
+        )
+        const address = Context.get(yield* Layer.build(layer).pipe(Effect.orDie), HttpServer.HttpServer).address
+        const url = `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}`
+        const openStreams = (method: string, binding: string) =>
+          Metric.value(Metric.withAttributes(Observability.openStreams, { method, binding })).pipe(
+            Effect.map((state) => state.value),
+            Effect.provideService(Metric.MetricRegistry, registry)
+          )
+        const N = 40
+        const sent = yield* Effect.forEach(
+          Array.from({ length: N }, (_, n) => n),
+          (n) =>
+            TestServer.openSse(`${url}/`, {
+              method: "POST",
+              headers: V1_JSON,
+              body: JSON.stringify(
+                TestServer.call("SendStreamingMessage", { message: TestServer.userMessage("hold") }, n)
+              )
+            }),
+          { concurrency: 10 }
+        )
+        const taskIds: Array<string> = []
+        for (const s of sent) {
+          const first = resultOf((yield* s.next)!)
+          assert.strictEqual(first.task?.status.state, "TASK_STATE_SUBMITTED")
+          taskIds.push(first.task!.id)
+        }
+        const subscribed = yield* Effect.forEach(
+          taskIds,
+          (taskId) => TestServer.openSse(`${url}/tasks/${taskId}:subscribe`, { headers: { "a2a-version": "1.0" } }),
+          { concurrency: 10 }
+        )
+        for (const [i, s] of subscribed.entries()) assert.strictEqual(resultOf((yield* s.next)!).task?.id, taskIds[i])
+        assert.strictEqual(yield* openStreams("SendStreamingMessage", "JSONRPC"), N)
+        assert.strictEqual(yield* openStreams("SubscribeToTask", "HTTP+JSON"), N)
+        assert.isAtLeast(live.count, N)
+
+        yield* Effect.forEach([...sent, ...subscribed], (s) => s.abort)
+        // Wait (not time) for the server to notice every disconnection.
+        const open = Effect.map(
+          Effect.all([openStreams("SendStreamingMessage", "JSONRPC"), openStreams("SubscribeToTask", "HTTP+JSON")]),
+          ([a, b]) => a + b
+        )
+        while ((yield* open) > 0 || live.count > 0) yield* Effect.sleep("5 millis")
+
+        // A stream's going away ends neither its task nor its execution: each is still there to cancel.
+        for (const taskId of taskIds) {
+          const canceled = yield* TestServer.request(`${url}/tasks/${taskId}:cancel`, {
+            method: "POST",
+            headers: V1_JSON
+          })
+          assert.strictEqual((canceled.json as { status: { state: string } }).status.state, "TASK_STATE_CANCELED")
+        }
+        assert.strictEqual(yield* open, 0)
+      }).pipe(Effect.scoped, Effect.timeout("30 seconds")))
   })
 }
 

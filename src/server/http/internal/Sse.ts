@@ -323,13 +323,12 @@ const openWith = <A, R>(
   Effect.suspend(() => {
     const outlet = new Outlet(options.encode, options.encodeError)
     const headers = { ...HEADERS, ...options.headers }
-    return PushStream.run(stream, outlet).pipe(
-      Effect.andThen(settle(outlet, options.window)),
-      Effect.flatMap((failure) =>
+    return Effect.flatMap(
+      Effect.andThen(PushStream.run(stream, outlet), settle(outlet, options.window)),
+      (failure) =>
         Option.isSome(failure)
           ? onFailed(failure.value)
           : Effect.andThen(hub.register(outlet), respond(hub.direct, outlet, headers, options.encodeError, onReady))
-      )
     )
   })
 
@@ -393,18 +392,23 @@ const writeDirect = <A, R>(
       ))
   })
 
-/** Waits for the first event, the end or an early failure, for at most `window`. */
+/**
+ * Waits for the first event, the end or an early failure, for at most `window`. The window is one timer that
+ * commits the outlet (which settles it), not a race: `timeoutOption` would fork two fibers per stream opened, garbage
+ * that an idle server keeps in its young generation until the next collection.
+ */
 const settle = <A>(
   outlet: Outlet<A>,
   window: Duration.Duration
-): Effect.Effect<Option.Option<Cause.Cause<A2AError>>> => {
-  if (Deferred.isDoneUnsafe(outlet.early)) return Deferred.await(outlet.early)
-  return Effect.timeoutOption(Deferred.await(outlet.early), window).pipe(
-    // Window over with nothing settled: the response is sent as is.
-    Effect.andThen(Effect.sync(() => outlet.commit())),
-    Effect.andThen(Deferred.await(outlet.early))
-  )
-}
+): Effect.Effect<Option.Option<Cause.Cause<A2AError>>> =>
+  Effect.suspend(() => {
+    // Decided when the operation's stream has started: its first event is often there already.
+    if (Deferred.isDoneUnsafe(outlet.early) || !Duration.isFinite(window)) return Deferred.await(outlet.early)
+    // Window over with nothing settled: the response is sent as is. A platform timer, so the TestClock does not
+    // move it.
+    const timer = setTimeout(() => outlet.commit(), Duration.toMillis(window))
+    return Effect.onExit(Deferred.await(outlet.early), () => Effect.sync(() => clearTimeout(timer)))
+  })
 
 /**
  * The response of an open stream: written straight to the request's native response when the hub has one, else
