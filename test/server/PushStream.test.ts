@@ -66,6 +66,21 @@ describe("PushStream", () => {
       assert.match(seen[0]!, /^fail .*no/)
     }).pipe(Effect.scoped))
 
+  it.effect("both push forms are whole Streams: recognised, piped through operators, read more than once", () =>
+    Effect.gen(function*() {
+      const produced = PushStream.produce<number, never>((emit) =>
+        Effect.andThen(emit(1), Effect.andThen(emit(2), emit(3)))
+      )
+      for (const stream of [threeThenEnd, produced]) {
+        assert.isTrue(Stream.isStream(stream))
+        const doubled = stream.pipe(Stream.map((n) => n * 2), Stream.take(2))
+        assert.deepStrictEqual([...yield* Stream.runCollect(doubled)], [2, 4])
+        // Each reading builds the Stream anew: a second one sees every event again.
+        assert.deepStrictEqual([...yield* Stream.runCollect(stream)], [1, 2, 3])
+        assert.deepStrictEqual([...yield* Stream.runCollect(stream)], [1, 2, 3])
+      }
+    }))
+
   it.effect("map keeps a PushStream one; a throwing function fails the stream instead of its producer", () =>
     Effect.gen(function*() {
       const doubled: Seen = []

@@ -24,6 +24,8 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
+import { pipeArguments } from "effect/Pipeable"
 import * as Predicate from "effect/Predicate"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -64,12 +66,43 @@ export const queueSink = <A, E>(queue: Queue.Enqueue<A, E | Cause.Done>): Sink<A
   end: () => void Queue.endUnsafe(queue)
 })
 
+const variance: Stream.VarianceStruct<never, never, never> = { _A: identity, _E: identity, _R: identity }
+
+/**
+ * A Stream whose channel is built only when it is read the Stream way: the server reads the push forms directly,
+ * and most of them are never read as Streams. A channel built per request anyway costs memory beyond its size: it
+ * holds the request's closures (the agent's context, an SSE response's state), and V8 may allocate it in the old
+ * generation (allocation-site pretenuring, decided at run time and kept), where it keeps all that alive through
+ * every young collection until the next full one. In process, one direct-reply SendMessage at a time, warmed
+ * up: ~760 KB survived each scavenge with the channel built eagerly, ~25 KB without (BENCHMARKS.md, "GC").
+ */
+abstract class LazyStream<A, E> implements Stream.Stream<A, E> {
+  readonly [Stream.TypeId] = variance
+  get channel(): Stream.Stream<A, E>["channel"] {
+    return this.build().channel
+  }
+  protected abstract build(): Stream.Stream<A, E>
+  pipe() {
+    // Effect's own Pipeable implementations take `arguments` as is (pipeArguments' contract).
+    // eslint-disable-next-line prefer-rest-params
+    return pipeArguments(this, arguments)
+  }
+}
+
+class Attached<A, E> extends LazyStream<A, E> implements PushStream<A, E> {
+  readonly [TypeId]: Attach<A, E>
+  constructor(attach: Attach<A, E>) {
+    super()
+    this[TypeId] = attach
+  }
+  protected build(): Stream.Stream<A, E> {
+    const attach = this[TypeId]
+    return Stream.callback<A, E>((queue) => attach(queueSink(queue)))
+  }
+}
+
 /** The stream of what `attach` delivers; read as a Stream, through a queue. */
-export const make = <A, E = A2AError>(attach: Attach<A, E>): PushStream<A, E> =>
-  Object.assign(
-    Stream.callback<A, E>((queue) => attach(queueSink(queue))),
-    { [TypeId]: attach }
-  )
+export const make = <A, E = A2AError>(attach: Attach<A, E>): PushStream<A, E> => new Attached(attach)
 
 /** A PushStream failing at once. */
 export const fail = <E>(error: E): PushStream<never, E> => make(() => Effect.fail(error))
@@ -139,17 +172,23 @@ export type Emit<A> = (event: A) => Effect.Effect<void>
 /** A producer that runs in its reader's fiber, emitting its events in order; see `produce`. */
 export type Producer<A, E> = (emit: Emit<A>) => Effect.Effect<void, E>
 
-interface Produced<A, E> extends Stream.Stream<A, E> {
-  readonly [ProducerId]: Producer<A, E>
-}
-
 /**
  * The stream of the events `producer` emits, failing as it fails. `runForEachWhile` runs the producer in its own
  * fiber, each `emit` waiting for its step; read as a plain Stream the producer runs in a fiber of its own feeding
  * a queue (Stream.callback). A stream derived from it (map, concat...) is read the Stream way.
  */
-export const produce = <A, E>(producer: Producer<A, E>): Stream.Stream<A, E> =>
-  Object.assign(fromProducer(producer, undefined), { [ProducerId]: producer })
+export const produce = <A, E>(producer: Producer<A, E>): Stream.Stream<A, E> => new Produced(producer)
+
+class Produced<A, E> extends LazyStream<A, E> {
+  readonly [ProducerId]: Producer<A, E>
+  constructor(producer: Producer<A, E>) {
+    super()
+    this[ProducerId] = producer
+  }
+  protected build(): Stream.Stream<A, E> {
+    return fromProducer(this[ProducerId], undefined)
+  }
+}
 
 /** The producer in a fiber of its own feeding a queue (unbounded unless `capacity` is given, then it waits). */
 const fromProducer = <A, E>(producer: Producer<A, E>, capacity: number | undefined): Stream.Stream<A, E> =>
