@@ -4,14 +4,10 @@
  * shown as they arrive: status changes on their own lines, artifact text appended live. Exits non-zero on
  * errors and when the task ends failed or rejected.
  */
-import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -24,6 +20,7 @@ import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import { userError } from "./CardCommand.ts"
+import { REPLY_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 /** "TASK_STATE_INPUT_REQUIRED" -> "input-required". */
 export const stateLabel = (state: v1.TaskState): string =>
@@ -120,9 +117,6 @@ export interface SendOptions {
   readonly timeout?: number | undefined
 }
 
-/** How long `send` waits for a reply, or for a stream to open, unless told otherwise. */
-export const DEFAULT_TIMEOUT_SECONDS = 60
-
 export const send = (url: string, text: string, options: SendOptions) =>
   Effect.provide(
     sendWith(url, text, options),
@@ -148,7 +142,7 @@ const grpcClient: Layer.Layer<never, CliError.CliError> = Layer.unwrap(
 const sendWith = (url: string, text: string, options: SendOptions) =>
   Effect.gen(function*() {
     const client = yield* A2AClient.resolve(url, {
-      timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(options.timeout ?? REPLY_TIMEOUT_SECONDS),
       ...(Option.isSome(options.binding) ? { bindings: [options.binding.value] } : {}),
       ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
     }).pipe(Effect.mapError(userError))
@@ -197,50 +191,3 @@ const sendWith = (url: string, text: string, options: SendOptions) =>
       })
     }
   })
-
-export const sendCommand = Command.make(
-  "send",
-  {
-    url: Argument.String("url").pipe(Argument.withDescription("Agent base URL or card URL")),
-    text: Argument.String("text").pipe(Argument.withDescription("The message text")),
-    stream: Flag.Boolean("stream").pipe(
-      Flag.withDescription("Stream the reply: status changes and artifact text as they arrive"),
-      Flag.withDefault(false)
-    ),
-    taskId: Flag.String("task-id").pipe(
-      Flag.withDescription("Continue an existing task (e.g. one waiting for input)"),
-      Flag.optional
-    ),
-    contextId: Flag.String("context-id").pipe(
-      Flag.withDescription("Send within an existing conversation context"),
-      Flag.optional
-    ),
-    binding: Flag.Literals("binding", ["JSONRPC", "HTTP+JSON", "GRPC"]).pipe(
-      Flag.withDescription("Use only this protocol binding"),
-      Flag.optional
-    ),
-    timeout: Flag.Finite("timeout").pipe(
-      Flag.withDescription(
-        `Seconds to wait for the reply (with --stream: for the stream to open); default ${DEFAULT_TIMEOUT_SECONDS}`
-      ),
-      Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
-      Flag.optional
-    ),
-    token: Flag.Redacted("token").pipe(
-      Flag.withDescription("Bearer token for the agent's HTTP Bearer / OAuth 2 / OpenID Connect schemes"),
-      Flag.optional
-    )
-  },
-  ({ timeout, url, text, ...options }) => send(url, text, { ...options, timeout: Option.getOrUndefined(timeout) })
-).pipe(
-  Command.withDescription("Send a text message to an agent and show its reply"),
-  Command.withExamples([
-    { command: "effect-a2a send http://localhost:8080 \"hello\"", description: "Send and print the reply" },
-    { command: "effect-a2a send http://localhost:8080 \"write a poem\" --stream", description: "Stream the reply" },
-    {
-      command: "effect-a2a send http://localhost:8080 \"yes\" --task-id 7f3c --context-id 91ab",
-      description: "Answer a task that asked for input"
-    }
-  ]),
-  Command.provide(FetchHttpClient.layer)
-)

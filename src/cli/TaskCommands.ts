@@ -3,14 +3,10 @@
  * status message, artifacts). Bounded by `--timeout` (for `subscribe`: the stream's opening); A2A errors
  * (TaskNotFound, TaskNotCancelable, ...) are one line and a non-zero exit.
  */
-import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Stdio from "effect/Stdio"
@@ -20,14 +16,8 @@ import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import { userError } from "./CardCommand.ts"
-import {
-  DEFAULT_TIMEOUT_SECONDS,
-  renderEvent,
-  renderResponse,
-  stateLabel,
-  stateOf,
-  tokenCredentials
-} from "./SendCommand.ts"
+import { renderEvent, renderResponse, stateLabel, stateOf, tokenCredentials } from "./SendCommand.ts"
+import { REPLY_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 export interface TaskOptions {
   readonly token: Option.Option<Redacted.Redacted<string>>
@@ -38,7 +28,7 @@ export interface TaskOptions {
 
 const clientFor = (url: string, options: TaskOptions) =>
   A2AClient.resolve(url, {
-    timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS),
+    timeout: Duration.seconds(options.timeout ?? REPLY_TIMEOUT_SECONDS),
     ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
   }).pipe(Effect.mapError(userError))
 
@@ -108,85 +98,3 @@ export const listTasks = (url: string, options: ListOptions) =>
     }
     if (page.nextPageToken !== "") yield* Console.log(`(${page.totalSize} in all; more with a larger --page-size)`)
   }).pipe(Effect.provide(A2A03.client))
-
-const common = {
-  url: Argument.String("url").pipe(Argument.withDescription("Agent base URL or card URL")),
-  taskId: Argument.String("task-id").pipe(Argument.withDescription("The task's id")),
-  token: Flag.Redacted("token").pipe(
-    Flag.withDescription("Bearer token for the agent's HTTP Bearer / OAuth 2 / OpenID Connect schemes"),
-    Flag.optional
-  ),
-  timeout: Flag.Finite("timeout").pipe(
-    Flag.withDescription(`Seconds to wait for the agent; default ${DEFAULT_TIMEOUT_SECONDS}`),
-    Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
-    Flag.optional
-  )
-}
-
-export const getCommand = Command.make(
-  "get",
-  {
-    ...common,
-    historyLength: Flag.Int("history-length").pipe(
-      Flag.withDescription("Show at most this many messages of the task's history"),
-      Flag.filter((n) => n >= 0, (n) => `--history-length must be 0 or more, got ${n}`),
-      Flag.optional
-    )
-  },
-  ({ historyLength, taskId, timeout, token, url }) =>
-    getTask(url, taskId, {
-      token,
-      timeout: Option.getOrUndefined(timeout),
-      historyLength: Option.getOrUndefined(historyLength)
-    })
-).pipe(
-  Command.withDescription("Show one task: its state, status message and artifacts"),
-  Command.withExamples([{ command: "effect-a2a get http://localhost:8080 7f3c", description: "Show task 7f3c" }]),
-  Command.provide(FetchHttpClient.layer)
-)
-
-export const cancelCommand = Command.make(
-  "cancel",
-  common,
-  ({ taskId, timeout, token, url }) => cancelTask(url, taskId, { token, timeout: Option.getOrUndefined(timeout) })
-).pipe(
-  Command.withDescription("Cancel a task and show it as the agent answered"),
-  Command.withExamples([{ command: "effect-a2a cancel http://localhost:8080 7f3c", description: "Cancel task 7f3c" }]),
-  Command.provide(FetchHttpClient.layer)
-)
-
-export const subscribeCommand = Command.make(
-  "subscribe",
-  common,
-  ({ taskId, timeout, token, url }) => subscribe(url, taskId, { token, timeout: Option.getOrUndefined(timeout) })
-).pipe(
-  Command.withDescription("Follow a task's status changes and artifacts until it is done or waits for input"),
-  Command.withExamples([{ command: "effect-a2a subscribe http://localhost:8080 7f3c", description: "Follow 7f3c" }]),
-  Command.provide(FetchHttpClient.layer)
-)
-
-export const tasksCommand = Command.make(
-  "tasks",
-  {
-    url: common.url,
-    token: common.token,
-    timeout: common.timeout,
-    contextId: Flag.String("context-id").pipe(Flag.withDescription("Only the tasks of this context"), Flag.optional),
-    pageSize: Flag.Int("page-size").pipe(
-      Flag.withDescription("How many tasks to show (1 to 100); default 20"),
-      Flag.filter((n) => n >= 1 && n <= 100, (n) => `--page-size must be between 1 and 100, got ${n}`),
-      Flag.optional
-    )
-  },
-  ({ contextId, pageSize, timeout, token, url }) =>
-    listTasks(url, {
-      token,
-      timeout: Option.getOrUndefined(timeout),
-      contextId: Option.getOrUndefined(contextId),
-      pageSize: Option.getOrUndefined(pageSize)
-    })
-).pipe(
-  Command.withDescription("List your tasks on an agent, most recently updated first"),
-  Command.withExamples([{ command: "effect-a2a tasks http://localhost:8080", description: "The last 20 tasks" }]),
-  Command.provide(FetchHttpClient.layer)
-)
