@@ -7,7 +7,8 @@
  */
 // A subpath import: the package barrel loads every Node module (Redis, undici, ws...) into the process.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Fs from "node:fs"
