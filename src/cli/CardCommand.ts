@@ -1,6 +1,7 @@
 /**
  * `effect-a2a card <url> [--json]`: fetch an agent card and print a readable summary (or the card as JSON).
- * Also home of what the client commands share: how errors read on a terminal.
+ * Also home of what the client commands share: how errors read on a terminal. The command's arguments and flags
+ * are in ClientCommands, which loads this module when a client command runs.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Console from "effect/Console"

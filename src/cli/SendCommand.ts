@@ -2,7 +2,8 @@
  * `effect-a2a send <url> "text" [--stream] [--task-id ID] [--context-id ID]`: send a text message to an
  * agent and show the reply (its text, or the task's id, state and artifacts). With `--stream`, events are
  * shown as they arrive: status changes on their own lines, artifact text appended live. Exits non-zero on
- * errors and when the task ends failed or rejected.
+ * errors and when the task ends failed or rejected. The arguments and flags are in ClientCommands, which loads
+ * this module when `send` runs.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Console from "effect/Console"

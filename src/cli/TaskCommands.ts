@@ -1,7 +1,8 @@
 /**
  * `effect-a2a get`, `cancel`, `subscribe` and `tasks`: an agent's tasks, as `send` shows them (id, context, state,
  * status message, artifacts). Bounded by `--timeout` (for `subscribe`: the stream's opening); A2A errors
- * (TaskNotFound, TaskNotCancelable, ...) are one line and a non-zero exit.
+ * (TaskNotFound, TaskNotCancelable, ...) are one line and a non-zero exit. The arguments and flags are in
+ * ClientCommands, which loads this module when one of these commands runs.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Console from "effect/Console"

@@ -201,4 +201,13 @@ describe("package entry points", () => {
     expect(files.filter((f) => f.startsWith("src/client/") || f.startsWith("src/v0_3/client/"))).toEqual([])
     expect(files.filter((f) => /^src\/cli\/(CardCommand|SendCommand|TaskCommands)\.ts$/.test(f))).toEqual([])
   })
+
+  it("the server core loads the OTLP exporters only when one is built", () => {
+    for (const name of ["./server", "./node", "./web"]) {
+      expect(
+        entry(name).specifiers.filter((s) => /^effect\/observability\/Otlp(Tracer|Metrics|Serialization)$/.test(s))
+      )
+        .toEqual([])
+    }
+  })
 })
