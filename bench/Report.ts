@@ -196,6 +196,11 @@ export const formatSettings = (settings: Settings): string =>
   `Settings: ${settings.rounds} round(s) x ${settings.durationSec} s per scenario and server, warm-up ${settings.warmupSec} s, `
   + `${settings.connections} connections, ${settings.idleStreams} idle streams${settings.quick ? " (quick)" : ""}`
 
+// Under the memory table, so that its "RSS after start" is not read as the package's start-up.
+export const memoryNote = "RSS after start: each server as its bench/servers/*.ts file through Node's type stripping "
+  + "(ours: all of src/ as TypeScript; the SDK: 3 bench files over its built JavaScript), gRPC on in both; "
+  + "`effect-a2a serve` built, against the SDK's server as plain JavaScript: `npm run bench:startup`."
+
 export const formatMemory = (memory: BenchReport["memory"]): string =>
   table(
     ["server", "RSS after start MiB", "RSS after a scenario (highest) MiB", "peak RSS MiB"],
@@ -205,4 +210,4 @@ export const formatMemory = (memory: BenchReport["memory"]): string =>
       mb(m.atEnd.rssKb),
       mb(m.atEnd.peakKb)
     ])
-  )
+  ) + `\n\n${memoryNote}`

@@ -3,7 +3,10 @@
  * `effect-a2a serve` from the built package (`npm run build` first) and of the official SDK's bench server.
  * The SDK's server is a TypeScript file; Node's type stripping alone costs ~17 MiB, so it is also run as plain
  * JavaScript (types stripped ahead, into bench/results/js) for a like-for-like ratio. Each server runs
- * `ROUNDS` times in a fresh process on 127.0.0.1; the median is reported.
+ * `ROUNDS` times in a fresh process on 127.0.0.1; the run with the median RSS is reported, with where V8's heap
+ * is at that moment (bench/heapSpaces.js, loaded into each server): the young generation (new space: what V8
+ * sized for the allocations of start-up and keeps committed), the old generation, code and large objects;
+ * "rest" is RSS outside V8's heap (Node's binary and libraries, malloc).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -12,9 +15,12 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { stripTypeScriptTypes } from "node:module"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 import { BenchError } from "./BenchError.ts"
 import { readMemory } from "./ServerProcess.ts"
 
@@ -22,6 +28,24 @@ const ROUNDS = 3
 const SETTLE = "2 seconds"
 const root = Path.resolve(import.meta.dirname, "..")
 const jsDir = Path.join(root, "bench", "results", "js")
+const heapSpacesReporter = pathToFileURL(Path.join(root, "bench", "heapSpaces.js")).href
+
+const Space = Schema.Struct({ used: Schema.Number, physical: Schema.Number })
+/** The line bench/heapSpaces.js writes on SIGURG. */
+const HeapSpaces = Schema.fromJsonString(Schema.Struct({
+  rss: Schema.Number,
+  external: Schema.Number,
+  heapUsed: Schema.Number,
+  spaces: Schema.Record(Schema.String, Space)
+}))
+type HeapSpaces = typeof HeapSpaces.Type
+const HEAP_SPACES = "HEAP_SPACES "
+const SDK_AS_JS = "@a2a-js/sdk server, plain JavaScript"
+
+interface Sample {
+  readonly rssKb: number
+  readonly heap: HeapSpaces
+}
 
 interface Subject {
   readonly label: string
@@ -44,12 +68,15 @@ const sdkAsJavaScript = Effect.gen(function*() {
   return Path.join(jsDir, "servers", "sdk.js")
 })
 
-/** Starts the subject, waits for its ready line and SETTLE, reads its RSS in KiB, stops it (the scope does). */
+/**
+ * Starts the subject, waits for its ready line and SETTLE, reads its RSS in KiB and where its heap is, stops it
+ * (the scope does).
+ */
 const measure = (subject: Subject) =>
   Effect.scoped(Effect.gen(function*() {
     const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
     const handle = yield* spawner.spawn(
-      ChildProcess.make(process.execPath, subject.args, {
+      ChildProcess.make(process.execPath, ["--import", heapSpacesReporter, ...subject.args], {
         cwd: root,
         env: { NODE_ENV: "production", ...subject.env },
         extendEnv: true,
@@ -58,25 +85,46 @@ const measure = (subject: Subject) =>
         forceKillAfter: "5 seconds"
       })
     )
-    yield* Stream.merge(handle.stdout, handle.stderr).pipe(
+    const lines = yield* Stream.merge(handle.stdout, handle.stderr).pipe(
       Stream.decodeText(),
       Stream.splitLines,
-      Stream.takeUntil((line) => subject.ready.test(line)),
-      Stream.runDrain,
-      Effect.timeoutOrElse({
-        duration: "30 seconds",
-        orElse: () => Effect.fail(new BenchError({ message: `${subject.label} did not start within 30 s` }))
-      })
+      Stream.toQueue({ capacity: "unbounded" })
     )
+    const lineThat = (test: (line: string) => boolean, what: string) =>
+      Queue.take(lines).pipe(
+        Effect.repeat({ until: test }),
+        Effect.timeoutOrElse({
+          duration: "30 seconds",
+          orElse: () => Effect.fail(new BenchError({ message: `${subject.label}: no ${what} within 30 s` }))
+        }),
+        Effect.catchTag(
+          "Done",
+          () => Effect.fail(new BenchError({ message: `${subject.label} exited before ${what}` }))
+        )
+      )
+    yield* lineThat((line) => subject.ready.test(line), "listen line")
     yield* Effect.sleep(SETTLE)
     const { rssKb } = yield* readMemory(Number(handle.pid))
-    return rssKb
+    yield* Effect.try({
+      try: () => process.kill(Number(handle.pid), "SIGURG"),
+      catch: (cause) => new BenchError({ message: `cannot signal ${subject.label}`, cause })
+    })
+    const line = yield* lineThat((line) => line.startsWith(HEAP_SPACES), "heap report")
+    const heap = yield* Schema.decodeEffect(HeapSpaces)(line.slice(HEAP_SPACES.length)).pipe(
+      Effect.mapError((cause) => new BenchError({ message: `bad heap report: ${line}`, cause }))
+    )
+    return { rssKb, heap } satisfies Sample
   }))
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
+/** The sample with the median RSS (its heap figures are read at the same moment). */
+const median = (samples: ReadonlyArray<Sample>): Sample => {
+  const sorted = [...samples].sort((a, b) => a.rssKb - b.rssKb)
   return sorted[Math.floor(sorted.length / 2)]!
 }
+
+const MiB = (bytes: number) => (bytes / 1048576).toFixed(1)
+const physical = (heap: HeapSpaces, ...names: ReadonlyArray<string>) =>
+  names.reduce((sum, name) => sum + (heap.spaces[name]?.physical ?? 0), 0)
 
 const program = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
@@ -98,23 +146,46 @@ const program = Effect.gen(function*() {
       args: [bin, "serve", "--memory", "--port", "0"],
       ready: /A2A server listening/
     },
-    { label: "@a2a-js/sdk server, plain JavaScript", args: [sdkJs], ready: /READY/ },
+    {
+      // An operator option, not a default: a young generation capped at 4 MiB per semi-space (Node's default is
+      // sized from the machine's memory) costs throughput under load (BENCHMARKS.md, "Start-up memory").
+      label: "effect-a2a serve, node --max-semi-space-size=4",
+      args: ["--max-semi-space-size=4", bin, "serve", "--port", "0"],
+      env: { A2A_DATA_DIR: dataDir },
+      ready: /A2A server listening/
+    },
+    { label: SDK_AS_JS, args: [sdkJs], ready: /READY/ },
     {
       label: "@a2a-js/sdk server, bench/servers/sdk.ts (type stripping)",
       args: [Path.join(root, "bench", "servers", "sdk.ts")],
       ready: /READY/
     }
   ]
-  const results: Array<{ readonly label: string; readonly mib: number }> = []
+  const results: Array<{ readonly label: string; readonly sample: Sample }> = []
   for (const subject of subjects) {
-    const samples: Array<number> = []
+    const samples: Array<Sample> = []
     for (let i = 0; i < ROUNDS; i++) samples.push(yield* measure(subject))
-    results.push({ label: subject.label, mib: median(samples) / 1024 })
+    results.push({ label: subject.label, sample: median(samples) })
   }
-  const sdk = results[2]!.mib
-  yield* Console.log(`RSS after start (median of ${ROUNDS}, ${SETTLE} after the listen line, no forced GC)`)
-  yield* Console.log("| server | MiB | vs the SDK as JavaScript |\n| --- | --- | --- |")
-  for (const r of results) yield* Console.log(`| ${r.label} | ${r.mib.toFixed(0)} | x${(r.mib / sdk).toFixed(2)} |`)
+  const sdk = results.find((r) => r.label === SDK_AS_JS)!.sample.rssKb
+  yield* Console.log(
+    `RSS after start (median of ${ROUNDS}, ${SETTLE} after the listen line, no forced GC), MiB; V8 spaces: physical`
+  )
+  yield* Console.log(
+    "| server | RSS | vs the SDK as JavaScript | young gen | old gen | code | large objects | heap used | rest |\n"
+      + "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  )
+  for (const { label, sample: { heap, rssKb } } of results) {
+    const young = physical(heap, "new_space", "new_large_object_space")
+    const old = physical(heap, "old_space", "trusted_space", "shared_space", "shared_trusted_space")
+    const code = physical(heap, "code_space", "code_large_object_space")
+    const large = physical(heap, "large_object_space", "trusted_large_object_space", "shared_large_object_space")
+    const rss = rssKb * 1024
+    yield* Console.log(
+      `| ${label} | ${MiB(rss)} | x${(rssKb / sdk).toFixed(2)} | ${MiB(young)} | ${MiB(old)} | ${MiB(code)} | `
+        + `${MiB(large)} | ${MiB(heap.heapUsed)} | ${MiB(rss - young - old - code - large)} |`
+    )
+  }
 }).pipe(Effect.scoped)
 
 program.pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -7,8 +7,9 @@
  */
 // A subpath import: the package barrel loads every Node module (Redis, undici, ws...) into the process.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
 import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

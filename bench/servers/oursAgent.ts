@@ -4,7 +4,7 @@
  * TaskUpdater helpers), and its card: shared by the Node server (ours.ts), the Bun one (bun.ts) and the in-process
  * runs (inprocess.ts).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 import { agentCardJson, ARTIFACT_ID, behaviourOf, chunkText, STREAM_CHUNKS } from "../TrivialAgent.ts"
 

@@ -1,21 +1,18 @@
 /**
  * `effect-a2a card <url> [--json]`: fetch an agent card and print a readable summary (or the card as JSON).
- * Also home of what the client commands share: how errors read on a terminal.
+ * Also home of what the client commands share: how errors read on a terminal. The command's arguments and flags
+ * are in ClientCommands, which loads this module when a client command runs.
  */
-import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
-import * as Option from "effect/Option"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import type * as v1 from "../generated/v1.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
+import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 /** One line that says what went wrong, for a terminal. */
 export const describeError = (error: A2AClientError | A2AResolveError): string => {
@@ -103,9 +100,6 @@ export const renderCard = (card: v1.AgentCard): string => {
   return lines.join("\n")
 }
 
-/** How long `card` waits for the agent, unless told otherwise. */
-export const DEFAULT_TIMEOUT_SECONDS = 30
-
 interface CardOptions {
   readonly json: boolean
   /** Seconds to wait for the card; absent means the default. */
@@ -119,33 +113,7 @@ const showCardWith = (url: string, options: CardOptions) =>
   Effect.gen(function*() {
     const httpClient = yield* HttpClient.HttpClient
     const { card } = yield* AgentCardResolver.fetchCard(httpClient, url, {
-      timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS)
+      timeout: Duration.seconds(options.timeout ?? CARD_TIMEOUT_SECONDS)
     }).pipe(Effect.mapError(userError))
     yield* Console.log(options.json ? JSON.stringify(card, null, 2) : renderCard(card))
   })
-
-export const cardCommand = Command.make(
-  "card",
-  {
-    url: Argument.String("url").pipe(
-      Argument.withDescription("Agent base URL (its card is at /.well-known/agent-card.json) or a card URL")
-    ),
-    json: Flag.Boolean("json").pipe(
-      Flag.withDescription("Print the card as JSON instead of a summary"),
-      Flag.withDefault(false)
-    ),
-    timeout: Flag.Finite("timeout").pipe(
-      Flag.withDescription(`Seconds to wait for the card; default ${DEFAULT_TIMEOUT_SECONDS}`),
-      Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
-      Flag.optional
-    )
-  },
-  ({ json, timeout, url }) => showCard(url, { json, timeout: Option.getOrUndefined(timeout) })
-).pipe(
-  Command.withDescription("Show an agent's card: identity, interfaces, capabilities, skills and security"),
-  Command.withExamples([
-    { command: "effect-a2a card http://localhost:8080", description: "Summarise the agent's card" },
-    { command: "effect-a2a card http://localhost:8080 --json", description: "Print the card as JSON" }
-  ]),
-  Command.provide(FetchHttpClient.layer)
-)

@@ -2,16 +2,13 @@
  * `effect-a2a send <url> "text" [--stream] [--task-id ID] [--context-id ID]`: send a text message to an
  * agent and show the reply (its text, or the task's id, state and artifacts). With `--stream`, events are
  * shown as they arrive: status changes on their own lines, artifact text appended live. Exits non-zero on
- * errors and when the task ends failed or rejected.
+ * errors and when the task ends failed or rejected. The arguments and flags are in ClientCommands, which loads
+ * this module when `send` runs.
  */
-import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
-import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Stdio from "effect/Stdio"
@@ -23,6 +20,8 @@ import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import * as BindingFlag from "./BindingFlag.ts"
 import { userError } from "./CardCommand.ts"
+import * as ClientLayer from "./ClientLayer.ts"
+import { REPLY_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 /** "TASK_STATE_INPUT_REQUIRED" -> "input-required". */
 export const stateLabel = (state: v1.TaskState): string =>
@@ -119,16 +118,13 @@ export interface SendOptions {
   readonly timeout?: number | undefined
 }
 
-/** How long `send` waits for a reply, or for a stream to open, unless told otherwise. */
-export const DEFAULT_TIMEOUT_SECONDS = 60
-
 export const send = (url: string, text: string, options: SendOptions) =>
-  Effect.provide(sendWith(url, text, options), BindingFlag.clientLayer(options.binding))
+  Effect.provide(sendWith(url, text, options), ClientLayer.forBinding(options.binding))
 
 const sendWith = (url: string, text: string, options: SendOptions) =>
   Effect.gen(function*() {
     const client = yield* A2AClient.resolve(url, {
-      timeout: Duration.seconds(options.timeout ?? DEFAULT_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(options.timeout ?? REPLY_TIMEOUT_SECONDS),
       ...BindingFlag.resolveOptions(options.binding),
       ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
     }).pipe(Effect.mapError(userError))
@@ -177,47 +173,3 @@ const sendWith = (url: string, text: string, options: SendOptions) =>
       })
     }
   })
-
-export const sendCommand = Command.make(
-  "send",
-  {
-    url: Argument.String("url").pipe(Argument.withDescription("Agent base URL or card URL")),
-    text: Argument.String("text").pipe(Argument.withDescription("The message text")),
-    stream: Flag.Boolean("stream").pipe(
-      Flag.withDescription("Stream the reply: status changes and artifact text as they arrive"),
-      Flag.withDefault(false)
-    ),
-    taskId: Flag.String("task-id").pipe(
-      Flag.withDescription("Continue an existing task (e.g. one waiting for input)"),
-      Flag.optional
-    ),
-    contextId: Flag.String("context-id").pipe(
-      Flag.withDescription("Send within an existing conversation context"),
-      Flag.optional
-    ),
-    binding: BindingFlag.flag,
-    timeout: Flag.Finite("timeout").pipe(
-      Flag.withDescription(
-        `Seconds to wait for the reply (with --stream: for the stream to open); default ${DEFAULT_TIMEOUT_SECONDS}`
-      ),
-      Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
-      Flag.optional
-    ),
-    token: Flag.Redacted("token").pipe(
-      Flag.withDescription("Bearer token for the agent's HTTP Bearer / OAuth 2 / OpenID Connect schemes"),
-      Flag.optional
-    )
-  },
-  ({ timeout, url, text, ...options }) => send(url, text, { ...options, timeout: Option.getOrUndefined(timeout) })
-).pipe(
-  Command.withDescription("Send a text message to an agent and show its reply"),
-  Command.withExamples([
-    { command: "effect-a2a send http://localhost:8080 \"hello\"", description: "Send and print the reply" },
-    { command: "effect-a2a send http://localhost:8080 \"write a poem\" --stream", description: "Stream the reply" },
-    {
-      command: "effect-a2a send http://localhost:8080 \"yes\" --task-id 7f3c --context-id 91ab",
-      description: "Answer a task that asked for input"
-    }
-  ]),
-  Command.provide(FetchHttpClient.layer)
-)

@@ -1,7 +1,8 @@
 /**
- * The `effect-a2a` command. Each subcommand lives in its own module (`src/cli/*Command.ts`); adding one is
- * adding it to `subcommands`. NodeRuntime.runMain turns SIGINT / SIGTERM into interruption, so a running
- * server shuts down gracefully and the process exits with the command's status.
+ * The `effect-a2a` command. `serve` lives in ServeCommand; the client subcommands are parsed in ClientCommands and
+ * load what they do when they run. Adding a subcommand is adding it to `subcommands`. NodeRuntime.runMain turns
+ * SIGINT / SIGTERM into interruption, so a running server shuts down gracefully and the process exits with the
+ * command's status.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -10,10 +11,15 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
-import { cardCommand } from "./CardCommand.ts"
-import { sendCommand } from "./SendCommand.ts"
+import {
+  cancelCommand,
+  cardCommand,
+  getCommand,
+  sendCommand,
+  subscribeCommand,
+  tasksCommand
+} from "./ClientCommands.ts"
 import { serveCommand } from "./ServeCommand.ts"
-import { cancelCommand, getCommand, subscribeCommand, tasksCommand } from "./TaskCommands.ts"
 
 const subcommands = [
   serveCommand,

@@ -45,9 +45,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as OtlpExporter from "effect/observability/OtlpExporter"
-import * as OtlpMetrics from "effect/observability/OtlpMetrics"
-import * as OtlpSerialization from "effect/observability/OtlpSerialization"
-import * as OtlpTracer from "effect/observability/OtlpTracer"
+import type * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
@@ -196,19 +194,27 @@ export const layerOtlp = (
     }
     const tracesUrl = options.tracesUrl ?? joinPath(options.url, "/v1/traces")
     const metricsUrl = options.metricsUrl ?? joinPath(options.url, "/v1/metrics")
-    const traces: Exporter = tracesUrl === false ? OtlpExporter.layerFlusher : OtlpTracer.layer({
+    // Loaded when an exporter is built: every server imports this module (its metrics), few export over OTLP.
+    const [otlpTracer, otlpMetrics, otlpSerialization] = yield* Effect.promise(() =>
+      Promise.all([
+        import("effect/observability/OtlpTracer"),
+        import("effect/observability/OtlpMetrics"),
+        import("effect/observability/OtlpSerialization")
+      ])
+    )
+    const traces: Exporter = tracesUrl === false ? OtlpExporter.layerFlusher : otlpTracer.layer({
       url: tracesUrl,
       resource,
       headers: options.headers,
       exportInterval: options.tracesInterval
     })
-    const metrics: Exporter = metricsUrl === false ? OtlpExporter.layerFlusher : OtlpMetrics.layer({
+    const metrics: Exporter = metricsUrl === false ? OtlpExporter.layerFlusher : otlpMetrics.layer({
       url: metricsUrl,
       resource,
       headers: options.headers,
       exportInterval: options.metricsInterval
     })
-    return Layer.mergeAll(traces, metrics, layerEnabled).pipe(Layer.provide(OtlpSerialization.layerJson))
+    return Layer.mergeAll(traces, metrics, layerEnabled).pipe(Layer.provide(otlpSerialization.layerJson))
   }))
 
 const exporterList = (name: string): Config.Config<ReadonlyArray<string>> =>

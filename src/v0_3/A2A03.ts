@@ -23,17 +23,11 @@
  */
 import * as Layer from "effect/Layer"
 import { ClientEditions } from "../client/ClientEdition.ts"
-import { Editions } from "../server/http/HttpCallContext.ts"
-import { PayloadEditions } from "../server/push/WebhookPushNotifier.ts"
 import * as V03ClientEdition from "./client/V03ClientEdition.ts"
-import * as V03Edition from "./server/V03Edition.ts"
-import * as V03Push from "./server/V03Push.ts"
+import * as V03Server from "./server/V03Server.ts"
 
 /** The server side: 0.3 served beside 1.0, and 0.3 webhook payloads. */
-export const server: Layer.Layer<never> = Layer.mergeAll(
-  Layer.succeed(Editions, [V03Edition.edition]),
-  Layer.succeed(PayloadEditions, [V03Push.payloads])
-)
+export const server: Layer.Layer<never> = V03Server.layer
 
 /** The client side: 0.3 cards and transports. */
 export const client: Layer.Layer<never> = Layer.succeed(ClientEditions, [V03ClientEdition.edition])

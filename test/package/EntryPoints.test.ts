@@ -193,4 +193,21 @@ describe("package entry points", () => {
     }
     expect(readFileSync(join(root, "src/store/SqlStore.ts"), "utf8")).toContain("import(\"@effect/sql-pg/PgClient\")")
   })
+
+  // Start-up memory: what `effect-a2a serve` loads before it listens (BENCHMARKS.md, "Start-up memory").
+  it("the CLI starts without the client: the client commands load it when they run", () => {
+    const { files } = staticGraph(join(root, "src", "cli", "main.ts"))
+    expect(files).toContain("src/cli/ServeCommand.ts")
+    expect(files.filter((f) => f.startsWith("src/client/") || f.startsWith("src/v0_3/client/"))).toEqual([])
+    expect(files.filter((f) => /^src\/cli\/(CardCommand|SendCommand|TaskCommands)\.ts$/.test(f))).toEqual([])
+  })
+
+  it("the server core loads the OTLP exporters only when one is built", () => {
+    for (const name of ["./server", "./node", "./web"]) {
+      expect(
+        entry(name).specifiers.filter((s) => /^effect\/observability\/Otlp(Tracer|Metrics|Serialization)$/.test(s))
+      )
+        .toEqual([])
+    }
+  })
 })
