@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Option from "effect/Option"
 import * as BindingFlag from "./BindingFlag.ts"
+import type * as TaskModule from "./TaskCommands.ts"
 import { CARD_TIMEOUT_SECONDS, REPLY_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 // Loaded once, on first use (the module cache keeps them); a failure to load our own module is a defect.
@@ -129,32 +130,41 @@ export const getCommand = Command.make(
   Command.provide(FetchHttpClient.layer)
 )
 
-export const cancelCommand = Command.make(
+/** A command on one task (`cancel`, `subscribe`): the common arguments, run by TaskCommands' `run`. */
+type TaskModule = typeof TaskModule
+
+const onTask = <E, R>(
+  name: string,
+  run: (module: TaskModule, url: string, taskId: string, options: TaskModule.TaskOptions) => Effect.Effect<void, E, R>,
+  description: string,
+  example: { readonly command: string; readonly description: string }
+) =>
+  Command.make(
+    name,
+    common,
+    ({ binding, taskId, timeout, token, url }) =>
+      Effect.flatMap(
+        taskModule,
+        (m) => run(m, url, taskId, { token, binding, timeout: Option.getOrUndefined(timeout) })
+      )
+  ).pipe(
+    Command.withDescription(description),
+    Command.withExamples([example]),
+    Command.provide(FetchHttpClient.layer)
+  )
+
+export const cancelCommand = onTask(
   "cancel",
-  common,
-  ({ binding, taskId, timeout, token, url }) =>
-    Effect.flatMap(
-      taskModule,
-      (m) => m.cancelTask(url, taskId, { token, binding, timeout: Option.getOrUndefined(timeout) })
-    )
-).pipe(
-  Command.withDescription("Cancel a task and show it as the agent answered"),
-  Command.withExamples([{ command: "effect-a2a cancel http://localhost:8080 7f3c", description: "Cancel task 7f3c" }]),
-  Command.provide(FetchHttpClient.layer)
+  (m, url, taskId, options) => m.cancelTask(url, taskId, options),
+  "Cancel a task and show it as the agent answered",
+  { command: "effect-a2a cancel http://localhost:8080 7f3c", description: "Cancel task 7f3c" }
 )
 
-export const subscribeCommand = Command.make(
+export const subscribeCommand = onTask(
   "subscribe",
-  common,
-  ({ binding, taskId, timeout, token, url }) =>
-    Effect.flatMap(
-      taskModule,
-      (m) => m.subscribe(url, taskId, { token, binding, timeout: Option.getOrUndefined(timeout) })
-    )
-).pipe(
-  Command.withDescription("Follow a task's status changes and artifacts until it is done or waits for input"),
-  Command.withExamples([{ command: "effect-a2a subscribe http://localhost:8080 7f3c", description: "Follow 7f3c" }]),
-  Command.provide(FetchHttpClient.layer)
+  (m, url, taskId, options) => m.subscribe(url, taskId, options),
+  "Follow a task's status changes and artifacts until it is done or waits for input",
+  { command: "effect-a2a subscribe http://localhost:8080 7f3c", description: "Follow 7f3c" }
 )
 
 export const tasksCommand = Command.make(

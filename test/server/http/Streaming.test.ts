@@ -203,12 +203,7 @@ for (const directStreams of [true, false]) {
         const { bus, live } = yield* countingBus
         const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, versions: ["1.0", "0.3"], directStreams }).pipe(
           Layer.provide(
-            A2AServer.layerCore({ card: StubHandler.card }).pipe(
-              Layer.provide(AgentExecutor.layer(executor)),
-              Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
-              Layer.provide(A2AServer.memoryServices),
-              Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
-            )
+            coreWith(executor, bus)
           ),
           Layer.provide(A2A03.layer),
           Layer.provide(Logger.layer([]))
@@ -254,12 +249,7 @@ for (const directStreams of [true, false]) {
         const registry: Metric.MetricRegistry = new Map()
         const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, directStreams }).pipe(
           Layer.provide(
-            A2AServer.layerCore({ card: StubHandler.card }).pipe(
-              Layer.provide(AgentExecutor.layer(executor)),
-              Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
-              Layer.provide(A2AServer.memoryServices),
-              Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
-            )
+            coreWith(executor, bus)
           ),
           Layer.provide(Observability.layerEnabled),
           Layer.provide(Layer.succeed(Metric.MetricRegistry, registry)),
@@ -346,6 +336,15 @@ describe("event streams written straight to Node's response", () => {
 })
 
 /** The in-process EventBus, counting its live subscriptions (each one's scope). */
+/** The server core over the memory stores with this agent and event bus, no auth. */
+const coreWith = (executor: AgentExecutor.AgentExecutor["Service"], bus: EventBus.EventBus["Service"]) =>
+  A2AServer.layerCore({ card: StubHandler.card }).pipe(
+    Layer.provide(AgentExecutor.layer(executor)),
+    Layer.provide(Layer.succeed(EventBus.EventBus, bus)),
+    Layer.provide(A2AServer.memoryServices),
+    Layer.provideMerge(Layer.succeed(Auth.Auth, Auth.none))
+  )
+
 const countingBus = Effect.gen(function*() {
   const inner = yield* EventBus.makeInProcess
   const live = { count: 0 }
