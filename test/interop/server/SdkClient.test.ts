@@ -3,12 +3,12 @@
  * discovers the transport from our agent card, then sends, streams, gets, lists, cancels and subscribes,
  * and maps our errors to its typed errors.
  */
-import { type Message, Role, type Task, TaskState } from "@a2a-js/sdk"
+import { type Message, type Task, TaskState } from "@a2a-js/sdk"
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
+import { collect, failure, isTask, request, textOf } from "../../fixtures/SdkClientCalls.ts"
 import { type Binding, connect } from "../../fixtures/SdkHttpClient.ts"
 import * as TestServer from "../../server/http/fixtures/TestServer.ts"
 
@@ -17,43 +17,6 @@ const startDemo = TestServer.startCore(
   {},
   DemoAgent.card
 )
-
-const message = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: "",
-  taskId: "",
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra
-})
-
-const request = (text: string, returnImmediately = false) => ({
-  tenant: "",
-  message: message(text),
-  configuration: {
-    acceptedOutputModes: ["text/plain"],
-    taskPushNotificationConfig: undefined,
-    returnImmediately
-  },
-  metadata: undefined
-})
-
-const isTask = (result: Message | Task): result is Task => "status" in result
-
-const textOf = (parts: ReadonlyArray<{ content?: { $case: string; value: unknown } | undefined }>) =>
-  parts.map((p) => p.content?.$case === "text" ? String(p.content.value) : "").join("")
-
-const collect = <A>(iterable: AsyncIterable<A>) =>
-  Effect.promise(async () => {
-    const out: Array<A> = []
-    for await (const item of iterable) out.push(item)
-    return out
-  })
-
-const failure = <A>(thunk: () => Promise<A>) => Effect.promise(() => thunk().then(() => undefined, (e: unknown) => e))
 
 const scenarios = (binding: Binding) =>
   describe(`@a2a-js/sdk client over ${binding}`, () => {

@@ -3,7 +3,7 @@
  * gRPC server through every operation of A2AService, streaming included, and reads our errors (status code and
  * the google.rpc.Status ErrorInfo detail) as its typed errors.
  */
-import { AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
+import { AgentCard, type Message, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
 import { type Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc"
 import {
@@ -14,9 +14,9 @@ import {
 } from "@a2a-js/sdk/errors"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import * as Auth from "../../../src/server/Auth.ts"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
+import { collect, failure, isTask, request, textOf } from "../../fixtures/SdkClientCalls.ts"
 import { startDemo } from "../../grpc/fixtures.ts"
 
 /** The SDK's client over its gRPC transport, from a card listing our gRPC interface (it sends A2A-Version). */
@@ -42,39 +42,6 @@ const extendedCard = (client: Client, authorization?: string) =>
   client.transport.getExtendedAgentCard({ tenant: "" }, {
     serviceParameters: { "a2a-version": "1.0", ...(authorization === undefined ? {} : { authorization }) }
   })
-
-const message = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: "",
-  taskId: "",
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra
-})
-
-const request = (text: string, returnImmediately = false) => ({
-  tenant: "",
-  message: message(text),
-  configuration: { acceptedOutputModes: ["text/plain"], taskPushNotificationConfig: undefined, returnImmediately },
-  metadata: undefined
-})
-
-const isTask = (result: Message | Task): result is Task => "status" in result
-
-const textOf = (parts: ReadonlyArray<{ content?: { $case: string; value: unknown } | undefined }>) =>
-  parts.map((p) => p.content?.$case === "text" ? String(p.content.value) : "").join("")
-
-const collect = <A>(iterable: AsyncIterable<A>) =>
-  Effect.promise(async () => {
-    const out: Array<A> = []
-    for await (const item of iterable) out.push(item)
-    return out
-  })
-
-const failure = <A>(thunk: () => Promise<A>) => Effect.promise(() => thunk().then(() => undefined, (e: unknown) => e))
 
 const lastState = (events: ReadonlyArray<StreamResponse>) => {
   const last = events[events.length - 1]?.payload
