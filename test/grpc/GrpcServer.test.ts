@@ -15,7 +15,7 @@ import { A2AService } from "../../src/generated/v1Proto.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
 import * as RpcStatus from "../../src/grpc/internal/RpcStatus.ts"
 import * as Wire from "../../src/grpc/internal/Wire.ts"
-import { startDemo } from "./fixtures.ts"
+import { grpcCard, startDemo } from "./fixtures.ts"
 
 const identity = (b: Buffer) => b
 
@@ -172,16 +172,7 @@ describe("GrpcServer", () => {
             handler.subscribeToTask(req, ctx).pipe(Stream.ensuring(Deferred.succeed(ended, undefined)))
         })
       })
-      const card = {
-        name: "ours",
-        description: "",
-        version: "1",
-        supportedInterfaces: [{ url: target, protocolBinding: "GRPC", protocolVersion: "1.0" }],
-        capabilities: { streaming: true },
-        defaultInputModes: [],
-        defaultOutputModes: [],
-        skills: []
-      }
+      const card = grpcCard(target)
       const client = yield* A2AClient.make(card, { transports: [yield* GrpcTransport.makeFactory] })
       const started = yield* client.sendMessage({
         message: userText("slow"),
@@ -202,16 +193,7 @@ describe("GrpcServer", () => {
       const scope = yield* Scope.make()
       const { target } = yield* startDemo().pipe(Scope.provide(scope))
       const factory = yield* GrpcTransport.makeFactory
-      const card = {
-        name: "ours",
-        description: "",
-        version: "1",
-        supportedInterfaces: [{ url: target, protocolBinding: "GRPC", protocolVersion: "1.0" }],
-        capabilities: { streaming: true },
-        defaultInputModes: [],
-        defaultOutputModes: [],
-        skills: []
-      }
+      const card = grpcCard(target)
       const client = yield* A2AClient.make(card, { transports: [factory], retry: false })
       const started = yield* client.sendMessage({
         message: userText("slow"),

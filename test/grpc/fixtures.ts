@@ -42,3 +42,15 @@ export const startDemo = (options: StartOptions = {}): Effect.Effect<Started, ne
     const server = Context.get(context, GrpcServer.GrpcServer)
     return { target: `127.0.0.1:${server.port}`, port: server.port }
   })
+
+/** A card naming only our gRPC interface at `target` (streaming on), for a client made straight from it. */
+export const grpcCard = (target: string) => ({
+  name: "ours",
+  description: "",
+  version: "1",
+  supportedInterfaces: [{ url: target, protocolBinding: "GRPC", protocolVersion: "1.0" }],
+  capabilities: { streaming: true },
+  defaultInputModes: [],
+  defaultOutputModes: [],
+  skills: []
+})
