@@ -15,8 +15,6 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as jose from "jose"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import type { AgentCardSignatureError } from "../../src/client/A2AClientError.ts"
 import * as CardVerifier from "../../src/client/CardVerifier.ts"
@@ -25,6 +23,7 @@ import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as CardSigner from "../../src/server/CardSigner.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import * as JwksServer from "../fixtures/JwksServer.ts"
 import * as SdkAgent from "../interop/SdkAgent.ts"
 
 interface Key {
@@ -48,28 +47,6 @@ const keyPair = (kid: string, alg: "ES256" | "RS256" | "EdDSA") =>
       publicJwk: { kty: "", ...(await jose.exportJWK(publicKey)), kid, alg, use: "sig" }
     }
   })
-
-/** A JWKS endpoint on 127.0.0.1 serving what `current` holds when asked. */
-const jwksServer = (current: () => ReadonlyArray<jose.JWK>) =>
-  Effect.acquireRelease(
-    Effect.promise(() =>
-      new Promise<{ url: string; close: () => void; fetches: () => number }>((resolve) => {
-        let fetches = 0
-        const server = createServer((_req, res) => {
-          fetches++
-          res.writeHead(200, { "content-type": "application/json" })
-          res.end(JSON.stringify({ keys: current() }))
-        })
-        server.listen(0, "127.0.0.1", () =>
-          resolve({
-            url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
-            close: () => server.close(),
-            fetches: () => fetches
-          }))
-      })
-    ),
-    (s) => Effect.sync(s.close)
-  )
 
 const TOKEN = "card-token"
 
@@ -139,7 +116,7 @@ describe("agent card signatures", () => {
   it.live("our server signs both cards; our client and the SDK's verifier accept them", () =>
     Effect.gen(function*() {
       const es = yield* keyPair("card-es", "ES256")
-      const jwks = yield* jwksServer(() => [es.publicJwk])
+      const jwks = yield* JwksServer.serve(() => [es.publicJwk])
       const url = yield* serveSigned({ key: es.pem, kid: es.kid, jku: jwks.url })
 
       const json = yield* fetchJson(url)
@@ -264,7 +241,7 @@ describe("agent card signatures", () => {
       const es = yield* keyPair("k1", "ES256")
       const rotated = yield* keyPair("k2", "ES256")
       let published: ReadonlyArray<jose.JWK> = [es.publicJwk]
-      const jwks = yield* jwksServer(() => published)
+      const jwks = yield* JwksServer.serve(() => published)
       const signer = yield* CardSigner.make({ key: es.privateJwk as CardSigner.PrivateJwk, jku: jwks.url })
       const card = yield* signer.sign({ ...DemoAgent.card, supportedInterfaces: [] })
       const trustAll = { jku: () => true }

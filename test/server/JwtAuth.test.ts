@@ -6,9 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import * as jose from "jose"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import * as JwtAuth from "../../src/server/JwtAuth.ts"
+import * as JwksServer from "../fixtures/JwksServer.ts"
 
 const ISSUER = "https://issuer.test/"
 const AUDIENCE = "https://agent.test"
@@ -22,26 +21,7 @@ const keyPair = (kid: string) =>
 type Key = Effect.Success<ReturnType<typeof keyPair>>
 
 /** A JWKS endpoint serving whatever keys `current` holds when asked. */
-const jwksServer = (current: () => ReadonlyArray<Key>) =>
-  Effect.acquireRelease(
-    Effect.promise(() =>
-      new Promise<{ url: string; close: () => void; fetches: () => number }>((resolve) => {
-        let fetches = 0
-        const server = createServer((_req, res) => {
-          fetches++
-          res.writeHead(200, { "content-type": "application/json" })
-          res.end(JSON.stringify({ keys: current().map((k) => k.jwk) }))
-        })
-        server.listen(0, "127.0.0.1", () =>
-          resolve({
-            url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
-            close: () => server.close(),
-            fetches: () => fetches
-          }))
-      })
-    ),
-    (s) => Effect.sync(s.close)
-  )
+const jwksServer = (current: () => ReadonlyArray<Key>) => JwksServer.serve(() => current().map((k) => k.jwk))
 
 const mint = (
   key: Key,
