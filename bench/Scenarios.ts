@@ -278,6 +278,17 @@ const stateOf = (task: Answer | undefined): number | undefined =>
 /** TaskState enum numbers (the proto's). */
 const COMPLETED = 3
 
+/** A gRPC scenario's preparation: its load against the server's gRPC target, checked by one call first. */
+const grpcPrepare = (
+  make: (server: BenchServer) => Effect.Effect<Omit<GrpcLoad, "target">, BenchError>
+): Scenario["prepare"] =>
+(server) =>
+  Effect.gen(function*() {
+    const load: GrpcLoad = { target: yield* grpcTarget(server), ...(yield* make(server)) }
+    yield* callGrpcOnce(load)
+    return (settings) => runGrpcLoad(load, settings)
+  })
+
 const grpcMessage: Scenario = {
   id: "grpc-message",
   title: "gRPC SendMessage -> direct Message",
@@ -285,20 +296,16 @@ const grpcMessage: Scenario = {
   unit: "req/s",
   servers: GRPC,
   isolated: false,
-  prepare: (server) =>
-    Effect.gen(function*() {
-      const load: GrpcLoad = {
-        target: yield* grpcTarget(server),
-        method: "SendMessage",
-        request: () => sendMessageParams(ECHO_TEXT, newMessageId()),
-        verify: ([answer]) => {
-          const payload = (answer as Answer | undefined)?.["payload"] as { case?: string } | undefined
-          return payload?.case === "message"
-        }
+  prepare: grpcPrepare(() =>
+    Effect.succeed({
+      method: "SendMessage",
+      request: () => sendMessageParams(ECHO_TEXT, newMessageId()),
+      verify: ([answer]) => {
+        const payload = (answer as Answer | undefined)?.["payload"] as { case?: string } | undefined
+        return payload?.case === "message"
       }
-      yield* callGrpcOnce(load)
-      return (settings) => runGrpcLoad(load, settings)
     })
+  )
 }
 
 const grpcGetTask: Scenario = {
@@ -308,18 +315,13 @@ const grpcGetTask: Scenario = {
   unit: "req/s",
   servers: GRPC,
   isolated: false,
-  prepare: (server) =>
-    Effect.gen(function*() {
-      const id = yield* existingTask(server)
-      const load: GrpcLoad = {
-        target: yield* grpcTarget(server),
-        method: "GetTask",
-        request: () => ({ id }),
-        verify: ([task]) => (task as Answer | undefined)?.["id"] === id && stateOf(task as Answer) === COMPLETED
-      }
-      yield* callGrpcOnce(load)
-      return (settings) => runGrpcLoad(load, settings)
-    })
+  prepare: grpcPrepare((server) =>
+    Effect.map(existingTask(server), (id) => ({
+      method: "GetTask",
+      request: () => ({ id }),
+      verify: ([task]) => (task as Answer | undefined)?.["id"] === id && stateOf(task as Answer) === COMPLETED
+    }))
+  )
 }
 
 const grpcStream: Scenario = {
@@ -329,21 +331,17 @@ const grpcStream: Scenario = {
   unit: "streams/s",
   servers: GRPC,
   isolated: false,
-  prepare: (server) =>
-    Effect.gen(function*() {
-      const load: GrpcLoad = {
-        target: yield* grpcTarget(server),
-        method: "SendStreamingMessage",
-        request: () => sendMessageParams(`${STREAM} hello`, newMessageId()),
-        verify: (answers) => {
-          const first = (answers[0] as Answer | undefined)?.["payload"] as { case?: string } | undefined
-          const last = caseOf(answers[answers.length - 1] as Answer | undefined)
-          return answers.length >= 2 && first?.case === "task" && stateOf(last) === COMPLETED
-        }
+  prepare: grpcPrepare(() =>
+    Effect.succeed({
+      method: "SendStreamingMessage",
+      request: () => sendMessageParams(`${STREAM} hello`, newMessageId()),
+      verify: (answers) => {
+        const first = (answers[0] as Answer | undefined)?.["payload"] as { case?: string } | undefined
+        const last = caseOf(answers[answers.length - 1] as Answer | undefined)
+        return answers.length >= 2 && first?.case === "task" && stateOf(last) === COMPLETED
       }
-      yield* callGrpcOnce(load)
-      return (settings) => runGrpcLoad(load, settings)
     })
+  )
 }
 
 export const scenarios: ReadonlyArray<Scenario> = [
