@@ -35,6 +35,7 @@ import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as AgentCardCanonical from "../protocol/AgentCardCanonical.ts"
+import { isJsonObject } from "../protocol/internal/JsonObject.ts"
 import { AgentCardSignatureError } from "./A2AClientError.ts"
 
 /** A public JSON Web Key with its `kid`. */
@@ -94,9 +95,6 @@ const DEFAULT_ALGORITHMS = [
 
 const describe = (cause: unknown): string => (Predicate.isError(cause) ? cause.message : String(cause))
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  Predicate.isObject(value) && !Array.isArray(value)
-
 interface Signature {
   readonly protected: string
   readonly signature: string
@@ -104,11 +102,13 @@ interface Signature {
 }
 
 const signaturesOf = (json: unknown): ReadonlyArray<unknown> | undefined =>
-  isRecord(json) && Array.isArray(json["signatures"]) && json["signatures"].length > 0 ? json["signatures"] : undefined
+  isJsonObject(json) && Array.isArray(json["signatures"]) && json["signatures"].length > 0
+    ? json["signatures"]
+    : undefined
 
 const isSignature = (value: unknown): value is Signature =>
-  isRecord(value) && Predicate.isString(value["protected"]) && Predicate.isString(value["signature"]) &&
-  (value["header"] === undefined || isRecord(value["header"]))
+  isJsonObject(value) && Predicate.isString(value["protected"]) && Predicate.isString(value["signature"]) &&
+  (value["header"] === undefined || isJsonObject(value["header"]))
 
 const isKeyList = (
   keys: NonNullable<Options["keys"]>
@@ -155,9 +155,9 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
         Effect.timeout(timeout),
         Effect.mapError((cause) => `cannot fetch the JWKS at ${jku}: ${describe(cause)}`),
         Effect.flatMap((json) =>
-          isRecord(json) && Array.isArray(json["keys"])
+          isJsonObject(json) && Array.isArray(json["keys"])
             ? Effect.succeed(
-              json["keys"].filter((key): key is PublicJwk => isRecord(key) && Predicate.isString(key["kty"]))
+              json["keys"].filter((key): key is PublicJwk => isJsonObject(key) && Predicate.isString(key["kty"]))
             )
             : Effect.fail(`${jku} is not a JWKS (no "keys" array)`)
         )

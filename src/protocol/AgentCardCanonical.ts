@@ -28,6 +28,7 @@
  *
  * @since 0.1.0
  */
+import { isJsonObject } from "./internal/JsonObject.ts"
 
 /**
  * RFC 8785: object members sorted by the UTF-16 code units of their names, no whitespace, strings and numbers as
@@ -144,16 +145,13 @@ const MESSAGES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const isDefault = (value: unknown): boolean =>
   value === "" || value === false || value === 0 || (Array.isArray(value) && value.length === 0) ||
-  (isRecord(value) && Object.keys(value).length === 0)
+  (isJsonObject(value) && Object.keys(value).length === 0)
 
 /** A value of a field: messages walked by their own table, Struct and scalars as they are. */
 const walkValue = (value: unknown, message: string | undefined, keepUnknown: boolean): unknown => {
-  if (message === undefined || message === "Struct" || !isRecord(value)) return value
+  if (message === undefined || message === "Struct" || !isJsonObject(value)) return value
   return walkMessage(value, message, keepUnknown)
 }
 
@@ -170,7 +168,7 @@ const walkMessage = (json: Record<string, unknown>, message: string, keepUnknown
     if (value === undefined || value === null) continue
     if (field.presence === I && isDefault(value)) continue
     if (Array.isArray(value)) out[key] = value.map((item) => walkValue(item, field.message, keepUnknown))
-    else if (field.map === true && isRecord(value)) {
+    else if (field.map === true && isJsonObject(value)) {
       out[key] = Object.fromEntries(
         Object.entries(value).map(([k, v]) => [k, walkValue(v, field.message, keepUnknown)])
       )
@@ -198,7 +196,7 @@ const clean = (value: unknown): unknown => {
     const items = value.map(clean).filter((item) => item !== undefined)
     return items.length > 0 ? items : undefined
   }
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const entries = Object.entries(value).map(([k, v]) => [k, clean(v)] as const).filter(([, v]) => v !== undefined)
     return entries.length > 0 ? Object.fromEntries(entries) : undefined
   }
@@ -229,5 +227,5 @@ export const forms = (card: object): ReadonlyArray<Form> => {
 /** Whether the card declares security schemes (which the SDK's form does not cover). */
 export const hasSecuritySchemes = (card: object): boolean => {
   const schemes = (card as Record<string, unknown>)["securitySchemes"]
-  return isRecord(schemes) && Object.keys(schemes).length > 0
+  return isJsonObject(schemes) && Object.keys(schemes).length > 0
 }
