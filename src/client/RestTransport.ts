@@ -49,6 +49,11 @@ const without = (encoded: unknown, keys: ReadonlyArray<string>): Fields =>
 
 const segment = (s: string) => encodeURIComponent(s)
 
+/** The query encoder of each operation that sends fields in the query string (the server's codec, QueryParams). */
+const queryEncoders = new Map(
+  Operations.all.flatMap((op) => op.rest.query === undefined ? [] : [[op.name, QueryParams.encoder(op.rest.query)]])
+)
+
 /** A whole (non-streaming) response body, or the typed error it carries. */
 const readBody = (
   response: HttpClientResponse.HttpClientResponse,
@@ -93,11 +98,6 @@ export const make = (options: {
 }): Transport => {
   const { httpClient } = options
   const root = options.url.replace(/\/+$/, "")
-
-  /** The query encoder of each operation that sends fields in the query string (the server's codec, QueryParams). */
-  const queryEncoders = new Map(
-    Operations.all.flatMap((op) => op.rest.query === undefined ? [] : [[op.name, QueryParams.encoder(op.rest.query)]])
-  )
 
   /**
    * Sends an encoded request to its route, under the tenant prefix when it names a tenant: path fields in the
