@@ -68,6 +68,18 @@ export const isEnabled: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
   )
 )
 
+/**
+ * A span maker decided once, as `isEnabled` is: `traced(name)` wraps an effect in `Effect.withSpan(name)` where the
+ * server instruments itself, and leaves it as it is otherwise. For services that make spans of their own on every
+ * call (the SQL stores): an unused span still costs its stack trace and allocation.
+ */
+export const spanMaker: Effect.Effect<
+  (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+> = Effect.map(
+  isEnabled,
+  (observed) => (name) => (self) => observed ? Effect.withSpan(self, name) : self
+)
+
 // --- metrics ---
 
 // Seconds, as OpenTelemetry's semantic conventions measure durations, with their HTTP server buckets.

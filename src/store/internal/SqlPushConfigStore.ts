@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
+import * as Observability from "../../server/Observability.ts"
 import { type PushConfig, PushConfigStore } from "../../server/PushConfigStore.ts"
 import { TaskStoreError } from "../../server/TaskStore.ts"
 import type * as SecretBox from "./SecretBox.ts"
@@ -40,6 +41,7 @@ const SEALED_JSON = "\"a2a-sealed:"
 export const make = (box?: SecretBox.SecretBox) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const traced = yield* Observability.spanMaker
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
 
@@ -77,7 +79,7 @@ export const make = (box?: SecretBox.SecretBox) =>
           protocol_version = excluded.protocol_version`
       }).pipe(
         Effect.mapError(storeError(`Cannot save push config ${config.id} of task ${config.taskId}`)),
-        Effect.withSpan("SqlPushConfigStore.set")
+        traced("SqlPushConfigStore.set")
       )
 
     const get: PushConfigStore["Service"]["get"] = (taskId, id) =>
@@ -85,7 +87,7 @@ export const make = (box?: SecretBox.SecretBox) =>
       WHERE task_id = ${taskId} AND id = ${id}`.pipe(
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(toConfig(rows[0]))),
         Effect.mapError(storeError(`Cannot read push config ${id} of task ${taskId}`)),
-        Effect.withSpan("SqlPushConfigStore.get")
+        traced("SqlPushConfigStore.get")
       )
 
     const list: PushConfigStore["Service"]["list"] = (taskId, { after, pageSize }) =>
@@ -101,14 +103,14 @@ export const make = (box?: SecretBox.SecretBox) =>
         }
       }).pipe(
         Effect.mapError(storeError(`Cannot list push configs of task ${taskId}`)),
-        Effect.withSpan("SqlPushConfigStore.list")
+        traced("SqlPushConfigStore.list")
       )
 
     const remove: PushConfigStore["Service"]["delete"] = (taskId, id) =>
       sql`DELETE FROM a2a_push_configs WHERE task_id = ${taskId} AND id = ${id}`.pipe(
         Effect.asVoid,
         Effect.mapError(storeError(`Cannot delete push config ${id} of task ${taskId}`)),
-        Effect.withSpan("SqlPushConfigStore.delete")
+        traced("SqlPushConfigStore.delete")
       )
 
     const forTask: PushConfigStore["Service"]["forTask"] = (taskId) =>
@@ -116,7 +118,7 @@ export const make = (box?: SecretBox.SecretBox) =>
         .pipe(
           Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
           Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),
-          Effect.withSpan("SqlPushConfigStore.forTask")
+          traced("SqlPushConfigStore.forTask")
         )
 
     // Sealing turned on, or a new sealing key: what is stored otherwise is sealed again now.

@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
+import * as Observability from "../../server/Observability.ts"
 import {
   cursorOf,
   limitHistory,
@@ -42,6 +43,7 @@ interface TaskRow {
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const traced = yield* Observability.spanMaker
   const node = yield* SqlNode
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   // JSONB comes back as text, so both dialects hand the same JSON to the decoder.
@@ -61,7 +63,7 @@ export const make = Effect.gen(function*() {
       WHERE id = ${taskId} AND owner = ${owner} AND tenant = ${tenant}`.pipe(
       Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(toRecord(rows[0]))),
       Effect.mapError(storeError(`Cannot read task ${taskId}`)),
-      Effect.withSpan("SqlTaskStore.get")
+      traced("SqlTaskStore.get")
     )
 
   const save: TaskStore["Service"]["save"] = (record) =>
@@ -107,7 +109,7 @@ export const make = Effect.gen(function*() {
         SqlError: storeError(`Cannot save task ${record.task.id}`),
         SchemaError: storeError(`Cannot encode task ${record.task.id}`)
       }),
-      Effect.withSpan("SqlTaskStore.save")
+      traced("SqlTaskStore.save")
     )
 
   const list: TaskStore["Service"]["list"] = ({ owner, tenant }, query) =>
@@ -136,7 +138,7 @@ export const make = Effect.gen(function*() {
       }
     }).pipe(
       Effect.mapError(storeError("Cannot list tasks")),
-      Effect.withSpan("SqlTaskStore.list")
+      traced("SqlTaskStore.list")
     )
 
   // Each save is a commit (~0.2 ms on SQLite with synchronous=NORMAL, an fsync with FULL): worth coalescing.
