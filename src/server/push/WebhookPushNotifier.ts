@@ -6,8 +6,9 @@
  *   over A2A 0.3 receives, for every event, the task as it then is, as a 0.3 Task (`kind: "task"`) in
  *   `application/json` (spec 0.3 section 9.5: "Task object is sent as JSON payload"), not 1.0 StreamResponses.
  * - Never blocks the task: `notify` only enqueues. Each task has a lane that reads the task's configs when the
- *   event's turn comes, then hands the event to one lane per (task, config); lanes run one job at a time, so
- *   events reach each webhook in the order they happened, and a slow webhook delays no other.
+ *   event's turn comes (once for the events queued meanwhile), then hands each event to one lane per (task,
+ *   config); lanes run one job at a time, so events reach each webhook in the order they happened, and a slow
+ *   webhook delays no other.
  * - Each POST carries `Authorization: <scheme> <credentials>` (AuthenticationInfo) and the config's token as
  *   `X-A2A-Notification-Token`, has a timeout, and is retried with capped, jittered exponential backoff on
  *   network errors, timeouts, 408, 429 and 5xx. Other answers (3xx, 4xx) are final: retrying cannot help.
@@ -259,6 +260,12 @@ class Payloads {
   }
 }
 
+/** An event waiting for its task's lane, with the span that published it. */
+interface Queued {
+  readonly event: PushEvent
+  readonly parent: Tracer.AnySpan | undefined
+}
+
 /** Keyed lanes: jobs with the same key run one at a time in submission order; different keys run concurrently. */
 const makeLanes = (scope: Scope.Scope, maxQueued: number) => {
   const lanes = new Map<string, Array<Effect.Effect<void>>>()
@@ -491,39 +498,63 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       Effect.logWarning(`Push: queue full, event dropped`).pipe(Effect.annotateLogs(annotations))
     )
 
-  // --- one event to every webhook of its task ---
-  const dispatch = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
+  // --- the events of a task to every webhook of the task ---
+  // The configs are read once for the events queued together: most tasks have none, and this read is then all
+  // the notifier costs an event.
+  const dispatch = (taskId: string, batch: ReadonlyArray<Queued>): Effect.Effect<void> =>
     Effect.gen(function*() {
-      const targets = yield* configs.forTask(event.taskId).pipe(
-        Effect.tapError((e) => Effect.logWarning(`Push: cannot read configs of task ${event.taskId}: ${e.message}`)),
+      const targets = yield* configs.forTask(taskId).pipe(
+        Effect.tapError((e) => Effect.logWarning(`Push: cannot read configs of task ${taskId}: ${e.message}`)),
         Effect.orElseSucceed((): ReadonlyArray<PushConfig> => [])
       )
       if (targets.length === 0) return
-      const payload = yield* encodePayload(event.event).pipe(Effect.result)
-      if (Result.isFailure(payload)) {
-        return yield* Effect.logError(`Push: cannot encode event of task ${event.taskId}`, payload.failure)
-      }
-      const payloads = new Payloads(payload.success, event.task, event.event, editions)
-      const kind = Object.keys(event.event)[0] ?? "event"
-      for (const config of targets) {
-        const { body, contentType } = payloads.for(config)
-        const outboxId = yield* outbox.add({ taskId: event.taskId, configId: config.id, body, contentType, kind })
-        const queued = yield* lanes.submit(
-          statusKey(event.taskId, config.id),
-          deliver(event.taskId, config.id, (current) => payloads.for(current), kind, outboxId, parent)
-        )
-        if (!queued) {
-          yield* queueFull({ taskId: event.taskId, configId: config.id })
-          if (outboxId !== undefined) yield* outbox.done(outboxId)
+      for (const { event, parent } of batch) {
+        const payload = yield* encodePayload(event.event).pipe(Effect.result)
+        if (Result.isFailure(payload)) {
+          yield* Effect.logError(`Push: cannot encode event of task ${taskId}`, payload.failure)
+          continue
+        }
+        const payloads = new Payloads(payload.success, event.task, event.event, editions)
+        const kind = Object.keys(event.event)[0] ?? "event"
+        for (const config of targets) {
+          const { body, contentType } = payloads.for(config)
+          const outboxId = yield* outbox.add({ taskId, configId: config.id, body, contentType, kind })
+          const queued = yield* lanes.submit(
+            statusKey(taskId, config.id),
+            deliver(taskId, config.id, (current) => payloads.for(current), kind, outboxId, parent)
+          )
+          if (!queued) {
+            yield* queueFull({ taskId, configId: config.id })
+            if (outboxId !== undefined) yield* outbox.done(outboxId)
+          }
         }
       }
     })
 
+  // Per task, the events waiting for the task's lane; the lane takes them all when their turn comes.
+  const waiting = new Map<string, Array<Queued>>()
+
   const submit = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
-    Effect.flatMap(
-      lanes.submit(event.taskId, dispatch(event, parent)),
-      (queued) => queued ? Effect.void : queueFull({ taskId: event.taskId })
-    )
+    Effect.suspend(() => {
+      const taskId = event.taskId
+      const batch = waiting.get(taskId)
+      if (batch !== undefined) {
+        if (batch.length >= maxQueued) return queueFull({ taskId })
+        batch.push({ event, parent })
+        return Effect.void
+      }
+      const fresh: Array<Queued> = [{ event, parent }]
+      waiting.set(taskId, fresh)
+      const job = Effect.suspend(() => {
+        waiting.delete(taskId)
+        return dispatch(taskId, fresh)
+      })
+      return Effect.flatMap(lanes.submit(taskId, job), (queued) => {
+        if (queued) return Effect.void
+        waiting.delete(taskId)
+        return queueFull({ taskId })
+      })
+    })
 
   const notify = (event: PushEvent): Effect.Effect<void> =>
     observed

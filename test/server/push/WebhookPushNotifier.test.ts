@@ -316,4 +316,53 @@ describe("WebhookPushNotifier", () => {
         assert.strictEqual(deliver?._tag === "Span" && Option.getOrUndefined(deliver.parent), publisher)
       }).pipe(Effect.provide(notifierLayer().pipe(Layer.provideMerge(Layer.succeed(Tracer.Tracer, tracer)))))
     }).pipe(Effect.scoped))
+
+  it.live("reads a task's configs once for the events queued together, and delivers each of them in order", () => {
+    let reads = 0
+    // The memory store, counting its reads of a task's configs.
+    const counted = Layer.effect(
+      PushConfigStore,
+      Effect.map(MemoryPushConfigStore.make, (store) =>
+        PushConfigStore.of({
+          ...store,
+          forTask: (id) => Effect.andThen(Effect.sync(() => reads++), store.forTask(id))
+        }))
+    )
+    const layer = WebhookPushNotifier.layer(testOptions).pipe(
+      Layer.provide(PinnedDeliveryClient.layer),
+      Layer.provideMerge(guardLayer("127.0.0.1")),
+      Layer.provideMerge(counted)
+    )
+    return Effect.gen(function*() {
+      const receiver = yield* Receiver.make
+      const id = taskId()
+      yield* addConfig({ id: "c1", taskId: id, url: receiver.url("/batched") })
+      const events = Array.from({ length: 6 }, (_, i) => artifact(id, `chunk ${i}`))
+      yield* Effect.forEach(events, (e) => notify(id, e), { discard: true })
+      yield* idle
+      assert.strictEqual(reads, 1)
+      // A later event is a new batch: read again.
+      yield* notify(id, status(id, "TASK_STATE_COMPLETED", 1))
+      yield* idle
+      assert.strictEqual(reads, 2)
+      assert.deepStrictEqual(receiver.on("/batched").map((r) => JSON.parse(r.body)), [
+        ...events,
+        status(id, "TASK_STATE_COMPLETED", 1)
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.live("drops what a task queues past maxQueuedPerTask, keeps the rest in order, and then takes new events", () =>
+    Effect.gen(function*() {
+      const receiver = yield* Receiver.make
+      const id = taskId()
+      yield* addConfig({ id: "c1", taskId: id, url: receiver.url("/bounded") })
+      const events = Array.from({ length: 10 }, (_, i) => artifact(id, `chunk ${i}`))
+      yield* Effect.forEach(events, (e) => notify(id, e), { discard: true })
+      yield* idle
+      const later = status(id, "TASK_STATE_COMPLETED", 1)
+      yield* notify(id, later)
+      yield* idle
+      assert.deepStrictEqual(receiver.on("/bounded").map((r) => JSON.parse(r.body)), [...events.slice(0, 3), later])
+    }).pipe(Effect.provide(notifierLayer("127.0.0.1,localhost", { ...testOptions, maxQueuedPerTask: 3 }))))
 })
