@@ -1,5 +1,6 @@
 /**
- * `effect-a2a card <url> [--json]`: fetch an agent card and print a readable summary (or the card as JSON).
+ * `effect-a2a card <url> [--json] [--verify]`: fetch an agent card and print a readable summary (or the card as JSON),
+ * with `--verify` only once one of its signatures verifies.
  * Also home of what the client commands share: how errors read on a terminal. The command's arguments and flags
  * are in ClientCommands, which loads this module when a client command runs.
  */
@@ -10,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
+import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as v1 from "../generated/v1.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
@@ -102,6 +104,8 @@ export const renderCard = (card: v1.AgentCard): string => {
 
 interface CardOptions {
   readonly json: boolean
+  /** Refuse the card unless a signature verifies (CardVerifier's defaults: keys from a jku on the card's origin). */
+  readonly verify?: boolean | undefined
   /** Seconds to wait for the card; absent means the default. */
   readonly timeout?: number | undefined
 }
@@ -112,8 +116,23 @@ export const showCard = (url: string, options: CardOptions) => Effect.provide(sh
 const showCardWith = (url: string, options: CardOptions) =>
   Effect.gen(function*() {
     const httpClient = yield* HttpClient.HttpClient
-    const { card } = yield* AgentCardResolver.fetchCard(httpClient, url, {
+    const resolved = yield* AgentCardResolver.fetchCard(httpClient, url, {
       timeout: Duration.seconds(options.timeout ?? CARD_TIMEOUT_SECONDS)
     }).pipe(Effect.mapError(userError))
-    yield* Console.log(options.json ? JSON.stringify(card, null, 2) : renderCard(card))
+    const card = resolved.card
+    if (options.verify === true) {
+      // jose is an optional peer dependency: say so on a terminal, rather than as a defect.
+      yield* Effect.tryPromise(() => import("jose")).pipe(
+        Effect.mapError(() =>
+          new CliError.UserError({
+            cause: undefined,
+            userMessage: "card --verify needs the jose package: npm install jose"
+          })
+        )
+      )
+      const verifier = yield* CardVerifier.make({ requireSignature: true })
+      yield* verifier.verify({ json: resolved.json, url: resolved.url }).pipe(Effect.mapError(userError))
+    }
+    const summary = options.verify === true ? `${renderCard(card)}\nSignature: verified` : renderCard(card)
+    yield* Console.log(options.json ? JSON.stringify(card, null, 2) : summary)
   })

@@ -33,15 +33,22 @@ export const cardCommand = Command.make(
       Flag.withDescription(`Seconds to wait for the card; default ${CARD_TIMEOUT_SECONDS}`),
       Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
       Flag.optional
+    ),
+    verify: Flag.Boolean("verify").pipe(
+      Flag.withDescription(
+        "Require a valid signature (spec 8.4), by a key from the JWKS its jku names on the card's own origin"
+      ),
+      Flag.withDefault(false)
     )
   },
-  ({ json, timeout, url }) =>
-    Effect.flatMap(cardModule, (m) => m.showCard(url, { json, timeout: Option.getOrUndefined(timeout) }))
+  ({ json, timeout, url, verify }) =>
+    Effect.flatMap(cardModule, (m) => m.showCard(url, { json, verify, timeout: Option.getOrUndefined(timeout) }))
 ).pipe(
   Command.withDescription("Show an agent's card: identity, interfaces, capabilities, skills and security"),
   Command.withExamples([
     { command: "effect-a2a card http://localhost:8080", description: "Summarise the agent's card" },
-    { command: "effect-a2a card http://localhost:8080 --json", description: "Print the card as JSON" }
+    { command: "effect-a2a card http://localhost:8080 --json", description: "Print the card as JSON" },
+    { command: "effect-a2a card https://agent.example.com --verify", description: "Check the card's signature" }
   ]),
   Command.provide(FetchHttpClient.layer)
 )

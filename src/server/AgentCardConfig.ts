@@ -42,12 +42,24 @@ export class AgentCardConfig extends Context.Service<AgentCardConfig, {
   readonly capabilities: v1.AgentCapabilities
   /** Renders the public card for the interfaces a binding serves (in preference order), unsigned. */
   readonly publicCard: (interfaces: ReadonlyArray<v1.AgentInterface>) => v1.AgentCard
-  /** Signs a rendered card when a CardSigner is configured (what the card route serves); the card as is otherwise. */
-  readonly sign: (card: v1.AgentCard) => Effect.Effect<v1.AgentCard>
+  /**
+   * Signs a rendered card when a CardSigner is configured (what the card route serves); the card as is otherwise.
+   * `origin`: the one the card is served at, where the signer's public key is published (see `publishedKeys`).
+   */
+  readonly sign: (card: v1.AgentCard, origin?: string | undefined) => Effect.Effect<v1.AgentCard>
   /** Renders the extended card for a principal, signed like the public one; None when none is configured. */
   readonly extendedCard: Option.Option<
-    (interfaces: ReadonlyArray<v1.AgentInterface>, principal: Principal) => Effect.Effect<v1.AgentCard>
+    (
+      interfaces: ReadonlyArray<v1.AgentInterface>,
+      principal: Principal,
+      origin?: string | undefined
+    ) => Effect.Effect<v1.AgentCard>
   >
+  /** The signer's public key as a JWKS, and the path the A2A routes publish it at; None when they publish none. */
+  readonly publishedKeys: Option.Option<{
+    readonly path: `/${string}`
+    readonly jwks: { readonly keys: ReadonlyArray<Readonly<Record<string, unknown>>> }
+  }>
 }>()("effect-a2a/server/AgentCardConfig") {}
 
 const render = (
@@ -83,20 +95,32 @@ export const make = (
     extendedAgentCard: declared.extendedAgentCard ?? (options.extendedCard !== undefined)
   }
   const extended = options.extendedCard
-  const sign = signer === undefined ? Effect.succeed : signer.sign
+  const sign = (card: v1.AgentCard, origin?: string) =>
+    signer === undefined ? Effect.succeed(card) : signer.sign(card, origin)
   return {
     capabilities,
     publicCard: (interfaces) => render(options.card, capabilities, auth, interfaces),
     sign,
-    extendedCard: extended === undefined ? Option.none() : Option.some((interfaces, principal) =>
-      Effect.flatMap(
-        typeof extended === "function" ? extended(principal) : Effect.succeed(extended),
-        (template) =>
-          sign(
-            render(template, { ...capabilities, ...template.capabilities, extendedAgentCard: true }, auth, interfaces)
-          )
-      )
-    )
+    extendedCard: extended === undefined ?
+      Option.none() :
+      Option.some((interfaces, principal, origin) =>
+        Effect.flatMap(
+          typeof extended === "function" ? extended(principal) : Effect.succeed(extended),
+          (template) =>
+            sign(
+              render(
+                template,
+                { ...capabilities, ...template.capabilities, extendedAgentCard: true },
+                auth,
+                interfaces
+              ),
+              origin
+            )
+        )
+      ),
+    publishedKeys: signer?.jwksPath === undefined
+      ? Option.none()
+      : Option.some({ path: signer.jwksPath, jwks: { keys: [signer.publicJwk] } })
   }
 }
 

@@ -29,6 +29,8 @@ export interface CallContext {
    * the extended agent card; when absent, the card's configured `supportedInterfaces` are used.
    */
   readonly interfaces?: ReadonlyArray<v1.AgentInterface> | undefined
+  /** The origin the caller used (`https://agent.example.com`), where the server publishes its card keys. */
+  readonly origin?: string | undefined
   /** The binding the call came through, as the card names it (`JSONRPC`, `HTTP+JSON`, `GRPC`); for traces. */
   readonly binding?: string | undefined
 }
@@ -40,6 +42,7 @@ export const make = (options: Partial<CallContext> = {}): CallContext => ({
   extensions: options.extensions ?? [],
   headers: options.headers ?? {},
   ...(options.interfaces !== undefined ? { interfaces: options.interfaces } : {}),
+  ...(options.origin !== undefined ? { origin: options.origin } : {}),
   ...(options.binding !== undefined ? { binding: options.binding } : {})
 })
 

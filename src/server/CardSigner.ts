@@ -1,7 +1,9 @@
 /**
  * Agent card signing (spec 8.4): with a CardSigner in context, the card and the extended card are served with a JWS
  * signature (detached payload: the canonical form of the card, see `AgentCardCanonical`) whose protected header
- * holds `alg`, `typ: "JOSE"`, `kid` and, when given, `jku`: where clients fetch the public key (a JWKS). Keys are
+ * holds `alg`, `typ: "JOSE"`, `kid` and `jku`: where clients fetch the public key (a JWKS). By default the server
+ * publishes that JWKS itself, at `/.well-known/jwks.json` of the origin the card is served at, so a client that
+ * trusts the card's origin (CardVerifier's default) verifies the card with no key given beforehand. Keys are
  * ES256/384/512, EdDSA (Ed25519) or RS256/PS256 private keys, as PKCS#8 PEM or a private JWK. Signing uses the
  * `jose` package (an optional peer dependency, loaded when the signer is built) on Web Crypto.
  *
@@ -46,17 +48,30 @@ export interface Options {
   readonly alg?: string | undefined
   /** Key id in the protected header. Default: the JWK's `kid`, else its RFC 7638 thumbprint. */
   readonly kid?: string | undefined
-  /** URL of a JWKS holding the public key, put in the protected header. */
-  readonly jku?: string | undefined
+  /**
+   * Where clients fetch the public key (a JWKS), put in the protected header as `jku`: a URL (you publish the JWKS
+   * there), or a path, resolved against the origin each card is served at, where the A2A routes publish it. Default
+   * `DEFAULT_JWKS_PATH`. `false`: no `jku` (clients must be given the key).
+   */
+  readonly jku?: string | false | undefined
 }
+
+/** Where the A2A routes publish the signer's public key by default. */
+export const DEFAULT_JWKS_PATH = "/.well-known/jwks.json"
 
 export class CardSigner extends Context.Service<CardSigner, {
   readonly alg: string
   readonly kid: string
   /** The public key, with `kid`, `alg` and `use: "sig"`: what the JWKS at `jku` must hold. */
   readonly publicJwk: Readonly<Record<string, unknown>>
-  /** The card with its `signatures`: one over the spec's canonical form, and one over the SDKs' when it differs. */
-  readonly sign: (card: v1.AgentCard) => Effect.Effect<v1.AgentCard>
+  /** When `jku` is a path: where the A2A routes publish `{ keys: [publicJwk] }`. */
+  readonly jwksPath: `/${string}` | undefined
+  /**
+   * The card with its `signatures`: one over the spec's canonical form, and one over the SDKs' when it differs.
+   * `origin` is the one the card is served at (e.g. `https://agent.example.com`): a `jku` path is resolved against
+   * it, and left out of the header without it.
+   */
+  readonly sign: (card: v1.AgentCard, origin?: string | undefined) => Effect.Effect<v1.AgentCard>
 }>()("effect-a2a/server/CardSigner") {}
 
 /** What the published public key leaves out: the private members, and the private key's own usage. */
@@ -138,18 +153,33 @@ export const make = (options: Options): Effect.Effect<CardSigner["Service"], Car
     )
     const kid = options.kid ?? (typeof jwk["kid"] === "string" ? jwk["kid"] : undefined) ??
       (yield* attempt("thumbprint", () => jose.calculateJwkThumbprint(publicMembers as never)))
-    const header = { alg, typ: "JOSE", kid, ...(options.jku !== undefined ? { jku: options.jku } : {}) }
+    const jku = options.jku ?? DEFAULT_JWKS_PATH
+    const jwksPath = jku !== false && jku.startsWith("/") ? jku as `/${string}` : undefined
+    if (jku !== false && jwksPath === undefined && !URL.canParse(jku)) {
+      return yield* fail(`jku must be a URL or a path starting with "/", got "${jku}"`)
+    }
+    const jkuAt = (origin: string | undefined): string | undefined =>
+      jku === false
+        ? undefined
+        : jwksPath === undefined
+        ? jku
+        : origin === undefined
+        ? undefined
+        : `${origin}${jwksPath}`
     const encoder = new TextEncoder()
 
-    const signOne = (payload: string) =>
+    const signOne = (payload: string, header: { readonly alg: string; readonly kid: string }) =>
       attempt("sign", () => new jose.FlattenedSign(encoder.encode(payload)).setProtectedHeader(header).sign(key)).pipe(
         Effect.map((jws): v1.AgentCardSignature => ({ protected: jws.protected ?? "", signature: jws.signature }))
       )
-    const signStrict = (card: v1.AgentCard) =>
-      Effect.map(
-        Effect.forEach(AgentCardCanonical.forms(card), ({ payload }) => signOne(payload)),
+    const signStrict = (card: v1.AgentCard, origin?: string) => {
+      const at = jkuAt(origin)
+      const header = { alg, typ: "JOSE", kid, ...(at !== undefined ? { jku: at } : {}) }
+      return Effect.map(
+        Effect.forEach(AgentCardCanonical.forms(card), ({ payload }) => signOne(payload, header)),
         (signatures): v1.AgentCard => ({ ...card, signatures })
       )
+    }
     // A key that cannot sign fails here, when the server starts, rather than on the first card request.
     yield* signStrict({
       name: "probe",
@@ -165,8 +195,9 @@ export const make = (options: Options): Effect.Effect<CardSigner["Service"], Car
       alg,
       kid,
       publicJwk: { ...publicMembers, kid, alg, use: "sig" },
+      jwksPath,
       // The key signed the probe: a later failure is a defect of the runtime, not a condition to handle.
-      sign: (card) => Effect.orDie(signStrict(card))
+      sign: (card, origin) => Effect.orDie(signStrict(card, origin))
     }
   })
 
@@ -176,7 +207,8 @@ export const layer = (options: Options): Layer.Layer<CardSigner, CardSigningErro
 
 /**
  * From configuration: `A2A_CARD_SIGNING_KEY` (a file holding a PKCS#8 PEM or a private JWK, or the PEM / JWK text
- * itself), `A2A_CARD_SIGNING_KID`, `A2A_CARD_SIGNING_JKU`, `A2A_CARD_SIGNING_ALG`. Without a key, cards go unsigned.
+ * itself), `A2A_CARD_SIGNING_KID`, `A2A_CARD_SIGNING_JKU` (a URL, or a path where the server publishes the key;
+ * default `/.well-known/jwks.json`), `A2A_CARD_SIGNING_ALG`. Without a key, cards go unsigned.
  */
 export const layerConfig: Layer.Layer<never, CardSigningError | Config.ConfigError, FileSystem.FileSystem> = Layer
   .effectContext(
@@ -184,7 +216,7 @@ export const layerConfig: Layer.Layer<never, CardSigningError | Config.ConfigErr
       const source = yield* Config.option(Config.String("A2A_CARD_SIGNING_KEY"))
       if (Option.isNone(source)) return Context.empty()
       const kid = yield* Config.option(Config.String("A2A_CARD_SIGNING_KID"))
-      const jku = yield* Config.option(Config.URL("A2A_CARD_SIGNING_JKU"))
+      const jku = yield* Config.option(Config.String("A2A_CARD_SIGNING_JKU"))
       const alg = yield* Config.option(Config.String("A2A_CARD_SIGNING_ALG"))
       const inline = source.value.includes("-----BEGIN") || source.value.trim().startsWith("{")
       const key = inline ?
@@ -197,7 +229,7 @@ export const layerConfig: Layer.Layer<never, CardSigningError | Config.ConfigErr
       const signer = yield* make({
         key,
         kid: Option.getOrUndefined(kid),
-        jku: Option.map(jku, (url: URL) => url.toString()).pipe(Option.getOrUndefined),
+        jku: Option.getOrUndefined(jku),
         alg: Option.getOrUndefined(alg)
       })
       return Context.make(CardSigner, signer)

@@ -418,7 +418,7 @@ export const make = Effect.gen(function*() {
       if (ctx.principal.anonymous) {
         return yield* new Unauthenticated({ message: "The extended agent card requires an authenticated client" })
       }
-      return yield* cards.extendedCard.value(ctx.interfaces ?? [], ctx.principal)
+      return yield* cards.extendedCard.value(ctx.interfaces ?? [], ctx.principal, ctx.origin)
     })
 
   const handlers: Handlers = {

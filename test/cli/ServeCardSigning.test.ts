@@ -1,11 +1,13 @@
 /**
  * `effect-a2a serve` with A2A_CARD_SIGNING_KEY (a PEM file) and A2A_CARD_SIGNING_KID / _JKU signs its card, which
  * our client verifies against the public key; a key file that is not a private key stops the start with one line.
+ * Without a JKU, the server publishes the key itself and `effect-a2a card --verify` checks the card with it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as jose from "jose"
+import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -55,4 +57,45 @@ describe("serve: card signing from the environment", () => {
       }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)),
     60_000
   )
+
+  it.live(
+    "with no JKU the key is published beside the card: `card --verify` passes, and refuses an unsigned card",
+    () =>
+      Effect.gen(function*() {
+        const dir = mkdtempSync(join(tmpdir(), "a2a-card-key-"))
+        const { privateKey } = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+        const pemFile = join(dir, "card.pem")
+        writeFileSync(pemFile, yield* Effect.promise(() => jose.exportPKCS8(privateKey)))
+        const signed = yield* ServeProcess.start({ A2A_CARD_SIGNING_KEY: pemFile }, ["--memory"])
+        const unsigned = yield* ServeProcess.start({}, ["--memory"])
+
+        const verified = yield* cli(["card", signed.base, "--verify"])
+        assert.strictEqual(verified.code, 0, verified.stderr)
+        assert.include(verified.stdout, "Signature: verified")
+
+        const refused = yield* cli(["card", unsigned.base, "--verify"])
+        assert.notStrictEqual(refused.code, 0)
+        assert.include(refused.stderr, "AgentCardSignatureError")
+        assert.include(refused.stderr, "the card is not signed")
+        assert.strictEqual(refused.stdout, "")
+        // without --verify the unsigned card is shown
+        assert.strictEqual((yield* cli(["card", unsigned.base])).code, 0)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
+
+/** `effect-a2a` (the package's bin) as a process. */
+const cli = (args: ReadonlyArray<string>) =>
+  Effect.callback<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = execFile(
+      process.execPath,
+      [ServeProcess.BIN, ...args],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+        resume(Effect.succeed({ code, stdout, stderr }))
+      }
+    )
+    return Effect.sync(() => child.kill())
+  })

@@ -161,6 +161,59 @@ describe("agent card signatures", () => {
       assert.include(refusedBySdk, "No valid signatures")
     }).pipe(Effect.scoped))
 
+  it.live("by default the server publishes its key at /.well-known/jwks.json and names it: verified with no key given", () =>
+    Effect.gen(function*() {
+      const es = yield* keyPair("self-published", "ES256")
+      const url = yield* serveSigned({ key: es.pem, kid: es.kid })
+
+      const json = yield* fetchJson(url)
+      const signatures = json["signatures"] as ReadonlyArray<{ protected: string; signature: string }>
+      // the jku is at the origin the card was fetched from
+      assert.strictEqual(jose.decodeProtectedHeader(signatures[0]!).jku, `${url}/.well-known/jwks.json`)
+      const published = yield* Effect.promise(() => fetch(`${url}/.well-known/jwks.json`))
+      assert.strictEqual(published.status, 200)
+      assert.strictEqual(published.headers.get("content-type"), "application/jwk-set+json")
+      assert.strictEqual(published.headers.get("access-control-allow-origin"), "*")
+      const body = (yield* Effect.promise(() => published.json())) as { keys: ReadonlyArray<Record<string, unknown>> }
+      assert.strictEqual(body.keys.length, 1)
+      assert.strictEqual(body.keys[0]!["kid"], "self-published")
+      // the public key only
+      assert.isUndefined(body.keys[0]!["d"])
+      const etag = published.headers.get("etag")!
+      const again = yield* Effect.promise(() =>
+        fetch(`${url}/.well-known/jwks.json`, { headers: { "if-none-match": etag } })
+      )
+      assert.strictEqual(again.status, 304)
+
+      // CardVerifier's defaults: the jku is on the card's origin, so it is fetched; the extended card names it too
+      const client = yield* resolveWith(url, { requireSignature: true })
+      assert.strictEqual(client.card.signatures?.length, 2)
+      const extended = yield* client.getExtendedAgentCard()
+      assert.strictEqual(jose.decodeProtectedHeader(extended.signatures![0]!).jku, `${url}/.well-known/jwks.json`)
+
+      // a card whose published key is not the one that signed it is refused
+      const other = yield* keyPair("self-published", "ES256")
+      const forged = yield* (yield* CardSigner.make({ key: other.pem, kid: es.kid })).sign(
+        { ...DemoAgent.card, supportedInterfaces: [] },
+        url
+      )
+      const error = yield* refusal(verifyJson({}, forged, `${url}/.well-known/agent-card.json`))
+      assert.strictEqual(error.reason, "InvalidSignature")
+
+      // a jku that is neither a URL nor a path is refused when the signer is built
+      const badJku = yield* Effect.exit(CardSigner.make({ key: es.pem, jku: "jwks.json" }))
+      assert.isTrue(Exit.isFailure(badJku))
+      assert.include(String(Exit.isFailure(badJku) ? badJku.cause : ""), "jku must be a URL or a path")
+
+      // jku: false names no key set, and the routes publish none
+      const bare = yield* serveSigned({ key: es.pem, kid: es.kid, jku: false })
+      const bareJson = yield* fetchJson(bare)
+      const bareSignatures = bareJson["signatures"] as ReadonlyArray<{ protected: string; signature: string }>
+      assert.isUndefined(jose.decodeProtectedHeader(bareSignatures[0]!).jku)
+      const none = yield* Effect.promise(() => fetch(`${bare}/.well-known/jwks.json`))
+      assert.strictEqual(none.status, 404)
+    }).pipe(Effect.scoped))
+
   it.live("RS256 and EdDSA keys given as JWKs; the kid defaults to the key's thumbprint", () =>
     Effect.gen(function*() {
       for (const alg of ["RS256", "EdDSA"] as const) {

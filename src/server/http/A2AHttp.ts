@@ -63,6 +63,11 @@ export const routes = (
 
       if (resolved.cardPath !== undefined) {
         yield* router.add("GET", resolved.cardPath, behindProxies(AgentCardRoute.handler(env)))
+        // The key the card's signatures name by a jku path (CardSigner), at that path.
+        const keys = env.card.publishedKeys
+        if (Option.isSome(keys)) {
+          yield* router.add("GET", keys.value.path, AgentCardRoute.keysHandler(keys.value.jwks, env))
+        }
       }
       if (resolved.jsonRpcPath !== undefined) {
         yield* router.add("POST", resolved.jsonRpcPath, behindProxies(JsonRpcBinding.handler(env)))
@@ -71,7 +76,9 @@ export const routes = (
         const rest = resolved.restPath === "/" ? router : router.prefixed(resolved.restPath)
         yield* rest.addAll(RestBinding.routes(env, behindProxies))
         // Other protocol versions bring REST routes of their own (A2A 0.3: under /v1 of the same base).
-        for (const edition of env.editions) yield* rest.addAll(edition.restRoutes(env, behindProxies))
+        for (const edition of env.editions) {
+          yield* rest.addAll(edition.restRoutes(env, behindProxies))
+        }
       }
     })
   )

@@ -163,13 +163,15 @@ export const make = (
   binding: "JSONRPC" | "HTTP+JSON"
 ): CallContext.CallContext => {
   const headers = request.headers
+  const origin = env.interfaces.origin(request)
   return CallContext.make({
     principal,
     binding,
     requestedVersion: edge.version,
     extensions: extensionsOf(headers, edge),
     headers,
-    interfaces: env.interfaces.forOrigin(env.interfaces.origin(request))
+    interfaces: env.interfaces.forOrigin(origin),
+    origin
   })
 }
 

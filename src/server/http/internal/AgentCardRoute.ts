@@ -5,6 +5,9 @@
  * read it (CORS). Rendered cards are kept per origin; rendering (and signing, with a CardSigner) happens once per
  * origin, not per request. An edition's card (A2A 0.3) is rendered from the unsigned card and goes unsigned: the
  * signatures cover the 1.0 card's canonical form, which a 0.3 card is not.
+ *
+ * With a CardSigner whose `jku` is a path, `keysHandler` serves the signer's public key there as a JWKS (RFC 7517,
+ * `application/jwk-set+json`), public and cacheable like the card.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -42,7 +45,7 @@ export const handler = (
   const render = (origin: string, edition: Edition<BindingEnv> | undefined): Effect.Effect<Rendered> => {
     const card = env.card.publicCard(env.interfaces.forOrigin(origin))
     return Effect.map(
-      edition === undefined ? env.card.sign(card) : Effect.succeed(edition.card.render(card)),
+      edition === undefined ? env.card.sign(card, origin) : Effect.succeed(edition.card.render(card)),
       (served) => {
         const body = JSON.stringify(served)
         const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
@@ -79,5 +82,27 @@ export const handler = (
     return cached !== undefined
       ? Effect.succeed(respond(request, cached))
       : Effect.map(render(origin, edition), (rendered) => respond(request, rendered))
+  })
+}
+
+/** The signer's public key set (see `AgentCardConfig.publishedKeys`), cacheable and readable from any origin. */
+export const keysHandler = (
+  jwks: { readonly keys: ReadonlyArray<Readonly<Record<string, unknown>>> },
+  env: BindingEnv
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
+  const body = JSON.stringify(jwks)
+  const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
+  const headers: Record<string, string> = {
+    "cache-control": `public, max-age=${Math.floor(Duration.toSeconds(env.options.cardMaxAge))}`,
+    etag,
+    "access-control-allow-origin": "*"
+  }
+  return HttpServerRequest.HttpServerRequest.use((request) => {
+    const ifNoneMatch = request.headers["if-none-match"]
+    return Effect.succeed(
+      ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)
+        ? HttpServerResponse.empty({ status: 304, headers })
+        : HttpServerResponse.text(body, { contentType: "application/jwk-set+json", headers })
+    )
   })
 }
