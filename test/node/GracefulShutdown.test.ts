@@ -62,11 +62,13 @@ describe("effect-a2a serve: SIGTERM under keep-alive load", () => {
         const answers: Array<Answer> = []
         const failures: Array<Failure> = []
         // 24 clients on kept-alive connections: 16 with quick tasks in a loop, 8 whose tasks outlast the deadline.
+        let waitsSent = 0
         const worker = (text: string) =>
           Effect.promise(async () => {
             const agent = new Agent({ keepAlive: true, maxSockets: 1 })
             try {
               for (;;) {
+                if (text === "wait") waitsSent++
                 const outcome = await send(base, agent, text, late)
                 if ("code" in outcome) {
                   failures.push(outcome)
@@ -84,7 +86,10 @@ describe("effect-a2a serve: SIGTERM under keep-alive load", () => {
           ...Array.from({ length: 8 }, () => worker("wait"))
         ]
         const running = yield* Effect.forkChild(Effect.all(workers, { concurrency: "unbounded" }))
+        // The SIGTERM comes once every waiting send is out and the quick ones have been answered a few times (a
+        // loaded machine can take much longer to get there than an idle one), and not before 400 ms of load.
         yield* Effect.sleep("400 millis")
+        for (let i = 0; i < 750 && (waitsSent < 8 || answers.length <= 32); i++) yield* Effect.sleep("20 millis")
         terminated = true
         child.kill("SIGTERM")
         const code = yield* Effect.promise(() => exited)
