@@ -30,6 +30,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -189,38 +190,72 @@ export const make = (options: {
 }
 
 /**
+ * How the client's TLS channels (`grpcs://`, `https://` interfaces) authenticate: the CAs the server's certificate
+ * must chain to (default Node's trusted roots, or the file `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), and a client
+ * certificate for servers that require one (mutual TLS).
+ */
+export interface TlsOptions {
+  /** CA certificates, PEM. */
+  readonly ca?: string | undefined
+  /** The client's certificate chain, PEM (with `key`). */
+  readonly cert?: string | undefined
+  /** The client's private key, PEM (with `cert`). */
+  readonly key?: Redacted.Redacted<string> | undefined
+}
+
+const tlsCredentials = (tls: TlsOptions): grpc.ChannelCredentials =>
+  grpc.credentials.createSsl(
+    tls.ca !== undefined ? Buffer.from(tls.ca) : null,
+    tls.key !== undefined ? Buffer.from(Redacted.value(tls.key)) : null,
+    tls.cert !== undefined ? Buffer.from(tls.cert) : null
+  )
+
+/**
  * A factory whose gRPC clients (one per interface it is asked for) are closed when the scope closes. An interface
  * URL that is no gRPC target gives a transport whose calls fail with InvalidUrl.
  */
-export const makeFactory: Effect.Effect<TransportFactory, never, Scope.Scope> = Effect.gen(function*() {
-  const clients = new Map<string, grpc.Client>()
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      for (const client of clients.values()) client.close()
-      clients.clear()
-    })
-  )
-  const clientFor = (target: { readonly target: string; readonly tls: boolean }) => {
-    const key = `${target.tls ? "tls" : "plain"} ${target.target}`
-    let client = clients.get(key)
-    if (client === undefined) {
-      const credentials = target.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()
-      client = new grpc.Client(target.target, credentials)
-      clients.set(key, client)
+export const makeFactory: Effect.Effect<TransportFactory, never, Scope.Scope> = Effect.suspend(() =>
+  makeFactoryWith({})
+)
+
+/** `makeFactory`, with TLS settings for its TLS channels. */
+export const makeFactoryWith = (
+  options: { readonly tls?: TlsOptions | undefined }
+): Effect.Effect<TransportFactory, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    // Built once: a key without its certificate (or the reverse) is a mistake in the program, not in a call.
+    const secure = yield* Effect.try({
+      try: () => tlsCredentials(options.tls ?? {}),
+      catch: (cause) => new Error(`GrpcTransport TLS settings: ${cause instanceof Error ? cause.message : cause}`)
+    }).pipe(Effect.orDie)
+    const clients = new Map<string, grpc.Client>()
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const client of clients.values()) client.close()
+        clients.clear()
+      })
+    )
+    const clientFor = (target: { readonly target: string; readonly tls: boolean }) => {
+      const key = `${target.tls ? "tls" : "plain"} ${target.target}`
+      let client = clients.get(key)
+      if (client === undefined) {
+        const credentials = target.tls ? secure : grpc.credentials.createInsecure()
+        client = new grpc.Client(target.target, credentials)
+        clients.set(key, client)
+      }
+      return client
     }
-    return client
-  }
-  return {
-    protocolBinding: PROTOCOL_BINDING,
-    protocolVersion: "1.0",
-    target: (interfaceUrl) => targetOf(interfaceUrl) === undefined ? undefined : interfaceUrl,
-    make: ({ interface: iface }) => {
-      const target = targetOf(iface.url)
-      if (target === undefined) return invalid(iface.url)
-      return make({ url: iface.url, client: clientFor(target) })
+    return {
+      protocolBinding: PROTOCOL_BINDING,
+      protocolVersion: "1.0",
+      target: (interfaceUrl) => targetOf(interfaceUrl) === undefined ? undefined : interfaceUrl,
+      make: ({ interface: iface }) => {
+        const target = targetOf(iface.url)
+        if (target === undefined) return invalid(iface.url)
+        return make({ url: iface.url, client: clientFor(target) })
+      }
     }
-  }
-})
+  })
 
 const invalid = (url: string): Transport => {
   const fail = (op: Operations.Any) => {
@@ -245,3 +280,7 @@ export const layer: Layer.Layer<never> = Layer.effect(
   BindingTransports,
   Effect.map(makeFactory, (factory) => [factory])
 )
+
+/** `layer`, with TLS settings for its TLS channels (a private CA, a client certificate). */
+export const layerWith = (options: { readonly tls?: TlsOptions | undefined }): Layer.Layer<never> =>
+  Layer.effect(BindingTransports, Effect.map(makeFactoryWith(options), (factory) => [factory]))

@@ -144,11 +144,19 @@ export const serve = (
       try: () => import("../grpc/GrpcServer.ts"),
       catch: (cause) => new ServeError({ cause })
     })
-    const grpc = yield* GrpcServer.make({ host, port: options.grpcPort ?? 0, shutdownTimeout: options.shutdownTimeout })
+    // With HTTPS, gRPC speaks TLS too, with the same certificate.
+    const grpc = yield* GrpcServer.make({
+      host,
+      port: options.grpcPort ?? 0,
+      shutdownTimeout: options.shutdownTimeout,
+      tls: options.tls
+    })
       .pipe(Effect.mapError((cause) => new ServeError({ cause })))
-    yield* Effect.logInfo(`A2A gRPC server listening on ${host}:${grpc.port}`)
+    yield* Effect.logInfo(
+      `A2A gRPC server listening on ${host}:${grpc.port}${options.tls !== undefined ? " (TLS)" : ""}`
+    )
     // the card lists the port bound (grpcPort 0 picks one)
-    return serveHttp({ ...options, grpcPort: grpc.port })
+    return serveHttp({ ...options, grpcPort: grpc.port, grpcTls: options.tls !== undefined })
   }))
 
 const serveHttp = (

@@ -51,6 +51,8 @@ export interface HttpBindingOptions {
    * "GRPC". Default: none (no gRPC interface).
    */
   readonly grpcPort?: number | undefined
+  /** The gRPC server speaks TLS: its interface is listed as `https://<host>:<grpcPort>`. Default false. */
+  readonly grpcTls?: boolean | undefined
   /**
    * Public origin (e.g. "https://agent.example.com") used in the card's interface URLs instead of the one
    * derived from each request. Set it when a proxy rewrites the Host header.
@@ -102,6 +104,7 @@ export interface ResolvedOptions {
   readonly cardPath: `/${string}` | undefined
   readonly preferredBinding: BindingName
   readonly grpcPort: number | undefined
+  readonly grpcTls: boolean
   readonly publicUrl: string | undefined
   readonly trustedProxies: HttpBindingOptions["trustedProxies"]
   readonly maxBodyBytes: number
@@ -129,6 +132,7 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
     cardPath: options.cardPath === false ? undefined : (options.cardPath ?? "/.well-known/agent-card.json"),
     preferredBinding: options.preferredBinding ?? "JSONRPC",
     grpcPort: options.grpcPort,
+    grpcTls: options.grpcTls ?? false,
     publicUrl: publicUrl === "" ? undefined : publicUrl,
     trustedProxies: options.trustedProxies,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -45,7 +45,7 @@ export const make = (
   if (options.restPath !== undefined) {
     bindings.push({ binding: "HTTP+JSON", path: options.restPath === "/" ? "" : options.restPath })
   }
-  // gRPC's URL is a target, `host:port`, built from the origin's host (see `build`)
+  // gRPC's URL is a target, `host:port`, built from the origin's host (see `build`); over TLS `https://host:port`
   if (options.grpcPort !== undefined) bindings.push({ binding: "GRPC", path: "" })
   bindings.sort((a, b) =>
     a.binding === b.binding ? 0 : a.binding === options.preferredBinding ? -1 : b.binding === options.preferredBinding
@@ -56,7 +56,9 @@ export const make = (
   // Host header -> origin, so the per-request cost is one lookup.
   const origins = new Map<string, string>()
   const grpcTarget = (origin: string) =>
-    `${URL.canParse(origin) ? new URL(origin).hostname : "localhost"}:${options.grpcPort}`
+    `${options.grpcTls ? "https://" : ""}${
+      URL.canParse(origin) ? new URL(origin).hostname : "localhost"
+    }:${options.grpcPort}`
   const build = (origin: string): ReadonlyArray<v1.AgentInterface> =>
     options.versions.flatMap((protocolVersion) =>
       bindings.flatMap(({ binding, path }): ReadonlyArray<v1.AgentInterface> =>

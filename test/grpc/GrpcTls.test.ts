@@ -1,0 +1,110 @@
+/**
+ * gRPC over TLS (spec 7.1: production deployments must encrypt gRPC): `effect-a2a serve` with A2A_TLS_CERT /
+ * A2A_TLS_KEY and --grpc-port serves gRPC over TLS with the same certificate, and its card lists the interface as
+ * `https://host:port`. Our client, trusting the test CA (GrpcTransport.layerWith), reaches the agent through it; a
+ * plaintext client cannot; with A2A_TLS_CLIENT_CERT=require only a client with a certificate the CA issued gets
+ * in. Test certificates: test/fixtures/tls.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Redacted } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import { readFileSync } from "node:fs"
+import { get } from "node:https"
+import { fileURLToPath } from "node:url"
+import * as A2AClient from "../../src/client/A2AClient.ts"
+import { userText } from "../../src/client/Messages.ts"
+import type * as v1 from "../../src/generated/v1.ts"
+import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
+import * as ServeProcess from "../fixtures/ServeProcess.ts"
+
+const tls = (name: string) => fileURLToPath(new URL(`../fixtures/tls/${name}`, import.meta.url))
+const pem = (name: string) => readFileSync(tls(name), "utf8")
+
+/** The card over HTTPS, trusting the test CA. */
+const cardOf = (base: string, client?: string) =>
+  Effect.promise(() =>
+    new Promise<v1.AgentCard>((resolve, reject) => {
+      get(`${base}/.well-known/agent-card.json`, {
+        ca: pem("ca.pem"),
+        headers: { "a2a-version": "1.0" },
+        ...(client !== undefined ? { cert: pem(`${client}.pem`), key: pem(`${client}.key`) } : {})
+      }, (res) => {
+        let text = ""
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()))
+        res.on("end", () => resolve(JSON.parse(text) as v1.AgentCard))
+      }).on("error", reject)
+    })
+  )
+
+/** One SendMessage over the card's gRPC interface, with these channel settings; its exit. */
+const sendOverGrpc = (card: v1.AgentCard, tlsOptions: GrpcTransport.TlsOptions | undefined) =>
+  Effect.gen(function*() {
+    const iface = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")!
+    const factory = yield* GrpcTransport.makeFactoryWith({ tls: tlsOptions })
+    const transport = factory.make({ interface: iface, url: iface.url, httpClient: yield* HttpClient.HttpClient })
+    const client = A2AClient.fromTransport(card, iface, transport, { timeout: "5 seconds" })
+    return yield* Effect.exit(client.sendMessage({ message: userText("quick 5") }))
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(Layer.succeed(HttpClient.HttpClient, HttpClient.make(() => Effect.die("unused"))))
+  )
+
+const serverTls = { A2A_TLS_CERT: tls("server.pem"), A2A_TLS_KEY: tls("server.key") }
+
+describe("effect-a2a serve: gRPC over TLS", () => {
+  it.live(
+    "HTTPS and gRPC with one certificate; the card lists https://; a plaintext client gets nothing",
+    () =>
+      Effect.gen(function*() {
+        const served = yield* ServeProcess.start(serverTls, ["--memory", "--grpc-port", "0"])
+        const card = yield* cardOf(served.base)
+        const grpc = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")
+        assert.match(grpc?.url ?? "", /^https:\/\/(127\.0\.0\.1|localhost):\d+$/)
+
+        const reply = yield* sendOverGrpc(card, { ca: pem("ca.pem") })
+        assert.isTrue(
+          Exit.isSuccess(reply) && "task" in reply.value && reply.value.task.status.state === "TASK_STATE_COMPLETED",
+          String(reply)
+        )
+        // Node's trusted roots do not include the test CA: the TLS handshake fails, as a transport error.
+        const untrusted = yield* sendOverGrpc(card, undefined)
+        assert.isTrue(Exit.isFailure(untrusted))
+        assert.include(String(Exit.isFailure(untrusted) ? untrusted.cause : ""), "A2ATransportError")
+        // a plaintext channel to the TLS port
+        const plain = yield* sendOverGrpc({
+          ...card,
+          supportedInterfaces: [{ ...grpc!, url: grpc!.url.replace(/^https:\/\//, "") }]
+        }, undefined)
+        assert.isTrue(Exit.isFailure(plain))
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "A2A_TLS_CLIENT_CERT=require: only a client with a certificate the CA issued is served",
+    () =>
+      Effect.gen(function*() {
+        const served = yield* ServeProcess.start(
+          { ...serverTls, A2A_TLS_CA: tls("ca.pem"), A2A_TLS_CLIENT_CERT: "require" },
+          ["--memory", "--grpc-port", "0"]
+        )
+        const card = yield* cardOf(served.base, "client")
+        const ca = pem("ca.pem")
+        const withCertificate = yield* sendOverGrpc(card, {
+          ca,
+          cert: pem("client.pem"),
+          key: Redacted.make(pem("client.key"))
+        })
+        assert.isTrue(Exit.isSuccess(withCertificate), String(withCertificate))
+        const without = yield* sendOverGrpc(card, { ca })
+        assert.isTrue(Exit.isFailure(without))
+        const stranger = yield* sendOverGrpc(card, {
+          ca,
+          cert: pem("stranger.pem"),
+          key: Redacted.make(pem("stranger.key"))
+        })
+        assert.isTrue(Exit.isFailure(stranger))
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
