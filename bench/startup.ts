@@ -6,7 +6,9 @@
  * `ROUNDS` times in a fresh process on 127.0.0.1; the run with the median RSS is reported, with where V8's heap
  * is at that moment (bench/heapSpaces.js, loaded into each server): the young generation (new space: what V8
  * sized for the allocations of start-up and keeps committed), the old generation, code and large objects;
- * "rest" is RSS outside V8's heap (Node's binary and libraries, malloc).
+ * "rest" is RSS outside V8's heap (Node's binary and libraries, malloc). The Effect floor (bench/servers/effectFloor.js:
+ * effect/cli, HttpRouter and NodeHttpServer serving one route) says how much of that any Effect server of this shape
+ * pays before its own code.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -153,6 +155,12 @@ const program = Effect.gen(function*() {
       args: ["--max-semi-space-size=4", bin, "serve", "--port", "0"],
       env: { A2A_DATA_DIR: dataDir },
       ready: /A2A server listening/
+    },
+    {
+      // The floor: effect, the platform's HTTP server and effect/cli, no A2A code (bench/servers/effectFloor.js).
+      label: "Effect floor: effect/cli + HttpRouter on NodeHttpServer, no A2A",
+      args: [Path.join(root, "bench", "servers", "effectFloor.js"), "serve", "--port", "0"],
+      ready: /floor server listening/
     },
     { label: SDK_AS_JS, args: [sdkJs], ready: /READY/ },
     {

@@ -36,7 +36,7 @@ import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { readFileSync } from "node:fs"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
@@ -44,6 +44,7 @@ import * as DevUi from "../server/http/DevUi.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
+import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
@@ -103,11 +104,11 @@ const logListening = (options: HttpBindingOptions.ResolvedOptions, secure: boole
 
 /** Node's server: HTTP, or HTTPS with `tls`. */
 const nodeServer = (requestTimeout: number, tls: TlsOptions | undefined): NetServer => {
-  const http = { requestTimeout, headersTimeout: Math.min(requestTimeout, 15_000), keepAliveTimeout: 5_000 }
-  if (tls === undefined) return createServer(http)
+  const options = { requestTimeout, headersTimeout: Math.min(requestTimeout, 15_000), keepAliveTimeout: 5_000 }
+  if (tls === undefined) return http.createServer(options)
   const clients = tls.clientCertificates ?? "none"
   return createHttpsServer({
-    ...http,
+    ...options,
     cert: tls.cert,
     key: Redacted.value(tls.key),
     ...(tls.ca !== undefined ? { ca: tls.ca } : {}),

@@ -17,16 +17,19 @@
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingMessage as NodeIncomingMessage } from "node:http"
 import { TLSSocket } from "node:tls"
 import { type BodyReadFailure, NativeHttp, type Service } from "../server/http/NativeHttp.ts"
+import { http } from "./internal/NodeHttpModule.ts"
+
+const { IncomingMessage, ServerResponse } = http
 
 /**
  * The body of a Node request as UTF-8 text, at most `maxBytes` of it. Past the limit reading stops and the rest is
  * drained, not destroyed, so the answer (413) still reaches the client (the platform closes the connection after it
  * when too much is left).
  */
-const readIncoming = (source: IncomingMessage, maxBytes: number): Effect.Effect<string, BodyReadFailure> =>
+const readIncoming = (source: NodeIncomingMessage, maxBytes: number): Effect.Effect<string, BodyReadFailure> =>
   Effect.callback<string, BodyReadFailure>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0

@@ -202,6 +202,13 @@ describe("package entry points", () => {
     expect(files.filter((f) => /^src\/cli\/(CardCommand|SendCommand|TaskCommands)\.ts$/.test(f))).toEqual([])
   })
 
+  it("the Node runner and the CLI never ES-import node:http (its ESM facade loads Node's undici)", () => {
+    for (const { files, specifiers } of [entry("./node"), staticGraph(join(root, "src", "cli", "main.ts"))]) {
+      expect(files).toContain("src/node/NodeA2AServer.ts")
+      expect(specifiers.filter((s) => s === "node:http" || s === "http")).toEqual([])
+    }
+  })
+
   it("the server core loads the OTLP exporters only when one is built", () => {
     for (const name of ["./server", "./node", "./web"]) {
       expect(
