@@ -250,6 +250,18 @@ describe("A2AWeb", () => {
       assert.strictEqual((yield* json(tooLarge)).error.code, -32600)
       const understated = yield* streamed([bytes], { ...V1, "content-length": "10" })
       assert.strictEqual((yield* json(understated)).error.code, -32700)
+      const strings = yield* call(web, "/", {
+        method: "POST",
+        headers: V1,
+        body: new ReadableStream<string>({
+          start(controller) {
+            controller.enqueue("{}")
+            controller.close()
+          }
+        }),
+        duplex: "half"
+      } as RequestInit)
+      assert.strictEqual((yield* json(strings)).error.code, -32700)
       const empty = yield* call(web, "/", { method: "POST", headers: V1 })
       assert.strictEqual((yield* json(empty)).error.code, -32700)
     }).pipe(Effect.scoped))

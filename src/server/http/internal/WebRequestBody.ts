@@ -51,6 +51,13 @@ const read = (
         resume(Effect.succeed(decode(chunks, size)))
         return
       }
+      // A stream of something else than bytes (a Request built on a stream of strings) is no body to read.
+      if (!(chunk.value instanceof Uint8Array)) {
+        settled = true
+        cancel()
+        resume(Effect.fail("Unreadable"))
+        return
+      }
       size += chunk.value.byteLength
       if (size > limit) {
         settled = true
@@ -87,6 +94,8 @@ export const readBody = (
   if (typeof Request === "undefined" || !(source instanceof Request) || source.bodyUsed) return undefined
   const body = source.body
   if (body === null) return Effect.succeed("")
+  // A stream something else holds a reader of is the platform's to refuse.
+  if (body.locked) return undefined
   const header = source.headers.get("content-length")
   const declared = header !== null && DIGITS.test(header) ? Number(header) : undefined
   return read(body, declared === undefined ? maxBytes : Math.min(declared, maxBytes), maxBytes)
