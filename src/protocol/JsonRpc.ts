@@ -73,6 +73,36 @@ const memberOf = (issue: SchemaIssue.Issue): PropertyKey => {
   }
 }
 
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
+  if (typeof u !== "object" || u === null) return false
+  const proto = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * The request when `u` is a plain object (what JSON.parse makes) that `RequestEnvelope` accepts, checked by hand;
+ * undefined for anything else, which the Schema then decides (and names the member at fault). Every request pays
+ * for this check, so it is the Schema's rules written out once: a generic decode of the envelope costs more than
+ * the rest of the envelope's handling together.
+ */
+const wellFormed = (u: unknown): JsonRpcRequest | undefined => {
+  if (!isPlainObject(u) || u["jsonrpc"] !== "2.0") return undefined
+  const method = u["method"]
+  if (typeof method !== "string" || method.length === 0) return undefined
+  const id = u["id"]
+  if (id === undefined) {
+    if (Object.hasOwn(u, "id")) return undefined
+  } else if (id !== null && typeof id !== "string" && !(typeof id === "number" && Number.isFinite(id))) {
+    return undefined
+  }
+  const params = u["params"]
+  if (params === undefined) {
+    if (Object.hasOwn(u, "params")) return undefined
+    return { id, method, params }
+  }
+  return Array.isArray(params) || isPlainObject(params) ? { id, method, params } : undefined
+}
+
 const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeError> =>
   Result.fail({ id, error: new InvalidRequest({ message }) })
 
@@ -82,6 +112,8 @@ const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeE
  * cannot be known).
  */
 export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, EnvelopeError> => {
+  const valid = wellFormed(u)
+  if (valid !== undefined) return Result.succeed(valid)
   const decoded = decodeEnvelope(u)
   if (Result.isSuccess(decoded)) {
     const { id, method, params } = decoded.success

@@ -220,6 +220,52 @@ describe("A2AWeb", () => {
       assert.strictEqual(response.headers.get("a2a-extensions"), uri)
     }).pipe(Effect.scoped))
 
+  it.live("request bodies: read across chunks, under the size limit, never past a declared length", () =>
+    Effect.gen(function*() {
+      const web = yield* handlerOf({ maxBodyBytes: 1024 })
+      const streamed = (chunks: ReadonlyArray<Uint8Array>, headers: Record<string, string> = V1) =>
+        call(web, "/", {
+          method: "POST",
+          headers,
+          body: new ReadableStream<Uint8Array>({
+            start(controller) {
+              for (const chunk of chunks) controller.enqueue(chunk)
+              controller.close()
+            }
+          }),
+          duplex: "half"
+        } as RequestInit)
+      const bytes = new TextEncoder().encode(
+        `\uFEFF${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendMessage", params: message("héllo") })}`
+      )
+      // A leading BOM is dropped and a two-byte character split between chunks is whole again.
+      const cut = bytes.indexOf(0xc3) + 1
+      const echoed = yield* json(yield* streamed([bytes.slice(0, cut), bytes.slice(cut)]))
+      assert.strictEqual(echoed.id, 7)
+      assert.strictEqual(echoed.result.message.parts[0].text, "Echo: héllo")
+
+      const big = new Uint8Array(600).fill(0x20)
+      const tooLarge = yield* streamed([big, big])
+      assert.strictEqual(tooLarge.status, 413)
+      assert.strictEqual((yield* json(tooLarge)).error.code, -32600)
+      const understated = yield* streamed([bytes], { ...V1, "content-length": "10" })
+      assert.strictEqual((yield* json(understated)).error.code, -32700)
+      const strings = yield* call(web, "/", {
+        method: "POST",
+        headers: V1,
+        body: new ReadableStream<string>({
+          start(controller) {
+            controller.enqueue("{}")
+            controller.close()
+          }
+        }),
+        duplex: "half"
+      } as RequestInit)
+      assert.strictEqual((yield* json(strings)).error.code, -32700)
+      const empty = yield* call(web, "/", { method: "POST", headers: V1 })
+      assert.strictEqual((yield* json(empty)).error.code, -32700)
+    }).pipe(Effect.scoped))
+
   it.live("fromLayer serves a server core composed elsewhere", () =>
     Effect.gen(function*() {
       const web = yield* Effect.acquireRelease(

@@ -79,6 +79,50 @@ describe("JsonRpc", () => {
     check([], null)
   })
 
+  it("accepts exactly what RequestEnvelope accepts, with the same id, method and params", () => {
+    const decode = Schema.decodeUnknownResult(JsonRpc.RequestEnvelope)
+    const nullProto = Object.assign(Object.create(null) as Record<string, unknown>, { jsonrpc: "2.0", method: "m" })
+    class Params {
+      readonly id = "t"
+    }
+    const inputs: ReadonlyArray<unknown> = [
+      { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t" } },
+      { jsonrpc: "2.0", id: "a", method: "GetTask", params: [] },
+      { jsonrpc: "2.0", id: null, method: "m" },
+      { jsonrpc: "2.0", method: "m", extra: true },
+      { jsonrpc: "2.0", id: -0, method: "m", params: {} },
+      { jsonrpc: "2.0", id: 1, method: "m", params: new Params() },
+      { jsonrpc: "2.0", id: undefined, method: "m" },
+      { jsonrpc: "2.0", id: 1, method: "m", params: undefined },
+      { jsonrpc: "2.0", id: Number.NaN, method: "m" },
+      { jsonrpc: "2.0", id: Infinity, method: "m" },
+      { jsonrpc: "2.0", id: {}, method: "m" },
+      { jsonrpc: "2.0", id: 1, method: "" },
+      { jsonrpc: "2.0", id: 1, method: 7 },
+      { jsonrpc: "2.0", id: 1 },
+      { jsonrpc: "1.0", id: 1, method: "m" },
+      { id: 1, method: "m" },
+      { jsonrpc: "2.0", id: 1, method: "m", params: "x" },
+      { jsonrpc: "2.0", id: 1, method: "m", params: null },
+      JSON.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"__proto__\":{\"a\":1}}}"),
+      nullProto,
+      ["jsonrpc", "2.0"],
+      "request",
+      42,
+      null
+    ]
+    for (const u of inputs) {
+      const parsed = JsonRpc.parseRequest(u)
+      const decoded = decode(u)
+      assert.strictEqual(Result.isSuccess(parsed), Result.isSuccess(decoded), JSON.stringify(u))
+      if (Result.isSuccess(parsed) && Result.isSuccess(decoded)) {
+        assert.strictEqual(parsed.success.id, decoded.success.id)
+        assert.strictEqual(parsed.success.method, decoded.success.method)
+        assert.deepStrictEqual(parsed.success.params, decoded.success.params)
+      }
+    }
+  })
+
   it("encodes responses as the plain JSON of the envelope", () => {
     assert.deepStrictEqual(JSON.parse(JsonRpc.encodeSuccess("a\"b", { x: [1] })), JsonRpc.success("a\"b", { x: [1] }))
     assert.deepStrictEqual(JSON.parse(JsonRpc.encodeSuccess(null, undefined)), {

@@ -5,7 +5,7 @@
  * text before it is parsed, and one JSON.parse.
  *
  * The body is read through the runtime's native request when NativeHttp offers it (one pass, no fiber of its own),
- * else with the platform's generic reader.
+ * else straight from a web `Request`'s stream (WebRequestBody), else with the platform's generic reader.
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,7 @@ import * as Predicate from "effect/Predicate"
 import { InvalidRequest } from "../../../protocol/A2AError.ts"
 import type { Service as NativeHttp } from "../NativeHttp.ts"
 import { bodyTooLarge, type HttpFailure, invalidJson, unsupportedMediaType } from "./HttpErrors.ts"
+import * as WebRequestBody from "./WebRequestBody.ts"
 
 /** `application/json`, `application/a2a+json` or any other `+json` type; parameters (charset) ignored. */
 export const isJsonMediaType = (contentType: string): boolean => {
@@ -74,7 +75,7 @@ export const reader = (limits: Limits, native: NativeHttp | undefined): Reader =
       )
     )
   const text = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, HttpFailure> => {
-    const direct = native?.readBody(request, maxBytes)
+    const direct = native?.readBody(request, maxBytes) ?? WebRequestBody.readBody(request, maxBytes)
     return direct === undefined
       ? platformText(request)
       : Effect.mapError(direct, (reason) => reason === "TooLarge" ? bodyTooLarge(maxBytes) : unreadable())
