@@ -152,6 +152,40 @@ describe("ProtoJsonBinary", () => {
     }
   })
 
+  it("writes timestamps as the oracle does, at the edges of the range too", () => {
+    const status = desc("TaskStatus")
+    const stamps = [
+      "2026-11-26T15:16:39.491Z",
+      "2026-11-26T15:16:39.000Z",
+      "1970-01-01T00:00:00.000Z",
+      "1969-12-31T23:59:59.500Z",
+      "0001-01-01T00:00:00.000Z",
+      "9999-12-31T23:59:59.999Z",
+      "2026-11-26T15:16:39.4Z",
+      "2026-11-26T15:16:39.123456Z",
+      "2026-11-26T15:16:39+02:00",
+      "2026-02-30T00:00:00.000Z",
+      "0000-12-31T23:59:59.999Z",
+      "2026-11-26 15:16:39.491Z"
+    ]
+    for (const timestamp of stamps) {
+      const json = { state: "TASK_STATE_WORKING", timestamp }
+      const ours = ProtoJsonBinary.encode(status, json)
+      let oracle: Uint8Array | undefined
+      try {
+        oracle = oracleEncode(status, json)
+      } catch {
+        oracle = undefined
+      }
+      if (oracle === undefined) assert.isUndefined(ours, timestamp)
+      else if (ours !== undefined) {
+        assert.deepStrictEqual(ours, oracle, timestamp)
+        assert.deepStrictEqual(ProtoJsonBinary.decode(status, ours), oracleDecode(status, oracle), timestamp)
+      }
+    }
+    assert.isDefined(ProtoJsonBinary.encode(status, { timestamp: stamps[0] }))
+  })
+
   it("reads google.protobuf.Empty", () => {
     const method = file_a2a.services[0]!.methods.find((m) => m.name === "DeleteTaskPushNotificationConfig")!
     assert.deepStrictEqual(ProtoJsonBinary.encode(method.output, {}), new Uint8Array())
@@ -179,7 +213,18 @@ describe("ProtoJsonBinary", () => {
       [desc("Task"), { history: [null] }],
       [desc("Task"), new Date()]
     ]
-    for (const [d, json] of leftOut) assert.isUndefined(ProtoJsonBinary.encode(d, json), JSON.stringify(json))
+    for (const [d, json] of leftOut) {
+      assert.isUndefined(ProtoJsonBinary.encode(d, json), JSON.stringify(json))
+      // a write given up half-way leaves nothing behind for the next one
+      assert.deepStrictEqual(ProtoJsonBinary.encode(desc("Task"), task), oracleEncode(desc("Task"), task))
+    }
+  })
+
+  it("writes a large message, then small ones, as the oracle does", () => {
+    const big = { ...task, artifacts: [{ artifactId: "a", parts: [{ text: "x".repeat(100_000) }] }] }
+    for (const json of [big, task, big, { id: "t" }]) {
+      assert.deepStrictEqual(ProtoJsonBinary.encode(desc("Task"), json), oracleEncode(desc("Task"), json))
+    }
   })
 
   it("reads bytes, unknown enum numbers and unknown fields as the oracle does, or leaves them to it", () => {

@@ -43,8 +43,21 @@ const TIMESTAMP =
 const TIMESTAMP_MS_MIN = Date.parse("0001-01-01T00:00:00Z")
 const TIMESTAMP_MS_MAX = Date.parse("9999-12-31T23:59:59Z")
 
+/** `Date.prototype.toISOString`'s form, which the server's own timestamps take: parsed whole, in one call. */
+const ISO_MILLIS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/
+
 const writeTimestamp = (w: BinaryWriter, json: Json): void => {
   if (typeof json !== "string") return unhandled()
+  if (json.length === 24 && ISO_MILLIS.test(json)) {
+    const ms = Date.parse(json)
+    if (!Number.isNaN(ms) && ms >= TIMESTAMP_MS_MIN && ms <= TIMESTAMP_MS_MAX) {
+      const seconds = Math.floor(ms / 1000)
+      const nanos = (ms - seconds * 1000) * 1_000_000
+      if (seconds !== 0) w.tag(1, WireType.Varint).int64(seconds)
+      if (nanos !== 0) w.tag(2, WireType.Varint).int32(nanos)
+      return
+    }
+  }
   const m = TIMESTAMP.exec(json)
   if (m === null) return unhandled()
   const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8] ?? "Z"}`)
@@ -145,7 +158,7 @@ const readStruct = (r: BinaryReader, end: number, depth: number): JsonObject => 
     while (r.pos < entryEnd) {
       const [n, wt] = r.tag()
       if (wt !== WireType.LengthDelimited) return unhandled()
-      if (n === 1) key = r.string(true)
+      if (n === 1) key = readString(r)
       else if (n === 2) value = readValue(r, endOf(r), depth + 1)
       else return unhandled()
     }
@@ -168,7 +181,7 @@ const readValue = (r: BinaryReader, end: number, depth: number): Json => {
     } else if (no === 2 && wireType === WireType.Bit64) {
       value = r.double()
       if (!Number.isFinite(value)) return unhandled()
-    } else if (no === 3 && wireType === WireType.LengthDelimited) value = r.string(true)
+    } else if (no === 3 && wireType === WireType.LengthDelimited) value = readString(r)
     else if (no === 4 && wireType === WireType.Varint) value = r.bool()
     else if (no === 5 && wireType === WireType.LengthDelimited) value = readStruct(r, endOf(r), depth + 1)
     else if (no === 6 && wireType === WireType.LengthDelimited) {
@@ -185,6 +198,37 @@ const readValue = (r: BinaryReader, end: number, depth: number): Json => {
   }
   if (value === undefined || r.pos !== end) return unhandled()
   return value
+}
+
+const EMPTY = Buffer.alloc(0)
+
+/** The message `decode` reads (a Buffer view of it), for `readString`. Reading is synchronous, never nested. */
+let input: Buffer = EMPTY
+
+/**
+ * A string field. ASCII (ids, enums' peers, most text) is sliced from the Buffer in one native call; the reader's
+ * own path (a TextDecoder past 32 bytes) takes the rest, with its strict UTF-8 check.
+ */
+const readString = (r: BinaryReader): string => {
+  const at = r.pos
+  const length = r.uint32()
+  const start = r.pos
+  const end = start + length
+  if (end <= input.length) {
+    let ascii = true
+    for (let i = start; i < end; i++) {
+      if (input[i]! > 0x7f) {
+        ascii = false
+        break
+      }
+    }
+    if (ascii) {
+      r.pos = end
+      return input.toString("latin1", start, end)
+    }
+  }
+  r.pos = at
+  return r.string(true)
 }
 
 /** The end of the length-delimited record at the reader (checked against the buffer). */
@@ -299,7 +343,7 @@ const valueCodecOf = (
           if (typeof json !== "string") return unhandled()
           w.tag(no, WireType.LengthDelimited).string(checkUtf8(json))
         },
-        read: (r) => r.string(true),
+        read: (r) => readString(r),
         isZero: (json) => json === ""
       }
     case ScalarType.BOOL:
@@ -423,7 +467,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
           while (r.pos < end) {
             const [n, wt] = r.tag()
             if (wt !== WireType.LengthDelimited || (n !== 1 && n !== 2)) return unhandled()
-            if (n === 1) key = r.string(true)
+            if (n === 1) key = readString(r)
             else value = entry.read(r, depth)
           }
           // an entry without its key or value takes the defaults: left to @bufbuild/protobuf
@@ -516,20 +560,32 @@ const compile = (desc: DescMessage): Codec => {
 /** Binary -> ProtoJSON, as `toJson(desc, fromBinary(desc, bytes))`; undefined when left to @bufbuild/protobuf. */
 export const decode = (desc: DescMessage, bytes: Uint8Array): Json | undefined => {
   try {
-    const r = new BinaryReader(bytes)
-    return codecOf(desc).read(r, bytes.byteLength, 0)
+    input = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    return codecOf(desc).read(new BinaryReader(bytes), bytes.byteLength, 0)
   } catch {
     return undefined
+  } finally {
+    input = EMPTY
   }
 }
+
+/**
+ * One writer for every encode (writing is synchronous, never nested): its buffer, grown once to the size of the
+ * answers, is reused (`finish` copies the bytes out), where a new writer grows its buffer from 128 bytes each time.
+ */
+let writer = new BinaryWriter()
+const KEPT_BUFFER_BYTES = 64 * 1024
 
 /** ProtoJSON -> binary, as `toBinary(desc, fromJson(desc, json, { ignoreUnknownFields }))`; undefined likewise. */
 export const encode = (desc: DescMessage, json: Json): Uint8Array | undefined => {
   try {
-    const w = new BinaryWriter()
-    codecOf(desc).write(w, json, 0)
-    return w.finish()
+    codecOf(desc).write(writer, json, 0)
+    const bytes = writer.finish()
+    // a large message leaves a large buffer: not kept
+    if (bytes.byteLength > KEPT_BUFFER_BYTES) writer = new BinaryWriter()
+    return bytes
   } catch {
+    writer = new BinaryWriter()
     return undefined
   }
 }
