@@ -269,12 +269,39 @@ interface ValueCodec {
 
 const never = () => false
 
-const valueCodecOf = (
-  kind: "scalar" | "enum" | "message",
-  field: DescField
-): ValueCodec => {
-  if (kind === "message") {
-    const message = (field as { readonly message: DescMessage }).message
+/** What a single value is: a field's, a list's item, a map's value. */
+type ValueKind =
+  | { readonly kind: "scalar"; readonly scalar: ScalarType }
+  | { readonly kind: "enum"; readonly enum: DescEnum }
+  | { readonly kind: "message"; readonly message: DescMessage }
+
+/** The kind of a field's single values (its own, its items', its map values'). */
+const valueKindOf = (field: DescField): ValueKind => {
+  switch (field.fieldKind) {
+    case "scalar":
+      return { kind: "scalar", scalar: field.scalar }
+    case "enum":
+      return { kind: "enum", enum: field.enum }
+    case "message":
+      return { kind: "message", message: field.message }
+    case "list":
+      return field.listKind === "scalar"
+        ? { kind: "scalar", scalar: field.scalar }
+        : field.listKind === "enum"
+        ? { kind: "enum", enum: field.enum }
+        : { kind: "message", message: field.message }
+    case "map":
+      return field.mapKind === "scalar"
+        ? { kind: "scalar", scalar: field.scalar }
+        : field.mapKind === "enum"
+        ? { kind: "enum", enum: field.enum }
+        : { kind: "message", message: field.message }
+  }
+}
+
+const valueCodecOf = (of: ValueKind): ValueCodec => {
+  if (of.kind === "message") {
+    const message = of.message
     const wkt = message.typeName
     const nested = wkt === "google.protobuf.Timestamp"
       ? { write: (w: BinaryWriter, json: Json) => writeTimestamp(w, json), read: readTimestamp }
@@ -308,8 +335,8 @@ const valueCodecOf = (
       isZero: never
     }
   }
-  if (kind === "enum") {
-    const desc = (field as { readonly enum: DescEnum }).enum
+  if (of.kind === "enum") {
+    const desc = of.enum
     if (desc.typeName === "google.protobuf.NullValue") {
       return { wireType: WireType.Varint, write: unhandled, read: unhandled, isZero: never }
     }
@@ -334,8 +361,7 @@ const valueCodecOf = (
       isZero: (json) => typeof json === "string" && byName.get(json) === zero
     }
   }
-  const scalar = (field as { readonly scalar: ScalarType }).scalar
-  switch (scalar) {
+  switch (of.scalar) {
     case ScalarType.STRING:
       return {
         wireType: WireType.LengthDelimited,
@@ -400,7 +426,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
     case "scalar":
     case "enum":
     case "message": {
-      const value = valueCodecOf(field.fieldKind, field)
+      const value = valueCodecOf(valueKindOf(field))
       const implicit = field.presence === FeatureSet_FieldPresence.IMPLICIT && field.oneof === undefined
       return {
         ...base,
@@ -419,7 +445,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
       }
     }
     case "list": {
-      const item = valueCodecOf(field.listKind, field)
+      const item = valueCodecOf(valueKindOf(field))
       // numbers are packed in proto3: not in A2A's messages
       if (item.wireType !== WireType.LengthDelimited) {
         return { ...base, write: unhandled, read: unhandled, emit: unhandled }
@@ -443,7 +469,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
     }
     case "map": {
       if (field.mapKey !== ScalarType.STRING) return { ...base, write: unhandled, read: unhandled, emit: unhandled }
-      const entry = valueCodecOf(field.mapKind, field)
+      const entry = valueCodecOf(valueKindOf(field))
       if (entry.wireType !== WireType.LengthDelimited) {
         return { ...base, write: unhandled, read: unhandled, emit: unhandled }
       }
