@@ -46,6 +46,7 @@ import * as CallContext from "../server/CallContext.ts"
 import type * as Operations from "../server/http/Operations.ts"
 import { v1Edge } from "../server/http/Operations.ts"
 import * as Observability from "../server/Observability.ts"
+import type { Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
@@ -112,7 +113,9 @@ const codeOf = (message: string): { readonly code?: string } => {
 /** Metadata as the lower-cased headers the Auth and the CallContext read (binary `-bin` entries left out). */
 const headersOf = (metadata: grpc.Metadata): Record<string, string> => {
   const headers: Record<string, string> = {}
-  for (const [key, value] of Object.entries(metadata.getMap())) {
+  const map = metadata.getMap()
+  for (const key in map) {
+    const value = map[key]
     if (typeof value === "string") headers[key] = value
   }
   return headers
@@ -139,6 +142,13 @@ const logDefect = <A>(method: Wire.Method, exit: Exit.Exit<A, A2AError.A2AError>
     ? Effect.logError(`gRPC ${method.operation.name} failed`, exit.cause)
     : Effect.void
 
+/** A call ready to run: its context, its operation, the response metadata to send first (if any). */
+interface Prepared<Run> {
+  readonly ctx: CallContext.CallContext
+  readonly operation: Run
+  readonly responseMetadata: grpc.Metadata | undefined
+}
+
 /** The binding as the card names it: what CallContext.binding says, so spans and metrics carry it. */
 const BINDING = "GRPC"
 
@@ -160,56 +170,68 @@ export const make = Effect.fnUntraced(function*(
   const maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
 
   const server = new grpc.Server({
-    "grpc.max_receive_message_length": maxMessageBytes
+    "grpc.max_receive_message_length": maxMessageBytes,
+    // channelz (grpc-js's call statistics, read only through its admin service, which this server never adds)
+    // costs every call a tracker and clock reads
+    "grpc.enable_channelz": 0
   })
 
-  /** Authenticate, negotiate the version, read the extensions: the CallContext, or the error to answer. */
-  const prologue = (metadata: grpc.Metadata) =>
-    Effect.gen(function*() {
-      const headers = headersOf(metadata)
-      const principal = yield* auth.authenticate({ headers })
-      // as over HTTP, a call naming no version asks for 0.3 (spec 3.6.2), which this service does not speak
-      const version = Version.negotiate(headers[Version.HEADER], [v1Edge.version])
-      if (Result.isFailure(version)) return yield* version.failure
-      const ctx = CallContext.make({
-        principal,
-        binding: BINDING,
-        requestedVersion: version.success,
-        extensions: CallContext.parseExtensions(headers["a2a-extensions"]),
-        headers
-      })
-      const active = ctx.extensions.filter((uri) => supportedExtensions.has(uri))
-      if (active.length === 0) return { ctx, responseMetadata: undefined }
-      const responseMetadata = new grpc.Metadata()
-      responseMetadata.set("a2a-extensions", active.join(","))
-      return { ctx, responseMetadata }
-    })
-
-  /** The request as ProtoJSON, for the operation's Schema to validate. */
-  const decode = (method: Wire.Method, bytes: Uint8Array) => {
-    const json = Wire.toProtoJson(method.input, bytes)
-    return json.ok ? Effect.succeed(json.value) : Effect.fail(json.error)
-  }
-
-  const encode = (method: Wire.Method, value: unknown) => {
-    const out = Wire.fromProtoJson(method.output, value)
-    return out.ok ? Effect.succeed(toBuffer(out.bytes)) : Effect.fail(out.error)
-  }
+  /** The served version a call names (as over HTTP, none asks for 0.3, spec 3.6.2, which is not served here). */
+  const versionOf = (raw: string | undefined) =>
+    // the header every client of this service sends, without the general parse
+    raw === v1Edge.version ? Result.succeed(v1Edge.version) : Version.negotiate(raw, [v1Edge.version])
 
   /**
-   * What runs before the operation: the CallContext and the prepared operation, or the error to answer, counted
-   * as a refusal (as the HTTP bindings count theirs).
+   * What runs before the operation, once the caller is authenticated: the version, the CallContext, the request
+   * decoded (ProtoJSON) and validated by the operation's Schema. Plain code, no effect: the call's fiber runs it
+   * as one step.
    */
+  const prepareCall = <Run>(
+    method: Wire.Method,
+    prepare: (input: unknown) => Result.Result<Run, A2AError.A2AError>,
+    request: Buffer,
+    headers: Record<string, string>,
+    principal: Principal
+  ): Result.Result<Prepared<Run>, A2AError.A2AError> => {
+    const version = versionOf(headers[Version.HEADER])
+    if (Result.isFailure(version)) return Result.fail(version.failure)
+    const ctx = CallContext.make({
+      principal,
+      binding: BINDING,
+      requestedVersion: version.success,
+      extensions: CallContext.parseExtensions(headers["a2a-extensions"]),
+      headers
+    })
+    const input = Wire.toProtoJson(method.input, request)
+    if (!input.ok) return Result.fail(input.error)
+    const operation = prepare(input.value)
+    if (Result.isFailure(operation)) return Result.fail(operation.failure)
+    return Result.succeed({ ctx, operation: operation.success, responseMetadata: responseMetadataOf(ctx) })
+  }
+
+  /** The extensions of the call this agent supports, echoed in the response metadata (spec 10.2). */
+  const responseMetadataOf = (ctx: CallContext.CallContext): grpc.Metadata | undefined => {
+    if (ctx.extensions.length === 0) return undefined
+    const active = ctx.extensions.filter((uri) => supportedExtensions.has(uri))
+    if (active.length === 0) return undefined
+    const metadata = new grpc.Metadata()
+    metadata.set("a2a-extensions", active.join(","))
+    return metadata
+  }
+
+  /** Authenticate, then prepare: the call's context and operation, or the error to answer (counted as refused). */
   const setup = <Run>(
     method: Wire.Method,
     prepare: (input: unknown) => Result.Result<Run, A2AError.A2AError>,
     call: { readonly metadata: grpc.Metadata; readonly request: Buffer }
-  ) =>
-    Effect.gen(function*() {
-      const { ctx, responseMetadata } = yield* prologue(call.metadata)
-      const operation = yield* Effect.fromResult(prepare(yield* decode(method, call.request)))
-      return { ctx, operation, responseMetadata }
-    }).pipe(Effect.tapError((error) => Effect.sync(() => refused(BINDING, error))))
+  ): Effect.Effect<Prepared<Run>, A2AError.A2AError> => {
+    const headers = headersOf(call.metadata)
+    // suspended: an Auth of the user's that throws is a defect of this call, not of the server
+    return Effect.suspend(() => auth.authenticate({ headers })).pipe(
+      Effect.flatMap((principal) => Effect.fromResult(prepareCall(method, prepare, call.request, headers, principal))),
+      Effect.tapError((error) => Effect.sync(() => refused(BINDING, error)))
+    )
+  }
 
   // The calls' fibers; created after the server's finalizer, so a stop first ends the calls, then the server.
   const stopTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(5))
@@ -220,31 +242,33 @@ export const make = Effect.fnUntraced(function*(
       Effect.timeoutOrElse({ duration: stopTimeout, orElse: () => Effect.sync(() => server.forceShutdown()) })
     )
   )
-  const run = yield* FiberSet.makeRuntime<never>()
+  const run = yield* FiberSet.makeRuntime<never, void, never>()
 
   const unary =
     (method: Wire.Method, op: Operations.Unary): grpc.handleUnaryCall<Buffer, Buffer> => (call, callback) => {
+      /** Ends the call with its outcome (run once, uninterruptibly, whatever the outcome). */
+      const answer = (exit: Exit.Exit<Buffer, A2AError.A2AError>) => {
+        if (Exit.isSuccess(exit)) return Effect.sync(() => callback(null, exit.value))
+        if (Cause.hasInterruptsOnly(exit.cause)) {
+          return Effect.sync(() => {
+            if (!call.cancelled) callback({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+          })
+        }
+        return Effect.andThen(logDefect(method, exit), Effect.sync(() => callback(statusOf(errorOf(exit.cause)))))
+      }
       const fiber = run(
-        Effect.gen(function*() {
-          const { ctx, operation, responseMetadata } = yield* setup(method, op.prepare, call)
-          const result = yield* operation(handler, ctx)
-          if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
-          return yield* encode(method, result)
-        }).pipe(
-          Effect.onExit((exit) =>
-            Effect.andThen(
-              logDefect(method, exit),
-              Effect.sync(() => {
-                if (Exit.isSuccess(exit)) return callback(null, exit.value)
-                if (Cause.hasInterruptsOnly(exit.cause)) {
-                  if (!call.cancelled) callback({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
-                  return
-                }
-                callback(statusOf(errorOf(exit.cause)))
-              })
-            )
+        setup(method, op.prepare, call).pipe(
+          Effect.flatMap(({ ctx, operation, responseMetadata }) =>
+            Effect.flatMap(operation(handler, ctx), (result) => {
+              if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
+              const out = Wire.fromProtoJson(method.output, result)
+              return out.ok ? Effect.succeed(toBuffer(out.bytes)) : Effect.fail(out.error)
+            })
           ),
-          Effect.ignore
+          Effect.onExit(answer),
+          // the outcome is the call's answer: nothing is left for the FiberSet to record
+          Effect.exit,
+          Effect.asVoid
         )
       )
       call.on("cancelled", () => fiber.interruptUnsafe())
@@ -255,31 +279,37 @@ export const make = Effect.fnUntraced(function*(
       const drained = Effect.callback<void>((resume) => {
         call.once("drain", () => resume(Effect.void))
       })
+      const write = (event: unknown) => {
+        const out = Wire.fromProtoJson(method.output, event)
+        if (!out.ok) return Effect.fail(out.error)
+        return call.write(toBuffer(out.bytes)) ? Effect.void : drained
+      }
+      const answer = (exit: Exit.Exit<void, A2AError.A2AError>) => {
+        if (Exit.isSuccess(exit)) return Effect.sync(() => call.end())
+        if (Cause.hasInterruptsOnly(exit.cause)) {
+          return Effect.sync(() => {
+            if (!call.cancelled) {
+              call.emit("error", { code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+            }
+          })
+        }
+        return Effect.andThen(
+          logDefect(method, exit),
+          Effect.sync(() => {
+            if (!call.cancelled) call.emit("error", statusOf(errorOf(exit.cause)))
+          })
+        )
+      }
       const fiber = run(
-        Effect.gen(function*() {
-          const { ctx, operation, responseMetadata } = yield* setup(method, op.prepare, call)
-          const events = operation(handler, ctx)
-          if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
-          yield* Stream.runForEach(
-            events,
-            (event) => Effect.flatMap(encode(method, event), (bytes) => call.write(bytes) ? Effect.void : drained)
-          )
-        }).pipe(
-          Effect.onExit((exit) =>
-            Effect.andThen(
-              logDefect(method, exit),
-              Effect.sync(() => {
-                if (Exit.isSuccess(exit)) return call.end()
-                if (call.cancelled) return
-                if (Cause.hasInterruptsOnly(exit.cause)) {
-                  call.emit("error", { code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
-                  return
-                }
-                call.emit("error", statusOf(errorOf(exit.cause)))
-              })
-            )
-          ),
-          Effect.ignore
+        setup(method, op.prepare, call).pipe(
+          Effect.flatMap(({ ctx, operation, responseMetadata }) => {
+            const events = operation(handler, ctx)
+            if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
+            return Stream.runForEach(events, write)
+          }),
+          Effect.onExit(answer),
+          Effect.exit,
+          Effect.asVoid
         )
       )
       call.on("cancelled", () => fiber.interruptUnsafe())

@@ -1,0 +1,617 @@
+/**
+ * Protobuf binary <-> ProtoJSON in one pass, without @bufbuild/protobuf's message objects: the hot path of every
+ * gRPC call (profile of grpc-get-task: the two passes, binary -> message -> JSON and back, were ~12% of the
+ * server's CPU). Compiled once per message descriptor from the same descriptor, with @bufbuild/protobuf's wire
+ * reader and writer, so the bytes and the JSON are the ones its `fromBinary`/`toJson` and `fromJson`/`toBinary`
+ * give.
+ *
+ * It only takes what it is sure to convert as @bufbuild/protobuf does (the shapes A2A's messages use: strings,
+ * bools, int32, enums by name, messages, repeated, string maps, Struct, Value, Timestamp, Empty). Anything else
+ * (bytes, null, numbers in strings, an unknown enum name, two members of a oneof, a malformed message...)
+ * answers `undefined`, and the caller takes @bufbuild/protobuf's path, whose answer or error stays the one given.
+ */
+import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf"
+import { BinaryReader, BinaryWriter, getTextEncoding, WireType } from "@bufbuild/protobuf/wire"
+import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt"
+
+/** Thrown (one instance, no stack) when a value or message leaves the shapes this module takes. */
+const UNHANDLED = { unhandled: true } as const
+
+const unhandled = (): never => {
+  throw UNHANDLED
+}
+
+/** Nesting past this is left to @bufbuild/protobuf (which has its own limit and error). */
+const MAX_DEPTH = 64
+
+type Json = unknown
+type JsonObject = Record<string, unknown>
+
+/** A string @bufbuild/protobuf writes (it refuses lone surrogates, which UTF-8 cannot carry). */
+const checkUtf8 = (text: string): string => getTextEncoding().checkUtf8(text) ? text : unhandled()
+
+const isPlainObject = (value: unknown): value is JsonObject => {
+  if (typeof value !== "object" || value === null) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+// --- Timestamp (the RFC 3339 form, as @bufbuild/protobuf reads and writes it) ---
+
+const TIMESTAMP =
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:Z|([+-][0-9][0-9]:[0-9][0-9]))$/
+const TIMESTAMP_MS_MIN = Date.parse("0001-01-01T00:00:00Z")
+const TIMESTAMP_MS_MAX = Date.parse("9999-12-31T23:59:59Z")
+
+/** `Date.prototype.toISOString`'s form, which the server's own timestamps take: parsed whole, in one call. */
+const ISO_MILLIS = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/
+
+const writeTimestamp = (w: BinaryWriter, json: Json): void => {
+  if (typeof json !== "string") return unhandled()
+  if (json.length === 24 && ISO_MILLIS.test(json)) {
+    const ms = Date.parse(json)
+    if (!Number.isNaN(ms) && ms >= TIMESTAMP_MS_MIN && ms <= TIMESTAMP_MS_MAX) {
+      const seconds = Math.floor(ms / 1000)
+      const nanos = (ms - seconds * 1000) * 1_000_000
+      if (seconds !== 0) w.tag(1, WireType.Varint).int64(seconds)
+      if (nanos !== 0) w.tag(2, WireType.Varint).int32(nanos)
+      return
+    }
+  }
+  const m = TIMESTAMP.exec(json)
+  if (m === null) return unhandled()
+  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8] ?? "Z"}`)
+  if (Number.isNaN(ms) || ms < TIMESTAMP_MS_MIN || ms > TIMESTAMP_MS_MAX) return unhandled()
+  const seconds = ms / 1000
+  const nanos = m[7] === undefined ? 0 : parseInt("1" + m[7] + "0".repeat(9 - m[7].length)) - 1_000_000_000
+  if (seconds !== 0) w.tag(1, WireType.Varint).int64(seconds)
+  if (nanos !== 0) w.tag(2, WireType.Varint).int32(nanos)
+}
+
+const readTimestamp = (r: BinaryReader, end: number): string => {
+  let seconds = 0
+  let nanos = 0
+  while (r.pos < end) {
+    const [no, wireType] = r.tag()
+    if (no === 1 && wireType === WireType.Varint) seconds = Number(r.int64())
+    else if (no === 2 && wireType === WireType.Varint) nanos = r.int32()
+    else if (no === 1 || no === 2) return unhandled()
+    else r.skip(wireType, no)
+  }
+  const ms = seconds * 1000
+  if (ms < TIMESTAMP_MS_MIN || ms > TIMESTAMP_MS_MAX || nanos < 0 || nanos > 999_999_999) return unhandled()
+  let z = "Z"
+  if (nanos > 0) {
+    const digits = (nanos + 1_000_000_000).toString().substring(1)
+    z = digits.substring(3) === "000000"
+      ? "." + digits.substring(0, 3) + "Z"
+      : digits.substring(6) === "000"
+      ? "." + digits.substring(0, 6) + "Z"
+      : "." + digits + "Z"
+  }
+  return new Date(ms).toISOString().replace(".000Z", z)
+}
+
+// --- Struct, Value, ListValue (google/protobuf/struct.proto: JSON itself) ---
+
+const writeStruct = (w: BinaryWriter, json: Json, depth: number): void => {
+  if (!isPlainObject(json) || depth > MAX_DEPTH) return unhandled()
+  for (const key of Object.keys(json)) {
+    if (key === "__proto__") return unhandled()
+    const value = json[key]
+    if (value === undefined) return unhandled()
+    // fields: map<string, Value> = 1; an entry is { key = 1, value = 2 }
+    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(checkUtf8(key))
+    w.tag(2, WireType.LengthDelimited).fork()
+    writeValue(w, value, depth + 1)
+    w.join().join()
+  }
+}
+
+const writeValue = (w: BinaryWriter, json: Json, depth: number): void => {
+  switch (typeof json) {
+    case "string":
+      w.tag(3, WireType.LengthDelimited).string(checkUtf8(json))
+      return
+    case "boolean":
+      w.tag(4, WireType.Varint).bool(json)
+      return
+    case "number":
+      if (!Number.isFinite(json)) return unhandled()
+      w.tag(2, WireType.Bit64).double(json)
+      return
+    case "object":
+      if (json === null) {
+        w.tag(1, WireType.Varint).int32(0)
+        return
+      }
+      if (Array.isArray(json)) {
+        if (depth > MAX_DEPTH) return unhandled()
+        w.tag(6, WireType.LengthDelimited).fork()
+        for (const item of json) {
+          if (item === undefined) return unhandled()
+          w.tag(1, WireType.LengthDelimited).fork()
+          writeValue(w, item, depth + 1)
+          w.join()
+        }
+        w.join()
+        return
+      }
+      w.tag(5, WireType.LengthDelimited).fork()
+      writeStruct(w, json, depth + 1)
+      w.join()
+      return
+    default:
+      return unhandled()
+  }
+}
+
+const readStruct = (r: BinaryReader, end: number, depth: number): JsonObject => {
+  if (depth > MAX_DEPTH) return unhandled()
+  const out: JsonObject = {}
+  while (r.pos < end) {
+    const [no, wireType] = r.tag()
+    if (no !== 1 || wireType !== WireType.LengthDelimited) return unhandled()
+    const entryEnd = endOf(r)
+    let key = ""
+    let value: Json = undefined
+    while (r.pos < entryEnd) {
+      const [n, wt] = r.tag()
+      if (wt !== WireType.LengthDelimited) return unhandled()
+      if (n === 1) key = readString(r)
+      else if (n === 2) value = readValue(r, endOf(r), depth + 1)
+      else return unhandled()
+    }
+    if (r.pos !== entryEnd || value === undefined || key === "__proto__") return unhandled()
+    out[key] = value
+  }
+  return out
+}
+
+const readValue = (r: BinaryReader, end: number, depth: number): Json => {
+  if (depth > MAX_DEPTH) return unhandled()
+  let value: Json = undefined
+  while (r.pos < end) {
+    const [no, wireType] = r.tag()
+    // a second kind replaces the first, as a oneof does; left to @bufbuild/protobuf, as is anything odd
+    if (value !== undefined) return unhandled()
+    if (no === 1 && wireType === WireType.Varint) {
+      r.int32()
+      value = null
+    } else if (no === 2 && wireType === WireType.Bit64) {
+      value = r.double()
+      if (!Number.isFinite(value)) return unhandled()
+    } else if (no === 3 && wireType === WireType.LengthDelimited) value = readString(r)
+    else if (no === 4 && wireType === WireType.Varint) value = r.bool()
+    else if (no === 5 && wireType === WireType.LengthDelimited) value = readStruct(r, endOf(r), depth + 1)
+    else if (no === 6 && wireType === WireType.LengthDelimited) {
+      const listEnd = endOf(r)
+      const items: Array<Json> = []
+      while (r.pos < listEnd) {
+        const [n, wt] = r.tag()
+        if (n !== 1 || wt !== WireType.LengthDelimited) return unhandled()
+        items.push(readValue(r, endOf(r), depth + 1))
+      }
+      if (r.pos !== listEnd) return unhandled()
+      value = items
+    } else return unhandled()
+  }
+  if (value === undefined || r.pos !== end) return unhandled()
+  return value
+}
+
+const EMPTY = Buffer.alloc(0)
+
+/** The message `decode` reads (a Buffer view of it), for `readString`. Reading is synchronous, never nested. */
+let input: Buffer = EMPTY
+
+/**
+ * A string field. ASCII (ids, enums' peers, most text) is sliced from the Buffer in one native call; the reader's
+ * own path (a TextDecoder past 32 bytes) takes the rest, with its strict UTF-8 check.
+ */
+const readString = (r: BinaryReader): string => {
+  const at = r.pos
+  const length = r.uint32()
+  const start = r.pos
+  const end = start + length
+  if (end <= input.length) {
+    let ascii = true
+    for (let i = start; i < end; i++) {
+      if (input[i]! > 0x7f) {
+        ascii = false
+        break
+      }
+    }
+    if (ascii) {
+      r.pos = end
+      return input.toString("latin1", start, end)
+    }
+  }
+  r.pos = at
+  return r.string(true)
+}
+
+/** The end of the length-delimited record at the reader (checked against the buffer). */
+const endOf = (r: BinaryReader): number => {
+  const end = r.uint32() + r.pos
+  if (end > r.len) return unhandled()
+  return end
+}
+
+// --- Messages ---
+
+interface Codec {
+  /** Writes the fields of a message given as ProtoJSON. */
+  write: (w: BinaryWriter, json: Json, depth: number) => void
+  /** Reads a message's fields up to `end` as ProtoJSON. */
+  read: (r: BinaryReader, end: number, depth: number) => Json
+}
+
+const codecs = new WeakMap<DescMessage, Codec>()
+
+const codecOf = (desc: DescMessage): Codec => {
+  const known = codecs.get(desc)
+  if (known !== undefined) return known
+  const codec = compile(desc)
+  return codec
+}
+
+/** A singular value of a field (or of a list's item, or a map's value): how it is written and read. */
+interface ValueCodec {
+  readonly wireType: WireType
+  /** Writes the tag and the value. */
+  readonly write: (w: BinaryWriter, no: number, json: Json, depth: number) => void
+  /** Reads the value (the tag is read). */
+  readonly read: (r: BinaryReader, depth: number) => Json
+  /** Whether a value is the zero value (left out under implicit presence). */
+  readonly isZero: (json: Json) => boolean
+}
+
+const never = () => false
+
+/** What a single value is: a field's, a list's item, a map's value. */
+type ValueKind =
+  | { readonly kind: "scalar"; readonly scalar: ScalarType }
+  | { readonly kind: "enum"; readonly enum: DescEnum }
+  | { readonly kind: "message"; readonly message: DescMessage }
+
+/** The kind of a field's single values (its own, its items', its map values'). */
+const valueKindOf = (field: DescField): ValueKind => {
+  switch (field.fieldKind) {
+    case "scalar":
+      return { kind: "scalar", scalar: field.scalar }
+    case "enum":
+      return { kind: "enum", enum: field.enum }
+    case "message":
+      return { kind: "message", message: field.message }
+    case "list":
+      return field.listKind === "scalar"
+        ? { kind: "scalar", scalar: field.scalar }
+        : field.listKind === "enum"
+        ? { kind: "enum", enum: field.enum }
+        : { kind: "message", message: field.message }
+    case "map":
+      return field.mapKind === "scalar"
+        ? { kind: "scalar", scalar: field.scalar }
+        : field.mapKind === "enum"
+        ? { kind: "enum", enum: field.enum }
+        : { kind: "message", message: field.message }
+  }
+}
+
+const valueCodecOf = (of: ValueKind): ValueCodec => {
+  if (of.kind === "message") {
+    const message = of.message
+    const wkt = message.typeName
+    const nested = wkt === "google.protobuf.Timestamp"
+      ? { write: (w: BinaryWriter, json: Json) => writeTimestamp(w, json), read: readTimestamp }
+      : wkt === "google.protobuf.Struct"
+      ? { write: writeStruct, read: readStruct }
+      : wkt === "google.protobuf.Value"
+      ? {
+        write: (w: BinaryWriter, json: Json, depth: number) => {
+          // null is NULL_VALUE for a Value field (unset for any other): left to @bufbuild/protobuf
+          if (json === null) unhandled()
+          writeValue(w, json, depth)
+        },
+        read: readValue
+      }
+      : wkt.startsWith("google.protobuf.") && wkt !== "google.protobuf.Empty"
+      ? { write: unhandled, read: unhandled }
+      : undefined
+    return {
+      wireType: WireType.LengthDelimited,
+      write: (w, no, json, depth) => {
+        w.tag(no, WireType.LengthDelimited).fork()
+        ;(nested ?? codecOf(message)).write(w, json, depth + 1)
+        w.join()
+      },
+      read: (r, depth) => {
+        const end = endOf(r)
+        const value = (nested ?? codecOf(message)).read(r, end, depth + 1)
+        if (r.pos !== end) return unhandled()
+        return value
+      },
+      isZero: never
+    }
+  }
+  if (of.kind === "enum") {
+    const desc = of.enum
+    if (desc.typeName === "google.protobuf.NullValue") {
+      return { wireType: WireType.Varint, write: unhandled, read: unhandled, isZero: never }
+    }
+    const byName = new Map<string, number>()
+    const names = new Map<number, string>()
+    // as @bufbuild/protobuf's reader: the JSON names, then the proto names (which win)
+    for (const v of desc.values) byName.set(v.jsonName, v.number)
+    for (const v of desc.values) byName.set(v.name, v.number)
+    for (const v of desc.values) if (!names.has(v.number)) names.set(v.number, v.jsonName)
+    const zero = desc.values[0]?.number ?? 0
+    return {
+      wireType: WireType.Varint,
+      write: (w, no, json) => {
+        const number = typeof json === "string" ? byName.get(json) : undefined
+        if (number === undefined) return unhandled()
+        w.tag(no, WireType.Varint).int32(number)
+      },
+      read: (r) => {
+        const name = names.get(r.int32())
+        return name === undefined ? unhandled() : name
+      },
+      isZero: (json) => typeof json === "string" && byName.get(json) === zero
+    }
+  }
+  switch (of.scalar) {
+    case ScalarType.STRING:
+      return {
+        wireType: WireType.LengthDelimited,
+        write: (w, no, json) => {
+          if (typeof json !== "string") return unhandled()
+          w.tag(no, WireType.LengthDelimited).string(checkUtf8(json))
+        },
+        read: (r) => readString(r),
+        isZero: (json) => json === ""
+      }
+    case ScalarType.BOOL:
+      return {
+        wireType: WireType.Varint,
+        write: (w, no, json) => {
+          if (typeof json !== "boolean") return unhandled()
+          w.tag(no, WireType.Varint).bool(json)
+        },
+        read: (r) => r.bool(),
+        isZero: (json) => json === false
+      }
+    case ScalarType.INT32:
+      return {
+        wireType: WireType.Varint,
+        write: (w, no, json) => {
+          if (typeof json !== "number" || !Number.isInteger(json) || json > 0x7fffffff || json < -0x80000000) {
+            return unhandled()
+          }
+          w.tag(no, WireType.Varint).int32(json)
+        },
+        read: (r) => r.int32(),
+        isZero: (json) => json === 0
+      }
+    default:
+      // bytes (base64 in JSON), 64-bit integers (strings), floats...: not in A2A's hot messages
+      return { wireType: WireType.Varint, write: unhandled, read: unhandled, isZero: never }
+  }
+}
+
+interface FieldCodec {
+  readonly no: number
+  readonly jsonName: string
+  /** The proto name when it differs from the JSON name (@bufbuild/protobuf's reader takes both). */
+  readonly protoName: string | undefined
+  /** The field's oneof, as an index among the message's oneofs; -1 for none. */
+  readonly oneof: number
+  readonly write: (w: BinaryWriter, json: Json, depth: number) => void
+  /** Reads one record of the field into `slots[index]` (lists append, maps add). */
+  readonly read: (r: BinaryReader, wireType: WireType, slots: Array<Json>, index: number, depth: number) => void
+  /** The slot's value as ProtoJSON, or undefined when it is left out. */
+  readonly emit: (slot: Json) => Json
+}
+
+const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]>): FieldCodec => {
+  const no = field.number
+  const base = {
+    no,
+    jsonName: field.jsonName,
+    protoName: field.name === field.jsonName ? undefined : field.name,
+    oneof: field.oneof === undefined ? -1 : oneofs.indexOf(field.oneof)
+  }
+  switch (field.fieldKind) {
+    case "scalar":
+    case "enum":
+    case "message": {
+      const value = valueCodecOf(valueKindOf(field))
+      const implicit = field.presence === FeatureSet_FieldPresence.IMPLICIT && field.oneof === undefined
+      return {
+        ...base,
+        write: implicit
+          ? (w, json, depth) => {
+            if (!value.isZero(json)) value.write(w, no, json, depth)
+          }
+          : (w, json, depth) => value.write(w, no, json, depth),
+        read: (r, wireType, slots, index, depth) => {
+          if (wireType !== value.wireType) return unhandled()
+          // a message given twice is merged by @bufbuild/protobuf: left to it
+          if (field.fieldKind === "message" && slots[index] !== undefined) return unhandled()
+          slots[index] = value.read(r, depth)
+        },
+        emit: implicit ? (slot) => slot === undefined || value.isZero(slot) ? undefined : slot : (slot) => slot
+      }
+    }
+    case "list": {
+      const item = valueCodecOf(valueKindOf(field))
+      // numbers are packed in proto3: not in A2A's messages
+      if (item.wireType !== WireType.LengthDelimited) {
+        return { ...base, write: unhandled, read: unhandled, emit: unhandled }
+      }
+      return {
+        ...base,
+        write: (w, json, depth) => {
+          if (!Array.isArray(json)) return unhandled()
+          for (const value of json) {
+            if (value === undefined || value === null) return unhandled()
+            item.write(w, no, value, depth)
+          }
+        },
+        read: (r, wireType, slots, index, depth) => {
+          if (wireType !== WireType.LengthDelimited) return unhandled()
+          const list = (slots[index] ??= []) as Array<Json>
+          list.push(item.read(r, depth))
+        },
+        emit: (slot) => slot
+      }
+    }
+    case "map": {
+      if (field.mapKey !== ScalarType.STRING) return { ...base, write: unhandled, read: unhandled, emit: unhandled }
+      const entry = valueCodecOf(valueKindOf(field))
+      if (entry.wireType !== WireType.LengthDelimited) {
+        return { ...base, write: unhandled, read: unhandled, emit: unhandled }
+      }
+      return {
+        ...base,
+        write: (w, json, depth) => {
+          if (!isPlainObject(json)) return unhandled()
+          for (const key of Object.keys(json)) {
+            const value = json[key]
+            if (value === undefined || value === null || key === "__proto__") return unhandled()
+            w.tag(no, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(checkUtf8(key))
+            entry.write(w, 2, value, depth)
+            w.join()
+          }
+        },
+        read: (r, wireType, slots, index, depth) => {
+          if (wireType !== WireType.LengthDelimited) return unhandled()
+          const end = endOf(r)
+          let key: string | undefined
+          let value: Json = undefined
+          while (r.pos < end) {
+            const [n, wt] = r.tag()
+            if (wt !== WireType.LengthDelimited || (n !== 1 && n !== 2)) return unhandled()
+            if (n === 1) key = readString(r)
+            else value = entry.read(r, depth)
+          }
+          // an entry without its key or value takes the defaults: left to @bufbuild/protobuf
+          if (r.pos !== end || key === undefined || value === undefined || key === "__proto__") return unhandled()
+          const map = (slots[index] ??= {}) as JsonObject
+          map[key] = value
+        },
+        emit: (slot) => slot
+      }
+    }
+  }
+}
+
+const compile = (desc: DescMessage): Codec => {
+  const oneofs = desc.oneofs
+  const fields: Array<FieldCodec> = []
+  const byNumber = new Map<number, number>()
+  const codec: Codec = {
+    write: (w, json, depth) => {
+      if (!isPlainObject(json) || depth > MAX_DEPTH) return unhandled()
+      let oneofsSet = 0
+      for (let i = 0; i < fields.length; i++) {
+        const field = fields[i]!
+        // @bufbuild/protobuf's reader takes the proto name too: left to it
+        if (field.protoName !== undefined && json[field.protoName] !== undefined) return unhandled()
+        const value = json[field.jsonName]
+        if (value === undefined) continue
+        // null is "unset" but NULL_VALUE in a Value field: left to @bufbuild/protobuf
+        if (value === null) return unhandled()
+        if (field.oneof >= 0) {
+          const bit = 1 << field.oneof
+          if ((oneofsSet & bit) !== 0) return unhandled()
+          oneofsSet |= bit
+        }
+        field.write(w, value, depth)
+      }
+    },
+    read: (r, end, depth) => {
+      if (depth > MAX_DEPTH) return unhandled()
+      const slots: Array<Json> = new Array(fields.length)
+      let oneofsSet = 0
+      while (r.pos < end) {
+        const [no, wireType] = r.tag()
+        const index = byNumber.get(no)
+        if (index === undefined) {
+          r.skip(wireType, no)
+          continue
+        }
+        const field = fields[index]!
+        if (field.oneof >= 0) {
+          // a second member replaces the first: left to @bufbuild/protobuf
+          const bit = 1 << field.oneof
+          if ((oneofsSet & bit) !== 0 && slots[index] === undefined) return unhandled()
+          oneofsSet |= bit
+        }
+        field.read(r, wireType, slots, index, depth)
+      }
+      if (r.pos !== end) return unhandled()
+      const out: JsonObject = {}
+      for (let i = 0; i < fields.length; i++) {
+        const slot = slots[i]
+        if (slot === undefined) continue
+        const value = fields[i]!.emit(slot)
+        if (value !== undefined) out[fields[i]!.jsonName] = value
+      }
+      return out
+    }
+  }
+  // registered before the fields compile, so recursive messages find it
+  codecs.set(desc, codec)
+  const wkt = desc.typeName.startsWith("google.protobuf.") && desc.typeName !== "google.protobuf.Empty"
+  if (oneofs.length > 30 || wkt) {
+    codec.write = unhandled
+    codec.read = unhandled
+    return codec
+  }
+  const sorted = desc.fields.concat().sort((a, b) => a.number - b.number)
+  for (const field of sorted) {
+    if (field.jsonName === "__proto__" || field.name === "__proto__") {
+      codec.write = unhandled
+      codec.read = unhandled
+      return codec
+    }
+    byNumber.set(field.number, fields.length)
+    fields.push(compileField(field, oneofs))
+  }
+  return codec
+}
+
+/** Binary -> ProtoJSON, as `toJson(desc, fromBinary(desc, bytes))`; undefined when left to @bufbuild/protobuf. */
+export const decode = (desc: DescMessage, bytes: Uint8Array): Json | undefined => {
+  try {
+    input = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    return codecOf(desc).read(new BinaryReader(bytes), bytes.byteLength, 0)
+  } catch {
+    return undefined
+  } finally {
+    input = EMPTY
+  }
+}
+
+/**
+ * One writer for every encode (writing is synchronous, never nested): its buffer, grown once to the size of the
+ * answers, is reused (`finish` copies the bytes out), where a new writer grows its buffer from 128 bytes each time.
+ */
+let writer = new BinaryWriter()
+const KEPT_BUFFER_BYTES = 64 * 1024
+
+/** ProtoJSON -> binary, as `toBinary(desc, fromJson(desc, json, { ignoreUnknownFields }))`; undefined likewise. */
+export const encode = (desc: DescMessage, json: Json): Uint8Array | undefined => {
+  try {
+    codecOf(desc).write(writer, json, 0)
+    const bytes = writer.finish()
+    // a large message leaves a large buffer: not kept
+    if (bytes.byteLength > KEPT_BUFFER_BYTES) writer = new BinaryWriter()
+    return bytes
+  } catch {
+    writer = new BinaryWriter()
+    return undefined
+  }
+}
