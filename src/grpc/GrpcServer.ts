@@ -46,7 +46,7 @@ import * as CallContext from "../server/CallContext.ts"
 import type * as Operations from "../server/http/Operations.ts"
 import { v1Edge } from "../server/http/Operations.ts"
 import * as Observability from "../server/Observability.ts"
-import type { Principal } from "../server/Principal.ts"
+import { clientCertificateOf, type Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
@@ -223,11 +223,19 @@ export const make = Effect.fnUntraced(function*(
   const setup = <Run>(
     method: Wire.Method,
     prepare: (input: unknown) => Result.Result<Run, A2AError.A2AError>,
-    call: { readonly metadata: grpc.Metadata; readonly request: Buffer }
+    call: {
+      readonly metadata: grpc.Metadata
+      readonly request: Buffer
+      readonly getAuthContext: grpc.ServerUnaryCall<Buffer, Buffer>["getAuthContext"]
+    }
   ): Effect.Effect<Prepared<Run>, A2AError.A2AError> => {
     const headers = headersOf(call.metadata)
+    // A peer certificate is there only when the TLS layer required and verified one (see TlsOptions).
+    const peer = auth.readsClientCertificate === true ? call.getAuthContext().sslPeerCertificate : undefined
+    const clientCertificate = peer === undefined ? undefined : clientCertificateOf(peer)
+    const request = clientCertificate === undefined ? { headers } : { headers, clientCertificate }
     // suspended: an Auth of the user's that throws is a defect of this call, not of the server
-    return Effect.suspend(() => auth.authenticate({ headers })).pipe(
+    return Effect.suspend(() => auth.authenticate(request)).pipe(
       Effect.flatMap((principal) => Effect.fromResult(prepareCall(method, prepare, call.request, headers, principal))),
       Effect.tapError((error) => Effect.sync(() => refused(BINDING, error)))
     )

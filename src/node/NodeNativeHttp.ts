@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import type { IncomingMessage as NodeIncomingMessage } from "node:http"
 import { TLSSocket } from "node:tls"
 import { type BodyReadFailure, NativeHttp, type Service } from "../server/http/NativeHttp.ts"
+import { clientCertificateOf } from "../server/Principal.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 
 const { IncomingMessage, ServerResponse } = http
@@ -82,15 +83,7 @@ export const service: Service = {
     const socket = request.source instanceof IncomingMessage ? request.source.socket : undefined
     // Only a certificate the TLS layer verified against the server's CAs (`authorized`) is anyone's identity.
     if (!(socket instanceof TLSSocket) || !socket.authorized) return undefined
-    const certificate = socket.getPeerCertificate()
-    if (certificate.subject === undefined) return undefined
-    const subject = Object.entries(certificate.subject).map(([k, v]) => `${k}=${String(v)}`).join(", ")
-    const commonName = certificate.subject.CN
-    return {
-      subject,
-      commonName: typeof commonName === "string" ? commonName : undefined,
-      fingerprint256: certificate.fingerprint256
-    }
+    return clientCertificateOf(socket.getPeerCertificate())
   },
   directResponse: (request) => {
     if (!(request.source instanceof IncomingMessage)) return undefined

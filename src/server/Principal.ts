@@ -37,6 +37,23 @@ export interface ClientCertificate {
   readonly fingerprint256: string
 }
 
+/**
+ * A peer certificate as Node's TLS layer gives it (`getPeerCertificate()`), once the TLS layer verified it against
+ * the server's CAs, as a ClientCertificate; undefined when it has no subject (no certificate was sent).
+ */
+export const clientCertificateOf = (
+  peer: { readonly subject?: object | undefined; readonly fingerprint256: string }
+): ClientCertificate | undefined => {
+  if (peer.subject === undefined) return undefined
+  const subject = Object.entries(peer.subject).map(([k, v]) => `${k}=${String(v)}`).join(", ")
+  const commonName: unknown = "CN" in peer.subject ? peer.subject.CN : undefined
+  return {
+    subject,
+    commonName: typeof commonName === "string" ? commonName : undefined,
+    fingerprint256: peer.fingerprint256
+  }
+}
+
 /** The credentials of one request, as a binding sees them. */
 export interface AuthRequest {
   /** Lower-cased header names. */

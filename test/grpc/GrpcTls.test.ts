@@ -3,7 +3,8 @@
  * A2A_TLS_KEY and --grpc-port serves gRPC over TLS with the same certificate, and its card lists the interface as
  * `https://host:port`. Our client, trusting the test CA (GrpcTransport.layerWith), reaches the agent through it; a
  * plaintext client cannot; with A2A_TLS_CLIENT_CERT=require only a client with a certificate the CA issued gets
- * in. Test certificates: test/fixtures/tls.
+ * in, and with A2A_AUTH=mtls that certificate is the caller over gRPC as over HTTPS. Test certificates:
+ * test/fixtures/tls.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
@@ -104,6 +105,38 @@ describe("effect-a2a serve: gRPC over TLS", () => {
           key: Redacted.make(pem("stranger.key"))
         })
         assert.isTrue(Exit.isFailure(stranger))
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "A2A_AUTH=mtls: the client certificate is the caller over gRPC, the same one as over HTTPS",
+    () =>
+      Effect.gen(function*() {
+        const served = yield* ServeProcess.start(
+          { ...serverTls, A2A_TLS_CA: tls("ca.pem"), A2A_TLS_CLIENT_CERT: "require", A2A_AUTH: "mtls" },
+          ["--memory", "--grpc-port", "0"]
+        )
+        const card = yield* cardOf(served.base, "client")
+        const client = { ca: pem("ca.pem"), cert: pem("client.pem"), key: Redacted.make(pem("client.key")) }
+        const sent = yield* sendOverGrpc(card, client)
+        assert.isTrue(Exit.isSuccess(sent), String(sent))
+        const taskId = Exit.isSuccess(sent) && "task" in sent.value ? sent.value.task.id : ""
+        // the task is the certificate holder's: found over HTTPS with the same certificate
+        const found = yield* Effect.promise(() =>
+          new Promise<number>((resolve, reject) => {
+            get(`${served.base}/tasks/${taskId}`, {
+              ca: pem("ca.pem"),
+              cert: pem("client.pem"),
+              key: pem("client.key"),
+              headers: { "a2a-version": "1.0" }
+            }, (res) => {
+              res.resume()
+              resolve(res.statusCode ?? 0)
+            }).on("error", reject)
+          })
+        )
+        assert.strictEqual(found, 200)
       }).pipe(Effect.scoped),
     60_000
   )
