@@ -193,8 +193,21 @@ export const make = Effect.gen(function*() {
   const serverScope = yield* Effect.scope
   // Per-task mutual exclusion: a semaphore per task, kept only while someone holds or waits for it.
   const locks = yield* RcMap.make({ lookup: (_taskId: string) => Semaphore.make(1) })
+  // How many fibers hold or wait for each task's lock: a task missing here is free, and a step that runs at once
+  // (synchronously) then needs no lock, since nothing else can run meanwhile (see `launch`).
+  const lockUsers = new Map<string, number>()
   const withLock = <A, E>(taskId: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-    Effect.scoped(Effect.flatMap(RcMap.get(locks, taskId), (lock) => lock.withPermit(effect)))
+    Effect.uninterruptibleMask((restore) => {
+      lockUsers.set(taskId, (lockUsers.get(taskId) ?? 0) + 1)
+      return Effect.ensuring(
+        restore(Effect.scoped(Effect.flatMap(RcMap.get(locks, taskId), (lock) => lock.withPermit(effect)))),
+        Effect.sync(() => {
+          const users = lockUsers.get(taskId)! - 1
+          if (users === 0) lockUsers.delete(taskId)
+          else lockUsers.set(taskId, users)
+        })
+      )
+    })
   /** The executions now running, by task id. */
   const running = new Map<string, Running>()
 
@@ -515,21 +528,27 @@ export const make = Effect.gen(function*() {
       }
       running.set(taskId, handle)
       // Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot).
-      const release = Effect.suspend(() => {
+      const letGo = (): Effect.Effect<void> => {
         if (running.get(taskId) !== handle) return Effect.void
         running.delete(taskId)
         const [next, ...rest] = handle.pending
         return next === undefined ? Effect.void : continueQueued(next, rest, taskId)
-      })
+      }
+      // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
+      // needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
+      // one synchronous step, which nothing can come between, as it would have run under a lock taken at once
+      // (the lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~5 KB, BENCHMARKS.md).
+      const release = Effect.suspend(() =>
+        Option.isNone(state.record) || (handle.pending.length === 0 && !lockUsers.has(taskId))
+          ? letGo()
+          : withLock(taskId, Effect.suspend(letGo))
+      )
       const scope: TaskScope = { owner: options.owner, tenant: options.tenant }
       const run = (reporter: Caller) => runExecution(context, scope, state, options.pushConfig, reporter, handle)
       const execution = (observed ? Instrumentation.execution(context, caller, run) : run(caller)).pipe(
         Effect.ensuring(
-          // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
-          // needed. The task is let go before the caller hears the end, so its next message finds it free.
-          Effect.suspend(() => Option.isSome(state.record) ? withLock(taskId, release) : release).pipe(
-            Effect.andThen(Effect.sync(() => caller.end()))
-          )
+          // The task is let go before the caller hears the end, so its next message finds it free.
+          Effect.andThen(release, Effect.sync(() => caller.end()))
         )
       )
       return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
