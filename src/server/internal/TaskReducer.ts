@@ -39,8 +39,15 @@ const inTask = (message: v1.Message, rc: ReducerContext): v1.Message =>
     ? message
     : { ...message, taskId: rc.taskId, contextId: rc.contextId }
 
+/**
+ * `list` with `item` after it. Not `[...list, item]`: V8 gives a spread literal room to grow (~140 bytes more for
+ * a short list), and a stored task keeps its lists for as long as it is kept.
+ */
+export const appended = <A>(list: ReadonlyArray<A> | undefined, item: A): ReadonlyArray<A> =>
+  list === undefined || list.length === 0 ? [item] : list.concat([item])
+
 const appendHistory = (history: ReadonlyArray<v1.Message> | undefined, message: v1.Message) =>
-  history?.some((m) => m.messageId === message.messageId) ? history : [...(history ?? []), message]
+  history?.some((m) => m.messageId === message.messageId) ? history : appended(history, message)
 
 /** The task a new execution creates when the agent's first event is an update: SUBMITTED, with the user message. */
 export const initialTask = (rc: ReducerContext): v1.Task => ({
@@ -77,10 +84,10 @@ const mergeArtifact = (
 ): ReadonlyArray<v1.Artifact> => {
   const list = artifacts ?? []
   const index = list.findIndex((a) => a.artifactId === artifact.artifactId)
-  if (index < 0) return [...list, artifact]
+  if (index < 0) return appended(list, artifact)
   const previous = list[index]!
   const merged: v1.Artifact = append
-    ? { ...previous, ...artifact, parts: [...previous.parts, ...artifact.parts] }
+    ? { ...previous, ...artifact, parts: previous.parts.concat(artifact.parts) }
     : artifact
   return list.map((a, i) => (i === index ? merged : a))
 }
