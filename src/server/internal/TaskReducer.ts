@@ -30,8 +30,19 @@ export interface Applied {
   readonly published: ReadonlyArray<Published>
 }
 
+// The last timestamp found valid: the events of a busy server mostly carry the same one (Ids.now, per
+// millisecond), and Date.parse was ~1.5% of a blocking task SendMessage's CPU.
+let validTimestamp: string | undefined
+
+const isValidTimestamp = (timestamp: string): boolean => {
+  if (timestamp === validTimestamp) return true
+  if (Number.isNaN(Date.parse(timestamp))) return false
+  validTimestamp = timestamp
+  return true
+}
+
 const stamp = (status: v1.TaskStatus, now: string): v1.TaskStatus =>
-  status.timestamp !== undefined && !Number.isNaN(Date.parse(status.timestamp)) ? status : { ...status, timestamp: now }
+  status.timestamp !== undefined && isValidTimestamp(status.timestamp) ? status : { ...status, timestamp: now }
 
 /** The message with this task's ids, as it is kept in history. */
 const inTask = (message: v1.Message, rc: ReducerContext): v1.Message =>
