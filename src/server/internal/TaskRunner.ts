@@ -30,7 +30,8 @@
  *   soon as it comes. Elsewhere (the memory store) the agent runs in the execution's fiber and each event is
  *   saved before the agent goes on, with no fiber nor queue added.
  *
- * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand, once per task).
+ * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand); an execution that
+ * ends lets go of its task without it when no one else holds or waits for it (see `launch`).
  * The executions are not a FiberMap, for three reasons of its contract, not of cost (FiberMap.run measured as
  * cheap as forkIn):
  * - A turn hands its task over from inside its own fiber: its last step, under the task's lock, starts the turn
@@ -561,7 +562,7 @@ export const make = Effect.gen(function*() {
       // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
       // needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
       // one synchronous step, which nothing can come between, as it would have run under a lock taken at once
-      // (the lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~5 KB, BENCHMARKS.md).
+      // (the lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~9 KB, BENCHMARKS.md).
       const release = Effect.suspend(() =>
         Option.isNone(state.record) || (handle.pending.length === 0 && !lockUsers.has(taskId))
           ? letGo()
