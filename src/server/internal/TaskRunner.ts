@@ -681,13 +681,13 @@ export const make = Effect.gen(function*() {
     const taskId = options.message.taskId
     if (taskId !== undefined && taskId.length > 0) return withLock(taskId, continueTask(options, caller, taskId))
     const { taskId: _, ...message } = options.message
-    const contextId = message.contextId !== undefined && message.contextId.length > 0
-      ? Effect.succeed(message.contextId)
-      : Ids.randomId
-    return Effect.flatMap(
-      Effect.zip(Ids.taskId, contextId),
-      ([taskId, contextId]) => launch(options, caller, taskId, contextId, { ...message, contextId }, Option.none())
-    )
+    const given = message.contextId !== undefined && message.contextId.length > 0 ? message.contextId : undefined
+    // Nested, not Effect.zip: no tuple nor zip's continuations on every SendMessage.
+    return Effect.flatMap(Ids.taskId, (taskId) => {
+      const run = (contextId: string) =>
+        launch(options, caller, taskId, contextId, { ...message, contextId }, Option.none())
+      return given !== undefined ? run(given) : Effect.flatMap(Ids.randomId, run)
+    })
   }
 
   /**
