@@ -87,17 +87,18 @@ export const agentMessage = (
 export const replyWithText = <E = never>(
   reply: (text: string, context: RequestContext) => string | Effect.Effect<string, E>
 ): AgentExecutor["Service"] =>
-  make((context) => {
-    const event = Effect.suspend(() => {
-      const out = reply(textOf(context.message), context)
-      return typeof out === "string" ? Effect.succeed(out) : out
-    }).pipe(
-      Effect.flatMap((text) => agentMessage(text, { contextId: context.contextId })),
-      Effect.map((message): AgentEvent => ({ message }))
+  // The server runs it in the execution's fiber (see PushStream.produce). One pipeline per reply, and no
+  // Effect.succeed around a reply that is already a string: this runs on every direct-reply SendMessage.
+  make((context) =>
+    PushStream.produce((emit) =>
+      Effect.suspend(() => {
+        const send = (text: string) =>
+          Effect.flatMap(agentMessage(text, { contextId: context.contextId }), (message) => emit({ message }))
+        const out = reply(textOf(context.message), context)
+        return typeof out === "string" ? send(out) : Effect.flatMap(out, send)
+      })
     )
-    // The server runs it in the execution's fiber (see PushStream.produce).
-    return PushStream.produce((emit) => Effect.flatMap(event, emit))
-  })
+  )
 
 /**
  * A task-oriented agent: `work` drives a TaskUpdater (status, artifacts, input-required, ...). The task is

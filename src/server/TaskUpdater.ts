@@ -106,46 +106,51 @@ const run = <E>(
         ? message(m as string | ReadonlyArray<v1.Part>)
         : Effect.succeed({ ...(m as v1.Message), contextId, taskId })
 
-    // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server).
+    // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server), and no
+    // Effect.zip nor Effect.succeed where a value is at hand (each is a few objects per event).
+    const emitStatus = (state: v1.TaskState, statusMessage: v1.Message | undefined) =>
+      Effect.flatMap(Ids.now, (timestamp) => {
+        if (isFinal(state)) final = true
+        return emit({
+          statusUpdate: {
+            taskId,
+            contextId,
+            status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+          }
+        })
+      })
+
     const status = (state: v1.TaskState, m?: StatusMessage): Effect.Effect<void> =>
-      Effect.flatMap(
-        Effect.zip(m === undefined ? Effect.undefined : toMessage(m), Ids.now),
-        ([statusMessage, timestamp]) => {
-          if (isFinal(state)) final = true
-          return emit({
-            statusUpdate: {
+      m === undefined
+        ? emitStatus(state, undefined)
+        : Effect.flatMap(toMessage(m), (statusMessage) => emitStatus(state, statusMessage))
+
+    const artifact: TaskUpdater["artifact"] = (input, options = {}) => {
+      const emitArtifact = (artifactId: string) =>
+        Effect.as(
+          emit({
+            artifactUpdate: {
               taskId,
               contextId,
-              status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+              artifact: {
+                artifactId,
+                parts: input.parts,
+                ...(input.name !== undefined ? { name: input.name } : {}),
+                ...(input.description !== undefined ? { description: input.description } : {}),
+                ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+                ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
+              },
+              ...(options.append !== undefined ? { append: options.append } : {}),
+              ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
             }
-          })
-        }
-      )
-
-    const artifact: TaskUpdater["artifact"] = (input, options = {}) =>
-      Effect.flatMap(
-        input.artifactId !== undefined ? Effect.succeed(input.artifactId) : Ids.randomId,
-        (artifactId) =>
-          Effect.as(
-            emit({
-              artifactUpdate: {
-                taskId,
-                contextId,
-                artifact: {
-                  artifactId,
-                  parts: input.parts,
-                  ...(input.name !== undefined ? { name: input.name } : {}),
-                  ...(input.description !== undefined ? { description: input.description } : {}),
-                  ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-                  ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
-                },
-                ...(options.append !== undefined ? { append: options.append } : {}),
-                ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
-              }
-            }),
-            artifactId
-          )
-      )
+          }),
+          artifactId
+        )
+      const given = input.artifactId
+      return given !== undefined
+        ? Effect.suspend(() => emitArtifact(given))
+        : Effect.flatMap(Ids.randomId, emitArtifact)
+    }
 
     const updater: TaskUpdater = {
       taskId,

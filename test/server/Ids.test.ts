@@ -58,6 +58,17 @@ describe("Ids", () => {
       assert.strictEqual(yield* Ids.now, "1970-01-01T00:00:01.500Z")
     }))
 
+  it.effect("randomId takes fresh random bytes for every id, past the refills of its pool", () =>
+    Effect.gen(function*() {
+      const ids = yield* Effect.replicateEffect(Ids.randomId, 1000)
+      for (const id of ids) assert.match(id, V4)
+      assert.strictEqual(new Set(ids).size, ids.length)
+      // Every hex digit shows up in every position the randomness fills.
+      for (const position of [0, 7, 15, 20, 35]) {
+        assert.strictEqual(new Set(ids.map((id) => id[position])).size, 16, `position ${position}`)
+      }
+    }))
+
   it.effect("taskId uses the Clock; randomId is a UUIDv4", () =>
     Effect.gen(function*() {
       assert.match(yield* Ids.taskId, V7)

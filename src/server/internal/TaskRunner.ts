@@ -30,7 +30,8 @@
  *   soon as it comes. Elsewhere (the memory store) the agent runs in the execution's fiber and each event is
  *   saved before the agent goes on, with no fiber nor queue added.
  *
- * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand, once per task).
+ * The per-task lock is Effect's RcMap of semaphores (about 2 µs per lock over a Map by hand); an execution that
+ * ends lets go of its task without it when no one else holds or waits for it (see `launch`).
  * The executions are not a FiberMap, for three reasons of its contract, not of cost (FiberMap.run measured as
  * cheap as forkIn):
  * - A turn hands its task over from inside its own fiber: its last step, under the task's lock, starts the turn
@@ -193,8 +194,21 @@ export const make = Effect.gen(function*() {
   const serverScope = yield* Effect.scope
   // Per-task mutual exclusion: a semaphore per task, kept only while someone holds or waits for it.
   const locks = yield* RcMap.make({ lookup: (_taskId: string) => Semaphore.make(1) })
+  // How many fibers hold or wait for each task's lock: a task missing here is free, and a step that runs at once
+  // (synchronously) then needs no lock, since nothing else can run meanwhile (see `launch`).
+  const lockUsers = new Map<string, number>()
   const withLock = <A, E>(taskId: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-    Effect.scoped(Effect.flatMap(RcMap.get(locks, taskId), (lock) => lock.withPermit(effect)))
+    Effect.uninterruptibleMask((restore) => {
+      lockUsers.set(taskId, (lockUsers.get(taskId) ?? 0) + 1)
+      return Effect.ensuring(
+        restore(Effect.scoped(Effect.flatMap(RcMap.get(locks, taskId), (lock) => lock.withPermit(effect)))),
+        Effect.sync(() => {
+          const users = lockUsers.get(taskId)! - 1
+          if (users === 0) lockUsers.delete(taskId)
+          else lockUsers.set(taskId, users)
+        })
+      )
+    })
   /** The executions now running, by task id. */
   const running = new Map<string, Running>()
 
@@ -202,22 +216,46 @@ export const make = Effect.gen(function*() {
   const observed = yield* Observability.isEnabled
   const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message, conflict: isConflict(e) })
 
-  /** Saves a step, then publishes and notifies each of its events in order. Returns the new version. */
+  /** Saves a step, then publishes and notifies each of its events in order. Returns the record saved. */
   const persist = (
     scope: TaskScope,
     version: number,
     applied: TaskReducer.Applied
-  ): Effect.Effect<number, TaskStoreError> => {
-    const next = version + Math.max(1, applied.published.length)
-    const taskId = applied.task.id
-    return store.save({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next }).pipe(
-      Effect.andThen(Effect.forEach(applied.published, ({ event, task }, i) =>
-        Effect.andThen(
-          bus.publish({ taskId, sequence: version + i + 1, event }),
-          notifier.notify({ taskId, event, task })
-        ), { discard: true })),
-      Effect.as(next)
+  ): Effect.Effect<TaskRecord, TaskStoreError> => {
+    const published = applied.published
+    const record: TaskRecord = {
+      task: applied.task,
+      owner: scope.owner,
+      tenant: scope.tenant,
+      version: version + Math.max(1, published.length)
+    }
+    return Effect.flatMap(
+      store.save(record),
+      () =>
+        published.length === 0
+          ? Effect.succeed(record)
+          : Effect.as(announce(record.task.id, published, version, 0), record)
     )
+  }
+
+  /**
+   * Publishes and notifies `published[i]` and those after it, one after the other: Effect.forEach's work without
+   * its iterator and per-element effects (~1.2 KB a step), as a step has one event or a few.
+   */
+  const announce = (
+    taskId: string,
+    published: ReadonlyArray<TaskReducer.Published>,
+    version: number,
+    i: number
+  ): Effect.Effect<void> => {
+    const { event, task } = published[i]!
+    const one = Effect.andThen(
+      bus.publish({ taskId, sequence: version + i + 1, event }),
+      notifier.notify({ taskId, event, task })
+    )
+    return i + 1 === published.length
+      ? one
+      : Effect.andThen(one, Effect.suspend(() => announce(taskId, published, version, i + 1)))
   }
 
   const storageFailed = (caller: Caller, e: StoreFailed) =>
@@ -369,7 +407,7 @@ export const make = Effect.gen(function*() {
     // Once only, even when the save after it fails and is made again (see `step`).
     let pushConfigAttached = false
     const commit = (applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> => {
-      const version = Option.match(state.record, { onNone: () => 0, onSome: (r) => r.version })
+      const version = Option.isSome(state.record) ? state.record.value.version : 0
       const saved = persist(scope, version, applied).pipe(Effect.mapError(storeFailed))
       return (Option.isNone(state.record) && pushConfig !== undefined && !pushConfigAttached
         ? attachPushConfig(pushConfig).pipe(
@@ -379,8 +417,8 @@ export const make = Effect.gen(function*() {
           Effect.andThen(saved)
         )
         : saved).pipe(
-          Effect.map((next) => {
-            state.record = Option.some({ task: applied.task, owner: scope.owner, tenant: scope.tenant, version: next })
+          Effect.map((record) => {
+            state.record = Option.some(record)
             handle.task = applied.task
             for (const p of applied.published) caller.offer({ event: p.event, task: Option.some(p.task) })
           })
@@ -515,21 +553,27 @@ export const make = Effect.gen(function*() {
       }
       running.set(taskId, handle)
       // Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot).
-      const release = Effect.suspend(() => {
+      const letGo = (): Effect.Effect<void> => {
         if (running.get(taskId) !== handle) return Effect.void
         running.delete(taskId)
         const [next, ...rest] = handle.pending
         return next === undefined ? Effect.void : continueQueued(next, rest, taskId)
-      })
+      }
+      // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
+      // needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
+      // one synchronous step, which nothing can come between, as it would have run under a lock taken at once
+      // (the lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~9 KB, BENCHMARKS.md).
+      const release = Effect.suspend(() =>
+        Option.isNone(state.record) || (handle.pending.length === 0 && !lockUsers.has(taskId))
+          ? letGo()
+          : withLock(taskId, Effect.suspend(letGo))
+      )
       const scope: TaskScope = { owner: options.owner, tenant: options.tenant }
       const run = (reporter: Caller) => runExecution(context, scope, state, options.pushConfig, reporter, handle)
       const execution = (observed ? Instrumentation.execution(context, caller, run) : run(caller)).pipe(
         Effect.ensuring(
-          // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
-          // needed. The task is let go before the caller hears the end, so its next message finds it free.
-          Effect.suspend(() => Option.isSome(state.record) ? withLock(taskId, release) : release).pipe(
-            Effect.andThen(Effect.sync(() => caller.end()))
-          )
+          // The task is let go before the caller hears the end, so its next message finds it free.
+          Effect.andThen(release, Effect.sync(() => caller.end()))
         )
       )
       return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
@@ -596,7 +640,7 @@ export const make = Effect.gen(function*() {
       const message: v1.Message = { ...options.message, taskId, contextId }
       const history = task.history?.some((m) => m.messageId === message.messageId)
         ? task.history
-        : [...(task.history ?? []), message]
+        : TaskReducer.appended(task.history, message)
       const next: TaskRecord = {
         task: { ...task, contextId, history },
         owner: options.owner,
@@ -637,13 +681,13 @@ export const make = Effect.gen(function*() {
     const taskId = options.message.taskId
     if (taskId !== undefined && taskId.length > 0) return withLock(taskId, continueTask(options, caller, taskId))
     const { taskId: _, ...message } = options.message
-    const contextId = message.contextId !== undefined && message.contextId.length > 0
-      ? Effect.succeed(message.contextId)
-      : Ids.randomId
-    return Effect.flatMap(
-      Effect.zip(Ids.taskId, contextId),
-      ([taskId, contextId]) => launch(options, caller, taskId, contextId, { ...message, contextId }, Option.none())
-    )
+    const given = message.contextId !== undefined && message.contextId.length > 0 ? message.contextId : undefined
+    // Nested, not Effect.zip: no tuple nor zip's continuations on every SendMessage.
+    return Effect.flatMap(Ids.taskId, (taskId) => {
+      const run = (contextId: string) =>
+        launch(options, caller, taskId, contextId, { ...message, contextId }, Option.none())
+      return given !== undefined ? run(given) : Effect.flatMap(Ids.randomId, run)
+    })
   }
 
   /**

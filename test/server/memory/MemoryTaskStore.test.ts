@@ -50,6 +50,17 @@ describe("MemoryTaskStore bounds", () => {
       assert.isTrue(yield* has("done-5"))
     }).pipe(Effect.provide(MemoryTaskStore.layerWith({ maxTerminalTasks: 3 }))))
 
+  it.effect("keeps forgetting the earliest ended first over many tasks", () =>
+    Effect.gen(function*() {
+      // Past a few thousand forgotten tasks the store drops the forgotten part of its queue: the order holds on.
+      for (let i = 0; i < 5000; i++) yield* save(task(`done-${i}`, "TASK_STATE_COMPLETED"))
+      assert.deepStrictEqual(
+        yield* Effect.forEach(["done-4989", "done-4990", "done-4999", "done-0", "done-2500"], has),
+        [false, true, true, false, false]
+      )
+      assert.strictEqual(yield* listed, 10)
+    }).pipe(Effect.provide(MemoryTaskStore.layerWith({ maxTerminalTasks: 10 }))))
+
   it.effect("forgets an ended task once its time is up, whether or not anything is saved meanwhile", () =>
     Effect.gen(function*() {
       yield* save(task("old", "TASK_STATE_CANCELED"))
