@@ -21,21 +21,25 @@ import * as ServeProcess from "../fixtures/ServeProcess.ts"
 const tls = (name: string) => fileURLToPath(new URL(`../fixtures/tls/${name}`, import.meta.url))
 const pem = (name: string) => readFileSync(tls(name), "utf8")
 
-/** The card over HTTPS, trusting the test CA. */
-const cardOf = (base: string, client?: string) =>
+/** A GET over HTTPS trusting the test CA, with a client certificate when given: its status and body. */
+const httpsGet = (url: string, client?: string) =>
   Effect.promise(() =>
-    new Promise<v1.AgentCard>((resolve, reject) => {
-      get(`${base}/.well-known/agent-card.json`, {
+    new Promise<{ readonly status: number; readonly body: string }>((resolve, reject) => {
+      get(url, {
         ca: pem("ca.pem"),
         headers: { "a2a-version": "1.0" },
         ...(client !== undefined ? { cert: pem(`${client}.pem`), key: pem(`${client}.key`) } : {})
       }, (res) => {
-        let text = ""
-        res.on("data", (chunk: Buffer) => (text += chunk.toString()))
-        res.on("end", () => resolve(JSON.parse(text) as v1.AgentCard))
+        let body = ""
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
       }).on("error", reject)
     })
   )
+
+/** The card over HTTPS. */
+const cardOf = (base: string, client?: string) =>
+  Effect.map(httpsGet(`${base}/.well-known/agent-card.json`, client), (r) => JSON.parse(r.body) as v1.AgentCard)
 
 /** One SendMessage over the card's gRPC interface, with these channel settings; its exit. */
 const sendOverGrpc = (card: v1.AgentCard, tlsOptions: GrpcTransport.TlsOptions | undefined) =>
@@ -123,20 +127,8 @@ describe("effect-a2a serve: gRPC over TLS", () => {
         assert.isTrue(Exit.isSuccess(sent), String(sent))
         const taskId = Exit.isSuccess(sent) && "task" in sent.value ? sent.value.task.id : ""
         // the task is the certificate holder's: found over HTTPS with the same certificate
-        const found = yield* Effect.promise(() =>
-          new Promise<number>((resolve, reject) => {
-            get(`${served.base}/tasks/${taskId}`, {
-              ca: pem("ca.pem"),
-              cert: pem("client.pem"),
-              key: pem("client.key"),
-              headers: { "a2a-version": "1.0" }
-            }, (res) => {
-              res.resume()
-              resolve(res.statusCode ?? 0)
-            }).on("error", reject)
-          })
-        )
-        assert.strictEqual(found, 200)
+        const found = yield* httpsGet(`${served.base}/tasks/${taskId}`, "client")
+        assert.strictEqual(found.status, 200, found.body)
       }).pipe(Effect.scoped),
     60_000
   )
