@@ -8,11 +8,13 @@ import * as CliError from "effect/cli/CliError"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as HttpClient from "effect/http/HttpClient"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as v1 from "../generated/v1.ts"
+import { isJsonObject } from "../protocol/internal/JsonObject.ts"
 import * as A2A03 from "../v0_3/A2A03.ts"
 import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
@@ -102,10 +104,38 @@ export const renderCard = (card: v1.AgentCard): string => {
   return lines.join("\n")
 }
 
+const keyFileError = (file: string, why: string) =>
+  new CliError.UserError({ cause: undefined, userMessage: `--key ${file}: ${why}` })
+
+/** The public keys of a JWK or JWKS file, each with the `kid` a signature names it by. */
+const readKeys = (file: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file).pipe(Effect.mapError((e) => keyFileError(file, e.message)))
+    const json = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => keyFileError(file, "not JSON")
+    })
+    const listed = isJsonObject(json) && Array.isArray(json["keys"]) ? json["keys"] : [json]
+    const keys: Array<CardVerifier.PublicJwk> = []
+    for (const key of listed) {
+      if (!isJsonObject(key) || typeof key["kty"] !== "string") {
+        return yield* keyFileError(file, "expected a JWK (with kty) or a JWKS ({ \"keys\": [...] })")
+      }
+      if (typeof key["kid"] !== "string") {
+        return yield* keyFileError(file, "a key has no kid: signatures name their key by kid")
+      }
+      keys.push({ ...key, kty: key["kty"], kid: key["kid"] })
+    }
+    return keys
+  })
+
 interface CardOptions {
   readonly json: boolean
   /** Refuse the card unless a signature verifies (CardVerifier's defaults: keys from a jku on the card's origin). */
   readonly verify?: boolean | undefined
+  /** A file holding the public key (a JWK) or keys (a JWKS) to verify with, instead of the card's jku. */
+  readonly key?: string | undefined
   /** Seconds to wait for the card; absent means the default. */
   readonly timeout?: number | undefined
 }
@@ -120,7 +150,7 @@ const showCardWith = (url: string, options: CardOptions) =>
       timeout: Duration.seconds(options.timeout ?? CARD_TIMEOUT_SECONDS)
     }).pipe(Effect.mapError(userError))
     const card = resolved.card
-    if (options.verify === true) {
+    if (options.verify === true || options.key !== undefined) {
       // jose is an optional peer dependency: say so on a terminal, rather than as a defect.
       yield* Effect.tryPromise(() => import("jose")).pipe(
         Effect.mapError(() =>
@@ -130,9 +160,13 @@ const showCardWith = (url: string, options: CardOptions) =>
           })
         )
       )
-      const verifier = yield* CardVerifier.make({ requireSignature: true })
+      const keys = options.key === undefined ? undefined : yield* readKeys(options.key)
+      const verifier = yield* CardVerifier.make(
+        keys === undefined ? { requireSignature: true } : { requireSignature: true, keys, jku: false }
+      )
       yield* verifier.verify({ json: resolved.json, url: resolved.url }).pipe(Effect.mapError(userError))
     }
-    const summary = options.verify === true ? `${renderCard(card)}\nSignature: verified` : renderCard(card)
+    const verified = options.verify === true || options.key !== undefined
+    const summary = verified ? `${renderCard(card)}\nSignature: verified` : renderCard(card)
     yield* Console.log(options.json ? JSON.stringify(card, null, 2) : summary)
   })

@@ -39,10 +39,17 @@ export const cardCommand = Command.make(
         "Require a valid signature (spec 8.4), by a key from the JWKS its jku names on the card's own origin"
       ),
       Flag.withDefault(false)
+    ),
+    key: Flag.String("key").pipe(
+      Flag.withDescription("Verify with the public key (JWK) or keys (JWKS) in this file instead (implies --verify)"),
+      Flag.optional
     )
   },
-  ({ json, timeout, url, verify }) =>
-    Effect.flatMap(cardModule, (m) => m.showCard(url, { json, verify, timeout: Option.getOrUndefined(timeout) }))
+  ({ json, key, timeout, url, verify }) =>
+    Effect.flatMap(
+      cardModule,
+      (m) => m.showCard(url, { json, verify, key: Option.getOrUndefined(key), timeout: Option.getOrUndefined(timeout) })
+    )
 ).pipe(
   Command.withDescription("Show an agent's card: identity, interfaces, capabilities, skills and security"),
   Command.withExamples([

@@ -59,14 +59,19 @@ describe("serve: card signing from the environment", () => {
   )
 
   it.live(
-    "with no JKU the key is published beside the card: `card --verify` passes, and refuses an unsigned card",
+    "with no JKU the key is published beside the card: `card --verify` passes, refuses an unsigned card; --key",
     () =>
       Effect.gen(function*() {
         const dir = mkdtempSync(join(tmpdir(), "a2a-card-key-"))
-        const { privateKey } = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+        const { privateKey, publicKey } = yield* Effect.promise(() =>
+          jose.generateKeyPair("ES256", { extractable: true })
+        )
         const pemFile = join(dir, "card.pem")
         writeFileSync(pemFile, yield* Effect.promise(() => jose.exportPKCS8(privateKey)))
-        const signed = yield* ServeProcess.start({ A2A_CARD_SIGNING_KEY: pemFile }, ["--memory"])
+        const signed = yield* ServeProcess.start(
+          { A2A_CARD_SIGNING_KEY: pemFile, A2A_CARD_SIGNING_KID: "cli-key" },
+          ["--memory"]
+        )
         const unsigned = yield* ServeProcess.start({}, ["--memory"])
 
         const verified = yield* cli(["card", signed.base, "--verify"])
@@ -80,6 +85,31 @@ describe("serve: card signing from the environment", () => {
         assert.strictEqual(refused.stdout, "")
         // without --verify the unsigned card is shown
         assert.strictEqual((yield* cli(["card", unsigned.base])).code, 0)
+
+        // --key: the key given, not the card's jku; a JWK or a JWKS file, each key with its kid
+        const jwk = { ...(yield* Effect.promise(() => jose.exportJWK(publicKey))), kid: "cli-key" }
+        const keyFile = join(dir, "card.jwk.json")
+        writeFileSync(keyFile, JSON.stringify(jwk))
+        const withKey = yield* cli(["card", signed.base, "--key", keyFile])
+        assert.strictEqual(withKey.code, 0, withKey.stderr)
+        assert.include(withKey.stdout, "Signature: verified")
+        const other = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+        const otherFile = join(dir, "other.jwks.json")
+        writeFileSync(
+          otherFile,
+          JSON.stringify({
+            keys: [{ ...(yield* Effect.promise(() => jose.exportJWK(other.publicKey))), kid: "cli-key" }]
+          })
+        )
+        const wrongKey = yield* cli(["card", signed.base, "--key", otherFile])
+        assert.notStrictEqual(wrongKey.code, 0)
+        assert.include(wrongKey.stderr, "does not match the card")
+        const { kid: _, ...unnamed } = jwk
+        const unnamedFile = join(dir, "unnamed.jwk.json")
+        writeFileSync(unnamedFile, JSON.stringify(unnamed))
+        const noKid = yield* cli(["card", signed.base, "--key", unnamedFile])
+        assert.notStrictEqual(noKid.code, 0)
+        assert.include(noKid.stderr, "a key has no kid")
       }).pipe(Effect.scoped),
     60_000
   )

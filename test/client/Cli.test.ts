@@ -2,6 +2,7 @@
  * `effect-a2a card` and `effect-a2a send` against a live agent (the @a2a-js/sdk server): run in-process with
  * a captured console / stdout for their output, and as a real process for exit codes and stderr.
  */
+import { NodeFileSystem } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Console, Effect, Layer, Option, Sink, Stdio } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -57,23 +58,26 @@ const runCli = (args: ReadonlyArray<string>) =>
     return Effect.sync(() => child.kill())
   })
 
-layer(Layer.mergeAll(SdkPeer03.layer, FetchHttpClient.layer))("effect-a2a card / send with an A2A 0.3 agent", (it) => {
-  it.effect("card shows the 0.3 card's interfaces; send talks 0.3", () =>
-    Effect.gen(function*() {
-      const peer = yield* SdkPeer03
-      const card = yield* captured(showCard(peer.url, { json: false }))
-      expect(card.exit._tag).toBe("Success")
-      expect(card.stdout).toContain("SDK 0.3 Agent")
-      expect(card.stdout).toMatch(/1\. JSONRPC\s+0\.3\s+http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc/)
-      expect(card.stdout).toMatch(/2\. HTTP\+JSON\s+0\.3\s+http:\/\/127\.0\.0\.1:\d+\/a2a\/rest/)
-      const reply = yield* captured(send(peer.url, "hello", options()))
-      expect(reply.exit._tag).toBe("Success")
-      expect(reply.stdout).toBe("echo: hello\n")
-      expect(peer.requests.at(-1)?.body).toMatchObject({ method: "message/send" })
-    }))
-})
+layer(Layer.mergeAll(SdkPeer03.layer, FetchHttpClient.layer, NodeFileSystem.layer))(
+  "effect-a2a card / send with an A2A 0.3 agent",
+  (it) => {
+    it.effect("card shows the 0.3 card's interfaces; send talks 0.3", () =>
+      Effect.gen(function*() {
+        const peer = yield* SdkPeer03
+        const card = yield* captured(showCard(peer.url, { json: false }))
+        expect(card.exit._tag).toBe("Success")
+        expect(card.stdout).toContain("SDK 0.3 Agent")
+        expect(card.stdout).toMatch(/1\. JSONRPC\s+0\.3\s+http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc/)
+        expect(card.stdout).toMatch(/2\. HTTP\+JSON\s+0\.3\s+http:\/\/127\.0\.0\.1:\d+\/a2a\/rest/)
+        const reply = yield* captured(send(peer.url, "hello", options()))
+        expect(reply.exit._tag).toBe("Success")
+        expect(reply.stdout).toBe("echo: hello\n")
+        expect(peer.requests.at(-1)?.body).toMatchObject({ method: "message/send" })
+      }))
+  }
+)
 
-layer(Layer.mergeAll(SdkPeer.layer, FetchHttpClient.layer))("effect-a2a card / send", (it) => {
+layer(Layer.mergeAll(SdkPeer.layer, FetchHttpClient.layer, NodeFileSystem.layer))("effect-a2a card / send", (it) => {
   describe("card", () => {
     it.effect("prints a readable summary of the card", () =>
       Effect.gen(function*() {
@@ -312,7 +316,7 @@ describe("card against an agent that accepts and never answers", () => {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
       const started = Date.now()
       const result = yield* captured(showCard(url, { json: false, timeout: 0.5 })).pipe(
-        Effect.provide(FetchHttpClient.layer)
+        Effect.provide(Layer.mergeAll(FetchHttpClient.layer, NodeFileSystem.layer))
       )
       expect(result.exit._tag).toBe("Failure")
       expect(Date.now() - started).toBeLessThan(10_000)
