@@ -15,17 +15,21 @@ import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as CardVerifier from "../../src/client/CardVerifier.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
+/** A fresh ES256 key pair, its private key written as a PKCS#8 PEM file in a fresh folder. */
+const signingKey = Effect.gen(function*() {
+  const dir = mkdtempSync(join(tmpdir(), "a2a-card-key-"))
+  const { privateKey, publicKey } = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+  const pemFile = join(dir, "card.pem")
+  writeFileSync(pemFile, yield* Effect.promise(() => jose.exportPKCS8(privateKey)))
+  return { dir, pemFile, publicKey }
+})
+
 describe("serve: card signing from the environment", () => {
   it.live(
     "signs the card with the configured key; a bad key is a one-line start-up error",
     () =>
       Effect.gen(function*() {
-        const dir = mkdtempSync(join(tmpdir(), "a2a-card-key-"))
-        const { privateKey, publicKey } = yield* Effect.promise(() =>
-          jose.generateKeyPair("ES256", { extractable: true })
-        )
-        const pemFile = join(dir, "card.pem")
-        writeFileSync(pemFile, yield* Effect.promise(() => jose.exportPKCS8(privateKey)))
+        const { dir, pemFile, publicKey } = yield* signingKey
         const publicJwk = { kty: "EC", ...(yield* Effect.promise(() => jose.exportJWK(publicKey))), kid: "serve-key" }
 
         const node = yield* ServeProcess.start({
@@ -62,12 +66,7 @@ describe("serve: card signing from the environment", () => {
     "with no JKU the key is published beside the card: `card --verify` passes, refuses an unsigned card; --key",
     () =>
       Effect.gen(function*() {
-        const dir = mkdtempSync(join(tmpdir(), "a2a-card-key-"))
-        const { privateKey, publicKey } = yield* Effect.promise(() =>
-          jose.generateKeyPair("ES256", { extractable: true })
-        )
-        const pemFile = join(dir, "card.pem")
-        writeFileSync(pemFile, yield* Effect.promise(() => jose.exportPKCS8(privateKey)))
+        const { dir, pemFile, publicKey } = yield* signingKey
         const signed = yield* ServeProcess.start(
           { A2A_CARD_SIGNING_KEY: pemFile, A2A_CARD_SIGNING_KID: "cli-key" },
           ["--memory"]
