@@ -35,6 +35,34 @@ export const matchesEtag = (ifNoneMatch: string, etag: string): boolean => {
   })
 }
 
+/** A public document's body with its entity tag (from its bytes). */
+const rendered = (body: string): Rendered => ({
+  body,
+  etag: `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
+})
+
+/**
+ * A public, cacheable document (the card, the key set): readable from any origin, kept `max-age` seconds, and a
+ * 304 without its body for a matching `If-None-Match`.
+ */
+const cacheable = (
+  request: HttpServerRequest.HttpServerRequest,
+  { body, etag }: Rendered,
+  options: { readonly contentType: string; readonly maxAge: number; readonly vary?: string | undefined }
+) => {
+  const headers: Record<string, string> = {
+    "cache-control": `public, max-age=${options.maxAge}`,
+    etag,
+    "access-control-allow-origin": "*",
+    ...(options.vary !== undefined ? { vary: options.vary } : {})
+  }
+  const ifNoneMatch = request.headers["if-none-match"]
+  if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
+    return HttpServerResponse.empty({ status: 304, headers })
+  }
+  return HttpServerResponse.text(body, { contentType: options.contentType, headers })
+}
+
 export const handler = (
   env: BindingEnv
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
@@ -47,33 +75,21 @@ export const handler = (
     return Effect.map(
       edition === undefined ? env.card.sign(card, origin) : Effect.succeed(edition.card.render(card)),
       (served) => {
-        const body = JSON.stringify(served)
-        const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
+        const document = rendered(JSON.stringify(served))
         if (cache.size >= MAX_CACHED_ORIGINS) cache.clear()
-        const rendered = { body, etag }
-        cache.set(keyOf(origin, edition), rendered)
-        return rendered
+        cache.set(keyOf(origin, edition), document)
+        return document
       }
     )
   }
   const maxAge = Math.floor(Duration.toSeconds(env.options.cardMaxAge))
-  const varies = [
+  const vary = [
     ...(env.options.trustedProxies !== undefined ? ["X-Forwarded-Host", "X-Forwarded-Proto"] : []),
     ...new Set(env.editions.map((edition) => edition.card.vary))
   ].join(", ") || undefined
-  const respond = (request: HttpServerRequest.HttpServerRequest, { body, etag }: Rendered) => {
-    const headers: Record<string, string> = {
-      "cache-control": `public, max-age=${maxAge}`,
-      etag,
-      "access-control-allow-origin": "*",
-      ...(varies !== undefined ? { vary: varies } : {})
-    }
-    const ifNoneMatch = request.headers["if-none-match"]
-    if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)) {
-      return HttpServerResponse.empty({ status: 304, headers })
-    }
-    return HttpServerResponse.text(body, { contentType: JSON_CONTENT_TYPE, headers })
-  }
+  const options = { contentType: JSON_CONTENT_TYPE, maxAge, vary }
+  const respond = (request: HttpServerRequest.HttpServerRequest, document: Rendered) =>
+    cacheable(request, document, options)
   return HttpServerRequest.HttpServerRequest.use((request) => {
     const edition = env.editions.find((e) => e.card.wants(request))
     const origin = env.interfaces.origin(request)
@@ -81,7 +97,7 @@ export const handler = (
     const cached = cache.get(keyOf(origin, edition))
     return cached !== undefined
       ? Effect.succeed(respond(request, cached))
-      : Effect.map(render(origin, edition), (rendered) => respond(request, rendered))
+      : Effect.map(render(origin, edition), (document) => respond(request, document))
   })
 }
 
@@ -90,19 +106,10 @@ export const keysHandler = (
   jwks: { readonly keys: ReadonlyArray<Readonly<Record<string, unknown>>> },
   env: BindingEnv
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
-  const body = JSON.stringify(jwks)
-  const etag = `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
-  const headers: Record<string, string> = {
-    "cache-control": `public, max-age=${Math.floor(Duration.toSeconds(env.options.cardMaxAge))}`,
-    etag,
-    "access-control-allow-origin": "*"
+  const document = rendered(JSON.stringify(jwks))
+  const options = {
+    contentType: "application/jwk-set+json",
+    maxAge: Math.floor(Duration.toSeconds(env.options.cardMaxAge))
   }
-  return HttpServerRequest.HttpServerRequest.use((request) => {
-    const ifNoneMatch = request.headers["if-none-match"]
-    return Effect.succeed(
-      ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, etag)
-        ? HttpServerResponse.empty({ status: 304, headers })
-        : HttpServerResponse.text(body, { contentType: "application/jwk-set+json", headers })
-    )
-  })
+  return HttpServerRequest.HttpServerRequest.use((request) => Effect.succeed(cacheable(request, document, options)))
 }
