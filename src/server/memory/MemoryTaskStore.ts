@@ -71,19 +71,19 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     // finding the oldest ended task in a full store (one forgotten per save) cost thousands of steps per save:
     // 3-9 µs a save at 10,000 ended tasks, ~7% of the CPU of a blocking task SendMessage (BENCHMARKS.md).
     const endedIds: Array<string> = []
-    const endedAt: Array<number> = []
     let head = 0
 
     const forget = (now: number) => {
-      while (head < endedIds.length && (ended.size > maxTerminal || now - endedAt[head]! >= ttl)) {
-        const taskId = endedIds[head++]!
+      while (head < endedIds.length) {
+        const taskId = endedIds[head]!
+        if (ended.size <= maxTerminal && now - ended.get(taskId)! < ttl) break
+        head++
         ended.delete(taskId)
         records.delete(taskId)
       }
       // Drop the forgotten part of the queue once it is most of it: amortised, a constant per save.
       if (head > 1024 && head * 2 > endedIds.length) {
         endedIds.splice(0, head)
-        endedAt.splice(0, head)
         head = 0
       }
     }
@@ -97,7 +97,6 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
           if (isTerminal(record.task.status.state) && !ended.has(taskId)) {
             ended.set(taskId, now)
             endedIds.push(taskId)
-            endedAt.push(now)
           }
           if (ended.size > 0) forget(now)
         })
