@@ -142,6 +142,27 @@ const logDefect = <A>(method: Wire.Method, exit: Exit.Exit<A, A2AError.A2AError>
     ? Effect.logError(`gRPC ${method.operation.name} failed`, exit.cause)
     : Effect.void
 
+/**
+ * Ends a call with its outcome (run once, uninterruptibly, whatever the outcome): `succeed` with its value, `fail`
+ * with the status of its error (a defect logged first), or UNAVAILABLE when the server's stop interrupted it and
+ * the client is still there.
+ */
+const ending = <A>(
+  method: Wire.Method,
+  call: { readonly cancelled: boolean },
+  succeed: (value: A) => void,
+  fail: (status: Partial<grpc.StatusObject>) => void
+) =>
+(exit: Exit.Exit<A, A2AError.A2AError>): Effect.Effect<void> => {
+  if (Exit.isSuccess(exit)) return Effect.sync(() => succeed(exit.value))
+  if (Cause.hasInterruptsOnly(exit.cause)) {
+    return Effect.sync(() => {
+      if (!call.cancelled) fail({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
+    })
+  }
+  return Effect.andThen(logDefect(method, exit), Effect.sync(() => fail(statusOf(errorOf(exit.cause)))))
+}
+
 /** A call ready to run: its context, its operation, the response metadata to send first (if any). */
 interface Prepared<Run> {
   readonly ctx: CallContext.CallContext
@@ -254,16 +275,7 @@ export const make = Effect.fnUntraced(function*(
 
   const unary =
     (method: Wire.Method, op: Operations.Unary): grpc.handleUnaryCall<Buffer, Buffer> => (call, callback) => {
-      /** Ends the call with its outcome (run once, uninterruptibly, whatever the outcome). */
-      const answer = (exit: Exit.Exit<Buffer, A2AError.A2AError>) => {
-        if (Exit.isSuccess(exit)) return Effect.sync(() => callback(null, exit.value))
-        if (Cause.hasInterruptsOnly(exit.cause)) {
-          return Effect.sync(() => {
-            if (!call.cancelled) callback({ code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
-          })
-        }
-        return Effect.andThen(logDefect(method, exit), Effect.sync(() => callback(statusOf(errorOf(exit.cause)))))
-      }
+      const answer = ending<Buffer>(method, call, (value) => callback(null, value), (status) => callback(status))
       const fiber = run(
         setup(method, op.prepare, call).pipe(
           Effect.flatMap(({ ctx, operation, responseMetadata }) =>
@@ -292,22 +304,9 @@ export const make = Effect.fnUntraced(function*(
         if (!out.ok) return Effect.fail(out.error)
         return call.write(toBuffer(out.bytes)) ? Effect.void : drained
       }
-      const answer = (exit: Exit.Exit<void, A2AError.A2AError>) => {
-        if (Exit.isSuccess(exit)) return Effect.sync(() => call.end())
-        if (Cause.hasInterruptsOnly(exit.cause)) {
-          return Effect.sync(() => {
-            if (!call.cancelled) {
-              call.emit("error", { code: grpc.status.UNAVAILABLE, details: "The server is stopping" })
-            }
-          })
-        }
-        return Effect.andThen(
-          logDefect(method, exit),
-          Effect.sync(() => {
-            if (!call.cancelled) call.emit("error", statusOf(errorOf(exit.cause)))
-          })
-        )
-      }
+      const answer = ending<void>(method, call, () => call.end(), (status) => {
+        if (!call.cancelled) call.emit("error", status)
+      })
       const fiber = run(
         setup(method, op.prepare, call).pipe(
           Effect.flatMap(({ ctx, operation, responseMetadata }) => {
