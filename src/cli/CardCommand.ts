@@ -150,7 +150,8 @@ const showCardWith = (url: string, options: CardOptions) =>
       timeout: Duration.seconds(options.timeout ?? CARD_TIMEOUT_SECONDS)
     }).pipe(Effect.mapError(userError))
     const card = resolved.card
-    if (options.verify === true || options.key !== undefined) {
+    const verify = options.verify === true || options.key !== undefined
+    if (verify) {
       // jose is an optional peer dependency: say so on a terminal, rather than as a defect.
       yield* Effect.tryPromise(() => import("jose")).pipe(
         Effect.mapError(() =>
@@ -166,7 +167,6 @@ const showCardWith = (url: string, options: CardOptions) =>
       )
       yield* verifier.verify({ json: resolved.json, url: resolved.url }).pipe(Effect.mapError(userError))
     }
-    const verified = options.verify === true || options.key !== undefined
-    const summary = verified ? `${renderCard(card)}\nSignature: verified` : renderCard(card)
+    const summary = verify ? `${renderCard(card)}\nSignature: verified` : renderCard(card)
     yield* Console.log(options.json ? JSON.stringify(card, null, 2) : summary)
   })

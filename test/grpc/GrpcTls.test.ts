@@ -56,6 +56,12 @@ const sendOverGrpc = (card: v1.AgentCard, tlsOptions: GrpcTransport.TlsOptions |
 
 const serverTls = { A2A_TLS_CERT: tls("server.pem"), A2A_TLS_KEY: tls("server.key") }
 
+/** Channel settings trusting the test CA, with a client's certificate when named. */
+const channel = (client?: "client" | "stranger"): GrpcTransport.TlsOptions => ({
+  ca: pem("ca.pem"),
+  ...(client !== undefined ? { cert: pem(`${client}.pem`), key: Redacted.make(pem(`${client}.key`)) } : {})
+})
+
 describe("effect-a2a serve: gRPC over TLS", () => {
   it.live(
     "HTTPS and gRPC with one certificate; the card lists https://; a plaintext client gets nothing",
@@ -66,7 +72,7 @@ describe("effect-a2a serve: gRPC over TLS", () => {
         const grpc = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")
         assert.match(grpc?.url ?? "", /^https:\/\/(127\.0\.0\.1|localhost):\d+$/)
 
-        const reply = yield* sendOverGrpc(card, { ca: pem("ca.pem") })
+        const reply = yield* sendOverGrpc(card, channel())
         assert.isTrue(
           Exit.isSuccess(reply) && "task" in reply.value && reply.value.task.status.state === "TASK_STATE_COMPLETED",
           String(reply)
@@ -94,20 +100,11 @@ describe("effect-a2a serve: gRPC over TLS", () => {
           ["--memory", "--grpc-port", "0"]
         )
         const card = yield* cardOf(served.base, "client")
-        const ca = pem("ca.pem")
-        const withCertificate = yield* sendOverGrpc(card, {
-          ca,
-          cert: pem("client.pem"),
-          key: Redacted.make(pem("client.key"))
-        })
+        const withCertificate = yield* sendOverGrpc(card, channel("client"))
         assert.isTrue(Exit.isSuccess(withCertificate), String(withCertificate))
-        const without = yield* sendOverGrpc(card, { ca })
+        const without = yield* sendOverGrpc(card, channel())
         assert.isTrue(Exit.isFailure(without))
-        const stranger = yield* sendOverGrpc(card, {
-          ca,
-          cert: pem("stranger.pem"),
-          key: Redacted.make(pem("stranger.key"))
-        })
+        const stranger = yield* sendOverGrpc(card, channel("stranger"))
         assert.isTrue(Exit.isFailure(stranger))
       }).pipe(Effect.scoped),
     60_000
@@ -122,8 +119,7 @@ describe("effect-a2a serve: gRPC over TLS", () => {
           ["--memory", "--grpc-port", "0"]
         )
         const card = yield* cardOf(served.base, "client")
-        const client = { ca: pem("ca.pem"), cert: pem("client.pem"), key: Redacted.make(pem("client.key")) }
-        const sent = yield* sendOverGrpc(card, client)
+        const sent = yield* sendOverGrpc(card, channel("client"))
         assert.isTrue(Exit.isSuccess(sent), String(sent))
         const taskId = Exit.isSuccess(sent) && "task" in sent.value ? sent.value.task.id : ""
         // the task is the certificate holder's: found over HTTPS with the same certificate
