@@ -342,18 +342,9 @@ export const make = Effect.fnUntraced(function*(
   }
   server.addService(definition, implementation)
 
-  // A certificate or key grpc-js cannot use is refused here, before the port is bound.
-  const credentials = yield* Effect.try({
-    try: () => credentialsOf(options.tls),
-    catch: (cause) =>
-      new GrpcServerError({
-        message: `gRPC server TLS: ${cause instanceof Error ? cause.message : String(cause)}`,
-        address: host,
-        port: options.port
-      })
-  })
+  // A certificate or key TLS cannot use fails the bind, as an address in use does (GrpcServerError).
   const port = yield* Effect.callback<number, GrpcServerError>((resume) => {
-    server.bindAsync(`${host}:${options.port}`, credentials, (error, port) => {
+    server.bindAsync(`${host}:${options.port}`, credentialsOf(options.tls), (error, port) => {
       resume(
         error === null
           ? Effect.succeed(port)

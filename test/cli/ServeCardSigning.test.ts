@@ -109,6 +109,14 @@ describe("serve: card signing from the environment", () => {
         const noKid = yield* cli(["card", signed.base, "--key", unnamedFile])
         assert.notStrictEqual(noKid.code, 0)
         assert.include(noKid.stderr, "a key has no kid")
+        const notJson = join(dir, "card.pem.json")
+        writeFileSync(notJson, "-----BEGIN PUBLIC KEY-----")
+        const unreadable = yield* cli(["card", signed.base, "--key", notJson])
+        assert.notStrictEqual(unreadable.code, 0)
+        assert.include(unreadable.stderr, `--key ${notJson}: not JSON`)
+        const missing = yield* cli(["card", signed.base, "--key", join(dir, "missing.json")])
+        assert.notStrictEqual(missing.code, 0)
+        assert.include(missing.stderr, "missing.json")
       }).pipe(Effect.scoped),
     60_000
   )

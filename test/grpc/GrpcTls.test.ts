@@ -15,7 +15,10 @@ import { fileURLToPath } from "node:url"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { userText } from "../../src/client/Messages.ts"
 import type * as v1 from "../../src/generated/v1.ts"
+import * as GrpcServer from "../../src/grpc/GrpcServer.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
 const tls = (name: string) => fileURLToPath(new URL(`../fixtures/tls/${name}`, import.meta.url))
@@ -128,4 +131,15 @@ describe("effect-a2a serve: gRPC over TLS", () => {
       }).pipe(Effect.scoped),
     60_000
   )
+
+  it.effect("a certificate TLS cannot use fails the start with a GrpcServerError naming the problem", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Effect.scoped(GrpcServer.make({
+        host: "127.0.0.1",
+        port: 0,
+        tls: { cert: "not a certificate", key: Redacted.make(pem("server.key")) }
+      })))
+      assert.strictEqual(error._tag, "GrpcServerError")
+      assert.include(error.message, "PEM")
+    }).pipe(Effect.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }))))
 })
