@@ -73,6 +73,8 @@ export interface StartOptions {
   readonly allocationProfile?: string | undefined
   /** Extra Node options for the server process (e.g. `--heapsnapshot-signal=SIGUSR1`). */
   readonly nodeOptions?: ReadonlyArray<string> | undefined
+  /** Takes each line the server prints other than its ready line (default: passed through to stderr). */
+  readonly output?: ((line: string) => void) | undefined
 }
 
 const benchDir = import.meta.dirname
@@ -197,7 +199,9 @@ export const start = Effect.fnUntraced(function*(
           Effect.flatMap(({ origin }) => Deferred.succeed(ready, origin)),
           Effect.catch((cause) => Deferred.fail(ready, new BenchError({ message: `bad ready line: ${line}`, cause })))
         )
-        : Effect.sync(() => process.stderr.write(`[${kind}] ${line}\n`))
+        : Effect.sync(() =>
+          options.output !== undefined ? options.output(line) : process.stderr.write(`[${kind}] ${line}\n`)
+        )
     ),
     Effect.ensuring(Deferred.fail(ready, new BenchError({ message: `the ${kind} server exited before it was ready` }))),
     Effect.ignore,

@@ -78,7 +78,8 @@ export const installAllocationSampler = (): void => {
       session.post("HeapProfiler.startSampling", {
         samplingInterval: 1024,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true
+        // BENCH_ALLOCATION_SURVIVORS=1: leave out what died young, keeping what outlived a scavenge
+        includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOCATION_SURVIVORS !== "1"
       })
       return
     }

@@ -48,6 +48,7 @@ import type { CallContext } from "./CallContext.ts"
 import { EventBus, type TaskEvent } from "./EventBus.ts"
 import * as Ids from "./internal/Ids.ts"
 import * as Instrumentation from "./internal/Instrumentation.ts"
+import * as LiveSet from "./internal/LiveSet.ts"
 import * as MediaTypes from "./internal/MediaTypes.ts"
 import * as PageToken from "./internal/PageToken.ts"
 import * as PushStream from "./internal/PushStream.ts"
@@ -111,11 +112,10 @@ export const make = Effect.gen(function*() {
     : TaskRunner.make)
   const deadline = yield* ShutdownDeadline
   // The blocking sends still waiting for their task to end, each able to answer at once with what it has.
-  const waiting = new Set<() => void>()
+  const waiting = LiveSet.make<() => void>()
   yield* Deferred.await(deadline).pipe(
     Effect.andThen(Effect.sync(() => {
-      for (const answerNow of waiting) answerNow()
-      waiting.clear()
+      for (const answerNow of LiveSet.takeAll(waiting)) answerNow()
     })),
     Effect.forkScoped
   )
@@ -230,18 +230,18 @@ export const make = Effect.gen(function*() {
       // At the shutdown deadline a blocking send answers the task as it is then, as a non-blocking one would.
       const answerNow = () =>
         void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(shuttingDown()) : Exit.succeed(last))
-      if (!immediate) waiting.add(answerNow)
+      const entry = immediate ? undefined : LiveSet.add(waiting, answerNow)
       const caller: TaskRunner.Caller = {
         offer: (processed) => {
           if (immediate) Deferred.doneUnsafe(answer, Exit.succeed(processed))
           else last = processed
         },
         fail: (cause) => {
-          waiting.delete(answerNow)
+          if (entry !== undefined) LiveSet.remove(waiting, entry)
           Deferred.doneUnsafe(answer, Exit.failCause(cause))
         },
         end: () => {
-          waiting.delete(answerNow)
+          if (entry !== undefined) LiveSet.remove(waiting, entry)
           Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last))
         },
         // A message waiting for the agent's turn in progress: a non-blocking send answers the task as it is now.

@@ -83,6 +83,7 @@ import {
 } from "../TaskStore.ts"
 import * as Ids from "./Ids.ts"
 import * as Instrumentation from "./Instrumentation.ts"
+import * as LiveSet from "./LiveSet.ts"
 import * as PushStream from "./PushStream.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
@@ -209,8 +210,14 @@ export const make = Effect.gen(function*() {
         })
       )
     })
-  /** The executions now running, by task id. */
-  const running = new Map<string, Running>()
+  /**
+   * The executions now running, by task id, each in a slot emptied when it goes: the Map's old tables keep what
+   * they held until the next full GC (see LiveSet), which is then a slot, not an execution and its fiber.
+   */
+  const running = new Map<string, { current: Running | undefined }>()
+  // Their fibers, interrupted when the server's scope closes. Not `forkIn(serverScope)`: that adds and removes an
+  // entry of the scope's Map per execution, which V8 keeps reachable from the Map's old tables (see LiveSet).
+  const executions = LiveSet.make<Fiber.Fiber<void>>()
 
   const remote = yield* RemoteCancel
   const observed = yield* Observability.isEnabled
@@ -551,11 +558,13 @@ export const make = Effect.gen(function*() {
         task: Option.getOrUndefined(record)?.task,
         pending
       }
-      running.set(taskId, handle)
+      const slot: { current: Running | undefined } = { current: handle }
+      running.set(taskId, slot)
       // Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot).
       const letGo = (): Effect.Effect<void> => {
-        if (running.get(taskId) !== handle) return Effect.void
+        if (running.get(taskId) !== slot) return Effect.void
         running.delete(taskId)
+        slot.current = undefined
         const [next, ...rest] = handle.pending
         return next === undefined ? Effect.void : continueQueued(next, rest, taskId)
       }
@@ -576,7 +585,19 @@ export const make = Effect.gen(function*() {
           Effect.andThen(release, Effect.sync(() => caller.end()))
         )
       )
-      return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
+      if (serverScope.state._tag === "Closed") {
+        // Too late to run: the fiber forkIn gives a closed scope is interrupted before it starts, so the caller
+        // hears it here (it would otherwise wait for an execution that never comes).
+        return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
+          if (running.get(taskId) === slot) running.delete(taskId)
+          slot.current = undefined
+          Deferred.doneUnsafe(handle.fiber, Exit.succeed(fiber))
+          caller.fail(Cause.fail(new InternalError({ message: "The server is shutting down; send the request again" })))
+        })
+      }
+      return Effect.map(Effect.forkDetach(execution), (fiber) => {
+        const entry = LiveSet.add(executions, fiber)
+        fiber.addObserver(() => LiveSet.remove(executions, entry))
         Deferred.doneUnsafe(handle.fiber, Exit.succeed(fiber))
       })
     })
@@ -615,7 +636,7 @@ export const make = Effect.gen(function*() {
           }]
         })
       }
-      const busy = running.get(taskId)
+      const busy = running.get(taskId)?.current
       if (busy !== undefined) {
         if (busy.pending.length >= MAX_PENDING) {
           return yield* new UnsupportedOperation({
@@ -735,7 +756,7 @@ export const make = Effect.gen(function*() {
             if (Option.isNone(existing)) {
               return yield* notFound(taskId)
             }
-            const execution = running.get(taskId)
+            const execution = running.get(taskId)?.current
             if (execution !== undefined) return Result.fail(stop(execution))
             const { task, version } = existing.value
             if (isTerminal(task.status.state)) return yield* notCancelable(taskId, task.status.state)
@@ -767,6 +788,12 @@ export const make = Effect.gen(function*() {
       Effect.catch((error) => Effect.logDebug(`Cancel requested by another node: ${error.message}`)),
       Effect.asVoid
     )
+  )
+
+  // Added last, so run first when the server's scope closes, as the executions' own finalizers were when each was
+  // forked into it: the executions end before what they use closes.
+  yield* Effect.addFinalizer(() =>
+    Effect.withFiber((current) => Fiber.interruptAll(LiveSet.takeAll(executions).filter((fiber) => fiber !== current)))
   )
 
   return { start, cancel } satisfies TaskRunner

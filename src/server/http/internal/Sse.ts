@@ -24,6 +24,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { A2AError } from "../../../protocol/A2AError.ts"
+import * as LiveSet from "../../internal/LiveSet.ts"
 import * as PushStream from "../../internal/PushStream.ts"
 import type { DirectResponse, Service as NativeHttp } from "../NativeHttp.ts"
 import { fromCause } from "./HttpErrors.ts"
@@ -78,12 +79,12 @@ export const makeHub = (options: {
   readonly direct?: NativeHttp["directResponse"] | undefined
 }): Effect.Effect<Hub, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const open = new Set<Listener>()
+    const open = LiveSet.make<Listener>()
     let closed = false
     if (!Duration.isZero(options.keepAlive)) {
       yield* Effect.sleep(options.keepAlive).pipe(
         Effect.andThen(Effect.sync(() => {
-          for (const stream of open) stream.ping()
+          LiveSet.forEach(open, (stream) => stream.ping())
         })),
         Effect.forever,
         Effect.forkScoped
@@ -92,13 +93,12 @@ export const makeHub = (options: {
     yield* options.shutdown.pipe(
       Effect.andThen(Effect.sync(() => {
         closed = true
-        for (const stream of open) stream.end()
-        open.clear()
+        for (const stream of LiveSet.takeAll(open)) stream.end()
       })),
       Effect.forkScoped
     )
     // One finalizer per stream, holding nothing but the stream: thousands of them stay cheap.
-    const unregister = (stream: Listener) => () => Effect.sync(() => open.delete(stream))
+    const unregister = (entry: LiveSet.Entry<Listener>) => () => Effect.sync(() => LiveSet.remove(open, entry))
     return {
       direct: options.direct,
       register: (stream) =>
@@ -107,8 +107,7 @@ export const makeHub = (options: {
             stream.end()
             return Effect.void
           }
-          open.add(stream)
-          return Scope.addFinalizerExit(scope, unregister(stream))
+          return Scope.addFinalizerExit(scope, unregister(LiveSet.add(open, stream)))
         })
     }
   })
