@@ -22,7 +22,7 @@ import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import { Unauthenticated } from "../protocol/A2AError.ts"
 import * as Sha256 from "./internal/Sha256.ts"
-import * as JwtAuth from "./JwtAuth.ts"
+import type * as JwtAuth from "./JwtAuth.ts"
 import {
   anonymous,
   type AuthRequest,
@@ -203,8 +203,13 @@ export const clientCertificate = (options: ClientCertificateOptions = {}): Auth[
 
 export const layerNone: Layer.Layer<Auth> = Layer.succeed(Auth, none)
 
+// JwtAuth is loaded when JWTs are used: a server that verifies none never holds it (BENCHMARKS.md, "Start-up
+// memory"). Our own module: a failure to load it is a defect.
+const jwtAuth = Effect.promise(() => import("./JwtAuth.ts"))
+
 /** OAuth 2.0 / OpenID Connect bearer JWTs verified against the issuer's keys (see JwtAuth). */
-export const layerJwt = (options: JwtAuth.Options): Layer.Layer<Auth> => Layer.effect(Auth, JwtAuth.make(options))
+export const layerJwt = (options: JwtAuth.Options): Layer.Layer<Auth> =>
+  Layer.effect(Auth, Effect.flatMap(jwtAuth, (JwtAuth) => JwtAuth.make(options)))
 export const layerBearer = (options: BearerOptions): Layer.Layer<Auth> => Layer.succeed(Auth, bearer(options))
 export const layerApiKey = (options: ApiKeyOptions): Layer.Layer<Auth> => Layer.succeed(Auth, apiKey(options))
 
@@ -235,8 +240,10 @@ export const layerConfig: Layer.Layer<Auth, Config.ConfigError> = Layer.effect(
         return none
       case "mtls":
         return clientCertificate()
-      case "jwt":
+      case "jwt": {
+        const JwtAuth = yield* jwtAuth
         return yield* JwtAuth.make(yield* JwtAuth.optionsConfig)
+      }
       case "bearer": {
         const tokens = yield* Config.Redacted("A2A_AUTH_TOKENS")
         return bearer({ tokens: parseCredentialList(Redacted.value(tokens)) })

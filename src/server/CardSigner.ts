@@ -28,7 +28,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as v1 from "../generated/v1.ts"
-import * as AgentCardCanonical from "../protocol/AgentCardCanonical.ts"
 
 /** The key could not be used for signing (unreadable, not a private key, an algorithm it does not fit). */
 export class CardSigningError extends Schema.TaggedError<CardSigningError>()("CardSigningError", {
@@ -99,6 +98,9 @@ export const make = (options: Options): Effect.Effect<CardSigner["Service"], Car
       try: () => import("jose"),
       catch: (cause) => fail(`card signing needs the jose package: npm install jose (${describe(cause)})`)
     })
+    // Loaded with jose: a server that signs no card never holds it (BENCHMARKS.md, "Start-up memory"). Our own
+    // module: a failure to load it is a defect.
+    const AgentCardCanonical = yield* Effect.promise(() => import("../protocol/AgentCardCanonical.ts"))
     const attempt = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({ try: run, catch: (cause) => fail(`${what}: ${describe(cause)}`) })
 

@@ -20,6 +20,7 @@
  * @since 0.1.0
  */
 import type * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as A2AServer from "../server/A2AServer.ts"
 import type * as AgentCardConfig from "../server/AgentCardConfig.ts"
@@ -30,7 +31,7 @@ import * as GuardedRequestHandler from "../server/push/GuardedRequestHandler.ts"
 import * as WebhookPush from "../server/push/WebhookPush.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { TaskStore } from "../server/TaskStore.ts"
-import * as SqlStore from "./SqlStore.ts"
+import type * as SqlStore from "./SqlStore.ts"
 
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
@@ -56,8 +57,16 @@ export const layerWithStores = <SE, E = never, R = never>(
     Layer.provideMerge(Auth.layerConfig)
   )
 
+// The SQL stores (and effect/sql, node:sqlite) are loaded when this layer is built, so that a server given other
+// stores through `layerWithStores` (`effect-a2a serve --memory`) never loads them (BENCHMARKS.md, "Start-up
+// memory"). Our own module: a failure to load it is a defect.
+const sqlStores = () =>
+  Layer.unwrap(
+    Effect.promise(() => import("./SqlStore.ts")).pipe(Effect.map((SqlStore) => SqlStore.layerConfig()))
+  )
+
 /** The durable server core: `layerWithStores` over the SQL stores picked from configuration. */
 export const layerConfig = <E = never, R = never>(
   options: Options<E, R>
 ): Layer.Layer<A2AServer.Services, E | SqlStore.StoreError | Config.ConfigError, R> =>
-  layerWithStores(SqlStore.layerConfig(), options)
+  layerWithStores(sqlStores(), options)

@@ -37,8 +37,6 @@ import { invalidConfig } from "../server/internal/InvalidConfig.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
-import * as PgEventBus from "./internal/PgEventBus.ts"
-import * as PgRemoteCancel from "./internal/PgRemoteCancel.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
@@ -118,10 +116,17 @@ export interface PgOptions extends Options {
   readonly maxConnections?: number | undefined
 }
 
+// Our own modules: a failure to load them is a defect.
+const pgNodes = Effect.promise(async () => ({
+  PgEventBus: await import("./internal/PgEventBus.ts"),
+  PgRemoteCancel: await import("./internal/PgRemoteCancel.ts")
+}))
+
 /**
  * PostgreSQL, for several server nodes sharing one database: every node serves every operation on every task
  * (events and cancels travel between nodes with LISTEN/NOTIFY; see PgEventBus and PgRemoteCancel). The driver (`@effect/sql-pg`, an optional peer
- * dependency) is loaded when this layer is built, so a server on SQLite never loads it.
+ * dependency) is loaded when this layer is built, so a server on SQLite never loads it; so are PgEventBus and
+ * PgRemoteCancel, which only PostgreSQL uses (less to load at start: BENCHMARKS.md, "Start-up memory").
  */
 export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =>
   Layer.unwrap(
@@ -135,18 +140,21 @@ export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =
             operation: "open"
           })
         })
-    }).pipe(Effect.map((PgClient) =>
-      compose(
-        PgClient.layer({
-          url: options.url,
-          applicationName: "effect-a2a",
-          ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
-        }),
-        // Events and cancels reach the other nodes through the database itself (LISTEN/NOTIFY).
-        Layer.merge(PgEventBus.layer(PgClient.PgClient), PgRemoteCancel.layer(PgClient.PgClient)),
-        options
+    }).pipe(
+      Effect.zip(pgNodes),
+      Effect.map(([PgClient, { PgEventBus, PgRemoteCancel }]) =>
+        compose(
+          PgClient.layer({
+            url: options.url,
+            applicationName: "effect-a2a",
+            ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {})
+          }),
+          // Events and cancels reach the other nodes through the database itself (LISTEN/NOTIFY).
+          Layer.merge(PgEventBus.layer(PgClient.PgClient), PgRemoteCancel.layer(PgClient.PgClient)),
+          options
+        )
       )
-    ))
+    )
   )
 
 /** Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`. */

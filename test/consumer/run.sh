@@ -66,6 +66,15 @@ platform_version="$(cd "$repo" && "$node24" -p 'require("@effect/platform-node/p
   typescript@6.0.3 @types/node@24.19.2 >/dev/null)
 if [ -e "$app/node_modules/@effect/sql-pg" ]; then echo "consumer: FAIL: the optional @effect/sql-pg was installed"; exit 1; fi
 if [ -e "$app/node_modules/effect-a2a/node_modules/effect" ]; then echo "consumer: FAIL: a second copy of effect"; exit 1; fi
+# dist's own package.json: the nearest one Node's resolver reads on every import from our modules, so it holds only
+# the module type and sideEffects, not the package's exports map (BENCHMARKS.md, "Start-up memory").
+"$node24" -e '
+  const [p, root] = process.argv.slice(1).map((f) => require(f))
+  const sideEffects = JSON.stringify(root.sideEffects.map((f) => f.replace(/^\.\/dist\//, "./")))
+  if (p.type !== "module" || "exports" in p || "name" in p || JSON.stringify(p.sideEffects) !== sideEffects) {
+    console.error("consumer: FAIL: dist/package.json", p); process.exit(1)
+  }
+' "$app/node_modules/effect-a2a/dist/package.json" "$app/node_modules/effect-a2a/package.json"
 
 echo "consumer: tsc (strict, nodenext)"
 (cd "$app" && "$node24" node_modules/typescript/bin/tsc -p tsconfig.json)

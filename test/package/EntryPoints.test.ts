@@ -202,6 +202,25 @@ describe("package entry points", () => {
     expect(files.filter((f) => /^src\/cli\/(CardCommand|SendCommand|TaskCommands)\.ts$/.test(f))).toEqual([])
   })
 
+  // Start-up memory: what only some servers use is loaded when it is (BENCHMARKS.md, "Start-up memory").
+  it("the CLI starts without what a default `serve` does not use: PostgreSQL's node wiring, JWTs, card signing, the dev UI page", () => {
+    const { files } = staticGraph(join(root, "src", "cli", "main.ts"))
+    expect(files).toContain("src/server/http/DevUi.ts")
+    expect(
+      files.filter((f) =>
+        /^src\/(store\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|server\/http\/internal\/DevUiPage)\.ts$/
+          .test(f)
+      )
+    ).toEqual([])
+  })
+
+  it("`serve --memory` starts without the SQL stores: DurableServer loads them when its SQL layer is built", () => {
+    const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
+    expect(files).toContain("src/store/DurableServer.ts")
+    expect(files.filter((f) => /^src\/store\/(SqlStore|SqliteClient|internal\/Sql)/.test(f))).toEqual([])
+    expect(specifiers.filter((s) => s.startsWith("effect/sql") || s === "node:sqlite")).toEqual([])
+  })
+
   it("the Node runner and the CLI never ES-import node:http (its ESM facade loads Node's undici)", () => {
     for (const { files, specifiers } of [entry("./node"), staticGraph(join(root, "src", "cli", "main.ts"))]) {
       expect(files).toContain("src/node/NodeA2AServer.ts")

@@ -27,7 +27,6 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Layer from "effect/Layer"
-import * as DevUiPage from "./internal/DevUiPage.ts"
 
 export interface DevUiOptions {
   /** Where the page is served; its style and script are below it. Default "/_dev". */
@@ -55,23 +54,31 @@ const securityHeaders = {
 const file = (body: string, contentType: string) =>
   HttpServerResponse.text(body, { contentType, headers: securityHeaders })
 
-/** Adds the page at `path` and its style and script below it. */
+/**
+ * Adds the page at `path` and its style and script below it. Their text (DevUiPage) is loaded on the first
+ * request for one of them, not with the server: a server that nobody opens the page of never holds it
+ * (BENCHMARKS.md, "Start-up memory").
+ */
 export const routes = (options: DevUiOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   // "/" puts the page at the root and its files beside it.
   const base = (options.path ?? DEFAULT_PATH).replace(/\/+$/, "")
   const at = (suffix: string) => `${base}${suffix}` as `/${string}`
-  const page = file(
-    DevUiPage.html(base, options.cardPath ?? "/.well-known/agent-card.json"),
-    "text/html; charset=utf-8"
-  )
-  const script = file(DevUiPage.script, "text/javascript; charset=utf-8")
-  const style = file(DevUiPage.css, "text/css; charset=utf-8")
+  const cardPath = options.cardPath ?? "/.well-known/agent-card.json"
   return HttpRouter.use((router) =>
     Effect.gen(function*() {
+      // Our own module: a failure to load it is a defect.
+      const files = yield* Effect.cached(Effect.promise(async () => {
+        const DevUiPage = await import("./internal/DevUiPage.ts")
+        return {
+          page: file(DevUiPage.html(base, cardPath), "text/html; charset=utf-8"),
+          script: file(DevUiPage.script, "text/javascript; charset=utf-8"),
+          style: file(DevUiPage.css, "text/css; charset=utf-8")
+        }
+      }))
       // The router treats `/_dev/` as `/_dev`.
-      yield* router.add("GET", base === "" ? "/" : at(""), page)
-      yield* router.add("GET", at("/app.js"), script)
-      yield* router.add("GET", at("/app.css"), style)
+      yield* router.add("GET", base === "" ? "/" : at(""), Effect.map(files, (f) => f.page))
+      yield* router.add("GET", at("/app.js"), Effect.map(files, (f) => f.script))
+      yield* router.add("GET", at("/app.css"), Effect.map(files, (f) => f.style))
     })
   )
 }
