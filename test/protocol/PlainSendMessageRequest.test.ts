@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import * as v1 from "../../src/generated/v1.ts"
+import * as FieldViolations from "../../src/protocol/FieldViolations.ts"
 import * as PlainSendMessageRequest from "../../src/protocol/internal/PlainSendMessageRequest.ts"
 import * as Operations from "../../src/server/http/Operations.ts"
 
@@ -246,6 +247,16 @@ describe("PlainSendMessageRequest", () => {
     }
     // the common form is most of what this generates: the hand-written path must be the one taken
     assert.isAbove(decodedByHand, runs / 4)
+  })
+
+  it("is what FieldViolations' decoder of SendMessageRequest tries first", () => {
+    const decode = FieldViolations.decoder(v1.SendMessageRequest)
+    const input = { message: text, unknown: 1 }
+    const decoded = decode(input)
+    assert.isTrue(Result.isSuccess(decoded))
+    if (Result.isSuccess(decoded)) assert.deepStrictEqual(decoded.success, PlainSendMessageRequest.decode(input))
+    const refused = decode({ message: { ...text, parts: [] } })
+    assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "InvalidParams")
   })
 
   it("is what the 1.0 edge decodes SendMessage and SendStreamingMessage with", () => {

@@ -24,7 +24,6 @@ import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { A2AError, InvalidParams } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
-import * as PlainSendMessageRequest from "../../protocol/internal/PlainSendMessageRequest.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import type { CallContext } from "../CallContext.ts"
 import type { RequestHandler } from "../RequestHandler.ts"
@@ -63,30 +62,12 @@ export interface Edge {
   readonly byName: (name: OperationName) => Operation
 }
 
-/**
- * Hand-written decoders of the commonest requests' usual form, tried before the Schema: what they return is what
- * the Schema would (a test holds them to it); undefined leaves the input to the Schema.
- */
-const plainDecoders: ReadonlyMap<OperationName, (input: unknown) => unknown> = new Map([
-  ["SendMessage", PlainSendMessageRequest.decode],
-  ["SendStreamingMessage", PlainSendMessageRequest.decode]
-])
-
-const decoderOf = <S extends Schema.ConstraintDecoder<unknown>>(name: OperationName, schema: S) => {
-  const decode = FieldViolations.decoder(schema)
-  const plain = plainDecoders.get(name)
-  return plain === undefined ? decode : (input: unknown): Result.Result<S["Type"], InvalidParams> => {
-    const decoded = plain(input)
-    return decoded !== undefined ? Result.succeed(decoded as S["Type"]) : decode(input)
-  }
-}
-
 const unary = <S extends Schema.ConstraintDecoder<unknown>>(
   name: OperationName,
   schema: S,
   run: (handler: Handler, req: S["Type"], ctx: CallContext) => Effect.Effect<unknown, A2AError>
 ): Unary => {
-  const decode = decoderOf(name, schema)
+  const decode = FieldViolations.decoder(schema)
   return {
     _tag: "Unary",
     name,
@@ -99,7 +80,7 @@ const streaming = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   run: (handler: Handler, req: S["Type"], ctx: CallContext) => Stream.Stream<unknown, A2AError>
 ): Streaming => {
-  const decode = decoderOf(name, schema)
+  const decode = FieldViolations.decoder(schema)
   return {
     _tag: "Streaming",
     name,
