@@ -131,6 +131,20 @@ const scenarios = ([
     expect("\"message\"")
   ],
   [
+    "REST SendMessage -> Message",
+    calls,
+    () =>
+      new Request("http://127.0.0.1/message:send", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          message: { messageId: `m-${messages++}`, role: "ROLE_USER", parts: [{ text: "echo hi" }] }
+        })
+      }),
+    trivial.handler,
+    expect("\"message\"")
+  ],
+  [
     "JSON-RPC SendMessage -> Task (blocking)",
     calls / 2,
     () => sendRequest("SendMessage", "task hi"),

@@ -92,8 +92,12 @@ export const replyWithText = <E = never>(
   make((context) =>
     PushStream.produce((emit) =>
       Effect.suspend(() => {
+        // agentMessage's message, built in place: one step and no options object per reply
         const send = (text: string) =>
-          Effect.flatMap(agentMessage(text, { contextId: context.contextId }), (message) => emit({ message }))
+          Effect.flatMap(Ids.randomId, (messageId) =>
+            emit({
+              message: { messageId, role: "ROLE_AGENT", parts: [{ text }], contextId: context.contextId }
+            }))
         const out = reply(textOf(context.message), context)
         return typeof out === "string" ? send(out) : Effect.flatMap(out, send)
       })

@@ -162,10 +162,14 @@ export const make = Effect.gen(function*() {
       Validation.nonEmpty("message.messageId", message.messageId),
       message.role === "ROLE_UNSPECIFIED"
         ? [{ field: "message.role", description: "Must be ROLE_USER or ROLE_AGENT, got ROLE_UNSPECIFIED" }]
-        : [],
-      message.parts.length === 0 ? [{ field: "message.parts", description: "Must contain at least one part" }] : [],
+        : Validation.ok,
+      message.parts.length === 0
+        ? [{ field: "message.parts", description: "Must contain at least one part" }]
+        : Validation.ok,
       Validation.historyLength("configuration.historyLength", configuration?.historyLength),
-      pushConfig !== undefined ? pushConfigChecks("configuration.taskPushNotificationConfig.", pushConfig) : []
+      pushConfig !== undefined
+        ? pushConfigChecks("configuration.taskPushNotificationConfig.", pushConfig)
+        : Validation.ok
     )
     if (invalid !== undefined) return invalid
     const unsupportedInputs = message.parts.flatMap((part) =>

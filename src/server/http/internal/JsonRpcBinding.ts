@@ -7,6 +7,7 @@
  * for an unknown method, -32602 when the method's schema rejects the params (with field violations).
  * Notifications are run but never answered; a batch is answered with an array, without streaming methods.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -15,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import { type A2AError, InvalidParams, InvalidRequest, MethodNotFound } from "../../../protocol/A2AError.ts"
 import * as JsonRpc from "../../../protocol/JsonRpc.ts"
+import type { Principal } from "../../Auth.ts"
 import type { CallContext } from "../../CallContext.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import type { Edge } from "../Operations.ts"
@@ -126,48 +128,43 @@ const refusal = (
   return jsonRpcError(null, error, options)
 }
 
-/** The handler of the JSON-RPC endpoint. */
-export const handler = (
-  env: HttpCallContext.BindingEnv
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
-  HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | Scope.Scope
-> =>
-  Sse.answering(Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const searchParams = yield* HttpServerRequest.ParsedSearchParams
-    const principal = yield* Effect.result(HttpCallContext.authenticate(env, request, searchParams))
-    if (Result.isFailure(principal)) return refusal(env, principal.failure)
-    const body = yield* Effect.result(env.readJson(request))
-    if (Result.isFailure(body)) return refusal(env, body.failure.error, { status: body.failure.status })
+/** The answer to a call whose caller is authenticated and whose body is read: one response, a batch's, or a stream. */
+const answer = (
+  env: HttpCallContext.BindingEnv,
+  request: HttpServerRequest.HttpServerRequest,
+  searchParams: HttpCallContext.SearchParams,
+  principal: Principal,
+  payload: unknown
+): Effect.Effect<Sse.Answer> => {
+  const call: Call = Result.map(
+    HttpCallContext.negotiate(env, request, searchParams),
+    (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal, edge, "JSONRPC") })
+  )
+  const headers = Result.isSuccess(call) ? HttpCallContext.responseHeaders(env, call.success.ctx) : undefined
 
-    const call: Call = Result.map(
-      HttpCallContext.negotiate(env, request, searchParams),
-      (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal.success, edge, "JSONRPC") })
-    )
-    const headers = Result.isSuccess(call) ? HttpCallContext.responseHeaders(env, call.success.ctx) : undefined
-
-    const payload = body.success
-    if (Array.isArray(payload)) {
-      if (payload.length === 0) {
-        return refusal(env, new InvalidRequest({ message: "Invalid Request: empty batch" }), { headers })
-      }
-      if (payload.length > MAX_BATCH_SIZE) {
-        return refusal(
-          env,
-          new InvalidRequest({ message: `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} requests` }),
-          { headers }
-        )
-      }
-      const outcomes = yield* Effect.forEach(payload, (u) => dispatch(env, call, u, true), {
-        concurrency: BATCH_CONCURRENCY
-      })
-      const bodies = outcomes.flatMap((o) => o._tag === "Json" ? [o.body] : [])
-      return bodies.length === 0 ? noContent(headers) : jsonResponse(`[${bodies.join(",")}]`, headers)
+  if (Array.isArray(payload)) {
+    if (payload.length === 0) {
+      return Effect.succeed(
+        refusal(env, new InvalidRequest({ message: "Invalid Request: empty batch" }), { headers })
+      )
     }
+    if (payload.length > MAX_BATCH_SIZE) {
+      return Effect.succeed(refusal(
+        env,
+        new InvalidRequest({ message: `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} requests` }),
+        { headers }
+      ))
+    }
+    return Effect.map(
+      Effect.forEach(payload, (u) => dispatch(env, call, u, true), { concurrency: BATCH_CONCURRENCY }),
+      (outcomes) => {
+        const bodies = outcomes.flatMap((o) => o._tag === "Json" ? [o.body] : [])
+        return bodies.length === 0 ? noContent(headers) : jsonResponse(`[${bodies.join(",")}]`, headers)
+      }
+    )
+  }
 
-    const outcome = yield* dispatch(env, call, payload, false)
+  return Effect.map(dispatch(env, call, payload, false), (outcome): Sse.Answer => {
     switch (outcome._tag) {
       case "Json":
         return jsonResponse(outcome.body, headers)
@@ -182,4 +179,27 @@ export const handler = (
           failed(outcome.id, headers)
         )
     }
+  })
+}
+
+type Requirements = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams
+
+/**
+ * The handler of the JSON-RPC endpoint: authenticate, read the body, answer. A pipeline rather than a generator:
+ * every request runs it, and each step of a generator costs more than a step of a pipeline.
+ */
+export const handler = (
+  env: HttpCallContext.BindingEnv
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Requirements | Scope.Scope> =>
+  Sse.answering(Effect.contextWith((services: Context.Context<Requirements>) => {
+    const request = Context.get(services, HttpServerRequest.HttpServerRequest)
+    const searchParams = Context.get(services, HttpServerRequest.ParsedSearchParams)
+    return Effect.matchEffect(HttpCallContext.authenticate(env, request, searchParams), {
+      onFailure: (error) => Effect.succeed<Sse.Answer>(refusal(env, error)),
+      onSuccess: (principal) =>
+        Effect.matchEffect(env.readJson(request), {
+          onFailure: (failure) => Effect.succeed<Sse.Answer>(refusal(env, failure.error, { status: failure.status })),
+          onSuccess: (payload) => answer(env, request, searchParams, principal, payload)
+        })
+    })
   }))

@@ -55,6 +55,9 @@ export const make = (
   const cache = new Map<string, ReadonlyArray<v1.AgentInterface>>()
   // Host header -> origin, so the per-request cost is one lookup.
   const origins = new Map<string, string>()
+  let lastHost: string | undefined
+  let lastScheme: string | undefined
+  let lastOrigin = ""
   const grpcTarget = (origin: string) =>
     `${options.grpcTls ? "https://" : ""}${
       URL.canParse(origin) ? new URL(origin).hostname : "localhost"
@@ -76,6 +79,8 @@ export const make = (
       // A web Request made in code may have no Host header: its URL is absolute then.
       const host = request.headers["host"] ?? /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(request.originalUrl)?.[1] ?? ""
       const scheme = request.protocol ?? (/^https:/i.test(request.originalUrl) ? "https" : "http")
+      // Nearly every request names the host the last one did: no key to build and hash then.
+      if (host === lastHost && scheme === lastScheme) return lastOrigin
       const key = `${scheme} ${host}`
       let origin = origins.get(key)
       if (origin === undefined) {
@@ -83,6 +88,9 @@ export const make = (
         if (origins.size >= MAX_CACHED_ORIGINS) origins.clear()
         origins.set(key, origin)
       }
+      lastHost = host
+      lastScheme = scheme
+      lastOrigin = origin
       return origin
     },
     forOrigin: (origin) => {
