@@ -196,7 +196,10 @@ const handle = (
       prepared.success(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
     )
     if (Result.isFailure(result)) return restError(result.failure, { headers })
-    return HttpServerResponse.text(JSON.stringify(result.success), { contentType: contentTypeFor(request), headers })
+    return HttpServerResponse.text((operation.json ?? JSON.stringify)(result.success), {
+      contentType: contentTypeFor(request),
+      headers
+    })
   }))
 
 /**
