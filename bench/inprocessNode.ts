@@ -7,7 +7,10 @@
  * is driven from JavaScript here (`socketOnData`), where a real socket feeds it from C++ (one callback scope per
  * parser event): the cost of a POST's body over a GET's is smaller here than over HTTP.
  *
- *   node bench/inprocessNode.ts [calls per pass] [name filter]   # the best of 6 passes (after one warm-up pass)
+ * With `--tcp` the requests go over a real loopback connection instead, from a client in the same process: the
+ * figures then include the kernel and the client, and Node's parser is fed as in a server.
+ *
+ *   node bench/inprocessNode.ts [--tcp] [calls per pass] [name filter]   # the best of 6 passes (after a warm-up pass)
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
@@ -15,14 +18,13 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import * as Net from "node:net"
 import { Duplex } from "node:stream"
 import { http } from "../src/node/internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "../src/node/NodeNativeHttp.ts"
 import * as A2AServer from "../src/server/A2AServer.ts"
 import * as DemoAgent from "../src/server/DemoAgent.ts"
 import * as A2AHttp from "../src/server/http/A2AHttp.ts"
-
-const calls = Number(process.argv[2] ?? 5000)
 
 const scope = Effect.runSync(Scope.make())
 const services = await Effect.runPromise(Layer.buildWithScope(
@@ -81,14 +83,34 @@ class FakeSocket extends Duplex {
     done?.(answer)
   }
 }
-const socket = new FakeSocket()
-server.emit("connection", socket)
-
-const ask = (bytes: Buffer) =>
-  new Promise<string>((resolve) => {
-    socket.onAnswer = resolve
-    socket.push(bytes)
+// With --tcp: a real loopback connection instead (the kernel's cost in the figures, Node's parser fed from C++).
+const tcp = process.argv.includes("--tcp")
+const args = process.argv.slice(2).filter((a) => a !== "--tcp")
+let ask: (bytes: Buffer) => Promise<string>
+if (tcp) {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  const client = Net.connect({
+    port: typeof address === "object" && address !== null ? address.port : 0,
+    host: "127.0.0.1"
   })
+  client.setNoDelay(true)
+  const reader = new FakeSocket()
+  client.on("data", (chunk: Buffer) => reader.collect(chunk))
+  ask = (bytes) =>
+    new Promise<string>((resolve) => {
+      reader.onAnswer = resolve
+      client.write(bytes)
+    })
+} else {
+  const socket = new FakeSocket()
+  server.emit("connection", socket)
+  ask = (bytes) =>
+    new Promise<string>((resolve) => {
+      socket.onAnswer = resolve
+      socket.push(bytes)
+    })
+}
 
 const headers = "Host: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nConnection: keep-alive\r\n"
 const post = (body: string) =>
@@ -107,7 +129,8 @@ const scenarios: Array<[string, Buffer, string]> = [
   ["REST GetTask", get(`/tasks/${id}`), "\"status\""],
   ["JSON-RPC GetTask", post(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } })), "\"result\""]
 ]
-const only = process.argv[3]
+const calls = Number(args[0] ?? 5000)
+const only = args[1]
 const best = new Map<string, number>()
 for (let pass = 0; pass < 7; pass++) {
   for (const [name, bytes, marker] of scenarios) {
