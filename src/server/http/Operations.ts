@@ -40,8 +40,8 @@ export interface Unary {
   readonly prepare: (
     params: unknown
   ) => Result.Result<(handler: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError>, InvalidParams>
-  /** The result as JSON text; `JSON.stringify` when unset. */
-  readonly json?: ((result: unknown) => string) | undefined
+  /** The result as JSON text (undefined for a result JSON has no text for); `JSON.stringify` when unset. */
+  readonly json?: ((result: unknown) => string | undefined) | undefined
 }
 
 /** A streaming operation: a stream of JSON-ready StreamResponse values. */
@@ -69,7 +69,7 @@ const unary = <S extends Schema.ConstraintDecoder<unknown>>(
   name: OperationName,
   schema: S,
   run: (handler: Handler, req: S["Type"], ctx: CallContext) => Effect.Effect<unknown, A2AError>,
-  json?: (result: unknown) => string
+  json?: (result: unknown) => string | undefined
 ): Unary => {
   const decode = FieldViolations.decoder(schema)
   return {
@@ -120,8 +120,8 @@ const empty = {}
 // GetTask answers with the stored task itself (or a copy with its history trimmed): its text is kept for the next
 // GetTask of the unchanged task.
 const taskJson = TaskJson.make()
-const taskText = (result: unknown): string =>
-  typeof result === "object" && result !== null ? taskJson(result) : JSON.stringify(result)
+const taskText = (result: unknown): string | undefined =>
+  typeof result === "object" && result !== null ? taskJson(result) : JSON.stringify(result) as string | undefined
 
 /** A2A 1.0: the native model, no translation; every operation of the table, decoded with its own Schema. */
 export const v1Edge: Edge = makeEdge(

@@ -97,7 +97,11 @@ const dispatch = (
         Effect.succeed(
           notification
             ? none
-            : json(text === undefined ? JsonRpc.encodeSuccess(id, result) : JsonRpc.encodeSuccessJson(id, text(result)))
+            : json(
+              text === undefined
+                ? JsonRpc.encodeSuccess(id, result)
+                : JsonRpc.encodeSuccessJson(id, text(result) ?? "null")
+            )
         ),
       onFailure: (cause) => Effect.map(fromCause(cause), fail)
     })

@@ -196,7 +196,8 @@ const handle = (
       prepared.success(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
     )
     if (Result.isFailure(result)) return restError(result.failure, { headers })
-    return HttpServerResponse.text((operation.json ?? JSON.stringify)(result.success), {
+    const text = operation.json === undefined ? JSON.stringify(result.success) : operation.json(result.success) ?? ""
+    return HttpServerResponse.text(text, {
       contentType: contentTypeFor(request),
       headers
     })
