@@ -7,8 +7,10 @@
  * for every change, see TaskStore), so a task that changed is another object and misses. A store that hands out a
  * fresh object on every read (the SQL stores) just never hits.
  *
- * Bounded: at most `maxChars` characters of text in all, oldest first out, and no text longer than `maxTextChars`
- * (a big task is written afresh each time rather than pushing every other task out).
+ * Kept from a task's second read on: a task read once (most are) costs no memory, and neither does a copy made for
+ * one answer (the history cut by `historyLength`), which is never read again. Bounded: at most `maxChars`
+ * characters of text in all, oldest first out, and no text longer than `maxTextChars` (a big task is written afresh
+ * each time rather than pushing every other task out).
  */
 
 export interface Options {
@@ -22,6 +24,8 @@ const defaults: Options = { maxChars: 1 << 20, maxTextChars: 1 << 16 }
 export const make = (options: Options = defaults): (task: object) => string => {
   const { maxChars, maxTextChars } = options
   const texts = new Map<object, string>()
+  // Read once, not kept yet.
+  const seen = new WeakSet<object>()
   // Insertion order, oldest at `head`: a queue beside the Map, whose own order is slow to walk past deleted keys.
   let order: Array<object> = []
   let head = 0
@@ -30,6 +34,10 @@ export const make = (options: Options = defaults): (task: object) => string => {
     const known = texts.get(task)
     if (known !== undefined) return known
     const text = JSON.stringify(task)
+    if (!seen.has(task)) {
+      seen.add(task)
+      return text
+    }
     if (text.length > maxTextChars) return text
     while (chars + text.length > maxChars) {
       const oldest = order[head++]!
