@@ -48,8 +48,8 @@ const readIncoming = (source: NodeIncomingMessage, maxBytes: number): Effect.Eff
         resume(Effect.fail("TooLarge"))
       } else chunks.push(chunk)
     }
+    // The listeners stay on an ended request (it is done with; a later "close" or "error" finds `resume` spent).
     const onEnd = () => {
-      detach()
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
       resume(Effect.succeed(body.toString("utf8")))
     }

@@ -172,6 +172,10 @@ const idJson = (id: JsonRpcId): string => (typeof id === "string" ? JSON.stringi
 export const encodeSuccess = (id: JsonRpcId, result: unknown): string =>
   `{"jsonrpc":"2.0","id":${idJson(id)},"result":${JSON.stringify(result) ?? "null"}}`
 
+/** `encodeSuccess` of a result already written as JSON text. */
+export const encodeSuccessJson = (id: JsonRpcId, resultJson: string): string =>
+  `{"jsonrpc":"2.0","id":${idJson(id)},"result":${resultJson}}`
+
 /** `JSON.stringify(failure(id, error))`. */
 export const encodeFailure = (id: JsonRpcId, error: A2AError): string =>
   `{"jsonrpc":"2.0","id":${idJson(id)},"error":${JSON.stringify(toJsonRpcError(error))}}`

@@ -61,7 +61,11 @@ export interface TaskScope {
   readonly tenant: string
 }
 
-/** A stored task: the task, whose it is, and its version (incremented by every saved change). */
+/**
+ * A stored task: the task, whose it is, and its version (incremented by every saved change). A value: once saved or
+ * read, no one changes a record or its task in place (a change is a new record, saved), so what was derived from a
+ * task object (its JSON text, kept for the next GetTask) stays true of it.
+ */
 export interface TaskRecord extends TaskScope {
   readonly task: v1.Task
   /**

@@ -27,6 +27,7 @@ import * as FieldViolations from "../../protocol/FieldViolations.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import type { CallContext } from "../CallContext.ts"
 import type { RequestHandler } from "../RequestHandler.ts"
+import * as TaskJson from "./internal/TaskJson.ts"
 
 export type OperationName = Operations.Name
 
@@ -39,6 +40,8 @@ export interface Unary {
   readonly prepare: (
     params: unknown
   ) => Result.Result<(handler: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError>, InvalidParams>
+  /** The result as JSON text (undefined for a result JSON has no text for); `JSON.stringify` when unset. */
+  readonly json?: ((result: unknown) => string | undefined) | undefined
 }
 
 /** A streaming operation: a stream of JSON-ready StreamResponse values. */
@@ -65,13 +68,15 @@ export interface Edge {
 const unary = <S extends Schema.ConstraintDecoder<unknown>>(
   name: OperationName,
   schema: S,
-  run: (handler: Handler, req: S["Type"], ctx: CallContext) => Effect.Effect<unknown, A2AError>
+  run: (handler: Handler, req: S["Type"], ctx: CallContext) => Effect.Effect<unknown, A2AError>,
+  json?: (result: unknown) => string | undefined
 ): Unary => {
   const decode = FieldViolations.decoder(schema)
   return {
     _tag: "Unary",
     name,
-    prepare: (params) => Result.map(decode(params), (req) => (handler, ctx) => run(handler, req, ctx))
+    prepare: (params) => Result.map(decode(params), (req) => (handler, ctx) => run(handler, req, ctx)),
+    json
   }
 }
 
@@ -112,6 +117,12 @@ const methodOf = (op: Operations.Any) => (handler: Handler, req: unknown, ctx: C
 // google.protobuf.Empty in JSON.
 const empty = {}
 
+// GetTask answers with the stored task itself (or a copy with its history trimmed): its text is kept for the next
+// GetTask of the unchanged task.
+const taskJson = TaskJson.make()
+const taskText = (result: unknown): string | undefined =>
+  typeof result === "object" && result !== null ? taskJson(result) : JSON.stringify(result) as string | undefined
+
 /** A2A 1.0: the native model, no translation; every operation of the table, decoded with its own Schema. */
 export const v1Edge: Edge = makeEdge(
   "1.0",
@@ -123,6 +134,6 @@ export const v1Edge: Edge = makeEdge(
     return unary(op.name, op.request, (h, req, ctx) => {
       const result = run(h, req, ctx) as Effect.Effect<unknown, A2AError>
       return op.response === Operations.Empty ? Effect.as(result, empty) : result
-    })
+    }, op.name === "GetTask" ? taskText : undefined)
   })
 )

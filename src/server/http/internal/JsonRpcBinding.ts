@@ -92,9 +92,19 @@ const dispatch = (
   }
   const prepared = operation.prepare(params)
   if (Result.isFailure(prepared)) return refuse(prepared.failure)
+  const text = operation.json
   return prepared.success(env.handler, ctx).pipe(
     Effect.matchCauseEffect({
-      onSuccess: (result) => Effect.succeed(notification ? none : json(JsonRpc.encodeSuccess(id, result))),
+      onSuccess: (result) =>
+        Effect.succeed(
+          notification
+            ? none
+            : json(
+              text === undefined
+                ? JsonRpc.encodeSuccess(id, result)
+                : JsonRpc.encodeSuccessJson(id, text(result) ?? "null")
+            )
+        ),
       onFailure: (cause) => Effect.map(fromCause(cause), fail)
     })
   )

@@ -92,7 +92,8 @@ export const reader = (limits: Limits, native: NativeHttp | undefined): Reader =
       if (body.length === 0 || body.trim().length === 0) {
         return empty !== undefined ? Effect.succeed(empty()) : Effect.fail(invalidJson("the request body is empty"))
       }
-      if (nestsDeeperThan(body, maxDepth)) return Effect.fail(tooDeep(maxDepth))
+      // Each level takes a character: a text no longer than the limit cannot nest deeper.
+      if (body.length > maxDepth && nestsDeeperThan(body, maxDepth)) return Effect.fail(tooDeep(maxDepth))
       try {
         return Effect.succeed(JSON.parse(body) as unknown)
       } catch (e) {

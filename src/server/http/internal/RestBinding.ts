@@ -199,7 +199,10 @@ const run = (
     onFailure: (cause) => Effect.map(fromCause(cause), (error) => restError(error, { headers })),
     onSuccess: (result) =>
       Effect.succeed(
-        HttpServerResponse.text(JSON.stringify(result), { contentType: contentTypeFor(request), headers })
+        HttpServerResponse.text(operation.json === undefined ? JSON.stringify(result) : operation.json(result) ?? "", {
+          contentType: contentTypeFor(request),
+          headers
+        })
       )
   })
 }
