@@ -17,13 +17,17 @@
  *
  * // a direct reply, or a task with status updates and artifacts
  * const echo = AgentExecutor.replyWithText((text) => `You said: ${text}`)
- * const writer = AgentExecutor.task((task, ctx) =>
- *   Effect.gen(function*() {
- *     yield* task.working("Writing...")
- *     yield* task.artifact({ name: "report", parts: [{ text: `A report on ${AgentExecutor.textOf(ctx.message)}` }] })
- *   })
- * )
+ * const writer = AgentExecutor.task(Effect.fnUntraced(function*(task, ctx) {
+ *   yield* task.working("Writing...")
+ *   yield* task.artifact({ name: "report", parts: [{ text: `A report on ${AgentExecutor.textOf(ctx.message)}` }] })
+ * }))
  * ```
+ *
+ * Write an agent's steps with `Effect.fn` / `Effect.fnUntraced` rather than an `Effect.gen` inside the callback:
+ * the generator function is then made once, not once per message. V8 keeps the generators of a generator function
+ * made per call alive through its young-generation collections, and with them everything they reach (the request,
+ * its task, the execution), until the next full collection: on a loaded server that was most of what each
+ * collection copied, and its pauses set the tail latency (BENCHMARKS.md, "Generator functions made per call").
  *
  * @since 0.1.0
  */
@@ -110,7 +114,7 @@ export const replyWithText = <E = never>(
  * task is completed. Interrupting the task (CancelTask) interrupts `work`.
  *
  * @example
- * AgentExecutor.task((task, ctx) => Effect.gen(function*() {
+ * AgentExecutor.task(Effect.fnUntraced(function*(task, ctx) {
  *   yield* task.working("Thinking...")
  *   yield* task.artifact({ parts: [{ text: "42" }], name: "answer" })
  * }))

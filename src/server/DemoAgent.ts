@@ -23,6 +23,8 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { CardTemplate } from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
+import type { RequestContext } from "./RequestContext.ts"
+import type * as TaskUpdater from "./TaskUpdater.ts"
 
 export interface DemoOptions {
   /** Pause between the steps of "task" and "slow". Default 200 millis. */
@@ -39,41 +41,38 @@ export const make = (options: DemoOptions = {}): AgentExecutor.AgentExecutor["Se
   const delay = options.stepDelay ?? Duration.millis(200)
   const slowSteps = options.slowSteps ?? 600
 
-  const multiStep = AgentExecutor.task((task) =>
-    Effect.gen(function*() {
-      yield* task.working("Working on it: step 1 of 3")
-      yield* Effect.sleep(delay)
-      yield* task.working("Step 2 of 3: writing the result")
-      const artifactId = yield* task.artifact({ name: "result", parts: [{ text: "Chunk 1. " }] }, { lastChunk: false })
-      yield* Effect.sleep(delay)
-      yield* task.artifact({ artifactId, parts: [{ text: "Chunk 2. " }] }, { append: true, lastChunk: false })
-      yield* Effect.sleep(delay)
-      yield* task.artifact({ artifactId, parts: [{ text: "Chunk 3." }] }, { append: true, lastChunk: true })
-      yield* task.complete("Done: step 3 of 3")
-    })
-  )
+  // Each agent's generator function is made once, here, not per task (see AgentExecutor.task).
+  const multiStep = AgentExecutor.task(Effect.fnUntraced(function*(task) {
+    yield* task.working("Working on it: step 1 of 3")
+    yield* Effect.sleep(delay)
+    yield* task.working("Step 2 of 3: writing the result")
+    const artifactId = yield* task.artifact({ name: "result", parts: [{ text: "Chunk 1. " }] }, { lastChunk: false })
+    yield* Effect.sleep(delay)
+    yield* task.artifact({ artifactId, parts: [{ text: "Chunk 2. " }] }, { append: true, lastChunk: false })
+    yield* Effect.sleep(delay)
+    yield* task.artifact({ artifactId, parts: [{ text: "Chunk 3." }] }, { append: true, lastChunk: true })
+    yield* task.complete("Done: step 3 of 3")
+  }))
 
+  const greet = Effect.fnUntraced(function*(task: TaskUpdater.TaskUpdater, context: RequestContext) {
+    const name = AgentExecutor.textOf(context.message).trim()
+    yield* task.artifact({ name: "greeting", parts: [{ text: `Hello, ${name}!` }] })
+    yield* task.complete(`Nice to meet you, ${name}.`)
+  })
   const askName = AgentExecutor.task((task, context) =>
-    Option.match(context.task, {
-      onNone: () => task.requireInput("What is your name?"),
-      onSome: () =>
-        Effect.gen(function*() {
-          const name = AgentExecutor.textOf(context.message).trim()
-          yield* task.artifact({ name: "greeting", parts: [{ text: `Hello, ${name}!` }] })
-          yield* task.complete(`Nice to meet you, ${name}.`)
-        })
-    })
+    Option.isNone(context.task) ? task.requireInput("What is your name?") : greet(task, context)
   )
 
-  const slow = AgentExecutor.task((task) =>
-    Effect.gen(function*() {
+  const slow = AgentExecutor.task(Effect.fnUntraced(
+    function*(task) {
       for (let step = 1; step <= slowSteps; step++) {
         yield* task.working(`Slow step ${step} of ${slowSteps}`)
         yield* Effect.sleep(delay)
       }
       yield* task.complete("Slow work finished")
-    }).pipe(Effect.ensuring(options.onSlowStopped?.(task.taskId) ?? Effect.void))
-  )
+    },
+    (work, task) => Effect.ensuring(work, options.onSlowStopped?.(task.taskId) ?? Effect.void)
+  ))
 
   // An expected failure: the task ends FAILED with a reason, and nothing is logged as an error.
   const failing = AgentExecutor.task((task) =>

@@ -388,8 +388,9 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     )
 
   // --- one POST ---
-  const attempt = (config: PushConfig, payload: Payload): Effect.Effect<void, DeliveryFailed> =>
-    Effect.gen(function*() {
+  // Its generator function is made once, not per POST (BENCHMARKS.md, "Generator functions made per call").
+  const attempt: (config: PushConfig, payload: Payload) => Effect.Effect<void, DeliveryFailed> = Effect.fnUntraced(
+    function*(config: PushConfig, payload: Payload) {
       if (!URL.canParse(config.url)) {
         return yield* new DeliveryFailed({ message: `invalid webhook URL ${config.url}`, retryable: false })
       }
@@ -441,11 +442,11 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
         message: `webhook answered HTTP ${status}`,
         retryable: status === 408 || status === 429 || status >= 500
       })
-    }).pipe(
-      // Traced, the POST carries a traceparent (W3C), so a receiver that traces continues the task's trace;
-      // untraced, there is no trace to continue.
-      observed ? identity : Effect.provideService(HttpClient.TracerPropagationEnabled, false)
-    )
+    },
+    // Traced, the POST carries a traceparent (W3C), so a receiver that traces continues the task's trace;
+    // untraced, there is no trace to continue.
+    observed ? identity : Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+  )
 
   const retrySchedule = Schedule.exponential(baseDelay).pipe(
     Schedule.jittered,
@@ -501,8 +502,9 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   // --- the events of a task to every webhook of the task ---
   // The configs are read once for the events queued together: most tasks have none, and this read is then all
   // the notifier costs an event.
-  const dispatch = (taskId: string, batch: ReadonlyArray<Queued>): Effect.Effect<void> =>
-    Effect.gen(function*() {
+  // Made once, not per batch (BENCHMARKS.md, "Generator functions made per call").
+  const dispatch: (taskId: string, batch: ReadonlyArray<Queued>) => Effect.Effect<void> = Effect.fnUntraced(
+    function*(taskId: string, batch: ReadonlyArray<Queued>) {
       const targets = yield* configs.forTask(taskId).pipe(
         Effect.tapError((e) => Effect.logWarning(`Push: cannot read configs of task ${taskId}: ${e.message}`)),
         Effect.orElseSucceed((): ReadonlyArray<PushConfig> => [])
@@ -529,7 +531,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
           }
         }
       }
-    })
+    }
+  )
 
   // Per task, the events waiting for the task's lane; the lane takes them all when their turn comes.
   const waiting = new Map<string, Array<Queued>>()
@@ -545,13 +548,19 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       }
       const fresh: Array<Queued> = [{ event, parent }]
       waiting.set(taskId, fresh)
+      // Emptied once taken: the Map's old tables keep the arrays it held until a full GC (see LiveSet), and then
+      // keep nothing of the events.
+      const done = Effect.sync(() => {
+        fresh.length = 0
+      })
       const job = Effect.suspend(() => {
         waiting.delete(taskId)
-        return dispatch(taskId, fresh)
+        return Effect.ensuring(dispatch(taskId, fresh), done)
       })
       return Effect.flatMap(lanes.submit(taskId, job), (queued) => {
         if (queued) return Effect.void
         waiting.delete(taskId)
+        fresh.length = 0
         return queueFull({ taskId })
       })
     })
