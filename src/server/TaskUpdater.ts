@@ -89,96 +89,134 @@ const run = <E>(
 ): Effect.Effect<void, E> =>
   // A pipeline, not a generator: a waiting agent holds the updater, not also a suspended generator and its frame.
   Effect.suspend(() => {
-    const { contextId, taskId } = context
-    let final = false
-
-    const message = (content: string | ReadonlyArray<v1.Part>): Effect.Effect<v1.Message> =>
-      Effect.map(Ids.randomId, (messageId) => ({
-        messageId,
-        role: "ROLE_AGENT" as const,
-        parts: typeof content === "string" ? [{ text: content }] : content,
-        contextId,
-        taskId
-      }))
-
-    const toMessage = (m: StatusMessage): Effect.Effect<v1.Message> =>
-      typeof m === "string" || Array.isArray(m)
-        ? message(m as string | ReadonlyArray<v1.Part>)
-        : Effect.succeed({ ...(m as v1.Message), contextId, taskId })
-
-    // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server), and no
-    // Effect.zip nor Effect.succeed where a value is at hand (each is a few objects per event).
-    const emitStatus = (state: v1.TaskState, statusMessage: v1.Message | undefined) =>
-      Effect.flatMap(Ids.now, (timestamp) => {
-        if (isFinal(state)) final = true
-        return emit({
-          statusUpdate: {
-            taskId,
-            contextId,
-            status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
-          }
-        })
-      })
-
-    const status = (state: v1.TaskState, m?: StatusMessage): Effect.Effect<void> =>
-      m === undefined
-        ? emitStatus(state, undefined)
-        : Effect.flatMap(toMessage(m), (statusMessage) => emitStatus(state, statusMessage))
-
-    const artifact: TaskUpdater["artifact"] = (input, options = {}) => {
-      const emitArtifact = (artifactId: string) =>
-        Effect.as(
-          emit({
-            artifactUpdate: {
-              taskId,
-              contextId,
-              artifact: {
-                artifactId,
-                parts: input.parts,
-                ...(input.name !== undefined ? { name: input.name } : {}),
-                ...(input.description !== undefined ? { description: input.description } : {}),
-                ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-                ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
-              },
-              ...(options.append !== undefined ? { append: options.append } : {}),
-              ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
-            }
-          }),
-          artifactId
-        )
-      const given = input.artifactId
-      return given !== undefined
-        ? Effect.suspend(() => emitArtifact(given))
-        : Effect.flatMap(Ids.randomId, emitArtifact)
-    }
-
-    const updater: TaskUpdater = {
-      taskId,
-      contextId,
-      status,
-      working: (m) => status("TASK_STATE_WORKING", m),
-      complete: (m) => status("TASK_STATE_COMPLETED", m),
-      fail: (m) => status("TASK_STATE_FAILED", m),
-      reject: (m) => status("TASK_STATE_REJECTED", m),
-      requireInput: (m) => status("TASK_STATE_INPUT_REQUIRED", m),
-      requireAuth: (m) => status("TASK_STATE_AUTH_REQUIRED", m),
-      artifact,
-      message
-    }
-
+    const updater = new Updater(context.taskId, context.contextId, emit)
     const worked = Effect.flatMap(
       Effect.suspend(() => work(updater, context)),
-      () => final ? Effect.void : status("TASK_STATE_COMPLETED")
+      () => updater.final ? Effect.void : updater.emitStatus("TASK_STATE_COMPLETED", undefined)
     )
     if (Option.isSome(context.task)) return worked
     const submitted = Effect.flatMap(Ids.now, (timestamp) =>
       emit({
         task: {
-          id: taskId,
-          contextId,
+          id: context.taskId,
+          contextId: context.contextId,
           status: { state: "TASK_STATE_SUBMITTED", timestamp },
           history: [context.message]
         }
       }))
     return Effect.andThen(submitted, worked)
   })
+
+/**
+ * The updater of one execution: its state in one object and its methods on the prototype, since a waiting agent
+ * holds its updater for as long as it waits (a dozen closures and their contexts were ~1 KiB per idle execution).
+ * The methods are getters handing out a function bound to the updater, so `const { complete } = task` still works.
+ */
+class Updater implements TaskUpdater {
+  /** Whether the work has emitted a final state (then no COMPLETED is added). */
+  final = false
+  readonly taskId: string
+  readonly contextId: string
+  private readonly emit: PushStream.Emit<AgentEvent>
+
+  constructor(taskId: string, contextId: string, emit: PushStream.Emit<AgentEvent>) {
+    this.taskId = taskId
+    this.contextId = contextId
+    this.emit = emit
+  }
+
+  get status(): TaskUpdater["status"] {
+    return (state, m) => this.statusOf(state, m)
+  }
+  get working(): TaskUpdater["working"] {
+    return (m) => this.statusOf("TASK_STATE_WORKING", m)
+  }
+  get complete(): TaskUpdater["complete"] {
+    return (m) => this.statusOf("TASK_STATE_COMPLETED", m)
+  }
+  get fail(): TaskUpdater["fail"] {
+    return (m) => this.statusOf("TASK_STATE_FAILED", m)
+  }
+  get reject(): TaskUpdater["reject"] {
+    return (m) => this.statusOf("TASK_STATE_REJECTED", m)
+  }
+  get requireInput(): TaskUpdater["requireInput"] {
+    return (m) => this.statusOf("TASK_STATE_INPUT_REQUIRED", m)
+  }
+  get requireAuth(): TaskUpdater["requireAuth"] {
+    return (m) => this.statusOf("TASK_STATE_AUTH_REQUIRED", m)
+  }
+  get artifact(): TaskUpdater["artifact"] {
+    return (input, options) => this.artifactOf(input, options ?? {})
+  }
+  get message(): TaskUpdater["message"] {
+    return (content) => this.messageOf(content)
+  }
+
+  private messageOf(content: string | ReadonlyArray<v1.Part>): Effect.Effect<v1.Message> {
+    return Effect.map(Ids.randomId, (messageId) => ({
+      messageId,
+      role: "ROLE_AGENT" as const,
+      parts: typeof content === "string" ? [{ text: content }] : content,
+      contextId: this.contextId,
+      taskId: this.taskId
+    }))
+  }
+
+  private toMessage(m: StatusMessage): Effect.Effect<v1.Message> {
+    return typeof m === "string" || Array.isArray(m)
+      ? this.messageOf(m as string | ReadonlyArray<v1.Part>)
+      : Effect.succeed({ ...(m as v1.Message), contextId: this.contextId, taskId: this.taskId })
+  }
+
+  // Called for every event an agent emits: pipelines, not generators (cheaper on a busy server), and no
+  // Effect.zip nor Effect.succeed where a value is at hand (each is a few objects per event).
+  emitStatus(state: v1.TaskState, statusMessage: v1.Message | undefined): Effect.Effect<void> {
+    return Effect.flatMap(Ids.now, (timestamp) => {
+      if (isFinal(state)) this.final = true
+      return this.emit({
+        statusUpdate: {
+          taskId: this.taskId,
+          contextId: this.contextId,
+          status: { state, timestamp, ...(statusMessage !== undefined ? { message: statusMessage } : {}) }
+        }
+      })
+    })
+  }
+
+  private statusOf(state: v1.TaskState, m: StatusMessage | undefined): Effect.Effect<void> {
+    return m === undefined
+      ? this.emitStatus(state, undefined)
+      : Effect.flatMap(this.toMessage(m), (statusMessage) => this.emitStatus(state, statusMessage))
+  }
+
+  private artifactOf(
+    input: ArtifactInput,
+    options: { readonly append?: boolean | undefined; readonly lastChunk?: boolean | undefined }
+  ): Effect.Effect<string> {
+    const emitArtifact = (artifactId: string) =>
+      Effect.as(
+        this.emit({
+          artifactUpdate: {
+            taskId: this.taskId,
+            contextId: this.contextId,
+            artifact: {
+              artifactId,
+              parts: input.parts,
+              ...(input.name !== undefined ? { name: input.name } : {}),
+              ...(input.description !== undefined ? { description: input.description } : {}),
+              ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+              ...(input.extensions !== undefined ? { extensions: input.extensions } : {})
+            },
+            ...(options.append !== undefined ? { append: options.append } : {}),
+            ...(options.lastChunk !== undefined ? { lastChunk: options.lastChunk } : {})
+          }
+        }),
+        artifactId
+      )
+    const given = input.artifactId
+    return given !== undefined
+      ? Effect.suspend(() => emitArtifact(given))
+      : Effect.flatMap(Ids.randomId, emitArtifact)
+  }
+}

@@ -24,6 +24,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { identity } from "effect/Function"
 import { pipeArguments } from "effect/Pipeable"
 import * as Predicate from "effect/Predicate"
@@ -225,28 +226,45 @@ export const runForEachWhile = <A, E, E2>(
   const producer = producerOf(self)
   if (producer === undefined) return Stream.runForEachWhile(self, f)
   return Effect.suspend(() => {
-    let stopped = false
-    let failure: Cause.Cause<E2> | undefined
-    const stop = (cause?: Cause.Cause<E2>) =>
-      Effect.andThen(
-        Effect.sync(() => {
-          stopped = true
-          failure = cause
-        }),
-        Effect.interrupt
-      )
-    const emit: Emit<A> = (event) =>
-      stopped ? Effect.interrupt : Effect.matchCauseEffect(f(event), {
-        onSuccess: (more) => more ? Effect.void : stop(),
-        onFailure: stop
-      })
-    // The reader's failure wins, even over a producer that swallowed its interruption and returned.
-    return Effect.matchCauseEffect(producer(emit), {
-      onSuccess: (): Effect.Effect<void, E | E2> => failure !== undefined ? Effect.failCause(failure) : Effect.void,
-      onFailure: (cause): Effect.Effect<void, E | E2> => {
-        if (failure !== undefined) return Effect.failCause(failure)
-        return stopped && Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.failCause(cause)
-      }
-    })
+    const reading = new Reading<A, E2>(f)
+    return Effect.flatMap(Effect.exit(producer(reading.emit)), reading.outcome)
   })
+}
+
+/**
+ * One `runForEachWhile` of a producer: its state in one object, since a producer that waits (an idle agent) holds
+ * it for as long as it waits; `emit` and `outcome` are the two functions the producer and its fiber need.
+ */
+class Reading<A, E2> {
+  private stopped = false
+  private failure: Cause.Cause<E2> | undefined = undefined
+  private readonly f: (event: A) => Effect.Effect<boolean, E2>
+
+  constructor(f: (event: A) => Effect.Effect<boolean, E2>) {
+    this.f = f
+  }
+
+  private stop(cause?: Cause.Cause<E2>): Effect.Effect<never> {
+    return Effect.andThen(
+      Effect.sync(() => {
+        this.stopped = true
+        this.failure = cause
+      }),
+      Effect.interrupt
+    )
+  }
+
+  readonly emit: Emit<A> = (event) =>
+    this.stopped ? Effect.interrupt : Effect.matchCauseEffect(this.f(event), {
+      onSuccess: (more) => more ? Effect.void : this.stop(),
+      onFailure: (cause) => this.stop(cause)
+    })
+
+  // The reader's failure wins, even over a producer that swallowed its interruption and returned.
+  readonly outcome = <E>(exit: Exit.Exit<void, E>): Effect.Effect<void, E | E2> => {
+    const failure = this.failure
+    if (failure !== undefined) return Effect.failCause(failure)
+    if (Exit.isSuccess(exit)) return Effect.void
+    return this.stopped && Cause.hasInterruptsOnly(exit.cause) ? Effect.void : Effect.failCause(exit.cause)
+  }
 }

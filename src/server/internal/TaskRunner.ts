@@ -147,18 +147,8 @@ export const COALESCE_CAPACITY = 32
 /** Messages that wait on one task, at most; more are refused until the agent catches up. */
 export const MAX_PENDING = 16
 
-/** An execution in progress. */
-interface Running {
-  /** Its fiber, once forked (the execution is visible from the instant before). */
-  readonly fiber: Deferred.Deferred<Fiber.Fiber<void>>
-  /** The task as the execution last saved it, for the callers of queued messages. */
-  task: v1.Task | undefined
-  /** Messages sent to the task meanwhile, in arrival order. */
-  readonly pending: Array<Pending>
-}
-
 /** Cancels an execution: interrupts its fiber and waits until it has recorded the outcome and let go of its task. */
-const stop = (execution: Running): Effect.Effect<void> =>
+const stop = (execution: { readonly fiber: Deferred.Deferred<Fiber.Fiber<void>> }): Effect.Effect<void> =>
   Effect.flatMap(Deferred.await(execution.fiber), Fiber.interrupt)
 
 /** A store failure inside the runner, kept apart from the agent's own failures. */
@@ -211,10 +201,10 @@ export const make = Effect.gen(function*() {
       )
     })
   /**
-   * The executions now running, by task id, each in a slot emptied when it goes: the Map's old tables keep what
-   * they held until the next full GC (see LiveSet), which is then a slot, not an execution and its fiber.
+   * The executions now running, by task id (see Execution), each in a slot emptied when it goes: the Map's old
+   * tables keep what they held until the next full GC (see LiveSet), which is then a slot, not an execution.
    */
-  const running = new Map<string, { current: Running | undefined }>()
+  const running = new Map<string, { current: Execution | undefined }>()
   // Their fibers, interrupted when the server's scope closes. Not `forkIn(serverScope)`: that adds and removes an
   // entry of the scope's Map per execution, which V8 keeps reachable from the Map's old tables (see LiveSet).
   const executions = LiveSet.make<Fiber.Fiber<void>>()
@@ -289,35 +279,67 @@ export const make = Effect.gen(function*() {
 
   // --- one execution ---
 
-  interface RunState {
-    record: Option.Option<TaskRecord>
+  /**
+   * One execution: what it keeps in one object and its steps as methods, since an idle execution (an agent that
+   * waits) holds it for as long as it waits; as closures over the run's variables it was a dozen closures and
+   * their contexts (BENCHMARKS.md, "Idle streams, both ways"). It is also the task's entry in `running`, from the
+   * start of its turn until it lets go of its task (`release`).
+   */
+  class Execution {
+    readonly context: RequestContext
+    readonly scope: TaskScope
+    /** Who started it: hears the end once the task is let go. */
+    readonly caller: Caller
+    /** Where its events go: the caller, or the caller as Instrumentation observes it. */
+    reporter: Caller
+    /** The task as last saved; undefined until there is one (a new task before its first save). */
+    record: TaskRecord | undefined
     /** Set once the execution has its answer (a final state, a message, or a recorded failure). */
-    settled: boolean
-  }
+    settled = false
+    /** The push config to attach to the new task; undefined once attached (once only, see `step`). */
+    pushConfig: v1.TaskPushNotificationConfig | undefined
+    /** Messages sent to the task meanwhile, in arrival order; undefined while there are none. */
+    pending: Array<Pending> | undefined
+    /** Its fiber, once forked (the execution is visible in `running` from the instant before). */
+    readonly fiber = Deferred.makeUnsafe<Fiber.Fiber<void>>()
+    /** Its entry in `running`, emptied when it lets go of its task. */
+    readonly slot: { current: Execution | undefined } = { current: this }
 
-  const runExecution = (
-    context: RequestContext,
-    scope: TaskScope,
-    state: RunState,
-    pushConfig: v1.TaskPushNotificationConfig | undefined,
-    caller: Caller,
-    handle: Running
-  ) => {
-    const reducerContext = (now: string): TaskReducer.ReducerContext => ({
-      taskId: context.taskId,
-      contextId: context.contextId,
-      userMessage: context.message,
-      now
-    })
+    constructor(
+      context: RequestContext,
+      scope: TaskScope,
+      caller: Caller,
+      record: TaskRecord | undefined,
+      pushConfig: v1.TaskPushNotificationConfig | undefined,
+      pending: Array<Pending> | undefined
+    ) {
+      this.context = context
+      this.scope = scope
+      this.caller = caller
+      this.reporter = caller
+      this.record = record
+      this.pushConfig = pushConfig
+      this.pending = pending
+    }
+
+    reducerContext(now: string): TaskReducer.ReducerContext {
+      return {
+        taskId: this.context.taskId,
+        contextId: this.context.contextId,
+        userMessage: this.context.message,
+        now
+      }
+    }
 
     /**
      * Applies events in order, the task saved once for all of them, then published; false when the execution is
      * over (final state, message reply, misbehaviour). Nothing after the event that ends the turn is applied.
      */
-    const step = (events: ReadonlyArray<AgentEvent>): Effect.Effect<boolean, StoreFailed> =>
-      Effect.flatMap(Ids.now, (now) => {
+    step(events: ReadonlyArray<AgentEvent>): Effect.Effect<boolean, StoreFailed> {
+      return Effect.flatMap(Ids.now, (now) => {
+        const context = this.context
         // The task as the events so far leave it (saved only below): an event sees those before it in the batch.
-        let task = Option.getOrUndefined(state.record)?.task
+        let task = this.record?.task
         let published: ReadonlyArray<TaskReducer.Published> | undefined
         let first: TaskReducer.Applied | undefined
         // Each event's own step, once the batch has more than one.
@@ -334,15 +356,16 @@ export const make = Effect.gen(function*() {
               // Before any task, a message is the whole answer: a direct reply.
               const { taskId: _, ...message } = reply
               then = Effect.sync(() => {
-                caller.offer({ event: { message }, task: Option.none() })
-                state.settled = true
+                this.reporter.offer({ event: { message }, task: Option.none() })
+                this.settled = true
                 return false
               })
               break
             }
-            // Once the task exists its stream may only carry updates (spec: a Task, then status or artifact updates
-            // until a terminal or interrupted state). The agent speaking to the client ends its turn waiting for the
-            // answer: the message becomes the status message of an INPUT_REQUIRED update, and joins the history.
+            // Once the task exists its stream may only carry updates (spec: a Task, then status or artifact
+            // updates until a terminal or interrupted state). The agent speaking to the client ends its turn
+            // waiting for the answer: the message becomes the status message of an INPUT_REQUIRED update, and
+            // joins the history.
             taskEvent = {
               statusUpdate: {
                 taskId: context.taskId,
@@ -355,10 +378,10 @@ export const make = Effect.gen(function*() {
               }
             }
           }
-          const applied = TaskReducer.apply(task, taskEvent, reducerContext(now))
+          const applied = TaskReducer.apply(task, taskEvent, this.reducerContext(now))
           if (Result.isFailure(applied)) {
             then = Effect.logWarning(`Invalid agent response: ${applied.failure}`).pipe(
-              Effect.andThen(fail(new InvalidAgentResponse({ message: applied.failure }), applied.failure)),
+              Effect.andThen(this.fail(new InvalidAgentResponse({ message: applied.failure }), applied.failure)),
               Effect.as(false)
             )
             break
@@ -382,24 +405,26 @@ export const make = Effect.gen(function*() {
             break
           }
         }
-        if (published === undefined || task === undefined) return then ?? Effect.succeed(!state.settled)
-        // A batch whose save fails is saved again one event at a time: the events before the failing one are then
-        // stored and published, and the failure is that event's, as with one save per event.
-        const committed = steps === undefined ? commit({ task, published }) : Effect.catch(
-          commit({ task, published }),
+        if (published === undefined || task === undefined) return then ?? Effect.succeed(!this.settled)
+        // A batch whose save fails is saved again one event at a time: the events before the failing one are
+        // then stored and published, and the failure is that event's, as with one save per event.
+        const committed = steps === undefined ? this.commit({ task, published }) : Effect.catch(
+          this.commit({ task, published }),
           (e) =>
             Effect.logDebug(`Saving ${steps!.length} events at once failed (${e.message}); saving them one by one`)
-              .pipe(Effect.andThen(Effect.forEach(steps!, (applied) => commit(applied), { discard: true })))
+              .pipe(Effect.andThen(Effect.forEach(steps!, (applied) => this.commit(applied), { discard: true })))
         )
         return then !== undefined ? Effect.andThen(committed, then) : Effect.map(committed, () => {
-          if (final) state.settled = true
-          return !state.settled
+          if (final) this.settled = true
+          return !this.settled
         })
       })
+    }
 
     /** Attaches the request's push config to the task it is about to create. */
-    const attachPushConfig = (config: v1.TaskPushNotificationConfig): Effect.Effect<void, StoreFailed> =>
-      Effect.gen(function*() {
+    attachPushConfig(config: v1.TaskPushNotificationConfig): Effect.Effect<void, StoreFailed> {
+      const context = this.context
+      return Effect.gen(function*() {
         const id = config.id !== undefined && config.id.length > 0 ? config.id : yield* Ids.randomId
         // Its webhook is sent payloads of the version the request was made in.
         const attached: PushConfig = {
@@ -410,82 +435,88 @@ export const make = Effect.gen(function*() {
         }
         yield* pushConfigs.set(attached).pipe(Effect.mapError(storeFailed))
       })
+    }
 
-    // Once only, even when the save after it fails and is made again (see `step`).
-    let pushConfigAttached = false
-    const commit = (applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> => {
-      const version = Option.isSome(state.record) ? state.record.value.version : 0
-      const saved = persist(scope, version, applied).pipe(Effect.mapError(storeFailed))
-      return (Option.isNone(state.record) && pushConfig !== undefined && !pushConfigAttached
-        ? attachPushConfig(pushConfig).pipe(
-          Effect.andThen(Effect.sync(() => {
-            pushConfigAttached = true
-          })),
-          Effect.andThen(saved)
-        )
-        : saved).pipe(
-          Effect.map((record) => {
-            state.record = Option.some(record)
-            handle.task = applied.task
-            for (const p of applied.published) caller.offer({ event: p.event, task: Option.some(p.task) })
+    /** Saves a step and publishes its events, then tells the caller. */
+    commit(applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> {
+      const current = this.record
+      const saved = Effect.mapError(persist(this.scope, current?.version ?? 0, applied), storeFailed)
+      const config = current === undefined ? this.pushConfig : undefined
+      return Effect.map(
+        config === undefined ? saved : Effect.andThen(
+          this.attachPushConfig(config),
+          Effect.suspend(() => {
+            // Once only, even when the save after it fails and is made again (see `step`).
+            this.pushConfig = undefined
+            return saved
           })
-        )
+        ),
+        (record) => {
+          this.record = record
+          for (const p of applied.published) this.reporter.offer({ event: p.event, task: Option.some(p.task) })
+        }
+      )
     }
 
     /**
      * Ends the execution on a failure: before the task exists the caller gets `error`; after, the task is
      * recorded FAILED with `reason` as the agent's status message.
      */
-    const fail = (error: A2AError, reason: string): Effect.Effect<void, StoreFailed> =>
-      Effect.gen(function*() {
-        state.settled = true
-        const current = Option.getOrUndefined(state.record)
+    fail(error: A2AError, reason: string): Effect.Effect<void, StoreFailed> {
+      return Effect.suspend(() => {
+        this.settled = true
+        const current = this.record
         if (current === undefined) {
-          caller.fail(Cause.fail(error))
-          return
+          this.reporter.fail(Cause.fail(error))
+          return Effect.void
         }
-        if (isTerminal(current.task.status.state)) return
-        yield* finalStatus("TASK_STATE_FAILED", reason)
+        if (isTerminal(current.task.status.state)) return Effect.void
+        return this.finalStatus("TASK_STATE_FAILED", reason)
       })
+    }
 
-    const finalStatus = (target: v1.TaskState, reason: string | undefined) =>
-      Effect.gen(function*() {
+    finalStatus(target: v1.TaskState, reason: string | undefined): Effect.Effect<void, StoreFailed> {
+      return Effect.gen({ self: this }, function*() {
         const now = yield* Ids.now
         const message = reason === undefined ? undefined : yield* Effect.map(Ids.randomId, (messageId) => ({
           messageId,
           role: "ROLE_AGENT" as const,
           parts: [{ text: reason }]
         }))
-        const current = Option.getOrUndefined(state.record)
-        const applied = TaskReducer.apply(current?.task, {
+        const applied = TaskReducer.apply(this.record?.task, {
           statusUpdate: {
-            taskId: context.taskId,
-            contextId: context.contextId,
+            taskId: this.context.taskId,
+            contextId: this.context.contextId,
             status: { state: target, timestamp: now, ...(message !== undefined ? { message } : {}) }
           }
-        }, reducerContext(now))
-        if (Result.isSuccess(applied)) yield* commit(applied.success)
+        }, this.reducerContext(now))
+        if (Result.isSuccess(applied)) yield* this.commit(applied.success)
       })
+    }
 
-    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber, any other is pulled as a stream, a
-    // step per event; on a store that coalesces saves the agent runs ahead in a fiber of its own and a step takes
-    // every event waiting.
-    const consume = Effect.suspend(() => {
-      const events = executor.execute(context)
-      return store.coalesceSaves === true
-        // Whatever the agent emitted while the last save was being made is applied and saved at once.
-        ? Stream.runForEachWhile(
-          Stream.chunks(PushStream.buffered(events, COALESCE_CAPACITY)),
-          (batch) => Effect.uninterruptible(step(batch))
-        )
-        : PushStream.runForEachWhile(events, (event) => Effect.uninterruptible(step([event])))
-    })
+    // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber, any other is pulled as a stream,
+    // a step per event; on a store that coalesces saves the agent runs ahead in a fiber of its own and a step
+    // takes every event waiting.
+    consume(): Effect.Effect<void, unknown> {
+      return Effect.suspend(() => {
+        const events = executor.execute(this.context)
+        return store.coalesceSaves === true
+          // Whatever the agent emitted while the last save was being made is applied and saved at once.
+          ? Stream.runForEachWhile(
+            Stream.chunks(PushStream.buffered(events, COALESCE_CAPACITY)),
+            (batch) => Effect.uninterruptible(this.step(batch))
+          )
+          : PushStream.runForEachWhile(events, (event) => Effect.uninterruptible(this.step([event])))
+      })
+    }
 
-    const finish = (exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> =>
-      Exit.isSuccess(exit) && state.settled ? Effect.void : Effect.gen(function*() {
+    /** Records the outcome of the agent's work. */
+    finish(exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> {
+      if (Exit.isSuccess(exit) && this.settled) return Effect.void
+      return Effect.gen({ self: this }, function*() {
         if (Exit.isSuccess(exit)) {
-          if (state.settled) return
-          return yield* fail(
+          if (this.settled) return
+          return yield* this.fail(
             new InvalidAgentResponse({ message: "The agent finished without a response" }),
             "The agent finished without reaching a final state"
           )
@@ -494,33 +525,87 @@ export const make = Effect.gen(function*() {
         if (Cause.hasInterruptsOnly(cause)) {
           // CancelTask (or the agent itself). A shutdown also interrupts, but then the task is left as it is, for
           // recovery: the stores may be closing too.
-          const current = Option.getOrUndefined(state.record)
+          const current = this.record
           if (current !== undefined && !isTerminal(current.task.status.state) && serverScope.state._tag !== "Closed") {
-            yield* finalStatus("TASK_STATE_CANCELED", undefined)
+            yield* this.finalStatus("TASK_STATE_CANCELED", undefined)
           }
-          state.settled = true
+          this.settled = true
           return
         }
         const error = Option.getOrUndefined(Cause.findErrorOption(cause))
         if (error instanceof StoreFailed) return yield* Effect.fail(error)
-        if (error !== undefined && isA2AError(error) && Option.isNone(state.record)) {
-          state.settled = true
-          caller.fail(Cause.fail(error))
+        if (error !== undefined && isA2AError(error) && this.record === undefined) {
+          this.settled = true
+          this.reporter.fail(Cause.fail(error))
           return
         }
         yield* Effect.logError("Agent execution failed", cause)
         const reason = error !== undefined ? `Agent failed: ${describe(error)}` : "Agent failed: internal error"
-        yield* fail(new InternalError({ message: reason }), reason)
+        yield* this.fail(new InternalError({ message: reason }), reason)
       })
+    }
 
-    // Only the agent is interruptible: the outcome is always recorded, even when the interruption is a cancel.
-    return Effect.uninterruptibleMask((restore) =>
-      restore(consume).pipe(
-        Effect.exit,
-        Effect.flatMap(finish),
-        Effect.catch((e) => e.conflict ? endedElsewhere(caller, context.taskId, scope, e) : storageFailed(caller, e))
+    /** The outcome recorded, a store failure included. */
+    outcome(exit: Exit.Exit<void, unknown>): Effect.Effect<void> {
+      return Effect.catch(this.finish(exit), (e) =>
+        e.conflict
+          ? endedElsewhere(this.reporter, this.context.taskId, this.scope, e)
+          : storageFailed(this.reporter, e))
+    }
+
+    /**
+     * The agent's work and its recorded outcome. Only the agent is interruptible: the outcome is always recorded,
+     * even when the interruption is a cancel. While the agent waits, its fiber's stack holds the steps of this
+     * (the work, the exit, one continuation), not one frame per combinator.
+     */
+    work(then: (exit: Exit.Exit<void, unknown>) => Effect.Effect<void>): Effect.Effect<void> {
+      return Effect.uninterruptible(Effect.flatMap(Effect.exit(Effect.interruptible(this.consume())), then))
+    }
+
+    /** Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot). */
+    letGo(): Effect.Effect<void> {
+      const taskId = this.context.taskId
+      if (running.get(taskId) !== this.slot) return Effect.void
+      running.delete(taskId)
+      this.slot.current = undefined
+      const pending = this.pending
+      if (pending === undefined || pending.length === 0) return Effect.void
+      const [next, ...rest] = pending
+      return continueQueued(next!, rest, taskId)
+    }
+
+    /**
+     * Lets go of the task, then tells the caller the end (the task is let go first, so that its next message
+     * finds it free).
+     *
+     * Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
+     * needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
+     * one synchronous step, which nothing can come between, as it would have run under a lock taken at once (the
+     * lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~9 KB, BENCHMARKS.md).
+     */
+    release(): Effect.Effect<void> {
+      return Effect.andThen(
+        Effect.suspend(() =>
+          this.record === undefined ||
+            ((this.pending === undefined || this.pending.length === 0) && !lockUsers.has(this.context.taskId))
+            ? this.letGo()
+            : withLock(this.context.taskId, Effect.suspend(() => this.letGo()))
+        ),
+        Effect.sync(() => this.caller.end())
       )
-    )
+    }
+
+    /** The whole execution, as its fiber runs it. */
+    run(): Effect.Effect<void> {
+      if (!observed) return this.work((exit) => Effect.ensuring(this.outcome(exit), this.release()))
+      return Effect.ensuring(
+        Instrumentation.execution(this.context, this.caller, (reporter) => {
+          this.reporter = reporter
+          return this.work((exit) => this.outcome(exit))
+        }),
+        this.release()
+      )
+    }
   }
 
   /**
@@ -533,72 +618,48 @@ export const make = Effect.gen(function*() {
     taskId: string,
     contextId: string,
     message: v1.Message,
-    record: Option.Option<TaskRecord>,
-    pending: Array<Pending> = []
+    record: TaskRecord | undefined,
+    pending?: Array<Pending>
   ): Effect.Effect<void> =>
     Effect.suspend(() => {
+      const call = options.call
       const context: RequestContext = {
         message,
         taskId,
         contextId,
-        task: Option.map(record, (r) => r.task),
-        principal: options.call.principal,
+        task: record === undefined ? Option.none() : Option.some(record.task),
+        principal: call.principal,
         tenant: options.tenant,
         metadata: options.metadata,
         configuration: options.configuration,
-        extensions: options.call.extensions,
-        call: options.call
+        extensions: call.extensions,
+        call
       }
-      const state: RunState = { record, settled: false }
-      if (Option.isSome(record)) {
-        caller.offer({ event: { task: record.value.task }, task: Option.some(record.value.task) })
-      }
-      const handle: Running = {
-        fiber: Deferred.makeUnsafe<Fiber.Fiber<void>>(),
-        task: Option.getOrUndefined(record)?.task,
+      if (record !== undefined) caller.offer({ event: { task: record.task }, task: Option.some(record.task) })
+      // Only what the execution needs of the request is kept: not `options` itself.
+      const execution = new Execution(
+        context,
+        { owner: options.owner, tenant: options.tenant },
+        caller,
+        record,
+        options.pushConfig,
         pending
-      }
-      const slot: { current: Running | undefined } = { current: handle }
-      running.set(taskId, slot)
-      // Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot).
-      const letGo = (): Effect.Effect<void> => {
-        if (running.get(taskId) !== slot) return Effect.void
-        running.delete(taskId)
-        slot.current = undefined
-        const [next, ...rest] = handle.pending
-        return next === undefined ? Effect.void : continueQueued(next, rest, taskId)
-      }
-      // Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
-      // needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
-      // one synchronous step, which nothing can come between, as it would have run under a lock taken at once
-      // (the lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~9 KB, BENCHMARKS.md).
-      const release = Effect.suspend(() =>
-        Option.isNone(state.record) || (handle.pending.length === 0 && !lockUsers.has(taskId))
-          ? letGo()
-          : withLock(taskId, Effect.suspend(letGo))
       )
-      const scope: TaskScope = { owner: options.owner, tenant: options.tenant }
-      const run = (reporter: Caller) => runExecution(context, scope, state, options.pushConfig, reporter, handle)
-      const execution = (observed ? Instrumentation.execution(context, caller, run) : run(caller)).pipe(
-        Effect.ensuring(
-          // The task is let go before the caller hears the end, so its next message finds it free.
-          Effect.andThen(release, Effect.sync(() => caller.end()))
-        )
-      )
+      running.set(taskId, execution.slot)
       if (serverScope.state._tag === "Closed") {
         // Too late to run: the fiber forkIn gives a closed scope is interrupted before it starts, so the caller
         // hears it here (it would otherwise wait for an execution that never comes).
-        return Effect.map(Effect.forkIn(execution, serverScope), (fiber) => {
-          if (running.get(taskId) === slot) running.delete(taskId)
-          slot.current = undefined
-          Deferred.doneUnsafe(handle.fiber, Exit.succeed(fiber))
+        return Effect.map(Effect.forkIn(execution.run(), serverScope), (fiber) => {
+          if (running.get(taskId) === execution.slot) running.delete(taskId)
+          execution.slot.current = undefined
+          Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
           caller.fail(Cause.fail(new InternalError({ message: "The server is shutting down; send the request again" })))
         })
       }
-      return Effect.map(Effect.forkDetach(execution), (fiber) => {
+      return Effect.map(Effect.forkDetach(execution.run()), (fiber) => {
         const entry = LiveSet.add(executions, fiber)
         fiber.addObserver(() => LiveSet.remove(executions, entry))
-        Deferred.doneUnsafe(handle.fiber, Exit.succeed(fiber))
+        Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
       })
     })
 
@@ -610,7 +671,7 @@ export const make = Effect.gen(function*() {
     options: StartOptions,
     caller: Caller,
     taskId: string,
-    pending: Array<Pending> = []
+    pending?: Array<Pending>
   ): Effect.Effect<void, A2AError> =>
     Effect.gen(function*() {
       const existing = yield* store.get(taskId, { owner: options.owner, tenant: options.tenant }).pipe(
@@ -638,14 +699,15 @@ export const make = Effect.gen(function*() {
       }
       const busy = running.get(taskId)?.current
       if (busy !== undefined) {
-        if (busy.pending.length >= MAX_PENDING) {
+        if (busy.pending !== undefined && busy.pending.length >= MAX_PENDING) {
           return yield* new UnsupportedOperation({
             message: `Task ${taskId} already has ${MAX_PENDING} messages waiting for its agent; try again later`,
             metadata: { taskId }
           })
         }
-        busy.pending.push({ options, caller })
-        const current = busy.task ?? task
+        ;(busy.pending ??= []).push({ options, caller })
+        // The task as its execution last saved it.
+        const current = busy.record?.task ?? task
         if (caller.queued !== undefined) caller.queued(current)
         return
       }
@@ -678,7 +740,7 @@ export const make = Effect.gen(function*() {
             })
           )
           : orInternal(Effect.fail(error)))
-      yield* launch(options, caller, taskId, contextId, message, Option.some(next), pending)
+      yield* launch(options, caller, taskId, contextId, message, next, pending)
     })
 
   /**
@@ -706,7 +768,7 @@ export const make = Effect.gen(function*() {
     // Nested, not Effect.zip: no tuple nor zip's continuations on every SendMessage.
     return Effect.flatMap(Ids.taskId, (taskId) => {
       const run = (contextId: string) =>
-        launch(options, caller, taskId, contextId, { ...message, contextId }, Option.none())
+        launch(options, caller, taskId, contextId, { ...message, contextId }, undefined)
       return given !== undefined ? run(given) : Effect.flatMap(Ids.randomId, run)
     })
   }
