@@ -16,6 +16,7 @@ import * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import { BenchError } from "./BenchError.ts"
+import { kib, median, type Scavenge, scavengeOf } from "./GcTrace.ts"
 
 const CALLS = 1_000_000
 
@@ -61,24 +62,6 @@ const cases: Record<string, (i: number) => void> = {
   }
 }
 
-interface Scavenge {
-  readonly pause: number
-  readonly survived: number
-  readonly promoted: number
-}
-
-const scavengeOf = (line: string): Scavenge | undefined => {
-  if (!line.includes(" gc=s ")) return undefined
-  const field = (name: string) => Number(new RegExp(`\\s${name}=([\\d.]+)`).exec(line)?.[1] ?? Number.NaN)
-  const scavenge = { pause: field("pause"), survived: field("new_space_survived"), promoted: field("promoted") }
-  return Object.values(scavenge).every(Number.isFinite) ? scavenge : undefined
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
-
 const measure = Effect.fnUntraced(function*(name: string) {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const handle = yield* spawner.spawn(
@@ -99,7 +82,6 @@ const measure = Effect.fnUntraced(function*(name: string) {
   const exit = yield* handle.exitCode
   if (Number(exit) !== 0) return yield* new BenchError({ message: `case "${name}" exited with ${exit}` })
   const warm = found.slice(Math.floor(found.length / 2))
-  const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
   yield* Console.log(
     `${name.padEnd(32)} ${String(found.length).padStart(5)} scavenges, pause ${
       median(warm.map((s) => s.pause)).toFixed(2)

@@ -17,38 +17,12 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { BenchError } from "./BenchError.ts"
+import { kib, median, scavengeOf } from "./GcTrace.ts"
 import { scenarios } from "./Scenarios.ts"
 import { type ServerKind, serverKinds, start } from "./ServerProcess.ts"
 
 const [scenarioArg = "rpc-message,rpc-task", serverArg = "ours,sdk", secondsArg = "6"] = process.argv.slice(2)
 const seconds = Number(secondsArg)
-
-interface Scavenge {
-  readonly pause: number
-  readonly survived: number
-  readonly promoted: number
-  readonly allocated: number
-}
-
-/** One `gc=s` line of `--trace-gc-nvp` (name=value pairs), or undefined for any other line. */
-const scavengeOf = (line: string): Scavenge | undefined => {
-  if (!line.includes(" gc=s ")) return undefined
-  const field = (name: string) => Number(new RegExp(`\\s${name}=([\\d.]+)`).exec(line)?.[1] ?? Number.NaN)
-  const scavenge = {
-    pause: field("pause"),
-    survived: field("new_space_survived"),
-    promoted: field("promoted"),
-    allocated: field("allocated")
-  }
-  return Object.values(scavenge).every(Number.isFinite) ? scavenge : undefined
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!
-}
-
-const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
 
 const measure = Effect.fnUntraced(function*(scenarioId: string, kind: ServerKind) {
   const scenario = scenarios.find((s) => s.id === scenarioId)

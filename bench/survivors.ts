@@ -20,27 +20,10 @@ import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import { BenchError } from "./BenchError.ts"
+import { median, type Scavenge, scavengeOf } from "./GcTrace.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const [calls = "40000", filter = "SendMessage -> Message", ...nodeFlags] = process.argv.slice(2)
-
-interface Scavenge {
-  readonly survived: number
-  readonly allocated: number
-}
-
-/** One `gc=s` line of `--trace-gc-nvp` (name=value pairs), or undefined for any other line. */
-const scavengeOf = (line: string): Scavenge | undefined => {
-  if (!line.includes(" gc=s ")) return undefined
-  const field = (name: string) => Number(new RegExp(`\\s${name}=(\\d+)`).exec(line)?.[1] ?? Number.NaN)
-  const scavenge = { survived: field("new_space_survived"), allocated: field("allocated") }
-  return Number.isFinite(scavenge.survived) && Number.isFinite(scavenge.allocated) ? scavenge : undefined
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
 
 const program = Effect.gen(function*() {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner

@@ -10,16 +10,20 @@ import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import { TaskStore } from "../../src/server/TaskStore.ts"
 import { Controls, ctxFor, send, serverLayer, taskOf } from "./support.ts"
 
+/** A server core over the memory stores, in a scope of the test's own to close. */
+const serverInScope = Effect.gen(function*() {
+  const scope = yield* Scope.make()
+  const services = yield* Layer.buildWithScope(
+    serverLayer().pipe(Layer.provideMerge(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer))),
+    scope
+  )
+  return { scope, services, handler: Context.get(services, RequestHandler), controls: Context.get(services, Controls) }
+})
+
 describe("the server's scope", () => {
   it.effect("closing it interrupts every running execution and leaves their tasks as they were", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const services = yield* Layer.buildWithScope(
-        serverLayer().pipe(Layer.provideMerge(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer))),
-        scope
-      )
-      const handler = Context.get(services, RequestHandler)
-      const controls = Context.get(services, Controls)
+      const { controls, handler, scope, services } = yield* serverInScope
       const store = Context.get(services, TaskStore)
       const ctx = ctxFor()
       const ids: Array<string> = []
@@ -43,13 +47,7 @@ describe("the server's scope", () => {
 
   it.effect("a message sent once it has closed starts nothing and hears why at once", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const services = yield* Layer.buildWithScope(
-        serverLayer().pipe(Layer.provideMerge(Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer))),
-        scope
-      )
-      const handler = Context.get(services, RequestHandler)
-      const controls = Context.get(services, Controls)
+      const { controls, handler, scope } = yield* serverInScope
       yield* Scope.close(scope, Exit.void)
       const sent = yield* Effect.exit(
         handler.sendMessage(send("hang", { configuration: { returnImmediately: true } }), ctxFor()).pipe(
