@@ -98,7 +98,9 @@ const noPush = () =>
   })
 
 // The per-request operations (SendMessage, GetTask) are plain pipelines, not generators: measured on a loaded
-// server, each generator on the request path costs several µs.
+// server, each generator on the request path costs several µs. The others are Effect.fnUntraced, whose generator
+// function is made once: one made per call keeps the call's objects alive through V8's young-generation collections
+// (BENCHMARKS.md, "Generator functions made per call").
 export const make = Effect.gen(function*() {
   const store = yield* TaskStore
   const pushConfigs = yield* PushConfigStore
@@ -272,56 +274,55 @@ export const make = Effect.gen(function*() {
       : Effect.map(getOwned(req.id, scopeOf(req, ctx)), (record) => limitHistory(record.task, req.historyLength))
   }
 
-  const listTasks: RequestHandler["Service"]["listTasks"] = (req, ctx) =>
-    Effect.gen(function*() {
-      const violations: Array<FieldViolation> = [
-        ...Validation.intInRange("pageSize", req.pageSize, 1, MAX_PAGE_SIZE),
-        ...Validation.historyLength("historyLength", req.historyLength)
-      ]
-      let statusTimestampAfter: number | undefined
-      if (req.statusTimestampAfter !== undefined) {
-        const parsed = Validation.timestamp("statusTimestampAfter", req.statusTimestampAfter)
-        if (typeof parsed === "number") statusTimestampAfter = parsed
-        else violations.push(parsed)
+  const listTasks: RequestHandler["Service"]["listTasks"] = Effect.fnUntraced(function*(req, ctx) {
+    const violations: Array<FieldViolation> = [
+      ...Validation.intInRange("pageSize", req.pageSize, 1, MAX_PAGE_SIZE),
+      ...Validation.historyLength("historyLength", req.historyLength)
+    ]
+    let statusTimestampAfter: number | undefined
+    if (req.statusTimestampAfter !== undefined) {
+      const parsed = Validation.timestamp("statusTimestampAfter", req.statusTimestampAfter)
+      if (typeof parsed === "number") statusTimestampAfter = parsed
+      else violations.push(parsed)
+    }
+    const filters: PageToken.Filters = {
+      contextId: req.contextId !== undefined && req.contextId.length > 0 ? req.contextId : undefined,
+      status: req.status !== undefined && req.status !== "TASK_STATE_UNSPECIFIED" ? req.status : undefined,
+      statusTimestampAfter
+    }
+    let after: ReturnType<typeof PageToken.decode> | undefined
+    if (req.pageToken !== undefined && req.pageToken.length > 0) {
+      after = PageToken.decode(req.pageToken, filters)
+      if (after === "malformed") {
+        violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
+      } else if (after === "filters") {
+        violations.push({
+          field: "pageToken",
+          description: "The page token was issued for different filters (contextId, status, statusTimestampAfter)"
+        })
       }
-      const filters: PageToken.Filters = {
-        contextId: req.contextId !== undefined && req.contextId.length > 0 ? req.contextId : undefined,
-        status: req.status !== undefined && req.status !== "TASK_STATE_UNSPECIFIED" ? req.status : undefined,
-        statusTimestampAfter
-      }
-      let after: ReturnType<typeof PageToken.decode> | undefined
-      if (req.pageToken !== undefined && req.pageToken.length > 0) {
-        after = PageToken.decode(req.pageToken, filters)
-        if (after === "malformed") {
-          violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
-        } else if (after === "filters") {
-          violations.push({
-            field: "pageToken",
-            description: "The page token was issued for different filters (contextId, status, statusTimestampAfter)"
-          })
-        }
-      }
-      yield* Validation.verify(violations)
-      const pageSize = req.pageSize ?? DEFAULT_PAGE_SIZE
-      const page = yield* store.list(scopeOf(req, ctx), {
-        contextId: filters.contextId,
-        status: filters.status as v1.TaskState | undefined,
-        statusTimestampAfter,
-        pageSize,
-        after: typeof after === "object" ? after : undefined,
-        historyLength: req.historyLength,
-        includeArtifacts: req.includeArtifacts === true
-      }).pipe(orInternal)
-      return {
-        tasks: page.tasks,
-        nextPageToken: Option.match(page.next, {
-          onNone: () => "",
-          onSome: (cursor) => PageToken.encode(cursor, filters)
-        }),
-        pageSize,
-        totalSize: page.totalSize
-      }
-    })
+    }
+    yield* Validation.verify(violations)
+    const pageSize = req.pageSize ?? DEFAULT_PAGE_SIZE
+    const page = yield* store.list(scopeOf(req, ctx), {
+      contextId: filters.contextId,
+      status: filters.status as v1.TaskState | undefined,
+      statusTimestampAfter,
+      pageSize,
+      after: typeof after === "object" ? after : undefined,
+      historyLength: req.historyLength,
+      includeArtifacts: req.includeArtifacts === true
+    }).pipe(orInternal)
+    return {
+      tasks: page.tasks,
+      nextPageToken: Option.match(page.next, {
+        onNone: () => "",
+        onSome: (cursor) => PageToken.encode(cursor, filters)
+      }),
+      pageSize,
+      totalSize: page.totalSize
+    }
+  })
 
   const cancelTask: RequestHandler["Service"]["cancelTask"] = (req, ctx) => runner.cancel(req.id, scopeOf(req, ctx))
 
@@ -348,20 +349,23 @@ export const make = Effect.gen(function*() {
   const withPush = <A>(effect: Effect.Effect<A, A2AError>): Effect.Effect<A, A2AError> =>
     capabilities.pushNotifications === true ? effect : Effect.fail(noPush())
 
-  const createTaskPushNotificationConfig: RequestHandler["Service"]["createTaskPushNotificationConfig"] = (req, ctx) =>
-    withPush(Effect.gen(function*() {
-      yield* Validation.verify(Validation.nonEmpty("taskId", req.taskId), pushConfigChecks("", req))
-      const taskId = req.taskId!
-      yield* getOwned(taskId, scopeOf(req, ctx))
-      const id = req.id !== undefined && req.id.length > 0 ? req.id : yield* Ids.randomId
-      // Its webhook is sent payloads of the version it was registered with.
-      const config: PushConfig = { ...req, id, taskId, protocolVersion: ctx.requestedVersion }
-      yield* pushConfigs.set(config).pipe(orInternal)
-      return toWire(config)
-    }))
+  const createTaskPushNotificationConfig: RequestHandler["Service"]["createTaskPushNotificationConfig"] = Effect
+    .fnUntraced(
+      function*(req, ctx) {
+        yield* Validation.verify(Validation.nonEmpty("taskId", req.taskId), pushConfigChecks("", req))
+        const taskId = req.taskId!
+        yield* getOwned(taskId, scopeOf(req, ctx))
+        const id = req.id !== undefined && req.id.length > 0 ? req.id : yield* Ids.randomId
+        // Its webhook is sent payloads of the version it was registered with.
+        const config: PushConfig = { ...req, id, taskId, protocolVersion: ctx.requestedVersion }
+        yield* pushConfigs.set(config).pipe(orInternal)
+        return toWire(config)
+      },
+      withPush
+    )
 
-  const getTaskPushNotificationConfig: RequestHandler["Service"]["getTaskPushNotificationConfig"] = (req, ctx) =>
-    withPush(Effect.gen(function*() {
+  const getTaskPushNotificationConfig: RequestHandler["Service"]["getTaskPushNotificationConfig"] = Effect.fnUntraced(
+    function*(req, ctx) {
       yield* getOwned(req.taskId, scopeOf(req, ctx))
       const config = yield* pushConfigs.get(req.taskId, req.id).pipe(orInternal)
       return yield* Option.match(config, {
@@ -374,41 +378,49 @@ export const make = Effect.gen(function*() {
           ),
         onSome: (c) => Effect.succeed(toWire(c))
       })
-    }))
+    },
+    withPush
+  )
 
-  const listTaskPushNotificationConfigs: RequestHandler["Service"]["listTaskPushNotificationConfigs"] = (req, ctx) =>
-    withPush(Effect.gen(function*() {
-      const pageSize = req.pageSize === undefined || req.pageSize === 0 ? DEFAULT_PAGE_SIZE : req.pageSize
-      let after: string | undefined
-      const violations: Array<FieldViolation> = [...Validation.intInRange("pageSize", pageSize, 1, MAX_PAGE_SIZE)]
-      if (req.pageToken !== undefined && req.pageToken.length > 0) {
-        after = /^[A-Za-z0-9_-]+$/.test(req.pageToken)
-          ? Result.getOrUndefined(Base64Url.decodeString(req.pageToken))
-          : undefined
-        if (after === undefined || after.length === 0) {
-          violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
+  const listTaskPushNotificationConfigs: RequestHandler["Service"]["listTaskPushNotificationConfigs"] = Effect
+    .fnUntraced(
+      function*(req, ctx) {
+        const pageSize = req.pageSize === undefined || req.pageSize === 0 ? DEFAULT_PAGE_SIZE : req.pageSize
+        let after: string | undefined
+        const violations: Array<FieldViolation> = [...Validation.intInRange("pageSize", pageSize, 1, MAX_PAGE_SIZE)]
+        if (req.pageToken !== undefined && req.pageToken.length > 0) {
+          after = /^[A-Za-z0-9_-]+$/.test(req.pageToken)
+            ? Result.getOrUndefined(Base64Url.decodeString(req.pageToken))
+            : undefined
+          if (after === undefined || after.length === 0) {
+            violations.push({ field: "pageToken", description: "Not a page token issued by this agent" })
+          }
         }
-      }
-      yield* Validation.verify(violations)
-      yield* getOwned(req.taskId, scopeOf(req, ctx))
-      const page = yield* pushConfigs.list(req.taskId, { pageSize, after }).pipe(orInternal)
-      return {
-        configs: page.configs.map(toWire),
-        nextPageToken: Option.match(page.next, {
-          onNone: () => "",
-          onSome: (id) => Base64Url.encode(id)
-        })
-      }
-    }))
+        yield* Validation.verify(violations)
+        yield* getOwned(req.taskId, scopeOf(req, ctx))
+        const page = yield* pushConfigs.list(req.taskId, { pageSize, after }).pipe(orInternal)
+        return {
+          configs: page.configs.map(toWire),
+          nextPageToken: Option.match(page.next, {
+            onNone: () => "",
+            onSome: (id) => Base64Url.encode(id)
+          })
+        }
+      },
+      withPush
+    )
 
-  const deleteTaskPushNotificationConfig: RequestHandler["Service"]["deleteTaskPushNotificationConfig"] = (req, ctx) =>
-    withPush(Effect.gen(function*() {
-      yield* getOwned(req.taskId, scopeOf(req, ctx))
-      yield* pushConfigs.delete(req.taskId, req.id).pipe(orInternal)
-    }))
+  const deleteTaskPushNotificationConfig: RequestHandler["Service"]["deleteTaskPushNotificationConfig"] = Effect
+    .fnUntraced(
+      function*(req, ctx) {
+        yield* getOwned(req.taskId, scopeOf(req, ctx))
+        yield* pushConfigs.delete(req.taskId, req.id).pipe(orInternal)
+      },
+      withPush
+    )
 
-  const getExtendedAgentCard: RequestHandler["Service"]["getExtendedAgentCard"] = (_req, ctx) =>
-    Effect.gen(function*() {
+  const getExtendedAgentCard: RequestHandler["Service"]["getExtendedAgentCard"] = Effect.fnUntraced(
+    function*(_req, ctx) {
       if (capabilities.extendedAgentCard !== true) {
         return yield* new UnsupportedOperation({
           message: "This agent has no extended agent card (capabilities.extendedAgentCard is false)"
@@ -423,7 +435,8 @@ export const make = Effect.gen(function*() {
         return yield* new Unauthenticated({ message: "The extended agent card requires an authenticated client" })
       }
       return yield* cards.extendedCard.value(ctx.interfaces ?? [], ctx.principal, ctx.origin)
-    })
+    }
+  )
 
   const handlers: Handlers = {
     sendMessage,

@@ -175,7 +175,9 @@ const describe = (error: unknown): string =>
     : String(error)
 
 // What runs per request or per agent event is written as plain pipelines rather than generators: on a loaded
-// server each generator on that path measurably costs µs. Generators remain for the rare paths.
+// server each generator on that path measurably costs µs. The rare paths are Effect.fnUntraced, whose generator
+// function is made once (one made per call keeps the call's objects alive through V8's young-generation
+// collections: BENCHMARKS.md, "Generator functions made per call").
 export const make = Effect.gen(function*() {
   const store = yield* TaskStore
   const bus = yield* EventBus
@@ -278,6 +280,19 @@ export const make = Effect.gen(function*() {
     )
 
   // --- one execution ---
+
+  /** Attaches a request's push config to the task it is about to create. */
+  const attachPushConfig = Effect.fnUntraced(function*(context: RequestContext, config: v1.TaskPushNotificationConfig) {
+    const id = config.id !== undefined && config.id.length > 0 ? config.id : yield* Ids.randomId
+    // Its webhook is sent payloads of the version the request was made in.
+    const attached: PushConfig = {
+      ...config,
+      id,
+      taskId: context.taskId,
+      protocolVersion: context.call.requestedVersion
+    }
+    yield* pushConfigs.set(attached).pipe(Effect.mapError(storeFailed))
+  })
 
   /**
    * One execution: what it keeps in one object and its steps as methods, since an idle execution (an agent that
@@ -423,18 +438,7 @@ export const make = Effect.gen(function*() {
 
     /** Attaches the request's push config to the task it is about to create. */
     attachPushConfig(config: v1.TaskPushNotificationConfig): Effect.Effect<void, StoreFailed> {
-      const context = this.context
-      return Effect.gen(function*() {
-        const id = config.id !== undefined && config.id.length > 0 ? config.id : yield* Ids.randomId
-        // Its webhook is sent payloads of the version the request was made in.
-        const attached: PushConfig = {
-          ...config,
-          id,
-          taskId: context.taskId,
-          protocolVersion: context.call.requestedVersion
-        }
-        yield* pushConfigs.set(attached).pipe(Effect.mapError(storeFailed))
-      })
+      return attachPushConfig(this.context, config)
     }
 
     /** Saves a step and publishes its events, then tells the caller. */
@@ -667,13 +671,13 @@ export const make = Effect.gen(function*() {
    * Checks that a task can take a new message, and records it in the task's history (under its lock); queues it
    * when the task's agent is still working.
    */
-  const continueTask = (
+  const continueTask: (
     options: StartOptions,
     caller: Caller,
     taskId: string,
     pending?: Array<Pending>
-  ): Effect.Effect<void, A2AError> =>
-    Effect.gen(function*() {
+  ) => Effect.Effect<void, A2AError> = Effect.fnUntraced(
+    function*(options: StartOptions, caller: Caller, taskId: string, pending?: Array<Pending>) {
       const existing = yield* store.get(taskId, { owner: options.owner, tenant: options.tenant }).pipe(
         orInternal
       )
@@ -741,7 +745,8 @@ export const make = Effect.gen(function*() {
           )
           : orInternal(Effect.fail(error)))
       yield* launch(options, caller, taskId, contextId, message, next, pending)
-    })
+    }
+  )
 
   /**
    * The turn of a message that waited: continues the task as `continueTask` would, the messages still waiting
@@ -777,8 +782,8 @@ export const make = Effect.gen(function*() {
    * Waits (a bounded time) until the stored task is terminal: another node was asked to cancel its execution and
    * records the outcome; this node hears it on the EventBus.
    */
-  const awaitOutcome = (taskId: string, scope: TaskScope): Effect.Effect<void, A2AError> =>
-    Effect.scoped(Effect.gen(function*() {
+  const awaitOutcome: (taskId: string, scope: TaskScope) => Effect.Effect<void, A2AError> = Effect.fnUntraced(
+    function*(taskId: string, scope: TaskScope) {
       // Subscribed before reading, so nothing between the read and the wait is missed.
       const events = yield* bus.subscribe(taskId)
       const current = yield* store.get(taskId, scope).pipe(orInternal)
@@ -791,7 +796,9 @@ export const make = Effect.gen(function*() {
         Stream.runHead,
         Effect.timeoutOption(REMOTE_CANCEL_WAIT)
       )
-    }))
+    },
+    Effect.scoped
+  )
 
   /** The terminal outcome of a cancel, once its task is terminal; None while it is not. */
   const outcomeOf = (taskId: string, scope: TaskScope): Effect.Effect<Option.Option<v1.Task>, A2AError> =>
@@ -806,43 +813,44 @@ export const make = Effect.gen(function*() {
       }
     )
 
-  const cancel = (taskId: string, scope: TaskScope): Effect.Effect<v1.Task, A2AError> =>
-    Effect.gen(function*() {
+  /** One round of a cancel, under the task's lock: its outcome, or what to wait for before deciding again. */
+  const cancelUnderLock = Effect.fnUntraced(function*(taskId: string, scope: TaskScope) {
+    const existing = yield* store.get(taskId, scope).pipe(orInternal)
+    if (Option.isNone(existing)) {
+      return yield* notFound(taskId)
+    }
+    const execution = running.get(taskId)?.current
+    if (execution !== undefined) return Result.fail(stop(execution))
+    const { task, version } = existing.value
+    if (isTerminal(task.status.state)) return yield* notCancelable(taskId, task.status.state)
+    // In flight with no execution here: it may run on another node, which then cancels it.
+    if (!isFinal(task.status.state) && (yield* remote.request(taskId, scope))) {
+      return Result.fail(awaitOutcome(taskId, scope))
+    }
+    const applied = TaskReducer.setStatus(task, { state: "TASK_STATE_CANCELED", timestamp: yield* Ids.now })
+    const saved = yield* persist(scope, version, applied).pipe(
+      Effect.as(true),
+      Effect.catchIf(isConflict, () => Effect.succeed(false)),
+      orInternal
+    )
+    // Lost a race with another node's save: decide again on what it saved.
+    return saved ? Result.succeed(applied.task) : Result.fail(Effect.void)
+  })
+
+  const cancel: (taskId: string, scope: TaskScope) => Effect.Effect<v1.Task, A2AError> = Effect.fnUntraced(
+    function*(taskId: string, scope: TaskScope) {
       // A few rounds at most: an execution may end (e.g. at input-required) just as we try to cancel it, and
       // another node may save the task between our read and our write.
       for (let round = 0; round < 5; round++) {
-        const outcome = yield* withLock(
-          taskId,
-          Effect.gen(function*() {
-            const existing = yield* store.get(taskId, scope).pipe(orInternal)
-            if (Option.isNone(existing)) {
-              return yield* notFound(taskId)
-            }
-            const execution = running.get(taskId)?.current
-            if (execution !== undefined) return Result.fail(stop(execution))
-            const { task, version } = existing.value
-            if (isTerminal(task.status.state)) return yield* notCancelable(taskId, task.status.state)
-            // In flight with no execution here: it may run on another node, which then cancels it.
-            if (!isFinal(task.status.state) && (yield* remote.request(taskId, scope))) {
-              return Result.fail(awaitOutcome(taskId, scope))
-            }
-            const applied = TaskReducer.setStatus(task, { state: "TASK_STATE_CANCELED", timestamp: yield* Ids.now })
-            const saved = yield* persist(scope, version, applied).pipe(
-              Effect.as(true),
-              Effect.catchIf(isConflict, () => Effect.succeed(false)),
-              orInternal
-            )
-            // Lost a race with another node's save: decide again on what it saved.
-            return saved ? Result.succeed(applied.task) : Result.fail(Effect.void)
-          })
-        )
+        const outcome = yield* withLock(taskId, cancelUnderLock(taskId, scope))
         if (Result.isSuccess(outcome)) return outcome.success
         yield* outcome.failure
         const ended = yield* outcomeOf(taskId, scope)
         if (Option.isSome(ended)) return ended.value
       }
       return yield* new InternalError({ message: `Task ${taskId} could not be canceled; try again` })
-    })
+    }
+  )
 
   // Other nodes' cancel requests for the executions running here.
   yield* remote.serve((taskId, scope) =>
