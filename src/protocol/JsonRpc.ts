@@ -19,6 +19,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as SchemaIssue from "effect/SchemaIssue"
 import { type A2AError, InvalidRequest, type JsonRpcErrorObject, toJsonRpcError } from "./A2AError.ts"
+import { isPlainObject } from "./internal/JsonObject.ts"
 
 /** A request id: string, number or null. `undefined` marks a notification (no `id` member at all). */
 export type JsonRpcId = string | number | null
@@ -71,12 +72,6 @@ const memberOf = (issue: SchemaIssue.Issue): PropertyKey => {
     default:
       return ""
   }
-}
-
-const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> => {
-  if (typeof u !== "object" || u === null) return false
-  const proto = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
 }
 
 /**

@@ -13,6 +13,7 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf"
 import { BinaryReader, BinaryWriter, getTextEncoding, WireType } from "@bufbuild/protobuf/wire"
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt"
+import { isPlainObject } from "../../protocol/internal/JsonObject.ts"
 
 /** Thrown (one instance, no stack) when a value or message leaves the shapes this module takes. */
 const UNHANDLED = { unhandled: true } as const
@@ -29,12 +30,6 @@ type JsonObject = Record<string, unknown>
 
 /** A string @bufbuild/protobuf writes (it refuses lone surrogates, which UTF-8 cannot carry). */
 const checkUtf8 = (text: string): string => getTextEncoding().checkUtf8(text) ? text : unhandled()
-
-const isPlainObject = (value: unknown): value is JsonObject => {
-  if (typeof value !== "object" || value === null) return false
-  const proto: unknown = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
-}
 
 // --- Timestamp (the RFC 3339 form, as @bufbuild/protobuf reads and writes it) ---
 

@@ -12,14 +12,7 @@
  * included (objects are built in the Schema's field order, unknown fields dropped, arrays and maps copied).
  */
 import type * as v1 from "../../generated/v1.ts"
-
-type Json = Readonly<Record<string, unknown>>
-
-const isPlainObject = (u: unknown): u is Json => {
-  if (typeof u !== "object" || u === null) return false
-  const proto = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
+import { isPlainObject } from "./JsonObject.ts"
 
 /** A google.protobuf.Struct: a shallow copy of a plain object; undefined when it holds a key assignment would mangle. */
 const struct = (u: unknown): Record<string, unknown> | undefined => {
