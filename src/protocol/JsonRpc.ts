@@ -165,7 +165,7 @@ const idJson = (id: JsonRpcId): string => (typeof id === "string" ? JSON.stringi
 
 /** `JSON.stringify(success(id, result))`, without the intermediate object. */
 export const encodeSuccess = (id: JsonRpcId, result: unknown): string =>
-  `{"jsonrpc":"2.0","id":${idJson(id)},"result":${JSON.stringify(result) ?? "null"}}`
+  encodeSuccessJson(id, JSON.stringify(result) ?? "null")
 
 /** `encodeSuccess` of a result already written as JSON text. */
 export const encodeSuccessJson = (id: JsonRpcId, resultJson: string): string =>

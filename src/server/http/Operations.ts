@@ -44,6 +44,10 @@ export interface Unary {
   readonly json?: ((result: unknown) => string | undefined) | undefined
 }
 
+/** A unary operation's result as JSON text, as its `json` writes it (undefined when JSON has no text for it). */
+export const resultJson = (operation: Unary, result: unknown): string | undefined =>
+  operation.json === undefined ? JSON.stringify(result) as string | undefined : operation.json(result)
+
 /** A streaming operation: a stream of JSON-ready StreamResponse values. */
 export interface Streaming {
   readonly _tag: "Streaming"

@@ -19,7 +19,7 @@ import * as JsonRpc from "../../../protocol/JsonRpc.ts"
 import type { Principal } from "../../Auth.ts"
 import type { CallContext } from "../../CallContext.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
-import type { Edge } from "../Operations.ts"
+import { type Edge, resultJson } from "../Operations.ts"
 import { fromCause, JSON_CONTENT_TYPE, jsonRpcError } from "./HttpErrors.ts"
 import * as Sse from "./Sse.ts"
 
@@ -92,18 +92,11 @@ const dispatch = (
   }
   const prepared = operation.prepare(params)
   if (Result.isFailure(prepared)) return refuse(prepared.failure)
-  const text = operation.json
   return prepared.success(env.handler, ctx).pipe(
     Effect.matchCauseEffect({
       onSuccess: (result) =>
         Effect.succeed(
-          notification
-            ? none
-            : json(
-              text === undefined
-                ? JsonRpc.encodeSuccess(id, result)
-                : JsonRpc.encodeSuccessJson(id, text(result) ?? "null")
-            )
+          notification ? none : json(JsonRpc.encodeSuccessJson(id, resultJson(operation, result) ?? "null"))
         ),
       onFailure: (cause) => Effect.map(fromCause(cause), fail)
     })

@@ -19,7 +19,7 @@ import * as QueryParams from "../../../protocol/internal/QueryParams.ts"
 import * as Operations from "../../../protocol/Operations.ts"
 import type { RouteHandler } from "../Edition.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
-import type { OperationName } from "../Operations.ts"
+import { type OperationName, resultJson } from "../Operations.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
   fromCause,
@@ -199,7 +199,7 @@ const run = (
     onFailure: (cause) => Effect.map(fromCause(cause), (error) => restError(error, { headers })),
     onSuccess: (result) =>
       Effect.succeed(
-        HttpServerResponse.text(operation.json === undefined ? JSON.stringify(result) : operation.json(result) ?? "", {
+        HttpServerResponse.text(resultJson(operation, result) ?? "", {
           contentType: contentTypeFor(request),
           headers
         })
