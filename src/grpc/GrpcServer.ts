@@ -48,6 +48,7 @@ import { v1Edge } from "../server/http/Operations.ts"
 import * as Observability from "../server/Observability.ts"
 import { clientCertificateOf, type Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
+import type * as ServerTls from "../server/ServerTls.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
 
@@ -64,21 +65,8 @@ export interface Options {
   readonly tls?: TlsOptions | undefined
 }
 
-/** gRPC over TLS: the server's certificate and key (PEM), and whether clients must present a certificate. */
-export interface TlsOptions {
-  /** The certificate chain, PEM. */
-  readonly cert: string
-  /** The private key, PEM. */
-  readonly key: Redacted.Redacted<string>
-  /** CA certificates (PEM) that client certificates must chain to; default Node's trusted roots. */
-  readonly ca?: string | undefined
-  /**
-   * Client certificates: "none" (default) asks for none; "require" refuses a connection without a valid one.
-   * grpc-js cannot ask for a certificate without requiring it, so "request" (as the HTTP server takes it) asks for
-   * none here.
-   */
-  readonly clientCertificates?: "none" | "request" | "require" | undefined
-}
+/** gRPC over TLS: the same options as the HTTPS server's (ServerTls); "request" asks for no client certificate here. */
+export type TlsOptions = ServerTls.TlsOptions
 
 const credentialsOf = (tls: TlsOptions | undefined): grpc.ServerCredentials =>
   tls === undefined

@@ -43,6 +43,7 @@ import * as A2AHttp from "../server/http/A2AHttp.ts"
 import * as DevUi from "../server/http/DevUi.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
+import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
@@ -65,20 +66,8 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly devUi?: boolean | undefined
 }
 
-/** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks. */
-export interface TlsOptions {
-  /** The certificate chain, PEM. */
-  readonly cert: string
-  /** The private key, PEM. */
-  readonly key: Redacted.Redacted<string>
-  /** CA certificates (PEM) that client certificates must chain to; default Node's trusted roots. */
-  readonly ca?: string | undefined
-  /**
-   * Client certificates: "none" (default) asks for none; "request" asks, and a client may still connect without
-   * one (a certificate that does not verify is refused); "require" refuses a connection without a valid one.
-   */
-  readonly clientCertificates?: "none" | "request" | "require" | undefined
-}
+/** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
+export type TlsOptions = ServerTls.TlsOptions
 
 export const DEFAULT_HOST = "127.0.0.1"
 export const DEFAULT_PORT = 8080

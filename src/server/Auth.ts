@@ -173,7 +173,7 @@ export interface ClientCertificateOptions {
 
 /**
  * Mutual TLS: the caller is the subject of the client certificate the server's TLS layer verified (serve over
- * HTTPS with client certificates requested or required, and the CAs to trust; see NodeA2AServer's TlsOptions).
+ * HTTPS with client certificates requested or required, and the CAs to trust; see ServerTls).
  * A request without a verified certificate is Unauthenticated. The card advertises an mtlsSecurityScheme.
  */
 export const clientCertificate = (options: ClientCertificateOptions = {}): Auth["Service"] => {
