@@ -18,6 +18,7 @@ import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as v1 from "../generated/v1.ts"
 import { type FieldViolation, InvalidParams } from "./A2AError.ts"
+import * as PlainGetTaskRequest from "./internal/PlainGetTaskRequest.ts"
 import * as PlainSendMessageRequest from "./internal/PlainSendMessageRequest.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -118,12 +119,16 @@ export const toInvalidParams = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<
 }
 
 /**
- * Hand-written decoders of the commonest request's usual form, tried before the Schema (the server decodes one for
- * every SendMessage and SendStreamingMessage): what they return is what the Schema would, which a test holds them
- * to; undefined leaves the input to the Schema.
+ * Hand-written decoders of the commonest requests' usual form, tried before the Schema (the server decodes one for
+ * every SendMessage, SendStreamingMessage and GetTask): what they return is what the Schema would, which a test
+ * holds them to; undefined leaves the input to the Schema.
  */
 const plainDecoderOf = (schema: unknown): ((input: unknown) => unknown) | undefined =>
-  schema === v1.SendMessageRequest ? PlainSendMessageRequest.decode : undefined
+  schema === v1.SendMessageRequest
+    ? PlainSendMessageRequest.decode
+    : schema === v1.GetTaskRequest
+    ? PlainGetTaskRequest.decode
+    : undefined
 
 /**
  * A decoder that reports every violation at once (`errors: "all"`) and fails with InvalidParams. Build it

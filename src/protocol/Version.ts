@@ -38,10 +38,17 @@ const versionPattern = /^\s*v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.\d{1,9})?(?:[-+][0-9
  */
 export const normalize = (raw: string | null | undefined): string | undefined => {
   if (raw === undefined || raw === null || raw.trim() === "") return IMPLICIT
+  // Nearly every request names the version the one before did: no pattern to run then.
+  if (raw === lastRaw) return lastVersion
   const m = versionPattern.exec(raw)
-  if (m === null) return undefined
-  return `${Number(m[1])}.${Number(m[2] ?? "0")}`
+  const version = m === null ? undefined : `${Number(m[1])}.${Number(m[2] ?? "0")}`
+  lastRaw = raw
+  lastVersion = version
+  return version
 }
+
+let lastRaw: string | undefined
+let lastVersion: string | undefined
 
 /**
  * Picks the served version for a request, or the VersionNotSupported error to answer with (its ErrorInfo

@@ -58,7 +58,7 @@ import * as Observability from "./Observability.ts"
 import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
 import { ShutdownDeadline } from "./ShutdownDeadline.ts"
-import { limitHistory, orInternal, type TaskRecord, type TaskScope, TaskStore } from "./TaskStore.ts"
+import { limitHistory, orInternal, storageFailure, type TaskRecord, type TaskScope, TaskStore } from "./TaskStore.ts"
 
 /**
  * One function per A2A operation (protocol/Operations), named by its key: a request/response operation answers
@@ -267,11 +267,16 @@ export const make = Effect.gen(function*() {
       ? PushStream.fail(noStreaming())
       : PushStream.make((sink) => start(req, ctx, PushStream.mapInput(sink, eventOf)))
 
+  // One step past the store's: getOwned's two (storage errors, then found or not) and the history's cut in one match.
   const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) => {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
-    return invalid !== undefined
-      ? Effect.fail(invalid)
-      : Effect.map(getOwned(req.id, scopeOf(req, ctx)), (record) => limitHistory(record.task, req.historyLength))
+    return invalid !== undefined ? Effect.fail(invalid) : Effect.matchEffect(store.get(req.id, scopeOf(req, ctx)), {
+      onFailure: storageFailure,
+      onSuccess: (found) =>
+        Option.isSome(found)
+          ? Effect.succeed(limitHistory(found.value.task, req.historyLength))
+          : Effect.fail(notFound(req.id))
+    })
   }
 
   const listTasks: RequestHandler["Service"]["listTasks"] = Effect.fnUntraced(function*(req, ctx) {

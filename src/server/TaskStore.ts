@@ -44,11 +44,11 @@ const storageFailed = new InternalError({ message: "Task storage failed" })
  * names) is logged for the operator and never sent to the client.
  */
 export const orInternal = <A, R>(effect: Effect.Effect<A, TaskStoreError, R>): Effect.Effect<A, InternalError, R> =>
-  Effect.catchTag(
-    effect,
-    "TaskStoreError",
-    (error) => Effect.andThen(Effect.logError("effect-a2a: task storage failed", error), Effect.fail(storageFailed))
-  )
+  Effect.catchTag(effect, "TaskStoreError", storageFailure)
+
+/** What `orInternal` makes of a storage error: logged, and an InternalError for the caller. */
+export const storageFailure = (error: TaskStoreError): Effect.Effect<never, InternalError> =>
+  Effect.andThen(Effect.logError("effect-a2a: task storage failed", error), Effect.fail(storageFailed))
 
 /**
  * Whose a task is: every task access is scoped by both (spec 13.1). A task created under one tenant is not

@@ -103,8 +103,16 @@ export const schemaOf = (query: Query) =>
 /** A decoder of a declared query: the request fields, or InvalidParams listing every value of the wrong form. */
 export const decoder = (
   query: Query
-): (params: Params) => Result.Result<Readonly<Record<string, unknown>>, InvalidParams> =>
-  FieldViolations.decoder(schemaOf(query))
+): (params: Params) => Result.Result<Readonly<Record<string, unknown>>, InvalidParams> => {
+  const decode = FieldViolations.decoder(schemaOf(query))
+  const names = Object.keys(query)
+  return (params) => {
+    // Most requests give none of the declared parameters (no query string at all): every field is absent then,
+    // which is what the Struct would decode, without running it.
+    for (const name of names) if (Object.hasOwn(params, name)) return decode(params)
+    return Result.succeed({})
+  }
+}
 
 /**
  * An encoder of a query Struct whose fields encode to query values: the parameters to send for a request's fields

@@ -151,6 +151,8 @@ export const negotiate = (
 
 /** The extensions the caller names, in every header its version reads them from, each once. */
 const extensionsOf = (headers: HttpServerRequest.HttpServerRequest["headers"], edge: Edge): ReadonlyArray<string> => {
+  // Most calls name none.
+  if (edge.extensionHeaders.length === 1 && headers[edge.extensionHeaders[0]!] === undefined) return []
   const uris = edge.extensionHeaders.flatMap((name) => CallContext.parseExtensions(headers[name]))
   return edge.extensionHeaders.length === 1 ? uris : [...new Set(uris)]
 }
@@ -164,15 +166,16 @@ export const make = (
 ): CallContext.CallContext => {
   const headers = request.headers
   const origin = env.interfaces.origin(request)
-  return CallContext.make({
+  // What CallContext.make makes of these (every field given), without its defaults and spreads: one per request.
+  return {
     principal,
-    binding,
     requestedVersion: edge.version,
     extensions: extensionsOf(headers, edge),
     headers,
     interfaces: env.interfaces.forOrigin(origin),
-    origin
-  })
+    origin,
+    binding
+  }
 }
 
 /**
@@ -201,7 +204,8 @@ export const forRoute = (
   request: HttpServerRequest.HttpServerRequest,
   searchParams: SearchParams
 ): Effect.Effect<RouteCall, Unauthenticated | VersionNotSupported> =>
-  Effect.flatMap(authenticate(env, request, searchParams), (principal) => {
+  // An Auth that answers at once (`Effect.succeed`, the anonymous one) costs no step of the run loop.
+  Effect.flatMapEager(authenticate(env, request, searchParams), (principal) => {
     const edge = negotiate(env, request, searchParams)
     if (Result.isFailure(edge)) return Effect.fail(edge.failure)
     const ctx = make(env, request, principal, edge.success, "HTTP+JSON")

@@ -108,15 +108,16 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     }
 
     return TaskStore.of({
+      // clockWith calls back when the effect runs, so the lookup happens then, in one step.
       get: (taskId, scope) =>
-        Effect.clockWith((clock) =>
-          Effect.sync(() => {
-            const record = records.get(taskId)
-            return record !== undefined && inScope(record, scope) && isLive(record, clock.currentTimeMillisUnsafe())
+        Effect.clockWith((clock) => {
+          const record = records.get(taskId)
+          return Effect.succeed(
+            record !== undefined && inScope(record, scope) && isLive(record, clock.currentTimeMillisUnsafe())
               ? Option.some(record)
               : Option.none()
-          })
-        ),
+          )
+        }),
       save,
       list: (scope, query) =>
         Effect.clockWith((clock) =>

@@ -18,6 +18,7 @@ import { type A2AError, InvalidParams, InvalidRequest, MethodNotFound } from "..
 import * as JsonRpc from "../../../protocol/JsonRpc.ts"
 import type { Principal } from "../../Auth.ts"
 import type { CallContext } from "../../CallContext.ts"
+import { matchEffectEager } from "../../internal/EagerMatch.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import { type Edge, resultJson } from "../Operations.ts"
 import { fromCause, JSON_CONTENT_TYPE, jsonRpcError } from "./HttpErrors.ts"
@@ -43,26 +44,31 @@ type Outcome =
 const none: Outcome = { _tag: "None" }
 const json = (body: string): Outcome => ({ _tag: "Json", body })
 
-/** Runs one request object of a call; never fails (every error becomes an error response, or none). */
-const dispatch = (
+/**
+ * Runs one request object of a call and hands its outcome to `k`; never fails (every error becomes an error
+ * response, or none). `k` is the rest of the answer, so a single request's answer takes no step after its
+ * operation's.
+ */
+const dispatch = <B, R>(
   env: HttpCallContext.BindingEnv,
   call: Call,
   u: unknown,
-  inBatch: boolean
-): Effect.Effect<Outcome> => {
+  inBatch: boolean,
+  k: (outcome: Outcome) => Effect.Effect<B, never, R>
+): Effect.Effect<B, never, R> => {
   const parsed = JsonRpc.parseRequest(u)
   if (Result.isFailure(parsed)) {
     env.refused(BINDING, parsed.failure.error)
-    return Effect.succeed(json(JsonRpc.encodeFailure(parsed.failure.id, parsed.failure.error)))
+    return k(json(JsonRpc.encodeFailure(parsed.failure.id, parsed.failure.error)))
   }
   const request = parsed.success
   const notification = JsonRpc.isNotification(request)
   const id = request.id ?? null
   const fail = (error: A2AError): Outcome => notification ? none : json(JsonRpc.encodeFailure(id, error))
   // Refused before the operation runs (its own errors are counted with it).
-  const refuse = (error: A2AError): Effect.Effect<Outcome> => {
+  const refuse = (error: A2AError): Effect.Effect<B, never, R> => {
     env.refused(BINDING, error)
-    return Effect.succeed(fail(error))
+    return k(fail(error))
   }
   if (Result.isFailure(call)) return refuse(call.failure)
   const { ctx, edge } = call.success
@@ -87,20 +93,16 @@ const dispatch = (
       )
     }
     // Nobody would read the events of a streaming notification.
-    if (notification) return Effect.succeed(none)
-    return Effect.succeed({ _tag: "Stream", id, stream: prepared.success(env.handler, ctx) })
+    if (notification) return k(none)
+    return k({ _tag: "Stream", id, stream: prepared.success(env.handler, ctx) })
   }
   const prepared = operation.prepare(params)
   if (Result.isFailure(prepared)) return refuse(prepared.failure)
-  return prepared.success(env.handler, ctx).pipe(
-    Effect.matchCauseEffect({
-      onSuccess: (result) =>
-        Effect.succeed(
-          notification ? none : json(JsonRpc.encodeSuccessJson(id, resultJson(operation, result) ?? "null"))
-        ),
-      onFailure: (cause) => Effect.map(fromCause(cause), fail)
-    })
-  )
+  return Effect.matchCauseEffect(prepared.success(env.handler, ctx), {
+    onSuccess: (result) =>
+      k(notification ? none : json(JsonRpc.encodeSuccessJson(id, resultJson(operation, result) ?? "null"))),
+    onFailure: (cause) => Effect.flatMap(fromCause(cause), (error) => k(fail(error)))
+  })
 }
 
 const jsonResponse = (body: string, headers: Record<string, string> | undefined) =>
@@ -138,7 +140,7 @@ const answer = (
   searchParams: HttpCallContext.SearchParams,
   principal: Principal,
   payload: unknown
-): Effect.Effect<Sse.Answer> => {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
   const call: Call = Result.map(
     HttpCallContext.negotiate(env, request, searchParams),
     (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal, edge, "JSONRPC") })
@@ -159,7 +161,7 @@ const answer = (
       ))
     }
     return Effect.map(
-      Effect.forEach(payload, (u) => dispatch(env, call, u, true), { concurrency: BATCH_CONCURRENCY }),
+      Effect.forEach(payload, (u) => dispatch(env, call, u, true, Effect.succeed), { concurrency: BATCH_CONCURRENCY }),
       (outcomes) => {
         const bodies = outcomes.flatMap((o) => o._tag === "Json" ? [o.body] : [])
         return bodies.length === 0 ? noContent(headers) : jsonResponse(`[${bodies.join(",")}]`, headers)
@@ -167,20 +169,20 @@ const answer = (
     )
   }
 
-  return Effect.map(dispatch(env, call, payload, false), (outcome): Sse.Answer => {
+  return dispatch(env, call, payload, false, (outcome) => {
     switch (outcome._tag) {
       case "Json":
-        return jsonResponse(outcome.body, headers)
+        return Effect.succeed(jsonResponse(outcome.body, headers))
       case "None":
-        return noContent(headers)
+        return Effect.succeed(noContent(headers))
       case "Stream":
-        return HttpCallContext.streamAnswer(
+        return Sse.answerOf(HttpCallContext.streamAnswer(
           env,
           outcome.stream,
           encoders(outcome.id),
           headers,
           failed(outcome.id, headers)
-        )
+        ))
     }
   })
 }
@@ -189,20 +191,21 @@ type Requirements = HttpServerRequest.HttpServerRequest | HttpServerRequest.Pars
 
 /**
  * The handler of the JSON-RPC endpoint: authenticate, read the body, answer. A pipeline rather than a generator:
- * every request runs it, and each step of a generator costs more than a step of a pipeline.
+ * every request runs it, and each step of a generator costs more than a step of a pipeline; an Auth that answers at
+ * once (`Effect.succeed`) costs no step (EagerMatch).
  */
 export const handler = (
   env: HttpCallContext.BindingEnv
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Requirements | Scope.Scope> =>
-  Sse.answering(Effect.contextWith((services: Context.Context<Requirements>) => {
+  Effect.contextWith((services: Context.Context<Requirements>) => {
     const request = Context.get(services, HttpServerRequest.HttpServerRequest)
     const searchParams = Context.get(services, HttpServerRequest.ParsedSearchParams)
-    return Effect.matchEffect(HttpCallContext.authenticate(env, request, searchParams), {
-      onFailure: (error) => Effect.succeed<Sse.Answer>(refusal(env, error)),
+    return matchEffectEager(HttpCallContext.authenticate(env, request, searchParams), {
+      onFailure: (error) => Effect.succeed(refusal(env, error)),
       onSuccess: (principal) =>
         Effect.matchEffect(env.readJson(request), {
-          onFailure: (failure) => Effect.succeed<Sse.Answer>(refusal(env, failure.error, { status: failure.status })),
+          onFailure: (failure) => Effect.succeed(refusal(env, failure.error, { status: failure.status })),
           onSuccess: (payload) => answer(env, request, searchParams, principal, payload)
         })
     })
-  }))
+  })

@@ -78,7 +78,9 @@ export const make = (
       if (options.publicUrl !== undefined) return options.publicUrl
       // A web Request made in code may have no Host header: its URL is absolute then.
       const host = request.headers["host"] ?? /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(request.originalUrl)?.[1] ?? ""
-      const scheme = request.protocol ?? (/^https:/i.test(request.originalUrl) ? "https" : "http")
+      const url = request.protocol === undefined ? request.originalUrl : ""
+      // a plain `http://` URL, as Node's platform writes them, needs no pattern
+      const scheme = request.protocol ?? (!url.startsWith("http://") && /^https:/i.test(url) ? "https" : "http")
       // Nearly every request names the host the last one did: no key to build and hash then.
       if (host === lastHost && scheme === lastScheme) return lastOrigin
       const key = `${scheme} ${host}`

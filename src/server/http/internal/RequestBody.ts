@@ -13,7 +13,7 @@ import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Predicate from "effect/Predicate"
 import { InvalidRequest } from "../../../protocol/A2AError.ts"
-import type { Service as NativeHttp } from "../NativeHttp.ts"
+import type { BodyReadFailure, Service as NativeHttp } from "../NativeHttp.ts"
 import { bodyTooLarge, type HttpFailure, invalidJson, unsupportedMediaType } from "./HttpErrors.ts"
 import * as WebRequestBody from "./WebRequestBody.ts"
 
@@ -74,12 +74,20 @@ export const reader = (limits: Limits, native: NativeHttp | undefined): Reader =
           : unreadable()
       )
     )
-  const text = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, HttpFailure> => {
-    const direct = native?.readBody(request, maxBytes) ?? WebRequestBody.readBody(request, maxBytes)
-    return direct === undefined
-      ? platformText(request)
-      : Effect.mapError(direct, (reason) => reason === "TooLarge" ? bodyTooLarge(maxBytes) : unreadable())
+  const parse = (body: string, empty: (() => unknown) | undefined): Effect.Effect<unknown, HttpFailure> => {
+    if (body.length === 0 || body.trim().length === 0) {
+      return empty !== undefined ? Effect.succeed(empty()) : Effect.fail(invalidJson("the request body is empty"))
+    }
+    // Each level takes a character: a text no longer than the limit cannot nest deeper.
+    if (body.length > maxDepth && nestsDeeperThan(body, maxDepth)) return Effect.fail(tooDeep(maxDepth))
+    try {
+      return Effect.succeed(JSON.parse(body) as unknown)
+    } catch (e) {
+      return Effect.fail(invalidJson(e instanceof Error ? e.message : String(e)))
+    }
   }
+  const failedRead = (reason: BodyReadFailure): Effect.Effect<never, HttpFailure> =>
+    Effect.fail(reason === "TooLarge" ? bodyTooLarge(maxBytes) : unreadable())
   return (request, empty) => {
     const headers = request.headers
     const contentType = headers["content-type"]
@@ -88,18 +96,11 @@ export const reader = (limits: Limits, native: NativeHttp | undefined): Reader =
     }
     const declared = headers["content-length"]
     if (declared !== undefined && Number(declared) > maxBytes) return Effect.fail(bodyTooLarge(maxBytes))
-    return Effect.flatMap(text(request), (body) => {
-      if (body.length === 0 || body.trim().length === 0) {
-        return empty !== undefined ? Effect.succeed(empty()) : Effect.fail(invalidJson("the request body is empty"))
-      }
-      // Each level takes a character: a text no longer than the limit cannot nest deeper.
-      if (body.length > maxDepth && nestsDeeperThan(body, maxDepth)) return Effect.fail(tooDeep(maxDepth))
-      try {
-        return Effect.succeed(JSON.parse(body) as unknown)
-      } catch (e) {
-        return Effect.fail(invalidJson(e instanceof Error ? e.message : String(e)))
-      }
-    })
+    const direct = native?.readBody(request, maxBytes) ?? WebRequestBody.readBody(request, maxBytes)
+    // The direct read's failure and the text's parse in one step (a POST body is read on every such request).
+    return direct === undefined
+      ? Effect.flatMap(platformText(request), (body) => parse(body, empty))
+      : Effect.matchEffect(direct, { onFailure: failedRead, onSuccess: (body) => parse(body, empty) })
   }
 }
 

@@ -14,9 +14,11 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import { type A2AError, MethodNotFound, toHttpError } from "../../../protocol/A2AError.ts"
 import * as QueryParams from "../../../protocol/internal/QueryParams.ts"
 import * as Operations from "../../../protocol/Operations.ts"
+import { matchEffectEager } from "../../internal/EagerMatch.ts"
 import type { RouteHandler } from "../Edition.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import { type OperationName, resultJson } from "../Operations.ts"
@@ -131,12 +133,18 @@ const resolveIn = (group: RouteGroup): Resolve => {
     if (op === undefined) return Effect.fail(notFound(request))
     const name = op.name
     const tenant = params["tenant"]
-    const assemble = (base: Readonly<Record<string, unknown>>): Resolved => ({
-      name,
-      input: { ...base, ...fields, ...(tenant !== undefined ? { tenant } : {}) }
-    })
+    // Path fields over query or body fields, the tenant over all (a query or body of no fields is the common case).
+    const assemble = (base: Readonly<Record<string, unknown>>): Resolved => {
+      let input = fields
+      for (const _ in base) {
+        input = { ...base, ...fields }
+        break
+      }
+      if (tenant !== undefined) input.tenant = tenant
+      return { name, input }
+    }
     if (op.rest.body) return Effect.map(objectBody(request, read), assemble)
-    if (op.rest.query !== undefined) return Effect.map(fromQuery(name, searchParams), assemble)
+    if (op.rest.query !== undefined) return Effect.mapEager(fromQuery(name, searchParams), assemble)
     return Effect.succeed(assemble({}))
   }
 }
@@ -180,14 +188,14 @@ const run = (
   request: HttpServerRequest.HttpServerRequest,
   { ctx, edge, headers }: HttpCallContext.RouteCall,
   input: Resolved
-): Effect.Effect<Sse.Answer> => {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> => {
   const operation = edge.byName(input.name)
   if (operation._tag === "Streaming") {
     const prepared = operation.prepare(input.input)
     if (Result.isFailure(prepared)) {
       return Effect.succeed(refused(env, restError(prepared.failure, { headers }), prepared.failure))
     }
-    return Effect.succeed(
+    return Sse.answerOf(
       HttpCallContext.streamAnswer(env, prepared.success(env.handler, ctx), events, headers, failed(headers))
     )
   }
@@ -209,26 +217,27 @@ const run = (
 
 /**
  * One REST route's handler: authenticate, negotiate, resolve the request, run the operation, respond. A pipeline
- * rather than a generator: every request runs it, and each step of a generator costs more than a step of a pipeline.
+ * rather than a generator: every request runs it, and each step of a generator costs more than a step of a pipeline;
+ * the steps already done when they are made (an Auth's `Effect.succeed`, a request read from the path and query)
+ * continue at once (EagerMatch).
  */
 const handle = (
   env: HttpCallContext.BindingEnv,
   resolve: Resolve
 ): RouteHandler =>
-  Sse.answering(Effect.contextWith((services: Context.Context<RouteRequirements>) => {
+  Effect.contextWith((services: Context.Context<RouteRequirements>) => {
     const request = Context.get(services, HttpServerRequest.HttpServerRequest)
     const searchParams = Context.get(services, HttpServerRequest.ParsedSearchParams)
     const params = Context.get(services, HttpRouter.RouteContext).params
-    return Effect.matchEffect(HttpCallContext.forRoute(env, request, searchParams), {
-      onFailure: (error) => Effect.succeed<Sse.Answer>(refused(env, restError(error), error)),
+    return matchEffectEager(HttpCallContext.forRoute(env, request, searchParams), {
+      onFailure: (error) => Effect.succeed(refused(env, restError(error), error)),
       onSuccess: (call) =>
-        Effect.matchEffect(resolve(request, params, searchParams, env.readJson), {
-          onFailure: (failure) =>
-            Effect.succeed<Sse.Answer>(refused(env, restFailure(failure, call.headers), failure.error)),
+        matchEffectEager(resolve(request, params, searchParams, env.readJson), {
+          onFailure: (failure) => Effect.succeed(refused(env, restFailure(failure, call.headers), failure.error)),
           onSuccess: (input) => run(env, request, call, input)
         })
     })
-  }))
+  })
 
 /**
  * What a request the router found no route for is answered: 400 when its path cannot be decoded (RFC 3986 section

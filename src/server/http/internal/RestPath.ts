@@ -20,6 +20,8 @@ export const splitVerb = (url: string): { readonly id: string; readonly verb: st
   const path = pathOf(url)
   const segment = path.slice(path.lastIndexOf("/") + 1)
   const colon = segment.lastIndexOf(":")
+  // Nearly every id is plain: nothing to decode, no verb.
+  if (colon === -1 && segment.indexOf("%") === -1) return { id: segment, verb: undefined }
   try {
     return colon === -1
       ? { id: decodeURIComponent(segment), verb: undefined }

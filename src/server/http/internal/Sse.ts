@@ -342,11 +342,14 @@ export type Answer =
  */
 export const answering = <E, R>(
   handler: Effect.Effect<Answer, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Scope.Scope> =>
-  Effect.flatMap(
-    handler,
-    (answer) => HttpServerResponse.isHttpServerResponse(answer) ? Effect.succeed(answer) : answer
-  )
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Scope.Scope> => Effect.flatMap(handler, answerOf)
+
+/**
+ * An `Answer` as the effect that answers: a handler whose last step returns it needs no `answering` around it (the
+ * step is done, so the stream it opens holds none of the handler's frames either).
+ */
+export const answerOf = (answer: Answer): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
+  HttpServerResponse.isHttpServerResponse(answer) ? Effect.succeed(answer) : answer
 
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
   let size = 0
