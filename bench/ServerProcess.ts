@@ -16,7 +16,7 @@ import {
   READY_PREFIX
 } from "./TrivialAgent.ts"
 
-export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling"] as const
+export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling", "sse-floor"] as const
 export type ServerKind = typeof serverKinds[number]
 
 /** What runs when `--servers` is not given: SQLite with `synchronous=FULL` only on request. */
@@ -28,7 +28,8 @@ export const serverLabel: Record<ServerKind, string> = {
   "ours-sqlite-full": "effect-a2a SQLite FULL",
   bun: "effect-a2a on Bun",
   sdk: "@a2a-js/sdk",
-  ceiling: "node:http ceiling"
+  ceiling: "node:http ceiling",
+  "sse-floor": "node:http SSE floor"
 }
 
 export interface Endpoints {

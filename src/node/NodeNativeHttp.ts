@@ -25,6 +25,9 @@ import { http } from "./internal/NodeHttpModule.ts"
 
 const { IncomingMessage, ServerResponse } = http
 
+/** What an ended request does with a later "error": nothing (its body was read; the response reports its own). */
+const ignoreError = (): void => {}
+
 /**
  * The body of a Node request as UTF-8 text, at most `maxBytes` of it. Past the limit reading stops and the rest is
  * drained, not destroyed, so the answer (413) still reaches the client (the platform closes the connection after it
@@ -48,9 +51,13 @@ const readIncoming = (source: NodeIncomingMessage, maxBytes: number): Effect.Eff
         resume(Effect.fail("TooLarge"))
       } else chunks.push(chunk)
     }
-    // The listeners stay on an ended request (it is done with; a later "close" or "error" finds `resume` spent).
+    // Once the body is read the request is done with, but it lives on with a stream: its listeners go, so that
+    // they do not keep the chunks and this reader for as long as the stream is open; `ignoreError` stays in place
+    // of `onError` (an "error" without a listener would be thrown).
     const onEnd = () => {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+      detach()
+      source.on("error", ignoreError)
       resume(Effect.succeed(body.toString("utf8")))
     }
     const onError = () => {

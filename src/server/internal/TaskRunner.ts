@@ -660,12 +660,18 @@ export const make = Effect.gen(function*() {
           caller.fail(Cause.fail(new InternalError({ message: "The server is shutting down; send the request again" })))
         })
       }
-      return Effect.map(Effect.forkDetach(execution.run()), (fiber) => {
-        const entry = LiveSet.add(executions, fiber)
-        fiber.addObserver(() => LiveSet.remove(executions, entry))
-        Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
-      })
+      return Effect.map(Effect.forkDetach(execution.run()), (fiber) => track(execution, fiber))
     })
+
+  /**
+   * Keeps a forked execution's fiber in `executions` until it ends. Outside `launch`: an observer made there would
+   * close over launch's variables (the request's options and message) and keep them for as long as the agent waits.
+   */
+  const track = (execution: Execution, fiber: Fiber.Fiber<void>): void => {
+    const entry = LiveSet.add(executions, fiber)
+    fiber.addObserver(() => LiveSet.remove(executions, entry))
+    Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
+  }
 
   /**
    * Checks that a task can take a new message, and records it in the task's history (under its lock); queues it
