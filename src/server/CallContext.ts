@@ -36,14 +36,15 @@ export interface CallContext {
 }
 
 /** A call context with defaults (anonymous principal, version 1.0, no extensions, no headers). */
+// One literal of one shape, no spreads: the bindings make one per request.
 export const make = (options: Partial<CallContext> = {}): CallContext => ({
   principal: options.principal ?? anonymous,
   requestedVersion: options.requestedVersion ?? "1.0",
   extensions: options.extensions ?? [],
   headers: options.headers ?? {},
-  ...(options.interfaces !== undefined ? { interfaces: options.interfaces } : {}),
-  ...(options.origin !== undefined ? { origin: options.origin } : {}),
-  ...(options.binding !== undefined ? { binding: options.binding } : {})
+  interfaces: options.interfaces,
+  origin: options.origin,
+  binding: options.binding
 })
 
 /** Parses an `A2A-Extensions` value: comma-separated URIs, blanks dropped. */

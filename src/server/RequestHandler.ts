@@ -23,6 +23,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Exit from "effect/Exit"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -135,11 +136,20 @@ export const make = Effect.gen(function*() {
       metadata: { taskId: task.id }
     })
 
+  // The caller's task, made into what `then` makes of it, or TaskNotFound: one step past the store's (its storage
+  // error, found or not, and `then` in one match).
+  const getOwnedThen = <A>(
+    taskId: string,
+    scope: TaskScope,
+    then: (record: TaskRecord) => A
+  ): Effect.Effect<A, A2AError> =>
+    Effect.matchEffect(store.get(taskId, scope), {
+      onFailure: storageFailure,
+      onSuccess: (found) => Option.isSome(found) ? Effect.succeed(then(found.value)) : Effect.fail(notFound(taskId))
+    })
+
   const getOwned = (taskId: string, scope: TaskScope): Effect.Effect<TaskRecord, A2AError> =>
-    Effect.flatMap(
-      orInternal(store.get(taskId, scope)),
-      (found) => Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(notFound(taskId))
-    )
+    getOwnedThen(taskId, scope, identity)
 
   const checkExtensions = (ctx: CallContext): ExtensionSupportRequired | undefined => {
     if (requiredExtensions.length === 0) return undefined
@@ -267,16 +277,11 @@ export const make = Effect.gen(function*() {
       ? PushStream.fail(noStreaming())
       : PushStream.make((sink) => start(req, ctx, PushStream.mapInput(sink, eventOf)))
 
-  // One step past the store's: getOwned's two (storage errors, then found or not) and the history's cut in one match.
   const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) => {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
-    return invalid !== undefined ? Effect.fail(invalid) : Effect.matchEffect(store.get(req.id, scopeOf(req, ctx)), {
-      onFailure: storageFailure,
-      onSuccess: (found) =>
-        Option.isSome(found)
-          ? Effect.succeed(limitHistory(found.value.task, req.historyLength))
-          : Effect.fail(notFound(req.id))
-    })
+    return invalid !== undefined
+      ? Effect.fail(invalid)
+      : getOwnedThen(req.id, scopeOf(req, ctx), (record) => limitHistory(record.task, req.historyLength))
   }
 
   const listTasks: RequestHandler["Service"]["listTasks"] = Effect.fnUntraced(function*(req, ctx) {

@@ -166,8 +166,7 @@ export const make = (
 ): CallContext.CallContext => {
   const headers = request.headers
   const origin = env.interfaces.origin(request)
-  // What CallContext.make makes of these (every field given), without its defaults and spreads: one per request.
-  return {
+  return CallContext.make({
     principal,
     requestedVersion: edge.version,
     extensions: extensionsOf(headers, edge),
@@ -175,7 +174,7 @@ export const make = (
     interfaces: env.interfaces.forOrigin(origin),
     origin,
     binding
-  }
+  })
 }
 
 /**

@@ -2,7 +2,8 @@
  * `Effect.matchEffect` that continues at once when the effect is already a success (an `Exit`, as
  * `Effect.succeed` is): on the request path (an Auth answering with `Effect.succeed`, a request resolved without
  * reading anything) a step then costs a function call instead of a turn of the fiber's run loop. Anything else,
- * a failed Exit included, goes through `Effect.matchEffect` unchanged.
+ * a failed Exit included, goes through `Effect.matchEffect` unchanged. (Effect has the eager form for a Cause,
+ * `matchCauseEffectEager`, not this one for the typed failure the bindings answer.)
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
