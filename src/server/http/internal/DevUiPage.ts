@@ -6,12 +6,7 @@
  * and DOM nodes, never as markup; the route's Content-Security-Policy allows only these same-origin files.
  */
 
-/** Escapes text for an HTML attribute value or element content. */
-export const escapeHtml = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(
-    /'/g,
-    "&#39;"
-  )
+import { escapeHtml } from "./StaticFiles.ts"
 
 /** The page; `assets` is the path the style and script are served under, `cardPath` where the card is. */
 export const html = (assets: string, cardPath: string): string =>
