@@ -278,7 +278,14 @@ const securityScheme = (scheme: v1.SecurityScheme): SecurityScheme | undefined =
   }
   if ("oauth2SecurityScheme" in scheme) {
     const s = scheme.oauth2SecurityScheme
-    return { type: "oauth2", flows: oauthFlows(s.flows), ...described(s.description) }
+    const flows = oauthFlows(s.flows)
+    if (Object.keys(flows).length > 0) return { type: "oauth2", flows, ...described(s.description) }
+    // A flow OpenAPI 3.1 cannot describe (device code): what the client sends, its access token, as a bearer token.
+    return {
+      type: "http",
+      scheme: "bearer",
+      description: [s.description, `An OAuth 2.0 access token (${JSON.stringify(s.flows)}).`].filter(Boolean).join(" ")
+    }
   }
   if ("openIdConnectSecurityScheme" in scheme) {
     const s = scheme.openIdConnectSecurityScheme

@@ -70,7 +70,7 @@ article h3{font-size:.95rem;margin:0 0 .3rem;display:flex;gap:.5rem;align-items:
 h4{font-size:.85rem;margin:.6rem 0 .2rem;color:#374151}
 .method{display:inline-block;min-width:3.6rem;text-align:center;padding:0 .4rem;border-radius:4px;font-size:.75rem;font-weight:700;color:#fff;background:#4b5563}
 .method.get{background:#2563eb}.method.post{background:#15803d}.method.delete{background:#b91c1c}
-.mono,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;word-break:break-all}
+.mono,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;overflow-wrap:anywhere}
 .muted{color:#6b7280}
 .tag{font-size:.75rem;color:#6b7280;border:1px solid #dde0e7;border-radius:999px;padding:0 .4rem}
 table{border-collapse:collapse;width:100%;margin:.2rem 0}
@@ -83,7 +83,7 @@ th{font-weight:600;color:#6b7280;font-size:.8rem}
 export const script = String.raw`"use strict";
 (function () {
   var $ = function (id) { return document.getElementById(id); };
-  var METHODS = ["get", "put", "post", "patch", "delete"];
+  var METHODS = ["get", "put", "post", "patch", "delete", "head", "options", "trace"];
   var doc = null;
 
   // DOM nodes from text only: the document is never parsed as markup.
@@ -210,9 +210,9 @@ export const script = String.raw`"use strict";
     var operations = $("operations");
     operations.textContent = "";
     Object.keys(doc.paths || {}).forEach(function (path) {
-      METHODS.forEach(function (method) {
-        var op = doc.paths[path][method];
-        if (op) operations.appendChild(renderOperation(path, method, op));
+      // In the document's order (the table's), skipping a path item's other members.
+      Object.keys(doc.paths[path]).forEach(function (method) {
+        if (METHODS.indexOf(method) >= 0) operations.appendChild(renderOperation(path, method, doc.paths[path][method]));
       });
     });
     var schemas = (doc.components && doc.components.schemas) || {};
