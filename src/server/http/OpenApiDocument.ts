@@ -37,6 +37,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaRepresentation from "effect/SchemaRepresentation"
 import type * as v1 from "../../generated/v1.ts"
 import * as A2AError from "../../protocol/A2AError.ts"
+import * as OpenApiSecurity from "../../protocol/internal/OpenApiSecurity.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import * as Version from "../../protocol/Version.ts"
 import { A2A_JSON_CONTENT_TYPE, JSON_CONTENT_TYPE } from "./internal/HttpErrors.ts"
@@ -224,8 +225,12 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not found",
   413: "Request body too large",
   415: "Unsupported media type",
-  500: "Internal error"
+  500: "Internal error",
+  503: "Unavailable"
 }
+
+/** Too large (413), not JSON (415). */
+const BODY_REFUSALS: ReadonlyArray<number> = [413, 415]
 
 /** The HTTP statuses of the error table, with the ErrorInfo reasons each carries. */
 const errorStatuses = (): ReadonlyMap<number, ReadonlyArray<string>> => {
@@ -235,17 +240,19 @@ const errorStatuses = (): ReadonlyMap<number, ReadonlyArray<string>> => {
     reasons.push(mapping.reason)
     out.set(mapping.httpStatus, reasons)
   }
-  // Transport refusals (HttpErrors): an InvalidRequest with a status of its own.
-  out.set(413, [A2AError.errorTable.InvalidRequest.reason])
-  out.set(415, [A2AError.errorTable.InvalidRequest.reason])
+  // Transport refusals of a body (HttpErrors): an InvalidRequest with a status of its own.
+  for (const status of BODY_REFUSALS) out.set(status, [A2AError.errorTable.InvalidRequest.reason])
   return new Map([...out].sort(([a], [b]) => a - b))
 }
 
 const errorResponseName = (status: number) => `Error${status}`
 
-const errorResponses = (errorBody: JsonSchemaObject): Record<string, Response> =>
+const errorResponses = (
+  statuses: ReadonlyMap<number, ReadonlyArray<string>>,
+  errorBody: JsonSchemaObject
+): Record<string, Response> =>
   Object.fromEntries(
-    [...errorStatuses()].map(([status, reasons]) => [errorResponseName(status), {
+    [...statuses].map(([status, reasons]) => [errorResponseName(status), {
       description: `${STATUS_TEXT[status] ?? `HTTP ${status}`}: a google.rpc.Status whose ErrorInfo reason is ${
         reasons.join(", ")
       }.`,
@@ -262,83 +269,35 @@ const errorResponses = (errorBody: JsonSchemaObject): Record<string, Response> =
 
 // --- Security, from the agent card ---
 
-const securityScheme = (scheme: v1.SecurityScheme): SecurityScheme | undefined => {
-  if ("apiKeySecurityScheme" in scheme) {
-    const s = scheme.apiKeySecurityScheme
-    return { type: "apiKey", name: s.name, in: s.location, ...described(s.description) }
-  }
-  if ("httpAuthSecurityScheme" in scheme) {
-    const s = scheme.httpAuthSecurityScheme
-    return {
-      type: "http",
-      scheme: s.scheme,
-      ...(s.bearerFormat !== undefined ? { bearerFormat: s.bearerFormat } : {}),
-      ...described(s.description)
-    }
-  }
-  if ("oauth2SecurityScheme" in scheme) {
-    const s = scheme.oauth2SecurityScheme
-    const flows = oauthFlows(s.flows)
-    if (Object.keys(flows).length > 0) return { type: "oauth2", flows, ...described(s.description) }
-    // A flow OpenAPI 3.1 cannot describe (device code): what the client sends, its access token, as a bearer token.
-    return {
-      type: "http",
-      scheme: "bearer",
-      description: [s.description, `An OAuth 2.0 access token (${JSON.stringify(s.flows)}).`].filter(Boolean).join(" ")
-    }
-  }
-  if ("openIdConnectSecurityScheme" in scheme) {
-    const s = scheme.openIdConnectSecurityScheme
-    return { type: "openIdConnect", openIdConnectUrl: s.openIdConnectUrl, ...described(s.description) }
-  }
-  if ("mtlsSecurityScheme" in scheme) return { type: "mutualTLS", ...described(scheme.mtlsSecurityScheme.description) }
-  return undefined
-}
-
-const described = (description: string | undefined) => description !== undefined ? { description } : {}
-
-/** A2A's OAuth flows in OpenAPI's form; OpenAPI 3.1 has no device code flow, and needs the URLs it names. */
-const oauthFlows = (flows: v1.OAuthFlows): Record<string, unknown> => {
-  const refresh = (url: string | undefined) => url !== undefined ? { refreshUrl: url } : {}
-  if ("authorizationCode" in flows) {
-    const f = flows.authorizationCode
-    return {
-      authorizationCode: {
-        authorizationUrl: f.authorizationUrl,
-        tokenUrl: f.tokenUrl,
-        scopes: f.scopes,
-        ...refresh(f.refreshUrl)
-      }
-    }
-  }
-  if ("clientCredentials" in flows) {
-    const f = flows.clientCredentials
-    return { clientCredentials: { tokenUrl: f.tokenUrl, scopes: f.scopes, ...refresh(f.refreshUrl) } }
-  }
-  if ("implicit" in flows && flows.implicit.authorizationUrl !== undefined) {
-    const f = flows.implicit
-    return { implicit: { authorizationUrl: f.authorizationUrl, scopes: f.scopes ?? {}, ...refresh(f.refreshUrl) } }
-  }
-  if ("password" in flows && flows.password.tokenUrl !== undefined) {
-    const f = flows.password
-    return { password: { tokenUrl: f.tokenUrl, scopes: f.scopes ?? {}, ...refresh(f.refreshUrl) } }
-  }
-  return {}
-}
-
-const securityOf = (card: v1.AgentCard | undefined) => {
-  const schemes: Record<string, SecurityScheme> = {}
-  for (const [name, scheme] of Object.entries(card?.securitySchemes ?? {})) {
-    const converted = securityScheme(scheme)
-    if (converted !== undefined) schemes[name] = converted
-  }
-  const requirements = (card?.securityRequirements ?? []).map((requirement) =>
-    Object.fromEntries(
-      Object.entries(requirement.schemes ?? {}).map(([name, scopes]) => [name, scopes.list ?? []] as const)
+/**
+ * A card's scheme in OpenAPI 3.1's form (OpenApiSecurity, the form A2A 0.3 cards carry), without what 3.1 lacks:
+ * `oauth2MetadataUrl`, and a flow without the URL it must name. An OAuth scheme left with no flow (device code)
+ * is described by what the client then sends: its access token, as a bearer token.
+ */
+const securityScheme = (scheme: v1.SecurityScheme): SecurityScheme => {
+  const converted = OpenApiSecurity.fromV1(scheme)
+  if (converted.type !== "oauth2") return converted
+  const { flows, oauth2MetadataUrl: _, ...rest } = converted
+  const usable = Object.fromEntries(
+    Object.entries(flows).filter(([, flow]) =>
+      !("authorizationUrl" in flow && flow.authorizationUrl === "") && !("tokenUrl" in flow && flow.tokenUrl === "")
     )
   )
-  return { schemes, requirements }
+  if (Object.keys(usable).length > 0) return { ...rest, flows: usable }
+  const named = "oauth2SecurityScheme" in scheme ? scheme.oauth2SecurityScheme.flows : flows
+  return {
+    type: "http",
+    scheme: "bearer",
+    description: [rest.description, `An OAuth 2.0 access token (${JSON.stringify(named)}).`].filter(Boolean).join(" ")
+  }
 }
+
+const securityOf = (card: v1.AgentCard | undefined) => ({
+  schemes: Object.fromEntries(
+    Object.entries(card?.securitySchemes ?? {}).map(([name, scheme]) => [name, securityScheme(scheme)])
+  ),
+  requirements: (card?.securityRequirements ?? []).map(OpenApiSecurity.fromV1Requirement)
+})
 
 // --- Servers ---
 
@@ -400,6 +359,7 @@ export const make = (options: Options = {}): Document => {
   const roots: Array<Schema.Top> = [A2AError.HttpErrorBody]
   for (const op of ops) roots.push(op.request, op.response)
   const { definitions, schemas } = compile(roots)
+  const statuses = errorStatuses()
   const [errorBody] = schemas
   const requestOf = (index: number) => schemas[1 + 2 * index]!
   const responseOf = (index: number) => schemas[2 + 2 * index]!
@@ -428,7 +388,8 @@ export const make = (options: Options = {}): Document => {
       })
     }
     parameters.push(ref(`${PARAMETERS}A2AVersion`), ref(`${PARAMETERS}A2AExtensions`))
-    const errors = [400, 401, 403, 404, ...(route.body ? [413, 415] : []), 500]
+    // Every status of the error table; the body refusals only where there is a body.
+    const errors = [...statuses.keys()].filter((status) => route.body || !BODY_REFUSALS.includes(status))
     const success: Response = op.streaming
       ? {
         description: "The event stream.",
@@ -467,7 +428,7 @@ export const make = (options: Options = {}): Document => {
     }
   })
 
-  const responses = errorResponses(errorBody!)
+  const responses = errorResponses(statuses, errorBody!)
   // Only the definitions the document names (the GET requests' are read into parameters, not referenced).
   const used = reachable({ paths, responses }, definitions)
   const { requirements, schemes } = securityOf(options.card)

@@ -36,7 +36,7 @@ const card: v1.AgentCard = {
   ],
   securitySchemes: {
     bearer: { httpAuthSecurityScheme: { scheme: "Bearer", bearerFormat: "JWT" } },
-    key: { apiKeySecurityScheme: { location: "header", name: "X-API-Key", description: "A key" } },
+    key: { apiKeySecurityScheme: { location: "Header", name: "X-API-Key", description: "A key" } },
     oauth: {
       oauth2SecurityScheme: {
         flows: {
@@ -182,9 +182,7 @@ describe("OpenApiDocument", () => {
       device: {
         type: "http",
         scheme: "bearer",
-        description: `An OAuth 2.0 access token (${
-          JSON.stringify(card.securitySchemes!["device"]!.oauth2SecurityScheme.flows)
-        }).`
+        description: `An OAuth 2.0 access token (${JSON.stringify(deviceFlows)}).`
       },
       tls: { type: "mutualTLS" }
     })

@@ -6,21 +6,11 @@
  * or its variants), with every `$ref` a link to its schema. Everything is rendered with `textContent` and DOM
  * nodes, never as markup; the route's Content-Security-Policy allows only these same-origin files.
  */
-import { escapeHtml } from "./StaticFiles.ts"
+import { escapeHtml, head } from "./StaticFiles.ts"
 
 /** The page; `assets` is the path the style and script are served under, `documentPath` where the document is. */
 export const html = (assets: string, documentPath: string): string =>
-  `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="openapi-path" content="${escapeHtml(documentPath)}">
-<title>A2A HTTP+JSON API</title>
-<link rel="stylesheet" href="${escapeHtml(assets)}/app.css">
-<script src="${escapeHtml(assets)}/app.js" defer></script>
-</head>
+  `${head({ title: "A2A HTTP+JSON API", assets, meta: ["openapi-path", documentPath] })}
 <body>
 <header>
   <h1 id="title">A2A HTTP+JSON API</h1>
