@@ -4,8 +4,8 @@
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
  * demo, `--ui` for an agent module; `--no-ui` / A2A_DEV_UI), the OpenAPI document of the HTTP+JSON binding at
- * /openapi.json and its page at /docs (ApiDocs: on; `--no-api-docs` / A2A_API_DOCS=false). Flags win over the environment (HOST, PORT,
- * A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig; `OTEL_*` export traces and metrics, see
+ * /openapi.json and its page at /docs (ApiDocs: on; `--no-api-docs` / A2A_API_DOCS=false). Flags win over the
+ * environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig; `OTEL_*` export traces and metrics, see
  * Observability.layerOtlpConfig). Runs until interrupted: SIGINT / SIGTERM close the server gracefully (in-flight
  * requests finish, open streams end).
  */

@@ -179,6 +179,8 @@ const serveHttp = (
     openApiPath: options.openApiPath ?? (apiDocs ? ApiDocs.DEFAULT_DOCUMENT_PATH : false)
   }
   const resolved = HttpBindingOptions.resolve(binding)
+  // The page, where there is a document for it to show.
+  const docsPage = apiDocs && resolved.openApiPath !== undefined
   // Built anew each time the layer is: `listening` is this build's server.
   const served = Layer.unwrap(Effect.sync(() => {
     let listening: NetServer | undefined
@@ -198,9 +200,7 @@ const serveHttp = (
       Layer.mergeAll(
         A2AHttp.routes(binding).pipe(Layer.provide(NodeNativeHttp.layer)),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
-        apiDocs && resolved.openApiPath !== undefined
-          ? ApiDocs.routes({ documentPath: resolved.openApiPath })
-          : Layer.empty,
+        docsPage ? ApiDocs.routes({ documentPath: resolved.openApiPath }) : Layer.empty,
         A2AHttp.notFound
       ),
       {
@@ -227,12 +227,7 @@ const serveHttp = (
         Layer.mergeAll(
           app,
           Layer.effectDiscard(
-            logListening(
-              resolved,
-              options.tls !== undefined,
-              options.devUi === true,
-              apiDocs && resolved.openApiPath !== undefined
-            )
+            logListening(resolved, options.tls !== undefined, options.devUi === true, docsPage)
           )
         )
       ),
@@ -350,9 +345,8 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` and `A2A_API_DOCS` (true or false; unset leaves
- * the default),
- * plus the binding settings of HttpBindingOptions.config.
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` and `A2A_API_DOCS` (true or false; unset
+ * leaves the default), plus the binding settings of HttpBindingOptions.config.
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
