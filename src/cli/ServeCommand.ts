@@ -3,8 +3,9 @@
  * with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
- * demo, `--ui` for an agent module; `--no-ui` / A2A_DEV_UI). Flags win over the environment (HOST, PORT,
- * A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig; `OTEL_*` export traces and metrics, see
+ * demo, `--ui` for an agent module; `--no-ui` / A2A_DEV_UI), the OpenAPI document of the HTTP+JSON binding at
+ * /openapi.json and its page at /docs (ApiDocs: on; `--no-api-docs` / A2A_API_DOCS=false). Flags win over the
+ * environment (HOST, PORT, A2A_PREFIX, A2A_PUBLIC_URL, A2A_AUTH..., see NodeA2AServer.serveConfig and Auth.layerConfig; `OTEL_*` export traces and metrics, see
  * Observability.layerOtlpConfig). Runs until interrupted: SIGINT / SIGTERM close the server gracefully (in-flight
  * requests finish, open streams end).
  */
@@ -20,6 +21,7 @@ import type { CardTemplate } from "../server/AgentCardConfig.ts"
 import type * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as CardSigner from "../server/CardSigner.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
+import * as ApiDocs from "../server/http/ApiDocs.ts"
 import * as DevUi from "../server/http/DevUi.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
@@ -51,6 +53,8 @@ export interface ServeFlags {
   readonly watch?: boolean | undefined
   /** Serve the dev UI (`--ui` / `--no-ui`); None leaves A2A_DEV_UI, then the agent's default. */
   readonly ui?: Option.Option<boolean> | undefined
+  /** Serve the OpenAPI document and its page (`--api-docs` / `--no-api-docs`); None leaves A2A_API_DOCS (on). */
+  readonly apiDocs?: Option.Option<boolean> | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -63,6 +67,7 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
     restPath: prefix,
     publicUrl: Option.getOrUndefined(flags.publicUrl),
     devUi: flags.ui !== undefined ? Option.getOrUndefined(flags.ui) : undefined,
+    apiDocs: flags.apiDocs !== undefined ? Option.getOrUndefined(flags.apiDocs) : undefined,
     grpcPort: flags.grpcPort === undefined ? undefined : Option.getOrUndefined(flags.grpcPort)
   }
 }
@@ -162,6 +167,13 @@ export const serveCommand = Command.make(
       Flag.withDescription(
         `Serve the dev UI at ${DevUi.DEFAULT_PATH} (--no-ui: do not); default on for the demo, off with --agent ` +
           "(A2A_DEV_UI: true or false)"
+      ),
+      Flag.optional
+    ),
+    apiDocs: Flag.Boolean("api-docs").pipe(
+      Flag.withDescription(
+        `Serve the OpenAPI document of the HTTP+JSON binding at ${ApiDocs.DEFAULT_DOCUMENT_PATH} and a page that ` +
+          `shows it at ${ApiDocs.DEFAULT_PATH} (--no-api-docs: do not); default on (A2A_API_DOCS: true or false)`
       ),
       Flag.optional
     ),

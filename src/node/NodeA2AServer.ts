@@ -6,6 +6,8 @@
  *   (effect-a2a/grpc, loaded only then: @grpc/grpc-js must be installed) and the card lists it.
  * - `layerConfig(overrides)` is `serve` configured from the environment (HOST, PORT, A2A_*).
  * - `devUi: true` also serves the browser dev UI (DevUi) at `/_dev`.
+ * - `apiDocs` (on by default) serves the HTTP+JSON binding's OpenAPI document at `/openapi.json` (the binding
+ *   option `openApiPath`) and a page that shows it (ApiDocs) at `/docs`.
  *
  * @example
  * ```ts
@@ -40,6 +42,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
+import * as ApiDocs from "../server/http/ApiDocs.ts"
 import * as DevUi from "../server/http/DevUi.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
@@ -64,6 +67,11 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly tls?: TlsOptions | undefined
   /** Also serve the browser dev UI (DevUi) at `/_dev`. Default false. */
   readonly devUi?: boolean | undefined
+  /**
+   * Serve the OpenAPI document of the HTTP+JSON binding at `openApiPath` (default "/openapi.json") and the page
+   * that shows it (ApiDocs) at `/docs`, when REST is mounted. Default true.
+   */
+  readonly apiDocs?: boolean | undefined
 }
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
@@ -82,13 +90,21 @@ export const baseUrl = (address: NetAddress.SocketAddress, secure = false): stri
   return secure ? url.replace(/^http:/, "https:") : url
 }
 
-const logListening = (options: HttpBindingOptions.ResolvedOptions, secure: boolean, devUi: boolean) =>
+const logListening = (
+  options: HttpBindingOptions.ResolvedOptions,
+  secure: boolean,
+  devUi: boolean,
+  apiDocs: boolean
+) =>
   Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
     const base = options.publicUrl ?? baseUrl(server.address, secure)
     const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
     yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address, secure)}${card}`)
     if (devUi) yield* Effect.logInfo(`Dev UI: ${base}${DevUi.DEFAULT_PATH}`)
+    if (apiDocs) {
+      yield* Effect.logInfo(`API docs: ${base}${ApiDocs.DEFAULT_PATH} (OpenAPI: ${base}${options.openApiPath})`)
+    }
   })
 
 /** Node's server: HTTP, or HTTPS with `tls`. */
@@ -155,7 +171,16 @@ const serveHttp = (
   const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
   const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(10))
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
-  const resolved = HttpBindingOptions.resolve(options)
+  // The API docs need the REST routes they describe.
+  const apiDocs = options.apiDocs !== false && options.restPath !== false
+  const binding: HttpBindingOptions.HttpBindingOptions = {
+    ...options,
+    directStreams: options.directStreams ?? true,
+    openApiPath: options.openApiPath ?? (apiDocs ? ApiDocs.DEFAULT_DOCUMENT_PATH : false)
+  }
+  const resolved = HttpBindingOptions.resolve(binding)
+  // The page, where there is a document for it to show.
+  const docsPage = apiDocs && resolved.openApiPath !== undefined
   // Built anew each time the layer is: `listening` is this build's server.
   const served = Layer.unwrap(Effect.sync(() => {
     let listening: NetServer | undefined
@@ -173,10 +198,9 @@ const serveHttp = (
     )
     const app = HttpRouter.serve(
       Layer.mergeAll(
-        A2AHttp.routes({ ...options, directStreams: options.directStreams ?? true }).pipe(
-          Layer.provide(NodeNativeHttp.layer)
-        ),
+        A2AHttp.routes(binding).pipe(Layer.provide(NodeNativeHttp.layer)),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
+        docsPage ? ApiDocs.routes({ documentPath: resolved.openApiPath }) : Layer.empty,
         A2AHttp.notFound
       ),
       {
@@ -202,7 +226,9 @@ const serveHttp = (
       Layer.provideMerge(
         Layer.mergeAll(
           app,
-          Layer.effectDiscard(logListening(resolved, options.tls !== undefined, options.devUi === true))
+          Layer.effectDiscard(
+            logListening(resolved, options.tls !== undefined, options.devUi === true, docsPage)
+          )
         )
       ),
       Layer.provideMerge(server)
@@ -256,17 +282,24 @@ const untilQuiet = (server: NetServer | undefined, closing: Closing, ms: number)
 
 const BOOLEAN_WORDS = ["true", "false", "yes", "no", "on", "off", "1", "0"] as const
 
+/** A switch from the environment: one of BOOLEAN_WORDS (any case). */
+const switchConfig = (name: string): Config.Config<boolean> =>
+  Config.String(name).pipe(
+    Config.mapEffect((raw) => {
+      const word = raw.trim().toLowerCase()
+      return (BOOLEAN_WORDS as ReadonlyArray<string>).includes(word)
+        ? Effect.succeed(["true", "yes", "on", "1"].includes(word))
+        : Effect.fail(
+          HttpBindingOptions.invalidConfig(`${name} must be one of ${BOOLEAN_WORDS.join(", ")}, got "${raw}"`)
+        )
+    })
+  )
+
 /** `A2A_DEV_UI`: whether to serve the dev UI; one of BOOLEAN_WORDS (any case). */
-export const devUiConfig: Config.Config<boolean> = Config.String("A2A_DEV_UI").pipe(
-  Config.mapEffect((raw) => {
-    const word = raw.trim().toLowerCase()
-    return (BOOLEAN_WORDS as ReadonlyArray<string>).includes(word)
-      ? Effect.succeed(["true", "yes", "on", "1"].includes(word))
-      : Effect.fail(
-        HttpBindingOptions.invalidConfig(`A2A_DEV_UI must be one of ${BOOLEAN_WORDS.join(", ")}, got "${raw}"`)
-      )
-  })
-)
+export const devUiConfig: Config.Config<boolean> = switchConfig("A2A_DEV_UI")
+
+/** `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case). */
+export const apiDocsConfig: Config.Config<boolean> = switchConfig("A2A_API_DOCS")
 
 /** The contents of the PEM file whose path the variable `name` holds. */
 const pemFile = (name: string): Config.Config<string> =>
@@ -312,8 +345,8 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` (true or false; unset leaves the default),
- * plus the binding settings of HttpBindingOptions.config.
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` and `A2A_API_DOCS` (true or false; unset
+ * leaves the default), plus the binding settings of HttpBindingOptions.config.
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -330,13 +363,15 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   shutdownTimeout: Config.option(Config.Duration("A2A_SHUTDOWN_TIMEOUT")),
   tls: tlsConfig,
   devUi: Config.option(devUiConfig),
+  apiDocs: Config.option(apiDocsConfig),
   binding: HttpBindingOptions.config
-}).pipe(Config.map(({ binding, devUi, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
+}).pipe(Config.map(({ apiDocs, binding, devUi, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
   ...binding,
   host,
   port,
   tls,
   devUi: Option.getOrUndefined(devUi),
+  apiDocs: Option.getOrUndefined(apiDocs),
   requestTimeout: Option.getOrUndefined(requestTimeout),
   shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
 })))

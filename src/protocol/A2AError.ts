@@ -333,6 +333,33 @@ export const toHttpError = (error: A2AError): HttpErrorResponse => {
   }
 }
 
+/** google.rpc.ErrorInfo as the HTTP+JSON binding sends it: the error's reason, in the A2A domain. */
+export const ErrorInfo = Schema.Struct({
+  "@type": Schema.Literal(ERROR_INFO_TYPE),
+  reason: Schema.Literals(Object.values(errorTable).map((mapping) => mapping.reason)),
+  domain: Schema.Literal(ERROR_DOMAIN),
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
+}).annotate({ identifier: "ErrorInfo", description: "Which A2A error this is (spec 11.6)." })
+
+/** google.rpc.BadRequest: the request fields that were wrong (InvalidParams). */
+export const BadRequest = Schema.Struct({
+  "@type": Schema.Literal(BAD_REQUEST_TYPE),
+  fieldViolations: Schema.Array(FieldViolation)
+}).annotate({ identifier: "BadRequest", description: "The request fields that were wrong, and why." })
+
+/**
+ * The google.rpc.Status body of an HTTP+JSON error (spec 11.6), as `toHttpError` writes it: the ErrorInfo detail
+ * first, then a BadRequest for field violations, then any other detail.
+ */
+export const HttpErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.Int,
+    status: Schema.Literals([...new Set(Object.values(errorTable).map((mapping) => mapping.grpcStatus))]),
+    message: Schema.String,
+    details: Schema.TupleWithRest(Schema.Tuple([ErrorInfo]), [Schema.Union([BadRequest, ErrorDetail])])
+  }).annotate({ identifier: "Status", description: "google.rpc.Status: an HTTP status code, its gRPC name, why." })
+}).annotate({ identifier: "ErrorResponse", description: "An A2A error in the HTTP+JSON binding (spec 11.6)." })
+
 const tags = Object.keys(errorTable) as ReadonlyArray<A2AErrorTag>
 const byJsonRpcCode = new Map(tags.map((tag) => [errorTable[tag].jsonRpcCode, tag] as const))
 const byReason = new Map(tags.map((tag) => [errorTable[tag].reason, tag] as const))

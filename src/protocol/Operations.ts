@@ -57,6 +57,8 @@ export interface Operation<
 > {
   /** The operation's name in the spec, and its JSON-RPC method in 1.0. */
   readonly name: Name
+  /** What it does, in a line (the HTTP+JSON binding's OpenAPI document shows it). */
+  readonly summary: string
   /** The name of its method on `RequestHandler` and on a client `Transport`. */
   readonly key: Key
   /** Its JSON-RPC method in 0.3 (0.3 has no ListTasks). */
@@ -81,6 +83,7 @@ const operation = <
 /** Sends a message; the answer is a Task or a Message (spec 3.1.1). */
 export const SendMessage = operation({
   name: "SendMessage",
+  summary: "Send a message; the answer is a Task or a Message",
   key: "sendMessage",
   v0_3Method: "message/send",
   rest: { method: "POST", path: "/message:send", body: true },
@@ -93,6 +96,7 @@ export const SendMessage = operation({
 /** Sends a message and streams the task's events, or the one Message (spec 3.1.2). */
 export const SendStreamingMessage = operation({
   name: "SendStreamingMessage",
+  summary: "Send a message and stream the task's events, or the one Message",
   key: "sendStreamingMessage",
   v0_3Method: "message/stream",
   rest: { method: "POST", path: "/message:stream", body: true },
@@ -105,6 +109,7 @@ export const SendStreamingMessage = operation({
 /** The current state of a task (spec 3.1.3). */
 export const GetTask = operation({
   name: "GetTask",
+  summary: "Get the current state of a task",
   key: "getTask",
   v0_3Method: "tasks/get",
   rest: { method: "GET", path: "/tasks/{id}", query: { historyLength: "int32" }, body: false },
@@ -117,6 +122,7 @@ export const GetTask = operation({
 /** The caller's tasks, filtered and paginated (spec 3.1.4). */
 export const ListTasks = operation({
   name: "ListTasks",
+  summary: "List the caller's tasks, filtered and paginated",
   key: "listTasks",
   v0_3Method: undefined,
   rest: {
@@ -142,6 +148,7 @@ export const ListTasks = operation({
 /** Asks for a task to be canceled (spec 3.1.5). */
 export const CancelTask = operation({
   name: "CancelTask",
+  summary: "Ask for a task to be canceled",
   key: "cancelTask",
   v0_3Method: "tasks/cancel",
   rest: { method: "POST", path: "/tasks/{id}:cancel", body: true },
@@ -157,6 +164,7 @@ export const CancelTask = operation({
  */
 export const SubscribeToTask = operation({
   name: "SubscribeToTask",
+  summary: "Stream the events of an existing task",
   key: "subscribeToTask",
   v0_3Method: "tasks/resubscribe",
   rest: { method: "POST", path: "/tasks/{id}:subscribe", body: true, alsoAnsweredOn: ["GET"] },
@@ -169,6 +177,7 @@ export const SubscribeToTask = operation({
 /** Registers a webhook for a task's events (spec 3.1.7). */
 export const CreateTaskPushNotificationConfig = operation({
   name: "CreateTaskPushNotificationConfig",
+  summary: "Register a webhook for a task's events",
   key: "createTaskPushNotificationConfig",
   v0_3Method: "tasks/pushNotificationConfig/set",
   rest: { method: "POST", path: "/tasks/{taskId}/pushNotificationConfigs", body: true },
@@ -181,6 +190,7 @@ export const CreateTaskPushNotificationConfig = operation({
 /** One webhook config of a task (spec 3.1.8). */
 export const GetTaskPushNotificationConfig = operation({
   name: "GetTaskPushNotificationConfig",
+  summary: "Get one webhook config of a task",
   key: "getTaskPushNotificationConfig",
   v0_3Method: "tasks/pushNotificationConfig/get",
   rest: { method: "GET", path: "/tasks/{taskId}/pushNotificationConfigs/{id}", body: false },
@@ -193,6 +203,7 @@ export const GetTaskPushNotificationConfig = operation({
 /** A task's webhook configs, paginated (spec 3.1.9). */
 export const ListTaskPushNotificationConfigs = operation({
   name: "ListTaskPushNotificationConfigs",
+  summary: "List a task's webhook configs, paginated",
   key: "listTaskPushNotificationConfigs",
   v0_3Method: "tasks/pushNotificationConfig/list",
   rest: {
@@ -210,6 +221,7 @@ export const ListTaskPushNotificationConfigs = operation({
 /** Removes a webhook config (spec 3.1.10). */
 export const DeleteTaskPushNotificationConfig = operation({
   name: "DeleteTaskPushNotificationConfig",
+  summary: "Remove a webhook config",
   key: "deleteTaskPushNotificationConfig",
   v0_3Method: "tasks/pushNotificationConfig/delete",
   rest: { method: "DELETE", path: "/tasks/{taskId}/pushNotificationConfigs/{id}", body: false },
@@ -222,6 +234,7 @@ export const DeleteTaskPushNotificationConfig = operation({
 /** The agent card with what only an authenticated caller may see (spec 3.1.11). */
 export const GetExtendedAgentCard = operation({
   name: "GetExtendedAgentCard",
+  summary: "Get the agent card with what only an authenticated caller may see",
   key: "getExtendedAgentCard",
   v0_3Method: "agent/getAuthenticatedExtendedCard",
   rest: { method: "GET", path: "/extendedAgentCard", body: false },

@@ -46,7 +46,7 @@ import { A2AError } from "effect-a2a/protocol"
 import type { Task } from "effect-a2a/protocol/v1"
 import type { Task as Task03 } from "effect-a2a/protocol/v0_3"
 import { A2AServer, AgentExecutor } from "effect-a2a/server"
-import { A2AHttp } from "effect-a2a/http"
+import { A2AHttp, OpenApiDocument } from "effect-a2a/http"
 import { NodeA2AServer } from "effect-a2a/node"
 import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
@@ -54,7 +54,7 @@ import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer] as const
+  OpenApiDocument.make, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer] as const
 export type Used = readonly [Task, Task03]
 TS
 
@@ -106,9 +106,9 @@ run_examples() { # node binary
   if ! wait_for_port 8080 30; then echo "consumer: FAIL: effect-a2a serve did not listen"; cat "$work/serve.log"; exit 1; fi
   out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "task write a report" 2>&1)" || { echo "$out"; exit 1; }
   grep -qi "completed" <<<"$out" || { echo "$out"; echo "consumer: FAIL: effect-a2a send"; exit 1; }
-  # the dev UI ships inside the package: the demo serves its page and script
-  "$node" -e "Promise.all(['/_dev','/_dev/app.js'].map(p=>fetch('http://127.0.0.1:8080'+p).then(r=>r.status))).then(s=>process.exit(s.every(x=>x===200)?0:1))" \
-    || { echo "consumer: FAIL: the dev UI is not served"; exit 1; }
+  # the dev UI and the API docs ship inside the package: the demo serves their pages and scripts, and the document
+  "$node" -e "Promise.all(['/_dev','/_dev/app.js','/docs','/docs/app.js','/openapi.json'].map(p=>fetch('http://127.0.0.1:8080'+p).then(r=>r.status))).then(s=>process.exit(s.every(x=>x===200)?0:1))" \
+    || { echo "consumer: FAIL: the dev UI or the API docs are not served"; exit 1; }
   kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 }
 

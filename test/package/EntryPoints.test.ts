@@ -203,15 +203,17 @@ describe("package entry points", () => {
   })
 
   // Start-up memory: what only some servers use is loaded when it is (BENCHMARKS.md, "Start-up memory").
-  it("the CLI starts without what a default `serve` does not use: PostgreSQL's node wiring, JWTs, card signing, the dev UI page", () => {
-    const { files } = staticGraph(join(root, "src", "cli", "main.ts"))
+  it("the CLI starts without what a default `serve` does not use: PostgreSQL's node wiring, JWTs, card signing, the dev UI and API docs pages, the OpenAPI document's derivation", () => {
+    const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
     expect(files).toContain("src/server/http/DevUi.ts")
+    expect(files).toContain("src/server/http/ApiDocs.ts")
     expect(
       files.filter((f) =>
-        /^src\/(store\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|server\/http\/internal\/DevUiPage)\.ts$/
+        /^src\/(store\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|server\/http\/internal\/(DevUiPage|ApiDocsPage)|server\/http\/OpenApiDocument)\.ts$/
           .test(f)
       )
     ).toEqual([])
+    expect(specifiers.filter((s) => s === "effect/SchemaRepresentation" || s === "effect/JsonSchema")).toEqual([])
   })
 
   it("`serve --memory` starts without the SQL stores: DurableServer loads them when its SQL layer is built", () => {

@@ -23,10 +23,9 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as Layer from "effect/Layer"
+import * as StaticFiles from "./internal/StaticFiles.ts"
 
 export interface DevUiOptions {
   /** Where the page is served; its style and script are below it. Default "/_dev". */
@@ -37,48 +36,14 @@ export interface DevUiOptions {
 
 export const DEFAULT_PATH = "/_dev"
 
-/**
- * The page's Content-Security-Policy: its own script and style, requests to its own origin, nothing else (no
- * inline script, no frames, no forms posted elsewhere, not framed by another site).
- */
-export const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+/** The page's Content-Security-Policy (StaticFiles): its own script, style and requests only. */
+export const contentSecurityPolicy = StaticFiles.contentSecurityPolicy
 
-const securityHeaders = {
-  "content-security-policy": contentSecurityPolicy,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store"
-}
-
-const file = (body: string, contentType: string) =>
-  HttpServerResponse.text(body, { contentType, headers: securityHeaders })
-
-/**
- * Adds the page at `path` and its style and script below it. Their text (DevUiPage) is loaded on the first
- * request for one of them, not with the server: a server that nobody opens the page of never holds it
- * (BENCHMARKS.md, "Start-up memory").
- */
+/** Adds the page at `path` and its style and script below it (StaticFiles.pageRoutes: loaded on first use). */
 export const routes = (options: DevUiOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
-  // "/" puts the page at the root and its files beside it.
-  const base = (options.path ?? DEFAULT_PATH).replace(/\/+$/, "")
-  const at = (suffix: string) => `${base}${suffix}` as `/${string}`
   const cardPath = options.cardPath ?? "/.well-known/agent-card.json"
-  return HttpRouter.use((router) =>
-    Effect.gen(function*() {
-      // Our own module: a failure to load it is a defect.
-      const files = yield* Effect.cached(Effect.promise(async () => {
-        const DevUiPage = await import("./internal/DevUiPage.ts")
-        return {
-          page: file(DevUiPage.html(base, cardPath), "text/html; charset=utf-8"),
-          script: file(DevUiPage.script, "text/javascript; charset=utf-8"),
-          style: file(DevUiPage.css, "text/css; charset=utf-8")
-        }
-      }))
-      // The router treats `/_dev/` as `/_dev`.
-      yield* router.add("GET", base === "" ? "/" : at(""), Effect.map(files, (f) => f.page))
-      yield* router.add("GET", at("/app.js"), Effect.map(files, (f) => f.script))
-      yield* router.add("GET", at("/app.css"), Effect.map(files, (f) => f.style))
-    })
-  )
+  return StaticFiles.pageRoutes(options.path ?? DEFAULT_PATH, async (base) => {
+    const DevUiPage = await import("./internal/DevUiPage.ts")
+    return { html: DevUiPage.html(base, cardPath), script: DevUiPage.script, css: DevUiPage.css }
+  })
 }

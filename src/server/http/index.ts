@@ -2,7 +2,8 @@
  * effect-a2a HTTP bindings: the agent card, JSON-RPC and HTTP+JSON/REST routes on Effect's HttpRouter, to mount
  * on any router, and their seams: `NativeHttp` (a runtime's fast paths) and `Edition` (other protocol versions,
  * provided through `HttpCallContext.Editions`; A2A 0.3 is `effect-a2a/v0_3`). What the bindings are made of lives
- * in `internal/`. `DevUi` is a browser UI for developing an agent, served beside them. `NodeA2AServer.serve`
+ * in `internal/`. `DevUi` is a browser UI for developing an agent, served beside them; `OpenApiDocument` describes
+ * the HTTP+JSON binding in OpenAPI 3.1, and `ApiDocs` is a page that shows that document. `NodeA2AServer.serve`
  * (`effect-a2a/node`) serves them on Node.
  *
  * @example
@@ -18,10 +19,12 @@
  * ```
  */
 export * as A2AHttp from "./A2AHttp.ts"
+export * as ApiDocs from "./ApiDocs.ts"
 export * as DevUi from "./DevUi.ts"
 export * as Edition from "./Edition.ts"
 export * as HttpBindingOptions from "./HttpBindingOptions.ts"
 export * as HttpCallContext from "./HttpCallContext.ts"
 export * as NativeHttp from "./NativeHttp.ts"
+export * as OpenApiDocument from "./OpenApiDocument.ts"
 export * as Operations from "./Operations.ts"
 export * as ServerShutdown from "./ServerShutdown.ts"

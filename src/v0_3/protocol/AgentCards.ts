@@ -29,6 +29,7 @@
  */
 import type * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"
+import * as OpenApiSecurity from "../../protocol/internal/OpenApiSecurity.ts"
 import { optional } from "./Messages.ts"
 
 /**
@@ -56,48 +57,10 @@ export const toV1SecurityRequirement = (
   schemes: Object.fromEntries(Object.entries(requirement).map(([scheme, list]) => [scheme, { list }]))
 })
 
-export const fromV1SecurityRequirement = (
-  requirement: v1.SecurityRequirement
-): { readonly [scheme: string]: ReadonlyArray<string> } =>
-  Object.fromEntries(Object.entries(requirement.schemes ?? {}).map(([scheme, scopes]) => [scheme, scopes.list ?? []]))
+/** 1.0 requirements in the 0.3 (OpenAPI) form (OpenApiSecurity). */
+export const fromV1SecurityRequirement = OpenApiSecurity.fromV1Requirement
 
 // --- Security schemes ---
-
-const apiKeyLocations: ReadonlyArray<v0_3.APIKeySecurityScheme["in"]> = ["cookie", "header", "query"]
-
-const fromV1Flows = (flows: v1.OAuthFlows): v0_3.OAuthFlows => {
-  if ("authorizationCode" in flows) {
-    const f = flows.authorizationCode
-    return {
-      authorizationCode: {
-        authorizationUrl: f.authorizationUrl,
-        tokenUrl: f.tokenUrl,
-        scopes: f.scopes,
-        ...optional("refreshUrl", f.refreshUrl)
-      }
-    }
-  }
-  if ("clientCredentials" in flows) {
-    const f = flows.clientCredentials
-    return { clientCredentials: { tokenUrl: f.tokenUrl, scopes: f.scopes, ...optional("refreshUrl", f.refreshUrl) } }
-  }
-  if ("implicit" in flows) {
-    const f = flows.implicit
-    return {
-      implicit: {
-        authorizationUrl: f.authorizationUrl ?? "",
-        scopes: f.scopes ?? {},
-        ...optional("refreshUrl", f.refreshUrl)
-      }
-    }
-  }
-  if ("password" in flows) {
-    const f = flows.password
-    return { password: { tokenUrl: f.tokenUrl ?? "", scopes: f.scopes ?? {}, ...optional("refreshUrl", f.refreshUrl) } }
-  }
-  // deviceCode: no 0.3 form.
-  return {}
-}
 
 const toV1Flows = (flows: v0_3.OAuthFlows): v1.OAuthFlows | undefined => {
   if (flows.authorizationCode !== undefined) {
@@ -128,41 +91,8 @@ const toV1Flows = (flows: v0_3.OAuthFlows): v1.OAuthFlows | undefined => {
   return undefined
 }
 
-export const fromV1SecurityScheme = (scheme: v1.SecurityScheme): v0_3.SecurityScheme => {
-  if ("apiKeySecurityScheme" in scheme) {
-    const s = scheme.apiKeySecurityScheme
-    const location = s.location.toLowerCase()
-    return {
-      type: "apiKey",
-      name: s.name,
-      in: apiKeyLocations.find((l) => l === location) ?? "header",
-      ...optional("description", s.description)
-    }
-  }
-  if ("httpAuthSecurityScheme" in scheme) {
-    const s = scheme.httpAuthSecurityScheme
-    return {
-      type: "http",
-      scheme: s.scheme,
-      ...optional("bearerFormat", s.bearerFormat),
-      ...optional("description", s.description)
-    }
-  }
-  if ("oauth2SecurityScheme" in scheme) {
-    const s = scheme.oauth2SecurityScheme
-    return {
-      type: "oauth2",
-      flows: fromV1Flows(s.flows),
-      ...optional("oauth2MetadataUrl", s.oauth2MetadataUrl),
-      ...optional("description", s.description)
-    }
-  }
-  if ("openIdConnectSecurityScheme" in scheme) {
-    const s = scheme.openIdConnectSecurityScheme
-    return { type: "openIdConnect", openIdConnectUrl: s.openIdConnectUrl, ...optional("description", s.description) }
-  }
-  return { type: "mutualTLS", ...optional("description", scheme.mtlsSecurityScheme.description) }
-}
+/** A 1.0 scheme in the 0.3 form, which is OpenAPI's Security Scheme Object (OpenApiSecurity). */
+export const fromV1SecurityScheme: (scheme: v1.SecurityScheme) => v0_3.SecurityScheme = OpenApiSecurity.fromV1
 
 /** `undefined` for an OAuth 2.0 scheme without any flow, which 1.0 cannot express. */
 export const toV1SecurityScheme = (scheme: v0_3.SecurityScheme): v1.SecurityScheme | undefined => {

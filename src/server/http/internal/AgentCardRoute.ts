@@ -19,7 +19,7 @@ import type { Edition } from "../Edition.ts"
 import type { BindingEnv } from "../HttpCallContext.ts"
 import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
 
-interface Rendered {
+export interface Rendered {
   readonly body: string
   readonly etag: string
 }
@@ -36,7 +36,7 @@ export const matchesEtag = (ifNoneMatch: string, etag: string): boolean => {
 }
 
 /** A public document's body with its entity tag (from its bytes). */
-const rendered = (body: string): Rendered => ({
+export const rendered = (body: string): Rendered => ({
   body,
   etag: `"${Base64Url.encode(Sha256.digest(body)).slice(0, 32)}"`
 })
@@ -45,7 +45,7 @@ const rendered = (body: string): Rendered => ({
  * A public, cacheable document (the card, the key set): readable from any origin, kept `max-age` seconds, and a
  * 304 without its body for a matching `If-None-Match`.
  */
-const cacheable = (
+export const cacheable = (
   request: HttpServerRequest.HttpServerRequest,
   { body, etag }: Rendered,
   options: { readonly contentType: string; readonly maxAge: number; readonly vary?: string | undefined }

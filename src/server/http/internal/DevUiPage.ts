@@ -6,26 +6,11 @@
  * and DOM nodes, never as markup; the route's Content-Security-Policy allows only these same-origin files.
  */
 
-/** Escapes text for an HTML attribute value or element content. */
-export const escapeHtml = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(
-    /'/g,
-    "&#39;"
-  )
+import { head } from "./StaticFiles.ts"
 
 /** The page; `assets` is the path the style and script are served under, `cardPath` where the card is. */
 export const html = (assets: string, cardPath: string): string =>
-  `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="a2a-card-path" content="${escapeHtml(cardPath)}">
-<title>A2A dev UI</title>
-<link rel="stylesheet" href="${escapeHtml(assets)}/app.css">
-<script src="${escapeHtml(assets)}/app.js" defer></script>
-</head>
+  `${head({ title: "A2A dev UI", assets, meta: ["a2a-card-path", cardPath] })}
 <body>
 <header>
   <h1>A2A dev UI <span id="agent-name"></span></h1>
