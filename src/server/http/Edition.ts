@@ -44,5 +44,11 @@ export interface Edition<Env> {
     /** Whether this card request asks for this edition's card. */
     readonly wants: (request: HttpServerRequest.HttpServerRequest) => boolean
     readonly render: (card: v1.AgentCard) => unknown
+    /**
+     * Where its clients look for the card when that is not the card path (A2A 0.1 and 0.2:
+     * `/.well-known/agent.json`): served there too, always in this edition's form. When several editions name
+     * one path, the last of them is served there (a later edition's card reads for the earlier ones' clients too).
+     */
+    readonly path?: `/${string}` | undefined
   }
 }

@@ -27,3 +27,6 @@ export const wantsLegacy = (request: HttpServerRequest.HttpServerRequest): boole
 export const render = (card: v1.AgentCard): AgentCards.HybridAgentCard => AgentCards.hybridCard(card)
 
 export const VARY = "A2A-Version"
+
+/** Where A2A 0.2 (and 0.1) clients look for the card. */
+export const LEGACY_PATH = "/.well-known/agent.json"
