@@ -126,7 +126,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
           }
         })
         expect(isTask(at(reply.json, "result")), JSON.stringify(reply.json)).toBe(true)
-        const got = yield* call(server, "tasks/get", { id, historyLength: 1 })
+        const got = yield* call(server, "tasks/get", { id })
         expect(at(got.json, "result", "history", 0, "parts")).toEqual([
           { type: "text", text: "ask Analyze this image and highlight any faces." },
           { type: "file", file: { name: "notes.txt", mimeType: "text/plain", bytes: "aGVsbG8=" } },
