@@ -1,0 +1,111 @@
+/**
+ * Webhooks registered over A2A 0.1 (with `tasks/send`'s `pushNotification`, spec 0.1 section 9.4, or with
+ * `tasks/pushNotification/set`) receive 0.1 Tasks under the id their client gave, with the client's token; on the
+ * durable stack (SQLite store, webhook notifier, guarded handler, demo agent) served over HTTP with the 0.1 wing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Duration, Effect, Layer, Logger, Result, Schema } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NetAddress from "effect/net/NetAddress"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import * as EventBus from "../../src/server/EventBus.ts"
+import * as GuardedRequestHandler from "../../src/server/push/GuardedRequestHandler.ts"
+import * as WebhookGuard from "../../src/server/push/WebhookGuard.ts"
+import * as WebhookPush from "../../src/server/push/WebhookPush.ts"
+import { WebhookDeliveries } from "../../src/server/push/WebhookPushNotifier.ts"
+import * as SqlStore from "../../src/store/SqlStore.ts"
+import * as A2A01 from "../../src/v0_1/A2A01.ts"
+import * as V01 from "../../src/v0_1/protocol/Schemas.ts"
+import * as Receiver from "../server/push/receiver.ts"
+
+const allowlist = Result.getOrThrow(WebhookGuard.parseAllowlist("127.0.0.1"))
+
+const stack = Layer.unwrap(
+  Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-push01-"))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  ).pipe(Effect.map((dir) =>
+    GuardedRequestHandler.layer.pipe(
+      Layer.provideMerge(A2AServer.layerCore({ card: DemoAgent.card })),
+      Layer.provide(DemoAgent.layer({ stepDelay: Duration.millis(5) })),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          WebhookPush.layer({ allowlist, retryBaseDelay: "5 millis", retryMaxDelay: "20 millis", timeout: "2 seconds" }),
+          EventBus.layerInProcess
+        ).pipe(Layer.provideMerge(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") })))
+      ),
+      Layer.provideMerge(Auth.layerNone)
+    )
+  ))
+)
+
+const served = Effect.gen(function*() {
+  const context = yield* Layer.build(
+    NodeA2AServer.serve({ host: "127.0.0.1", port: 0 }).pipe(
+      Layer.provideMerge(stack),
+      Layer.provide(A2A01.layer),
+      Layer.provide(Logger.layer([]))
+    )
+  ).pipe(Effect.orDie)
+  const address = Context.get(context, HttpServer.HttpServer).address
+  const port = NetAddress.isInetAddress(address) ? address.port : 0
+  return { url: `http://127.0.0.1:${port}/`, idle: Context.get(context, WebhookDeliveries).idle }
+})
+
+const rpc = (url: string, method: string, params: unknown) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params })
+    })
+    return (await response.json()) as { readonly result?: Record<string, unknown>; readonly error?: unknown }
+  })
+
+const decodeTask = Schema.decodeUnknownSync(Schema.fromJsonString(V01.Task))
+
+describe("webhooks registered over 0.1", () => {
+  it.live("receive 0.1 Tasks under the client's task id, with its token", () =>
+    Effect.gen(function*() {
+      const server = yield* served
+      const receiver = yield* Receiver.make
+      const id = `task-reportgen-${Math.random().toString(36).slice(2)}`
+      const sent = yield* rpc(server.url, "tasks/send", {
+        id,
+        message: { role: "user", parts: [{ type: "text", text: "ask Generate the Q1 sales report." }] },
+        pushNotification: { url: receiver.url("/send"), token: "secure-client-token-for-task-aaa" }
+      })
+      assert.isUndefined(sent.error)
+      const set = yield* rpc(server.url, "tasks/pushNotification/set", {
+        id,
+        pushNotificationConfig: { url: receiver.url("/set"), token: "t-set" }
+      })
+      assert.isUndefined(set.error)
+      const done = yield* rpc(server.url, "tasks/send", {
+        id,
+        message: { role: "user", parts: [{ type: "text", text: "Grace" }] }
+      })
+      assert.strictEqual((done.result?.["status"] as { state?: string } | undefined)?.state, "completed")
+      yield* server.idle
+
+      // `set` replaced the config the send registered (one per task in 0.1): later events go to /set only
+      const after = receiver.on("/set")
+      assert.isAbove(after.length, 0)
+      for (const r of [...receiver.on("/send"), ...after]) {
+        assert.strictEqual(r.headers["content-type"], "application/json")
+        const task = decodeTask(r.body)
+        assert.strictEqual(task.id, id)
+        assert.notProperty(task, "kind")
+      }
+      for (const r of after) assert.strictEqual(r.headers["x-a2a-notification-token"], "t-set")
+      const last = decodeTask(after.at(-1)!.body)
+      assert.strictEqual(last.status.state, "completed")
+      assert.deepStrictEqual(last.artifacts?.map((a) => a.parts), [[{ type: "text", text: "Hello, Grace!" }]])
+    }).pipe(Effect.scoped))
+})
