@@ -23,6 +23,9 @@ import * as SqlStore from "../../src/store/SqlStore.ts"
 import * as A2A01 from "../../src/v0_1/A2A01.ts"
 import * as V01 from "../../src/v0_1/protocol/Schemas.ts"
 import * as Receiver from "../server/push/receiver.ts"
+import { upstream } from "./fixtures/UpstreamSchema.ts"
+
+const spec01 = upstream("0.1.0")
 
 const allowlist = Result.getOrThrow(WebhookGuard.parseAllowlist("127.0.0.1"))
 
@@ -100,6 +103,7 @@ describe("webhooks registered over 0.1", () => {
       for (const r of [...receiver.on("/send"), ...after]) {
         assert.strictEqual(r.headers["content-type"], "application/json")
         const task = decodeTask(r.body)
+        if (spec01 !== undefined) assert.isTrue(spec01("Task")(task), r.body)
         assert.strictEqual(task.id, id)
         assert.notProperty(task, "kind")
       }

@@ -8,6 +8,36 @@ import { Effect, Fiber, Layer, Schema } from "effect"
 import * as V01 from "../../src/v0_1/protocol/Schemas.ts"
 import { at, request, type Server, sse } from "../v0_3/fixtures/Server.ts"
 import { All, No01, No03 } from "./fixtures/Server.ts"
+import { upstream } from "./fixtures/UpstreamSchema.ts"
+
+const spec01 = upstream("0.1.0")
+const spec02 = upstream("0.2.6")
+
+/** A 0.1 value of the named kind: by our Schemas, and by the published 0.1 JSON Schema when a copy is at hand. */
+const conforms = (definition: keyof typeof ours, value: unknown) => {
+  expect(ours[definition](value), `${definition}: ${JSON.stringify(value)}`).toBe(true)
+  if (spec01 !== undefined) expect(spec01(definition)(value), `upstream ${definition}: ${JSON.stringify(value)}`).toBe(true)
+}
+const ours = {
+  Task: Schema.is(V01.Task),
+  TaskStatusUpdateEvent: Schema.is(V01.TaskStatusUpdateEvent),
+  TaskArtifactUpdateEvent: Schema.is(V01.TaskArtifactUpdateEvent),
+  TaskPushNotificationConfig: Schema.is(V01.TaskPushNotificationConfig),
+  AgentCard: Schema.is(V01.AgentCard)
+}
+const conformsEvent = (value: unknown) =>
+  conforms(at(value, "status") !== undefined ? "TaskStatusUpdateEvent" : "TaskArtifactUpdateEvent", value)
+
+/** The published schema's request definition of each method, to check the requests written from the spec. */
+const requestDefinitions: Record<string, string> = {
+  "tasks/send": "SendTaskRequest",
+  "tasks/sendSubscribe": "SendTaskStreamingRequest",
+  "tasks/get": "GetTaskRequest",
+  "tasks/cancel": "CancelTaskRequest",
+  "tasks/pushNotification/set": "SetTaskPushNotificationRequest",
+  "tasks/pushNotification/get": "GetTaskPushNotificationRequest",
+  "tasks/resubscribe": "TaskResubscriptionRequest"
+}
 
 let ids = 0
 /** A JSON-RPC call as a 0.1 client makes it: no A2A-Version. */
@@ -18,20 +48,30 @@ const call = (server: Server, method: string, params: unknown, headers: Record<s
     body: JSON.stringify({ jsonrpc: "2.0", id: `req-${++ids}`, method, params })
   })
 
-const stream = (server: Server, method: string, params: unknown) =>
-  sse(`${server.url}/`, {
+/** A request written from the spec: the published schema must accept it (when at hand), then it is sent. */
+const example = (server: Server, method: string, params: unknown) => {
+  const definition = requestDefinitions[method]
+  if (spec01 !== undefined && definition !== undefined) {
+    const body = { jsonrpc: "2.0", id: `req-${ids + 1}`, method, params }
+    expect(spec01(definition)(body), `upstream ${definition}: ${JSON.stringify(body)}`).toBe(true)
+  }
+  return call(server, method, params)
+}
+
+const stream = (server: Server, method: string, params: unknown) => {
+  const body = { jsonrpc: "2.0", id: "req-002", method, params }
+  const definition = requestDefinitions[method]!
+  if (spec01 !== undefined) expect(spec01(definition)(body), `upstream ${definition}`).toBe(true)
+  return sse(`${server.url}/`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "req-002", method, params })
+    body: JSON.stringify(body)
   })
+}
 
 /** A task id no other test uses (the spec's ids, made unique per run). */
 const named = (id: string) => `${id}-${Math.random().toString(36).slice(2)}`
 
-const isTask = Schema.is(V01.Task)
-const isEvent = Schema.is(V01.StreamEvent)
-const isPushConfig = Schema.is(V01.TaskPushNotificationConfig)
-const isCard = Schema.is(V01.AgentCard)
 
 const text = (t: string) => ({ role: "user", parts: [{ type: "text", text: t }] })
 
@@ -42,7 +82,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         const server = yield* All
         const id = named("task-abc-123")
         // 9.1, with the demo agent's "task" flow (the spec's question would get a Message reply)
-        const reply = yield* call(server, "tasks/send", {
+        const reply = yield* example(server, "tasks/send", {
           id,
           sessionId: "session-xyz-789",
           message: text("task What is the capital of France?")
@@ -50,7 +90,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         expect(reply.status).toBe(200)
         expect(at(reply.json, "id")).toBe(`req-${ids}`)
         const result = at(reply.json, "result")
-        expect(isTask(result)).toBe(true)
+        conforms("Task", result)
         expect(result).toMatchObject({
           id,
           sessionId: "session-xyz-789",
@@ -62,8 +102,8 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         const parts = at(result, "artifacts", 0, "parts") as ReadonlyArray<unknown>
         expect(parts.every((p) => at(p, "type") === "text" && at(p, "kind") === undefined)).toBe(true)
 
-        const got = yield* call(server, "tasks/get", { id, historyLength: 5 })
-        expect(isTask(at(got.json, "result"))).toBe(true)
+        const got = yield* example(server, "tasks/get", { id, historyLength: 5 })
+        conforms("Task", at(got.json, "result"))
         expect(at(got.json, "result", "id")).toBe(id)
         expect(at(got.json, "result", "history", 0)).toEqual(text("task What is the capital of France?"))
       }))
@@ -72,8 +112,8 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
       Effect.gen(function*() {
         const server = yield* All
         const id = named("task-abc-123")
-        const reply = yield* call(server, "tasks/send", { id, message: text("What is the capital of France?") })
-        expect(isTask(at(reply.json, "result"))).toBe(true)
+        const reply = yield* example(server, "tasks/send", { id, message: text("What is the capital of France?") })
+        conforms("Task", at(reply.json, "result"))
         expect(at(reply.json, "result")).toMatchObject({
           id,
           status: { state: "completed", message: { role: "agent", parts: [{ type: "text", text: expect.any(String) }] } }
@@ -84,14 +124,14 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
       Effect.gen(function*() {
         const server = yield* All
         const id = named("task-flightbook-789")
-        const first = yield* call(server, "tasks/send", { id, message: text("ask I'd like to book a flight.") })
-        expect(isTask(at(first.json, "result"))).toBe(true)
+        const first = yield* example(server, "tasks/send", { id, message: text("ask I'd like to book a flight.") })
+        conforms("Task", at(first.json, "result"))
         expect(at(first.json, "result", "status", "state")).toBe("input-required")
-        const second = yield* call(server, "tasks/send", {
+        const second = yield* example(server, "tasks/send", {
           id,
           message: text("I want to fly from New York (JFK) to London (LHR) around October 10th.")
         })
-        expect(isTask(at(second.json, "result"))).toBe(true)
+        conforms("Task", at(second.json, "result"))
         expect(at(second.json, "result")).toMatchObject({ id, status: { state: "completed" } })
         expect(at(second.json, "result", "sessionId")).toBe(at(first.json, "result", "sessionId"))
       }))
@@ -100,7 +140,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
       Effect.gen(function*() {
         const server = yield* All
         const id = named("task-shared")
-        yield* call(server, "tasks/send", { id, message: text("ask first") })
+        yield* example(server, "tasks/send", { id, message: text("ask first") })
         // another caller (anonymous callers share one scope; the task id is the client's, the store's differs)
         const modern = yield* request(`${server.url}/`, {
           method: "POST",
@@ -114,7 +154,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
       Effect.gen(function*() {
         const server = yield* All
         const id = named("task-imageanalysis-bbb")
-        const reply = yield* call(server, "tasks/send", {
+        const reply = yield* example(server, "tasks/send", {
           id,
           message: {
             role: "user",
@@ -125,16 +165,16 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
             ]
           }
         })
-        expect(isTask(at(reply.json, "result")), JSON.stringify(reply.json)).toBe(true)
-        const got = yield* call(server, "tasks/get", { id })
+        conforms("Task", at(reply.json, "result"))
+        const got = yield* example(server, "tasks/get", { id })
         expect(at(got.json, "result", "history", 0, "parts")).toEqual([
           { type: "text", text: "ask Analyze this image and highlight any faces." },
           { type: "file", file: { name: "notes.txt", mimeType: "text/plain", bytes: "aGVsbG8=" } },
           { type: "data", data: { reportType: "sales" } }
         ])
-        yield* call(server, "tasks/cancel", { id })
+        yield* example(server, "tasks/cancel", { id })
         // the spec's own image: this agent takes text only, and says so with a typed error
-        const image = yield* call(server, "tasks/send", {
+        const image = yield* example(server, "tasks/send", {
           id: named("task-imageanalysis-bbb"),
           message: {
             role: "user",
@@ -158,7 +198,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         expect(reply.contentType).toContain("text/event-stream")
         const results = reply.events.map((e) => at(e, "result"))
         expect(reply.events.every((e) => at(e, "id") === "req-002")).toBe(true)
-        expect(results.every(isEvent)).toBe(true)
+        results.forEach(conformsEvent)
         expect(results.every((r) => at(r, "id") === id)).toBe(true)
         const artifacts = results.filter((r) => at(r, "artifact") !== undefined)
         expect(artifacts.length).toBeGreaterThan(1)
@@ -173,15 +213,15 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
       Effect.gen(function*() {
         const server = yield* All
         const id = named("task-long")
-        yield* call(server, "tasks/send", { id, message: text("ask first") })
+        yield* example(server, "tasks/send", { id, message: text("ask first") })
         // the task waits for input: resubscribing gets its status, not final (it is not terminal)...
         const fiber = yield* Effect.forkChild(stream(server, "tasks/resubscribe", { id }))
         yield* Effect.sleep("100 millis")
         // ...and its completion once the answer comes
-        yield* call(server, "tasks/send", { id, message: text("the answer") })
+        yield* example(server, "tasks/send", { id, message: text("the answer") })
         const reply = yield* Fiber.join(fiber)
         const results = reply.events.map((e) => at(e, "result"))
-        expect(results.every(isEvent)).toBe(true)
+        results.forEach(conformsEvent)
         expect(results[0]).toMatchObject({ id, status: { state: "input-required" }, final: false })
         expect(results.at(-1)).toMatchObject({ id, status: { state: "completed" }, final: true })
       }))
@@ -194,10 +234,10 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         const id = named("task-slow")
         const sent = yield* stream(server, "tasks/sendSubscribe", { id, message: text("ask wait") })
         expect(sent.events.length).toBeGreaterThan(0)
-        const canceled = yield* call(server, "tasks/cancel", { id })
-        expect(isTask(at(canceled.json, "result"))).toBe(true)
+        const canceled = yield* example(server, "tasks/cancel", { id })
+        conforms("Task", at(canceled.json, "result"))
         expect(at(canceled.json, "result")).toMatchObject({ id, status: { state: "canceled" } })
-        const again = yield* call(server, "tasks/cancel", { id })
+        const again = yield* example(server, "tasks/cancel", { id })
         expect(at(again.json, "error", "code")).toBe(-32002)
       }))
 
@@ -210,32 +250,33 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
           token: "secure-client-token-for-task-aaa",
           authentication: { schemes: ["Bearer"] }
         }
-        const sent = yield* call(server, "tasks/send", {
+        const sent = yield* example(server, "tasks/send", {
           id,
           message: text("ask Generate the Q1 sales report."),
           pushNotification
         })
-        expect(isTask(at(sent.json, "result"))).toBe(true)
-        const got = yield* call(server, "tasks/pushNotification/get", { id })
-        expect(isPushConfig(at(got.json, "result"))).toBe(true)
+        conforms("Task", at(sent.json, "result"))
+        const got = yield* example(server, "tasks/pushNotification/get", { id })
+        conforms("TaskPushNotificationConfig", at(got.json, "result"))
         expect(at(got.json, "result")).toEqual({ id, pushNotificationConfig: pushNotification })
 
         const other = { url: "https://client.example.com/other", token: "t2" }
-        const set = yield* call(server, "tasks/pushNotification/set", { id, pushNotificationConfig: other })
-        expect(isPushConfig(at(set.json, "result"))).toBe(true)
+        const set = yield* example(server, "tasks/pushNotification/set", { id, pushNotificationConfig: other })
+        conforms("TaskPushNotificationConfig", at(set.json, "result"))
         expect(at(set.json, "result")).toEqual({ id, pushNotificationConfig: other })
-        expect(at((yield* call(server, "tasks/pushNotification/get", { id })).json, "result")).toEqual({
+        expect(at((yield* example(server, "tasks/pushNotification/get", { id })).json, "result")).toEqual({
           id,
           pushNotificationConfig: other
         })
 
+        // clearing with null is the spec text's (section 6.10), not its JSON Schema's
         const cleared = yield* call(server, "tasks/pushNotification/set", { id, pushNotificationConfig: null })
         expect(at(cleared.json, "result")).toEqual({ id, pushNotificationConfig: null })
-        expect(at((yield* call(server, "tasks/pushNotification/get", { id })).json, "result")).toEqual({
+        expect(at((yield* example(server, "tasks/pushNotification/get", { id })).json, "result")).toEqual({
           id,
           pushNotificationConfig: null
         })
-        yield* call(server, "tasks/cancel", { id })
+        yield* example(server, "tasks/cancel", { id })
       }))
   })
 
@@ -308,13 +349,56 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         expect(at(legacy.json, "error", "code")).toBe(-32009)
       }))
 
-    it.effect("0.2 clients: message/send with `type` parts is served by the 0.3 edge (spec 0.2 shapes)", () =>
+    it.effect("0.2 clients speak the 0.3 methods: served by the 0.3 edge, answers in shapes 0.2 accepts", () =>
       Effect.gen(function*() {
         const server = yield* All
-        const reply = yield* call(server, "message/send", {
+        /** A 0.2 result, by the published 0.2 schema when a copy is at hand. */
+        const conforms02 = (value: unknown) => {
+          const kind = at(value, "kind")
+          const definition = kind === "task"
+            ? "Task"
+            : kind === "message"
+            ? "Message"
+            : kind === "status-update"
+            ? "TaskStatusUpdateEvent"
+            : kind === "artifact-update"
+            ? "TaskArtifactUpdateEvent"
+            : "TaskPushNotificationConfig"
+          if (spec02 !== undefined) expect(spec02(definition)(value), `upstream 0.2 ${definition}`).toBe(true)
+        }
+        // spec 0.2.6 section 9.2, as written there (its message has no `kind`)
+        const joke = (text: string) => ({
+          message: { role: "user", parts: [{ kind: "text", text }], messageId: crypto.randomUUID() },
+          metadata: {}
+        })
+        const direct = yield* call(server, "message/send", joke("tell me a joke"))
+        expect(at(direct.json, "result")).toMatchObject({ kind: "message", role: "agent" })
+        conforms02(at(direct.json, "result"))
+        const task = yield* call(server, "message/send", joke("ask tell me a joke"))
+        expect(at(task.json, "result")).toMatchObject({ kind: "task", status: { state: "input-required" } })
+        conforms02(at(task.json, "result"))
+        const taskId = at(task.json, "result", "id")
+        const set = yield* call(server, "tasks/pushNotificationConfig/set", {
+          taskId,
+          pushNotificationConfig: { url: "https://client.example.com/webhook", token: "t" }
+        })
+        conforms02(at(set.json, "result"))
+        const got = yield* call(server, "tasks/pushNotificationConfig/get", { id: taskId })
+        expect(at(got.json, "result", "pushNotificationConfig", "url")).toBe("https://client.example.com/webhook")
+        conforms02(at(got.json, "result"))
+        yield* call(server, "tasks/cancel", { id: taskId })
+        const streamed = yield* sse(`${server.url}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "message/stream", params: joke("task a story") })
+        })
+        expect(streamed.events.length).toBeGreaterThan(2)
+        streamed.events.forEach((e) => conforms02(at(e, "result")))
+        // early 0.2 peers still wrote parts with `type`
+        const typed = yield* call(server, "message/send", {
           message: { role: "user", messageId: "msg-1", parts: [{ type: "text", text: "hi" }] }
         })
-        expect(at(reply.json, "result")).toMatchObject({ kind: "message", role: "agent" })
+        expect(at(typed.json, "result")).toMatchObject({ kind: "message", role: "agent" })
       }))
 
     it.effect("a 0.1 request that names A2A-Version 0.1 is served too; 1.0 methods stay 1.0's", () =>
@@ -334,7 +418,7 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         const server = yield* All
         const reply = yield* request(`${server.url}/.well-known/agent.json`)
         expect(reply.status).toBe(200)
-        expect(isCard(reply.json)).toBe(true)
+        conforms("AgentCard", reply.json)
         expect(reply.json).toMatchObject({ url: `${server.url}/`, capabilities: { streaming: true } })
         // 0.1 is JSON-RPC only: no HTTP+JSON interface for it
         const interfaces = at(reply.json, "supportedInterfaces") as ReadonlyArray<unknown>
