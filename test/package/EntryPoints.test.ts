@@ -106,7 +106,17 @@ describe("package entry points", () => {
 
   it("gRPC is loaded by its own entry only: every other entry leaves grpc-js and protobuf out", () => {
     for (
-      const name of ["./protocol", "./protocol/v1", "./server", "./http", "./node", "./sql", "./client", "./v0_3", "./v0_1"]
+      const name of [
+        "./protocol",
+        "./protocol/v1",
+        "./server",
+        "./http",
+        "./node",
+        "./sql",
+        "./client",
+        "./v0_3",
+        "./v0_1"
+      ]
     ) {
       const { files, specifiers } = entry(name)
       expect(files.filter((f) => f.startsWith("src/grpc/") || f === "src/generated/v1Proto.ts"), name).toEqual([])

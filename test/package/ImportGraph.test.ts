@@ -66,7 +66,16 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "0.1 wing", "grpc wing", "node runner"]
+  "cli": [
+    "protocol",
+    "server core",
+    "client",
+    "bindings and stores",
+    "0.3 wing",
+    "0.1 wing",
+    "grpc wing",
+    "node runner"
+  ]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */

@@ -26,7 +26,10 @@ const card01 = (url: string) => ({
   version: "1.2.0",
   documentationUrl: "https://docs.examplegeoservices.com/georoute-agent/api",
   capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: false },
-  authentication: { schemes: ["OAuth2"], credentials: "{\"authorizationUrl\": \"https://auth.examplegeoservices.com\"}" },
+  authentication: {
+    schemes: ["OAuth2"],
+    credentials: "{\"authorizationUrl\": \"https://auth.examplegeoservices.com\"}"
+  },
   defaultInputModes: ["application/json", "text/plain"],
   defaultOutputModes: ["application/json", "image/png"],
   skills: [{
@@ -66,8 +69,14 @@ layer(Layer.mergeAll(All.layer, FetchHttpClient.layer, A2A01.client), { excludeT
         expect(card.value.supportedInterfaces).toEqual([
           { url: "https://geo.example.com/a2a", protocolBinding: "JSONRPC", protocolVersion: "0.1" }
         ])
-        expect(card.value.skills[0]).toMatchObject({ id: "route-optimizer-traffic", tags: ["maps", "routing", "navigation"] })
-        expect(card.value.provider).toEqual({ organization: "Example Geo Services Inc.", url: "https://www.examplegeoservices.com" })
+        expect(card.value.skills[0]).toMatchObject({
+          id: "route-optimizer-traffic",
+          tags: ["maps", "routing", "navigation"]
+        })
+        expect(card.value.provider).toEqual({
+          organization: "Example Geo Services Inc.",
+          url: "https://www.examplegeoservices.com"
+        })
         // 0.2: no authentication, security schemes instead; 0.3: protocolVersion 0.3.0
         const { authentication: _, ...card02 } = card01("https://x.example.com")
         expect(V01ClientEdition.edition.claimsCard({ ...card02, securitySchemes: {} })).toBe(false)
@@ -81,7 +90,12 @@ layer(Layer.mergeAll(All.layer, FetchHttpClient.layer, A2A01.client), { excludeT
           const { skills: _, ...broken } = card01("https://x.example.com")
           const error = yield* Effect.flip(
             Effect.provide(
-              AgentCardResolver.read(broken, { method: "GET", url: "https://x.example.com/card", status: 200, contentType: "application/json" }, "{}"),
+              AgentCardResolver.read(broken, {
+                method: "GET",
+                url: "https://x.example.com/card",
+                status: 200,
+                contentType: "application/json"
+              }, "{}"),
               A2A01.client
             )
           )
@@ -96,7 +110,11 @@ layer(Layer.mergeAll(All.layer, FetchHttpClient.layer, A2A01.client), { excludeT
           const server = yield* All
           const host = yield* cardHost(`${server.url}/`)
           const client = yield* A2AClient.resolve(host.url)
-          expect(client.interface).toEqual({ url: `${server.url}/`, protocolBinding: "JSONRPC", protocolVersion: "0.1" })
+          expect(client.interface).toEqual({
+            url: `${server.url}/`,
+            protocolBinding: "JSONRPC",
+            protocolVersion: "0.1"
+          })
 
           const echo = yield* client.sendMessage({ message: userText("hi") })
           expect("task" in echo && echo.task.status.state).toBe("TASK_STATE_COMPLETED")

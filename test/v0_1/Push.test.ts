@@ -39,7 +39,12 @@ const stack = Layer.unwrap(
       Layer.provide(DemoAgent.layer({ stepDelay: Duration.millis(5) })),
       Layer.provideMerge(
         Layer.mergeAll(
-          WebhookPush.layer({ allowlist, retryBaseDelay: "5 millis", retryMaxDelay: "20 millis", timeout: "2 seconds" }),
+          WebhookPush.layer({
+            allowlist,
+            retryBaseDelay: "5 millis",
+            retryMaxDelay: "20 millis",
+            timeout: "2 seconds"
+          }),
           EventBus.layerInProcess
         ).pipe(Layer.provideMerge(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") })))
       ),

@@ -16,7 +16,9 @@ const spec02 = upstream("0.2.6")
 /** A 0.1 value of the named kind: by our Schemas, and by the published 0.1 JSON Schema when a copy is at hand. */
 const conforms = (definition: keyof typeof ours, value: unknown) => {
   expect(ours[definition](value), `${definition}: ${JSON.stringify(value)}`).toBe(true)
-  if (spec01 !== undefined) expect(spec01(definition)(value), `upstream ${definition}: ${JSON.stringify(value)}`).toBe(true)
+  if (spec01 !== undefined) {
+    expect(spec01(definition)(value), `upstream ${definition}: ${JSON.stringify(value)}`).toBe(true)
+  }
 }
 const ours = {
   Task: Schema.is(V01.Task),
@@ -72,7 +74,6 @@ const stream = (server: Server, method: string, params: unknown) => {
 /** A task id no other test uses (the spec's ids, made unique per run). */
 const named = (id: string) => `${id}-${Math.random().toString(36).slice(2)}`
 
-
 const text = (t: string) => ({ role: "user", parts: [{ type: "text", text: t }] })
 
 layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: true })("0.1 on the wire", (it) => {
@@ -116,7 +117,10 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         conforms("Task", at(reply.json, "result"))
         expect(at(reply.json, "result")).toMatchObject({
           id,
-          status: { state: "completed", message: { role: "agent", parts: [{ type: "text", text: expect.any(String) }] } }
+          status: {
+            state: "completed",
+            message: { role: "agent", parts: [{ type: "text", text: expect.any(String) }] }
+          }
         })
       }))
 
@@ -300,7 +304,11 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
           ["tasks/send", { message: text("hi") }, "id"],
           ["tasks/send", { id: "x", message: { role: "user", parts: [{ kind: "text", text: "hi" }] } }, "type"],
           ["tasks/send", { id: "x", message: { role: "robot", parts: [] } }, "role"],
-          ["tasks/send", { id: "x", message: { role: "user", parts: [{ type: "file", file: { name: "a" } }] } }, "file"],
+          [
+            "tasks/send",
+            { id: "x", message: { role: "user", parts: [{ type: "file", file: { name: "a" } }] } },
+            "file"
+          ],
           [
             "tasks/send",
             { id: "x", message: { role: "user", parts: [{ type: "file", file: { bytes: "not base64!" } }] } },

@@ -92,8 +92,10 @@ export const make = (options: {
     protocolVersion: PROTOCOL_VERSION,
     url,
     sendMessage: (request, call) =>
-      Effect.flatMap(taskIdOf(request), (id) =>
-        unary("tasks/send", Translation.fromV1SendMessageRequest(request, id), call, readSendResult)),
+      Effect.flatMap(
+        taskIdOf(request),
+        (id) => unary("tasks/send", Translation.fromV1SendMessageRequest(request, id), call, readSendResult)
+      ),
     sendStreamingMessage: (request, call) =>
       Stream.unwrap(Effect.map(taskIdOf(request), (id) =>
         stream(
@@ -126,22 +128,30 @@ export const make = (options: {
       )
     },
     getTaskPushNotificationConfig: (request, call) =>
-      Effect.flatMap(pushConfig(request.taskId, call), (got) =>
-        got.pushNotificationConfig === null || request.id !== request.taskId
-          ? Effect.fail(
-            new TaskNotFound({
-              message: `Task ${request.taskId} has no push notification config ${request.id}`,
-              metadata: { taskId: request.taskId, configId: request.id }
-            })
-          )
-          : Effect.succeed(toV1Config(request.taskId, got.pushNotificationConfig))),
+      Effect.flatMap(
+        pushConfig(request.taskId, call),
+        (got) =>
+          got.pushNotificationConfig === null || request.id !== request.taskId
+            ? Effect.fail(
+              new TaskNotFound({
+                message: `Task ${request.taskId} has no push notification config ${request.id}`,
+                metadata: { taskId: request.taskId, configId: request.id }
+              })
+            )
+            : Effect.succeed(toV1Config(request.taskId, got.pushNotificationConfig))
+      ),
     listTaskPushNotificationConfigs: (request, call) =>
       Effect.map(pushConfig(request.taskId, call), (got) => ({
         configs: got.pushNotificationConfig === null ? [] : [toV1Config(request.taskId, got.pushNotificationConfig)],
         nextPageToken: ""
       })),
     deleteTaskPushNotificationConfig: (request, call) =>
-      unary("tasks/pushNotification/set", { id: request.taskId, pushNotificationConfig: null }, call, () => Effect.void),
+      unary(
+        "tasks/pushNotification/set",
+        { id: request.taskId, pushNotificationConfig: null },
+        call,
+        () => Effect.void
+      ),
     getExtendedAgentCard: () => unsupported(url, "GetExtendedAgentCard")
   }
 }

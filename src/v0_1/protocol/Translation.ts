@@ -131,7 +131,9 @@ export const toV1TaskStatus = (status: V01.TaskStatus, ids: { readonly taskId: s
     state: toV1TaskState(status.state),
     ...optional(
       "message",
-      message === undefined ? undefined : toV1Message(message, { messageId: `${ids.taskId}-status`, taskId: ids.taskId })
+      message === undefined
+        ? undefined
+        : toV1Message(message, { messageId: `${ids.taskId}-status`, taskId: ids.taskId })
     ),
     ...optional("timestamp", timestamp === undefined ? undefined : Tasks.toV1Timestamp(timestamp))
   }
@@ -289,7 +291,9 @@ const toV03PushConfig = (config: V01.PushNotificationConfig): v0_3.PushNotificat
     ...optional("token", present(config.token)),
     ...optional(
       "authentication",
-      authentication === undefined ? undefined : { schemes: authentication.schemes, ...optional("credentials", credentials) }
+      authentication === undefined
+        ? undefined
+        : { schemes: authentication.schemes, ...optional("credentials", credentials) }
     )
   }
 }

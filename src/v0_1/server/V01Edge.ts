@@ -123,7 +123,9 @@ const toSend = (params: V01.TaskSendParams, call: Call): Effect.Effect<v1.SendMe
     const metadata = present(params.metadata)
     const configuration: v1.SendMessageConfiguration = {
       ...(historyLength !== undefined ? { historyLength } : {}),
-      ...(push !== undefined ? { taskPushNotificationConfig: Translation.toV1PushConfig(push, call.taskId, call.taskId) } : {})
+      ...(push !== undefined
+        ? { taskPushNotificationConfig: Translation.toV1PushConfig(push, call.taskId, call.taskId) }
+        : {})
     }
     return {
       message: Translation.toV1Message(params.message, {
@@ -164,11 +166,15 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
   ],
   [
     methods.SendStreamingMessage,
-    streaming<typeof V01.TaskSendParams>("SendStreamingMessage", decodeSend, (params, call) =>
-      PushStream.unwrap(Effect.map(toSend(params, call), (request) => {
-        const events = new Translation.StreamEvents(params.id, Tasks.finalForSend)
-        return PushStream.map(call.handler.sendStreamingMessage(request, naming(call.ctx)), events.next)
-      })))
+    streaming<typeof V01.TaskSendParams>(
+      "SendStreamingMessage",
+      decodeSend,
+      (params, call) =>
+        PushStream.unwrap(Effect.map(toSend(params, call), (request) => {
+          const events = new Translation.StreamEvents(params.id, Tasks.finalForSend)
+          return PushStream.map(call.handler.sendStreamingMessage(request, naming(call.ctx)), events.next)
+        }))
+    )
   ],
   [
     methods.GetTask,
@@ -195,23 +201,27 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
   ],
   [
     methods.CreateTaskPushNotificationConfig,
-    unary<typeof V01.TaskPushNotificationConfig>("CreateTaskPushNotificationConfig", decodePushConfig, (params, call) => {
-      const config = params.pushNotificationConfig
-      if (config === null) {
-        // Removing what is not there is no error; a task that is not the caller's is.
-        return Effect.as(
-          call.handler.deleteTaskPushNotificationConfig({ taskId: call.taskId, id: call.taskId }, call.ctx),
-          params
+    unary<typeof V01.TaskPushNotificationConfig>(
+      "CreateTaskPushNotificationConfig",
+      decodePushConfig,
+      (params, call) => {
+        const config = params.pushNotificationConfig
+        if (config === null) {
+          // Removing what is not there is no error; a task that is not the caller's is.
+          return Effect.as(
+            call.handler.deleteTaskPushNotificationConfig({ taskId: call.taskId, id: call.taskId }, call.ctx),
+            params
+          )
+        }
+        return Effect.map(
+          call.handler.createTaskPushNotificationConfig(
+            Translation.toV1PushConfig(config, call.taskId, call.taskId),
+            call.ctx
+          ),
+          (created) => ({ id: params.id, pushNotificationConfig: Translation.fromV1PushConfig(created) })
         )
       }
-      return Effect.map(
-        call.handler.createTaskPushNotificationConfig(
-          Translation.toV1PushConfig(config, call.taskId, call.taskId),
-          call.ctx
-        ),
-        (created) => ({ id: params.id, pushNotificationConfig: Translation.fromV1PushConfig(created) })
-      )
-    })
+    )
   ],
   [
     methods.GetTaskPushNotificationConfig,
