@@ -6,6 +6,13 @@
  * may name none either, speak the 0.3 methods and are left to the 0.3 edition. So a card is read as 0.1 when its
  * `protocolVersion` is 0.1.x, or when it names none and carries 0.1's `authentication` (0.2 replaced it by
  * `securitySchemes`).
+ *
+ * @example
+ * ```ts
+ * import { V01ClientEdition } from "effect-a2a/v0_1"
+ *
+ * V01ClientEdition.edition.claimsCard({ name: "old", url: "https://old.example.com", protocolVersion: "0.1.0" }) // true
+ * ```
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -13,6 +13,14 @@
  * - `tasks/sendSubscribe` ends at a terminal or interrupted state (`final: true`), `tasks/resubscribe` at a
  *   terminal one; both begin with the task's status as it is;
  * - 0.1 has no HTTP+JSON binding: a REST request that asks for 0.1 is refused with VersionNotSupported.
+ *
+ * @example
+ * ```ts
+ * import { V01Edge } from "effect-a2a/v0_1"
+ *
+ * V01Edge.methods.SendMessage // "tasks/send"
+ * V01Edge.v01Edge.version // "0.1"
+ * ```
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
