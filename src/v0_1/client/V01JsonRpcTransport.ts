@@ -21,9 +21,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
-import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type { A2AClientError } from "../../client/A2AClientError.ts"
 import * as Http from "../../client/internal/HttpExchange.ts"
 import * as JsonRpcExchange from "../../client/internal/JsonRpcExchange.ts"
 import type { Call, Transport, TransportFactory } from "../../client/Transport.ts"
@@ -36,22 +34,13 @@ import * as Translation from "../protocol/Translation.ts"
 export const PROTOCOL_BINDING = "JSONRPC"
 export const PROTOCOL_VERSION = "0.1"
 
-const reader = <S extends Schema.Codec<unknown, unknown>, B>(
-  schema: S,
-  what: string,
-  translate: (a: S["Type"]) => B
-) => {
-  const decode = Http.decode(schema, what)
-  return (value: unknown, r: Http.Received, body: string): Effect.Effect<B, A2AClientError> =>
-    Effect.map(decode(value, r, body), translate)
-}
-
-const readTask = reader(V01.Task, "an A2A 0.1 Task", Translation.toV1Task)
-const readSendResult = reader(V01.Task, "an A2A 0.1 Task", (task): v1.SendMessageResponse => ({
-  task: Translation.toV1Task(task)
-}))
-const readPushConfig = reader(V01.TaskPushNotificationConfig, "an A2A 0.1 TaskPushNotificationConfig", (c) => c)
-const readEvent = reader(V01.StreamEvent, "an A2A 0.1 stream event", (e) => e)
+const decodeTask = Http.decode(V01.Task, "an A2A 0.1 Task")
+const readTask: JsonRpcExchange.Reader<v1.Task> = (value, r, body) =>
+  Effect.map(decodeTask(value, r, body), Translation.toV1Task)
+const readSendResult: JsonRpcExchange.Reader<v1.SendMessageResponse> = (value, r, body) =>
+  Effect.map(decodeTask(value, r, body), (task) => ({ task: Translation.toV1Task(task) }))
+const readPushConfig = Http.decode(V01.TaskPushNotificationConfig, "an A2A 0.1 TaskPushNotificationConfig")
+const readEvent = Http.decode(V01.StreamEvent, "an A2A 0.1 stream event")
 
 /** A 1.0 config of the task `taskId` from a 0.1 one; its id is the task's (0.1 keeps one per task). */
 const toV1Config = (taskId: string, config: V01.PushNotificationConfig): v1.TaskPushNotificationConfig =>
