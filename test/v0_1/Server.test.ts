@@ -243,6 +243,8 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         expect(at(canceled.json, "result")).toMatchObject({ id, status: { state: "canceled" } })
         const again = yield* example(server, "tasks/cancel", { id })
         expect(at(again.json, "error", "code")).toBe(-32002)
+        // named as the client names it
+        expect(at(again.json, "error", "message")).toBe(`Task ${id} is canceled and cannot be canceled`)
       }))
 
     it.effect("push config with the send (9.4), then set, get, and set null", () =>

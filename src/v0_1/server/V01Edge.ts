@@ -27,7 +27,8 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../../generated/v1.ts"
-import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../protocol/A2AError.ts"
+import * as A2AErrors from "../../protocol/A2AError.ts"
+import { type A2AError, type InvalidParams, VersionNotSupported } from "../../protocol/A2AError.ts"
 import type * as CallContext from "../../server/CallContext.ts"
 import type { Edge, Operation, OperationName } from "../../server/http/Operations.ts"
 import * as Ids from "../../server/internal/Ids.ts"
@@ -68,11 +69,26 @@ const callOf = (handler: Handler, ctx: CallContext.CallContext, clientId: string
   taskId: TaskIds.toServer(ctx.principal.id, clientId)
 })
 
-/** A TaskNotFound names the task as the client does. */
-const clientError = (clientId: string) => (error: A2AError): A2AError =>
-  error._tag === "TaskNotFound"
-    ? new TaskNotFound({ message: `Task ${clientId} not found`, metadata: { taskId: clientId } })
-    : error
+/** An error names the task as its client does. */
+const clientError = (call: Call, clientId: string) => (error: A2AError): A2AError => {
+  const serverId = call.taskId
+  const named = (s: string) => s.replaceAll(serverId, clientId)
+  const metadata = error.metadata
+  if (
+    !error.message.includes(serverId) &&
+    (metadata === undefined || !Object.values(metadata).some((v) => v.includes(serverId)))
+  ) {
+    return error
+  }
+  return A2AErrors.make(error._tag, {
+    message: named(error.message),
+    details: error.details,
+    metadata: metadata === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, named(v)])),
+    fieldViolations: error._tag === "InvalidParams" ? error.fieldViolations : undefined
+  })
+}
 
 const unary = <S extends Schema.ConstraintDecoder<{ readonly id: string }>>(
   name: OperationName,
@@ -82,10 +98,10 @@ const unary = <S extends Schema.ConstraintDecoder<{ readonly id: string }>>(
   _tag: "Unary",
   name,
   prepare: (params) =>
-    Result.map(
-      decode(params),
-      (p) => (handler, ctx) => Effect.mapError(run(p, callOf(handler, ctx, p.id)), clientError(p.id))
-    )
+    Result.map(decode(params), (p) => (handler, ctx) => {
+      const call = callOf(handler, ctx, p.id)
+      return Effect.mapError(run(p, call), clientError(call, p.id))
+    })
 })
 
 const streaming = <S extends Schema.ConstraintDecoder<{ readonly id: string }>>(
@@ -96,10 +112,10 @@ const streaming = <S extends Schema.ConstraintDecoder<{ readonly id: string }>>(
   _tag: "Streaming",
   name,
   prepare: (params) =>
-    Result.map(
-      decode(params),
-      (p) => (handler, ctx) => Stream.mapError(run(p, callOf(handler, ctx, p.id)), clientError(p.id))
-    )
+    Result.map(decode(params), (p) => (handler, ctx) => {
+      const call = callOf(handler, ctx, p.id)
+      return Stream.mapError(run(p, call), clientError(call, p.id))
+    })
 })
 
 /** A file part carries its bytes (base64) or its uri, not both (spec 0.1 section 6.6). */
