@@ -27,8 +27,7 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../../generated/v1.ts"
-import * as A2AErrors from "../../protocol/A2AError.ts"
-import { type A2AError, type InvalidParams, VersionNotSupported } from "../../protocol/A2AError.ts"
+import { type A2AError, type InvalidParams, make as makeError, VersionNotSupported } from "../../protocol/A2AError.ts"
 import type * as CallContext from "../../server/CallContext.ts"
 import type { Edge, Operation, OperationName } from "../../server/http/Operations.ts"
 import * as Ids from "../../server/internal/Ids.ts"
@@ -80,7 +79,7 @@ const clientError = (call: Call, clientId: string) => (error: A2AError): A2AErro
   ) {
     return error
   }
-  return A2AErrors.make(error._tag, {
+  return makeError(error._tag, {
     message: named(error.message),
     details: error.details,
     metadata: metadata === undefined
