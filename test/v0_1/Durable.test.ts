@@ -1,7 +1,8 @@
 /**
- * Webhooks registered over A2A 0.1 (with `tasks/send`'s `pushNotification`, spec 0.1 section 9.4, or with
- * `tasks/pushNotification/set`) receive 0.1 Tasks under the id their client gave, with the client's token; on the
- * durable stack (SQLite store, webhook notifier, guarded handler, demo agent) served over HTTP with the 0.1 wing.
+ * A2A 0.1 on the durable stack (SQLite store, webhook notifier, guarded handler, demo agent) served over HTTP with
+ * the 0.1 wing: webhooks registered over 0.1 (with `tasks/send`'s `pushNotification`, spec 0.1 section 9.4, or with
+ * `tasks/pushNotification/set`) receive 0.1 Tasks under the id their client gave, with the client's token; two
+ * sends that name one new task at once make one task (a store that saves asynchronously leaves a window there).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Logger, Result, Schema } from "effect"
@@ -78,7 +79,30 @@ const rpc = (url: string, method: string, params: unknown) =>
 
 const decodeTask = Schema.decodeUnknownSync(Schema.fromJsonString(V01.Task))
 
-describe("webhooks registered over 0.1", () => {
+describe("0.1 on the durable stack", () => {
+  it.live("two sends naming one new task at once: one starts it, the other continues it or is told to retry", () =>
+    Effect.gen(function*() {
+      const server = yield* served
+      for (let round = 0; round < 5; round++) {
+        const id = `task-race-${round}-${Math.random().toString(36).slice(2)}`
+        const send = (text: string) =>
+          rpc(server.url, "tasks/send", { id, message: { role: "user", parts: [{ type: "text", text }] } })
+        const replies = yield* Effect.all([send("ask one"), send("ask two")], { concurrency: 2 })
+        for (const reply of replies) {
+          if (reply.error === undefined) assert.strictEqual(reply.result?.["id"], id)
+          else assert.strictEqual((reply.error as { code?: number }).code, -32004)
+        }
+        const got = yield* rpc(server.url, "tasks/get", { id })
+        const history = (got.result?.["history"] ?? []) as ReadonlyArray<{ role: string }>
+        // every message taken is in the one task: none was lost to a second task saved over the first
+        assert.strictEqual(
+          history.filter((m) => m.role === "user").length,
+          replies.filter((r) => r.error === undefined).length
+        )
+        yield* rpc(server.url, "tasks/cancel", { id })
+      }
+    }).pipe(Effect.scoped))
+
   it.live("receive 0.1 Tasks under the client's task id, with its token", () =>
     Effect.gen(function*() {
       const server = yield* served
