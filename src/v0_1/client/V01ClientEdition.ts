@@ -23,9 +23,10 @@ import * as Http from "../../client/internal/HttpExchange.ts"
 import type * as v1 from "../../generated/v1.ts"
 import type * as V01 from "../protocol/Schemas.ts"
 import { AgentCard } from "../protocol/Schemas.ts"
+import * as Translation from "../protocol/Translation.ts"
 import * as V01JsonRpcTransport from "./V01JsonRpcTransport.ts"
 
-const present = <A>(value: A | null | undefined): A | undefined => value === null ? undefined : value
+const { present } = Translation
 
 /** A 0.1 card as a 1.0 card. */
 export const toV1AgentCard = (card: V01.AgentCard): v1.AgentCard => {

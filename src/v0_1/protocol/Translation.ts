@@ -22,7 +22,7 @@ import type * as V01 from "./Schemas.ts"
 const { optional } = Messages
 
 /** `undefined` for `null`: 0.1's absent. */
-const present = <A>(value: A | null | undefined): A | undefined => value === null ? undefined : value
+export const present = <A>(value: A | null | undefined): A | undefined => value === null ? undefined : value
 
 // --- Part, Message ---
 

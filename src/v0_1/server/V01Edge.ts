@@ -27,7 +27,13 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../../generated/v1.ts"
-import { type A2AError, type InvalidParams, make as makeError, VersionNotSupported } from "../../protocol/A2AError.ts"
+import {
+  type A2AError,
+  type FieldViolation,
+  type InvalidParams,
+  make as makeError,
+  VersionNotSupported
+} from "../../protocol/A2AError.ts"
 import type * as CallContext from "../../server/CallContext.ts"
 import type { Edge, Operation, OperationName } from "../../server/http/Operations.ts"
 import * as Ids from "../../server/internal/Ids.ts"
@@ -118,7 +124,7 @@ const streaming = <S extends Schema.ConstraintDecoder<{ readonly id: string }>>(
 })
 
 /** A file part carries its bytes (base64) or its uri, not both (spec 0.1 section 6.6). */
-const checkFiles = (message: V01.Message): ReadonlyArray<{ field: string; description: string }> =>
+const checkFiles = (message: V01.Message): ReadonlyArray<FieldViolation> =>
   message.parts.flatMap((part, i) => {
     if (part.type !== "file") return []
     const has = (value: string | null | undefined) => value !== undefined && value !== null
@@ -136,7 +142,7 @@ const decodeQuery = WireInput.decoder(V01.TaskQueryParams, { prepare: (u) => u }
 const decodeTaskId = WireInput.decoder(V01.TaskIdParams, { prepare: (u) => u })
 const decodePushConfig = WireInput.decoder(V01.TaskPushNotificationConfig, { prepare: (u) => u })
 
-const present = <A>(value: A | null | undefined): A | undefined => value === null ? undefined : value
+const { present } = Translation
 
 /** `tasks/send` params as a 1.0 send to the task the client names (a new one if the caller has none by that id). */
 const toSend = (params: V01.TaskSendParams, call: Call): Effect.Effect<v1.SendMessageRequest> =>
