@@ -1,7 +1,8 @@
 /**
  * The seam for protocol versions served beside A2A 1.0: an edition brings its JSON-RPC methods (an `Edge`), the
  * REST routes of its own, and the card its clients read. The 1.0 bindings know no other version; A2A 0.3 is the
- * edition of `effect-a2a/v0_3`, which plugs in by providing `HttpCallContext.Editions`.
+ * edition of `effect-a2a/v0_3`, which plugs in by providing `HttpCallContext.Editions`, and A2A 0.1 the edition of
+ * `effect-a2a/v0_1` (whose JSON-RPC method names tell its requests apart: `Edge.methodsNameVersion`).
  *
  * @example
  * ```ts

@@ -77,7 +77,8 @@ export interface BindingEnv {
 
 /**
  * The protocol versions served beside 1.0, in the order the card lists their interfaces after 1.0's. None by
- * default; `effect-a2a/v0_3` provides A2A 0.3. A version listed in the options without an edition is not served.
+ * default; `effect-a2a/v0_3` provides A2A 0.3, `effect-a2a/v0_1` 0.3 and 0.1 (one list: a layer that provides it
+ * replaces what another provided). A version listed in the options without an edition is not served.
  */
 export const Editions = Context.Reference<ReadonlyArray<Edition<BindingEnv>>>("effect-a2a/http/Editions", {
   defaultValue: () => []
