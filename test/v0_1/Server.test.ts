@@ -436,6 +436,24 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         expect(interfaces.filter((i) => at(i, "protocolVersion") === "0.1")).toHaveLength(1)
       }))
 
+    it.effect("0.3 off: agent.json is still the 0.1 card, and so is the card path's for A2A-Version 0.1", () =>
+      Effect.gen(function*() {
+        const server = yield* No03
+        for (
+          const reply of [
+            yield* request(`${server.url}/.well-known/agent.json`),
+            yield* request(`${server.url}/.well-known/agent-card.json`, { headers: { "a2a-version": "0.1" } })
+          ]
+        ) {
+          conforms("AgentCard", reply.json)
+          expect(reply.json).toMatchObject({ url: `${server.url}/` })
+        }
+        const modern = yield* request(`${server.url}/.well-known/agent-card.json`, {
+          headers: { "a2a-version": "1.0" }
+        })
+        expect(modern.json).not.toHaveProperty("url")
+      }))
+
     it.effect("0.1 off: agent.json is the 0.3 card, for 0.2 clients", () =>
       Effect.gen(function*() {
         const server = yield* No01

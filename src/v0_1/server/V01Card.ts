@@ -2,12 +2,11 @@
  * The agent card for A2A 0.1 (and 0.2) clients, served at `/.well-known/agent.json`, where they look for it (spec
  * 0.1 section 5.3, spec 0.2 likewise; 0.3 moved it to `agent-card.json`). It is the hybrid card 0.3 clients read
  * (which holds every field 0.2 defines) plus 0.1's `authentication`: the names of the schemes the card's security
- * schemes use (`Bearer`, `Basic`, `ApiKey`, `OAuth2`, `OpenIdConnect`, `mTLS`). A card request that asks for
- * `A2A-Version: 0.1` gets it at the card path too.
+ * schemes use (`Bearer`, `Basic`, `ApiKey`, `OAuth2`, `OpenIdConnect`, `mTLS`). At the card path, a request that
+ * asks for `A2A-Version: 0.1` gets it when 0.3 is off (0.3's hybrid card answers every 0.x version otherwise).
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as v1 from "../../generated/v1.ts"
-import * as Version from "../../protocol/Version.ts"
 import type * as AgentCards from "../../v0_3/protocol/AgentCards.ts"
 import * as V03Card from "../../v0_3/server/V03Card.ts"
 import type * as V01 from "../protocol/Schemas.ts"
@@ -15,14 +14,9 @@ import { VERSION } from "./V01Edge.ts"
 
 export const PATH = V03Card.LEGACY_PATH
 
-const queryOf = (url: string): Record<string, string> => {
-  const q = url.indexOf("?")
-  return q === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
-}
-
 /** Whether a card request at the card path asks for 0.1. */
 export const wants = (request: HttpServerRequest.HttpServerRequest): boolean =>
-  Version.normalize(Version.fromHttp(request.headers, queryOf(request.url))) === VERSION
+  V03Card.requestedVersion(request) === VERSION
 
 const schemeName = (scheme: v1.SecurityScheme): string => {
   if ("httpAuthSecurityScheme" in scheme) {
