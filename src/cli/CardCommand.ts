@@ -15,7 +15,7 @@ import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as v1 from "../generated/v1.ts"
 import { isJsonObject } from "../protocol/internal/JsonObject.ts"
-import * as A2A03 from "../v0_3/A2A03.ts"
+import * as A2A01 from "../v0_1/A2A01.ts"
 import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 /** One line that says what went wrong, for a terminal. */
@@ -140,8 +140,8 @@ interface CardOptions {
   readonly timeout?: number | undefined
 }
 
-/** Fetches the card at `url` (an agent base URL or a card URL), of A2A 1.0 or 0.3, and prints it. */
-export const showCard = (url: string, options: CardOptions) => Effect.provide(showCardWith(url, options), A2A03.client)
+/** Fetches the card at `url` (an agent base URL or a card URL), of A2A 1.0, 0.3 or 0.1, and prints it. */
+export const showCard = (url: string, options: CardOptions) => Effect.provide(showCardWith(url, options), A2A01.client)
 
 const showCardWith = (url: string, options: CardOptions) =>
   Effect.gen(function*() {

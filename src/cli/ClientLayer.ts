@@ -1,5 +1,5 @@
 /**
- * The client transports a client command runs with: 1.0 and 0.3 over HTTP always, gRPC when `--binding GRPC` asked
+ * The client transports a client command runs with: 1.0, 0.3 and 0.1 over HTTP always, gRPC when `--binding GRPC` asked
  * for it. The gRPC transport is loaded only then: grpc-js is an optional peer, and the other commands start
  * without it.
  */
@@ -7,7 +7,7 @@ import * as CliError from "effect/cli/CliError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as A2A03 from "../v0_3/A2A03.ts"
+import * as A2A01 from "../v0_1/A2A01.ts"
 
 /** The gRPC transport, from a module loaded only now. */
 const grpcClient: Layer.Layer<never, CliError.CliError> = Layer.unwrap(
@@ -22,6 +22,6 @@ const grpcClient: Layer.Layer<never, CliError.CliError> = Layer.unwrap(
   }).pipe(Effect.map((module) => module.layer))
 )
 
-/** The client transports a command needs: 1.0 and 0.3 over HTTP always, gRPC when it was asked for. */
+/** The client transports a command needs: 1.0, 0.3 and 0.1 over HTTP always, gRPC when it was asked for. */
 export const forBinding = (binding: Option.Option<string>): Layer.Layer<never, CliError.CliError> =>
-  Option.contains(binding, "GRPC") ? Layer.merge(A2A03.client, grpcClient) : A2A03.client
+  Option.contains(binding, "GRPC") ? Layer.merge(A2A01.client, grpcClient) : A2A01.client

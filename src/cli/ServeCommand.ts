@@ -27,7 +27,7 @@ import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.t
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
 import * as Observability from "../server/Observability.ts"
 import * as DurableServer from "../store/DurableServer.ts"
-import * as V03Server from "../v0_3/server/V03Server.ts"
+import * as V01Server from "../v0_1/server/V01Server.ts"
 import * as AgentModule from "./AgentModule.ts"
 import * as ServeFailure from "./ServeFailure.ts"
 import * as WatchMode from "./WatchMode.ts"
@@ -88,8 +88,8 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
         ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer), core)
         : DurableServer.layerConfig(core)).pipe(Layer.provide(CardSigner.layerConfig))
     ),
-    // A2A 0.3 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves it out.
-    Layer.provide(V03Server.layer),
+    // A2A 0.3 and 0.1 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves them out.
+    Layer.provide(V01Server.layer),
     // Spans and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or a per-signal one) is set; else nothing.
     Layer.provide(Observability.layerOtlpConfig.pipe(Layer.provide(FetchHttpClient.layer)))
   )

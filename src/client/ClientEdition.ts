@@ -1,7 +1,8 @@
 /**
  * The seam for protocol versions the client speaks beside A2A 1.0: an edition reads its version's agent card into
  * the 1.0 model and brings the transports for its interfaces, so the client itself only knows 1.0. A2A 0.3 is the
- * edition of `effect-a2a/v0_3` (`A2A03.layer`); without it the client speaks 1.0 only.
+ * edition of `effect-a2a/v0_3` (`A2A03.layer`), A2A 0.1 that of `effect-a2a/v0_1` (`A2A01.layer`, with 0.3's);
+ * without them the client speaks 1.0 only.
  *
  * @example
  * ```ts

@@ -33,6 +33,12 @@ export interface CallContext {
   readonly origin?: string | undefined
   /** The binding the call came through, as the card names it (`JSONRPC`, `HTTP+JSON`, `GRPC`); for traces. */
   readonly binding?: string | undefined
+  /**
+   * The caller names its new tasks: a message for a task id the caller has no task under starts a new task with
+   * that id instead of failing with TaskNotFound. A2A 0.1 clients name their tasks; its edge (`effect-a2a/v0_1`)
+   * sets this and makes their ids unique per caller, so one caller's id can never name another caller's task.
+   */
+  readonly namesTasks?: boolean | undefined
 }
 
 /** A call context with defaults (anonymous principal, version 1.0, no extensions, no headers). */
@@ -44,7 +50,8 @@ export const make = (options: Partial<CallContext> = {}): CallContext => ({
   headers: options.headers ?? {},
   interfaces: options.interfaces,
   origin: options.origin,
-  binding: options.binding
+  binding: options.binding,
+  namesTasks: options.namesTasks
 })
 
 /** Parses an `A2A-Extensions` value: comma-separated URIs, blanks dropped. */

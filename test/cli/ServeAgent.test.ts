@@ -52,6 +52,21 @@ const failed = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =
     return { code, output: running.output() }
   })
 
+/** `tasks/send` as an A2A 0.1 client sends it (no A2A-Version, parts with `type`). */
+const tasksSend = (base: string) =>
+  Effect.promise(() =>
+    fetch(`${base}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tasks/send",
+        params: { id: "task-1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } }
+      })
+    }).then((r) => r.json())
+  )
+
 /** One line for the user, and none of the stack frames or source locations of a crash. */
 const assertOneLine = (output: string, expected: string) => {
   assert.include(output, expected)
@@ -59,7 +74,7 @@ const assertOneLine = (output: string, expected: string) => {
 }
 
 describe("effect-a2a serve --agent", () => {
-  it.live("serves the module's agent and card, with the bindings and 0.3 the demo gets", () =>
+  it.live("serves the module's agent and card, with the bindings, 0.3 and 0.1 the demo gets", () =>
     Effect.gen(function*() {
       const server = yield* run(["serve", "--memory", "--port", "0", "--agent", EXAMPLE])
       const base = yield* listening(server)
@@ -81,6 +96,26 @@ describe("effect-a2a serve --agent", () => {
         fetch(`${base}/.well-known/agent-card.json`).then((r) => r.json())
       ) as Effect.Effect<{ protocolVersion: string }>
       assert.strictEqual(legacy.protocolVersion, "0.3.0")
+      // 0.1 clients: `tasks/send` with parts that carry `type`, their card at /.well-known/agent.json.
+      const oldest = yield* tasksSend(base) as Effect.Effect<
+        { result: { id: string; status: { message: { parts: ReadonlyArray<unknown> } } } }
+      >
+      assert.strictEqual(oldest.result.id, "task-1")
+      assert.deepStrictEqual(oldest.result.status.message.parts, [{ type: "text", text: "You said: hi" }])
+      const oldCard = yield* Effect.promise(() =>
+        fetch(`${base}/.well-known/agent.json`).then((r) => r.json())
+      ) as Effect.Effect<{ name: string }>
+      assert.strictEqual(oldCard.name, "Echo agent")
+    }))
+
+  it.live("A2A_PROTOCOL_VERSIONS=1.0,0.3 turns 0.1 off: tasks/send is an unknown method again", () =>
+    Effect.gen(function*() {
+      const server = yield* run(["serve", "--memory", "--port", "0", "--agent", EXAMPLE], {
+        A2A_PROTOCOL_VERSIONS: "1.0,0.3"
+      })
+      const base = yield* listening(server)
+      const reply = yield* tasksSend(base) as Effect.Effect<{ error: { code: number } }>
+      assert.strictEqual(reply.error.code, -32601)
     }))
 
   it.live("a module without an agent, a missing file: one line naming the file and what it must export", () =>

@@ -19,11 +19,13 @@ export const TOKEN = "s3cret-token"
 
 /**
  * The demo agent (quick steps; its "slow" task never ends by itself) served on 127.0.0.1 and an ephemeral port
- * for the scope. `core` adds to the server options (card, auth, extended card), `http` to the HTTP ones.
+ * for the scope. `core` adds to the server options (card, auth, extended card), `http` to the HTTP ones; `wing`
+ * is the older versions' layer (0.3 by default).
  */
 export const serveDemo = (
   core: Partial<A2AServer.Options<never, never>> = {},
-  http: NodeA2AServer.ServeOptions = {}
+  http: NodeA2AServer.ServeOptions = {},
+  wing: Layer.Layer<never> = A2A03.layer
 ): Effect.Effect<OurServer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, ...http }).pipe(
@@ -34,7 +36,7 @@ export const serveDemo = (
           ...core
         })
       ),
-      Layer.provide(A2A03.layer),
+      Layer.provide(wing),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(layer).pipe(Effect.orDie)

@@ -52,9 +52,11 @@ import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
 import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
+import { A2A01 } from "effect-a2a/v0_1"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  OpenApiDocument.make, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer] as const
+  OpenApiDocument.make, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve,
+  A2A03.layer, A2A01.layer] as const
 export type Used = readonly [Task, Task03]
 TS
 

@@ -67,7 +67,8 @@ describe("package entry points", () => {
       "./sql",
       "./client",
       "./grpc",
-      "./v0_3"
+      "./v0_3",
+      "./v0_1"
     ])
     for (const e of entries) {
       expect(existsSync(e.source), e.source).toBe(true)
@@ -104,7 +105,19 @@ describe("package entry points", () => {
   })
 
   it("gRPC is loaded by its own entry only: every other entry leaves grpc-js and protobuf out", () => {
-    for (const name of ["./protocol", "./protocol/v1", "./server", "./http", "./node", "./sql", "./client", "./v0_3"]) {
+    for (
+      const name of [
+        "./protocol",
+        "./protocol/v1",
+        "./server",
+        "./http",
+        "./node",
+        "./sql",
+        "./client",
+        "./v0_3",
+        "./v0_1"
+      ]
+    ) {
       const { files, specifiers } = entry(name)
       expect(files.filter((f) => f.startsWith("src/grpc/") || f === "src/generated/v1Proto.ts"), name).toEqual([])
       expect(specifiers.filter((s) => s.startsWith("@grpc/") || s.startsWith("@bufbuild/")), name).toEqual([])
@@ -150,8 +163,8 @@ describe("package entry points", () => {
 
   // Bun, Deno, Workers and Vercel Edge: Node built-ins are absent or partial there, and Node's types are not the
   // user's. Type-only imports count, as a Deno or Workers type-check reads them.
-  it("the web entry, the server core, the bindings, the client and 0.3 load no node: module and no platform package", () => {
-    for (const name of ["./web", "./server", "./http", "./client", "./protocol", "./v0_3"]) {
+  it("the web entry, the server core, the bindings, the client, 0.3 and 0.1 load no node: module and no platform package", () => {
+    for (const name of ["./web", "./server", "./http", "./client", "./protocol", "./v0_3", "./v0_1"]) {
       const { files, specifiers } = entry(name, true)
       expect(
         specifiers.filter((s) =>
@@ -187,6 +200,14 @@ describe("package entry points", () => {
     expect(entry("./v0_3").files).toContain("src/v0_3/A2A03.ts")
   })
 
+  it("A2A 0.1 is loaded by its own entry only, on the 0.3 wing", () => {
+    for (const name of ["./protocol", "./server", "./http", "./node", "./web", "./sql", "./client", "./v0_3"]) {
+      expect(entry(name).files.filter((f) => f.startsWith("src/v0_1/")), name).toEqual([])
+    }
+    expect(entry("./v0_1").files).toContain("src/v0_1/A2A01.ts")
+    expect(entry("./v0_1").files).toContain("src/v0_3/protocol/Tasks.ts")
+  })
+
   it("the SQL stores load the PostgreSQL driver only when it is used", () => {
     for (const name of ["./sql", "./node", "./web", "./server", "./http", "./client"]) {
       expect(entry(name).specifiers.filter((s) => s.startsWith("@effect/sql-pg")), name).toEqual([])
@@ -198,7 +219,8 @@ describe("package entry points", () => {
   it("the CLI starts without the client: the client commands load it when they run", () => {
     const { files } = staticGraph(join(root, "src", "cli", "main.ts"))
     expect(files).toContain("src/cli/ServeCommand.ts")
-    expect(files.filter((f) => f.startsWith("src/client/") || f.startsWith("src/v0_3/client/"))).toEqual([])
+    expect(files).toContain("src/v0_1/server/V01Server.ts")
+    expect(files.filter((f) => /^src\/(client|v0_3\/client|v0_1\/client)\//.test(f))).toEqual([])
     expect(files.filter((f) => /^src\/cli\/(CardCommand|SendCommand|TaskCommands)\.ts$/.test(f))).toEqual([])
   })
 

@@ -2,7 +2,8 @@
  * The direction of imports in src/, read statically (type-only imports included: they tie modules together for
  * the reader as much as the others). Imports run one way, protocol <- server core <- stores / bindings <- Node
  * runner / CLI, the client beside the server on the protocol, A2A 0.3 in a wing of its own that only the Node
- * runner and the CLI load (the 1.0 core reaches it through its seams), and no module reaches its own importers (no
+ * runner and the CLI load (the 1.0 core reaches it through its seams), A2A 0.1 in one above it that only the CLI
+ * loads, and no module reaches its own importers (no
  * cycles). A failure names the files, so the fix starts from the message.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -42,6 +43,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
   ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
+  // A2A 0.1: its wire and edge, on the 0.3 wing's translation and seams
+  ["0.1 wing", (f) => f.startsWith("src/v0_1/")],
   // the gRPC binding, server and client transport: its own entry point, the only one loading grpc-js
   ["grpc wing", (f) => f.startsWith("src/grpc/")],
   ["node runner", (f) => f.startsWith("src/node/")],
@@ -59,10 +62,20 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "client": ["protocol"],
   "bindings and stores": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
+  "0.1 wing": ["protocol", "server core", "client", "bindings and stores", "0.3 wing"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner"]
+  "cli": [
+    "protocol",
+    "server core",
+    "client",
+    "bindings and stores",
+    "0.3 wing",
+    "0.1 wing",
+    "grpc wing",
+    "node runner"
+  ]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */

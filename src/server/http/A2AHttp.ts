@@ -64,6 +64,16 @@ export const routes = (
 
       if (resolved.cardPath !== undefined) {
         yield* router.add("GET", resolved.cardPath, behindProxies(AgentCardRoute.handler(env)))
+        // Editions whose clients look elsewhere (A2A 0.1 / 0.2: /.well-known/agent.json); the last one naming a
+        // path is served there.
+        const byPath = new Map(
+          env.editions.flatMap((e) => e.card.path === undefined ? [] : [[e.card.path, e] as const])
+        )
+        for (const [path, edition] of byPath) {
+          if (path !== resolved.cardPath) {
+            yield* router.add("GET", path, behindProxies(AgentCardRoute.handler(env, edition)))
+          }
+        }
         // The key the card's signatures name by a jku path (CardSigner), at that path.
         const keys = env.card.publishedKeys
         if (Option.isSome(keys)) {

@@ -1,7 +1,8 @@
 /**
  * The seam for protocol versions served beside A2A 1.0: an edition brings its JSON-RPC methods (an `Edge`), the
  * REST routes of its own, and the card its clients read. The 1.0 bindings know no other version; A2A 0.3 is the
- * edition of `effect-a2a/v0_3`, which plugs in by providing `HttpCallContext.Editions`.
+ * edition of `effect-a2a/v0_3`, which plugs in by providing `HttpCallContext.Editions`, and A2A 0.1 the edition of
+ * `effect-a2a/v0_1` (whose JSON-RPC method names tell its requests apart: `Edge.methodsNameVersion`).
  *
  * @example
  * ```ts
@@ -44,5 +45,11 @@ export interface Edition<Env> {
     /** Whether this card request asks for this edition's card. */
     readonly wants: (request: HttpServerRequest.HttpServerRequest) => boolean
     readonly render: (card: v1.AgentCard) => unknown
+    /**
+     * Where its clients look for the card when that is not the card path (A2A 0.1 and 0.2:
+     * `/.well-known/agent.json`): served there too, always in this edition's form. When several editions name
+     * one path, the last of them is served there (a later edition's card reads for the earlier ones' clients too).
+     */
+    readonly path?: `/${string}` | undefined
   }
 }

@@ -89,9 +89,10 @@ export interface HttpBindingOptions {
   readonly tenantPaths?: boolean | undefined
   /**
    * Protocol versions served (`Major.Minor`): "1.0", and those of the editions in context (HttpCallContext.Editions:
-   * A2A 0.3 with `A2A03.layer`, which also serves requests without A2A-Version, spec 3.6.2). Default ["1.0", "0.3"];
-   * ["1.0"] turns 0.3 off, and then a call without A2A-Version is refused with VersionNotSupported (the card is
-   * then the 1.0 card for all).
+   * A2A 0.3 with `A2A03.layer`, which also serves requests without A2A-Version, spec 3.6.2; A2A 0.1 with
+   * `A2A01.layer`). Default: 1.0 and every edition in context. ["1.0"] turns the others off, and then a call without
+   * A2A-Version is refused with VersionNotSupported (the card is then the 1.0 card for all); ["1.0", "0.3"] turns
+   * 0.1 off (its methods are then unknown again).
    */
   readonly versions?: ReadonlyArray<string> | undefined
   /**
@@ -120,8 +121,14 @@ export interface ResolvedOptions {
   readonly firstEventWindow: Duration.Duration
   readonly cardMaxAge: Duration.Duration
   readonly tenantPaths: boolean
-  readonly versions: ReadonlyArray<string>
+  /** Undefined: 1.0 and every edition in context. */
+  readonly versions: ReadonlyArray<string> | undefined
   readonly directStreams: boolean
+}
+
+/** The options as the bindings serve them: `versions` the ones actually served. */
+export interface ServedOptions extends ResolvedOptions {
+  readonly versions: ReadonlyArray<string>
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -149,7 +156,7 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
     firstEventWindow: Duration.fromInputUnsafe(options.firstEventWindow ?? Duration.seconds(1)),
     cardMaxAge: Duration.fromInputUnsafe(options.cardMaxAge ?? Duration.seconds(300)),
     tenantPaths: options.tenantPaths ?? true,
-    versions: options.versions ?? [Version.CURRENT, Version.IMPLICIT],
+    versions: options.versions,
     directStreams: options.directStreams ?? false
   }
 }
@@ -175,7 +182,8 @@ const path = (name: string) =>
  * - `A2A_TRUSTED_PROXIES`: comma-separated CIDRs whose X-Forwarded-* headers are believed
  * - `A2A_MAX_BODY_BYTES`, `A2A_MAX_JSON_DEPTH`, `A2A_SSE_KEEPALIVE` (a duration, e.g. "15 seconds"),
  *   `A2A_CARD_MAX_AGE`
- * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0" to turn 0.3 off (default "1.0,0.3")
+ * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0" to turn 0.3 (and 0.1) off, "1.0,0.3"
+ *   to turn 0.1 off (default: 1.0 and every edition provided)
  * - `A2A_GRPC_PORT`: serve gRPC on this port too (the Node server starts it; 0 picks a free port) and list it
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({

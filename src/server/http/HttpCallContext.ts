@@ -33,7 +33,7 @@ import * as CallContext from "../CallContext.ts"
 import * as Observability from "../Observability.ts"
 import { RequestHandler } from "../RequestHandler.ts"
 import type { Edition } from "./Edition.ts"
-import type { ResolvedOptions } from "./HttpBindingOptions.ts"
+import type { ResolvedOptions, ServedOptions } from "./HttpBindingOptions.ts"
 import * as PublicInterfaces from "./internal/PublicInterfaces.ts"
 import * as RequestBody from "./internal/RequestBody.ts"
 import * as Sse from "./internal/Sse.ts"
@@ -48,13 +48,18 @@ export const EXTENSIONS_HEADER = "a2a-extensions"
 
 /** The services and settings the bindings share, resolved once. */
 export interface BindingEnv {
-  readonly options: ResolvedOptions
+  readonly options: ServedOptions
   readonly handler: RequestHandler["Service"]
   readonly auth: Auth["Service"]
   readonly card: AgentCardConfig["Service"]
   readonly edges: ReadonlyMap<string, Edge>
   /** The editions served beside 1.0 (their versions are among `edges`). */
   readonly editions: ReadonlyArray<Edition<BindingEnv>>
+  /**
+   * The edges whose JSON-RPC method names name their version (Edge.methodsNameVersion), by method: a request that
+   * names no version and calls one of them is theirs.
+   */
+  readonly methodEdges: ReadonlyMap<string, Edge>
   readonly interfaces: PublicInterfaces.PublicInterfaces
   /** Extension URIs the agent card declares; only these are echoed as activated. */
   readonly supportedExtensions: ReadonlySet<string>
@@ -72,7 +77,8 @@ export interface BindingEnv {
 
 /**
  * The protocol versions served beside 1.0, in the order the card lists their interfaces after 1.0's. None by
- * default; `effect-a2a/v0_3` provides A2A 0.3. A version listed in the options without an edition is not served.
+ * default; `effect-a2a/v0_3` provides A2A 0.3, `effect-a2a/v0_1` 0.3 and 0.1 (one list: a layer that provides it
+ * replaces what another provided). A version listed in the options without an edition is not served.
  */
 export const Editions = Context.Reference<ReadonlyArray<Edition<BindingEnv>>>("effect-a2a/http/Editions", {
   defaultValue: () => []
@@ -89,13 +95,17 @@ export const makeEnv = (
     const server = yield* Effect.serviceOption(HttpServer.HttpServer)
     const shutdown = yield* Effect.serviceOption(ServerShutdown)
     const native = yield* NativeHttp
-    const editions = (yield* Editions).filter((edition) => options.versions.includes(edition.edge.version))
+    const wanted = (edge: Edge) => options.versions === undefined || options.versions.includes(edge.version)
+    const editions = (yield* Editions).filter((edition) => wanted(edition.edge))
     const edges = new Map(
-      [v1Edge, ...editions.map((edition) => edition.edge)]
-        .filter((edge) => options.versions.includes(edge.version))
-        .map((edge) => [edge.version, edge] as const)
+      [v1Edge, ...editions.map((edition) => edition.edge)].filter(wanted).map((edge) => [edge.version, edge] as const)
     )
-    const served = { ...options, versions: [...edges.keys()] }
+    const served: ServedOptions = { ...options, versions: [...edges.keys()] }
+    const methodEdges = new Map(
+      editions.flatMap(({ edge }) =>
+        edge.methodsNameVersion === true ? [...edge.operations.keys()].map((method) => [method, edge] as const) : []
+      )
+    )
     return {
       options: served,
       handler,
@@ -103,7 +113,12 @@ export const makeEnv = (
       card,
       edges,
       editions,
-      interfaces: PublicInterfaces.make(served, Option.map(server, (s) => s.address)),
+      methodEdges,
+      interfaces: PublicInterfaces.make(
+        served,
+        Option.map(server, (s) => s.address),
+        new Set(editions.flatMap(({ edge }) => edge.jsonRpcOnly === true ? [edge.version] : []))
+      ),
       supportedExtensions: new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? [])),
       sse: yield* Sse.makeHub({
         keepAlive: options.keepAliveInterval,
@@ -138,6 +153,12 @@ export const authenticate = (
       query: firstValues(searchParams),
       clientCertificate: env.clientCertificate(request)
     })
+
+/** Whether a request names no protocol version (which means 0.3, unless its method names one: Edge.methodsNameVersion). */
+export const namesNoVersion = (request: HttpServerRequest.HttpServerRequest, searchParams: SearchParams): boolean => {
+  const raw = Version.fromHttp(request.headers, searchParams)
+  return raw === undefined || raw.trim() === ""
+}
 
 /** The edge for the requested version, or the error naming the versions served. */
 export const negotiate = (

@@ -67,6 +67,13 @@ export interface Edge {
   readonly operations: ReadonlyMap<string, Operation>
   /** The operation a REST route names (REST routes are the same for every version). */
   readonly byName: (name: OperationName) => Operation
+  /**
+   * Its JSON-RPC method names name its version, so a request that names no version and calls one of them is served
+   * here (A2A 0.1: its clients send no `A2A-Version`, and no other version has its methods).
+   */
+  readonly methodsNameVersion?: boolean | undefined
+  /** It is served over JSON-RPC only (A2A 0.1): the card lists no other interface for it. */
+  readonly jsonRpcOnly?: boolean | undefined
 }
 
 const unary = <S extends Schema.ConstraintDecoder<unknown>>(

@@ -1,10 +1,10 @@
 /**
  * effect-a2a HTTP bindings: the agent card, JSON-RPC and HTTP+JSON/REST routes on Effect's HttpRouter, to mount
  * on any router, and their seams: `NativeHttp` (a runtime's fast paths) and `Edition` (other protocol versions,
- * provided through `HttpCallContext.Editions`; A2A 0.3 is `effect-a2a/v0_3`). What the bindings are made of lives
- * in `internal/`. `DevUi` is a browser UI for developing an agent, served beside them; `OpenApiDocument` describes
- * the HTTP+JSON binding in OpenAPI 3.1, and `ApiDocs` is a page that shows that document. `NodeA2AServer.serve`
- * (`effect-a2a/node`) serves them on Node.
+ * provided through `HttpCallContext.Editions`; A2A 0.3 is `effect-a2a/v0_3`, 0.1 `effect-a2a/v0_1`). What the
+ * bindings are made of lives in `internal/`. `DevUi` is a browser UI for developing an agent, served beside them;
+ * `OpenApiDocument` describes the HTTP+JSON binding in OpenAPI 3.1, and `ApiDocs` is a page that shows that
+ * document. `NodeA2AServer.serve` (`effect-a2a/node`) serves them on Node.
  *
  * @example
  * ```ts

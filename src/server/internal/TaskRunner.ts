@@ -688,7 +688,16 @@ export const make = Effect.gen(function*() {
         orInternal
       )
       if (Option.isNone(existing)) {
-        return yield* notFound(taskId)
+        if (options.call.namesTasks !== true) return yield* notFound(taskId)
+        // A task the caller names (CallContext.namesTasks): started under its id, under the lock of that id; one
+        // started by a message just before this one may not be saved yet.
+        if (running.get(taskId)?.current !== undefined) {
+          return yield* new UnsupportedOperation({
+            message: `Task ${taskId} is being started by another message; send this one again once it waits for input`,
+            metadata: { taskId }
+          })
+        }
+        return yield* startNew(options, caller, taskId)
       }
       const task = existing.value.task
       if (isTerminal(task.status.state)) {
@@ -771,17 +780,19 @@ export const make = Effect.gen(function*() {
       )
     )
 
+  /** Starts a new task with the given id: the message's contextId, or a new one. */
+  const startNew = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<void> => {
+    const { taskId: _, ...message } = options.message
+    const given = message.contextId !== undefined && message.contextId.length > 0 ? message.contextId : undefined
+    const run = (contextId: string) => launch(options, caller, taskId, contextId, { ...message, contextId }, undefined)
+    return given !== undefined ? run(given) : Effect.flatMap(Ids.randomId, run)
+  }
+
   const start = (options: StartOptions, caller: Caller): Effect.Effect<void, A2AError> => {
     const taskId = options.message.taskId
     if (taskId !== undefined && taskId.length > 0) return withLock(taskId, continueTask(options, caller, taskId))
-    const { taskId: _, ...message } = options.message
-    const given = message.contextId !== undefined && message.contextId.length > 0 ? message.contextId : undefined
     // Nested, not Effect.zip: no tuple nor zip's continuations on every SendMessage.
-    return Effect.flatMap(Ids.taskId, (taskId) => {
-      const run = (contextId: string) =>
-        launch(options, caller, taskId, contextId, { ...message, contextId }, undefined)
-      return given !== undefined ? run(given) : Effect.flatMap(Ids.randomId, run)
-    })
+    return Effect.flatMap(Ids.taskId, (taskId) => startNew(options, caller, taskId))
   }
 
   /**

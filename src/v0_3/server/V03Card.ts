@@ -17,9 +17,13 @@ const queryOf = (url: string): Record<string, string> => {
   return q === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
 }
 
+/** The version (`Major.Minor`) a card request asks for: "0.3" for none, undefined for what is not a version. */
+export const requestedVersion = (request: HttpServerRequest.HttpServerRequest): string | undefined =>
+  Version.normalize(Version.fromHttp(request.headers, queryOf(request.url)))
+
 /** Whether this card request asks for 0.3 (a 0.x version, or none). */
 export const wantsLegacy = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  const version = Version.normalize(Version.fromHttp(request.headers, queryOf(request.url)))
+  const version = requestedVersion(request)
   return version !== undefined && version.startsWith("0.")
 }
 
@@ -27,3 +31,6 @@ export const wantsLegacy = (request: HttpServerRequest.HttpServerRequest): boole
 export const render = (card: v1.AgentCard): AgentCards.HybridAgentCard => AgentCards.hybridCard(card)
 
 export const VARY = "A2A-Version"
+
+/** Where A2A 0.2 (and 0.1) clients look for the card. */
+export const LEGACY_PATH = "/.well-known/agent.json"

@@ -1,6 +1,7 @@
 /**
  * A2A 0.3 as an edition of the server (server/http/Edition): the 0.3 JSON-RPC methods (V03Edge), the 0.3 REST
- * routes under `/v1` (V03Rest), and the hybrid card 0.3 clients read (V03Card).
+ * routes under `/v1` (V03Rest), and the hybrid card 0.3 clients read (V03Card), also at `/.well-known/agent.json`
+ * where 0.2 clients look for it (0.2 clients speak the 0.3 methods, with parts that WireInput reads).
  */
 import type { Edition } from "../../server/http/Edition.ts"
 import type { BindingEnv } from "../../server/http/HttpCallContext.ts"
@@ -11,5 +12,5 @@ import * as V03Rest from "./V03Rest.ts"
 export const edition: Edition<BindingEnv> = {
   edge: v03Edge,
   restRoutes: V03Rest.routes,
-  card: { vary: V03Card.VARY, wants: V03Card.wantsLegacy, render: V03Card.render }
+  card: { vary: V03Card.VARY, wants: V03Card.wantsLegacy, render: V03Card.render, path: V03Card.LEGACY_PATH }
 }

@@ -70,7 +70,9 @@ describe("effect-a2a serve", () => {
         `JSONRPC 1.0 ${base}/a2a`,
         `HTTP+JSON 1.0 ${base}/a2a`,
         `JSONRPC 0.3 ${base}/a2a`,
-        `HTTP+JSON 0.3 ${base}/a2a`
+        `HTTP+JSON 0.3 ${base}/a2a`,
+        // 0.1 is JSON-RPC only
+        `JSONRPC 0.1 ${base}/a2a`
       ])
       // 0.3 is served by default: a card request without a version gets the 0.3 (hybrid) card.
       const legacyCard = yield* TestServer.request(card)

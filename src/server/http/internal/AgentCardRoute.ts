@@ -63,8 +63,10 @@ export const cacheable = (
   return HttpServerResponse.text(body, { contentType: options.contentType, headers })
 }
 
+/** The card route; `only`: the route of an edition's own card path (Edition.card.path), always in its form. */
 export const handler = (
-  env: BindingEnv
+  env: BindingEnv,
+  only?: Edition<BindingEnv> | undefined
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
   const cache = new Map<string, Rendered>()
   // A request an edition claims (A2A 0.3: no A2A-Version) gets that edition's card; cached apart from the 1.0 one.
@@ -85,13 +87,13 @@ export const handler = (
   const maxAge = Math.floor(Duration.toSeconds(env.options.cardMaxAge))
   const vary = [
     ...(env.options.trustedProxies !== undefined ? ["X-Forwarded-Host", "X-Forwarded-Proto"] : []),
-    ...new Set(env.editions.map((edition) => edition.card.vary))
+    ...(only === undefined ? new Set(env.editions.map((edition) => edition.card.vary)) : [])
   ].join(", ") || undefined
   const options = { contentType: JSON_CONTENT_TYPE, maxAge, vary }
   const respond = (request: HttpServerRequest.HttpServerRequest, document: Rendered) =>
     cacheable(request, document, options)
   return HttpServerRequest.HttpServerRequest.use((request) => {
-    const edition = env.editions.find((e) => e.card.wants(request))
+    const edition = only ?? env.editions.find((e) => e.card.wants(request))
     const origin = env.interfaces.origin(request)
     // Rendered (and signed) once per origin: every later request is answered from the cache without a step.
     const cached = cache.get(keyOf(origin, edition))

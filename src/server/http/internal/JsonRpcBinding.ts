@@ -47,11 +47,12 @@ const json = (body: string): Outcome => ({ _tag: "Json", body })
 /**
  * Runs one request object of a call and hands its outcome to `k`; never fails (every error becomes an error
  * response, or none). `k` is the rest of the answer, so a single request's answer takes no step after its
- * operation's.
+ * operation's. `byMethod` gives the call of a method that names its version, when the request names none.
  */
 const dispatch = <B, R>(
   env: HttpCallContext.BindingEnv,
   call: Call,
+  byMethod: ((method: string) => Call | undefined) | undefined,
   u: unknown,
   inBatch: boolean,
   k: (outcome: Outcome) => Effect.Effect<B, never, R>
@@ -62,6 +63,7 @@ const dispatch = <B, R>(
     return k(json(JsonRpc.encodeFailure(parsed.failure.id, parsed.failure.error)))
   }
   const request = parsed.success
+  const served = byMethod?.(request.method) ?? call
   const notification = JsonRpc.isNotification(request)
   const id = request.id ?? null
   const fail = (error: A2AError): Outcome => notification ? none : json(JsonRpc.encodeFailure(id, error))
@@ -70,8 +72,8 @@ const dispatch = <B, R>(
     env.refused(BINDING, error)
     return k(fail(error))
   }
-  if (Result.isFailure(call)) return refuse(call.failure)
-  const { ctx, edge } = call.success
+  if (Result.isFailure(served)) return refuse(served.failure)
+  const { ctx, edge } = served.success
   const operation = edge.operations.get(request.method)
   if (operation === undefined) {
     return refuse(new MethodNotFound({ message: `Method not found: ${request.method}` }))
@@ -133,6 +135,28 @@ const refusal = (
   return jsonRpcError(null, error, options)
 }
 
+/**
+ * The calls of a request that names no version, for the methods that name theirs (BindingEnv.methodEdges): each
+ * edge's call context is made once per request.
+ */
+const methodCalls = (
+  env: HttpCallContext.BindingEnv,
+  request: HttpServerRequest.HttpServerRequest,
+  principal: Principal
+) => {
+  const calls = new Map<Edge, Call>()
+  return (method: string): Call | undefined => {
+    const edge = env.methodEdges.get(method)
+    if (edge === undefined) return undefined
+    let call = calls.get(edge)
+    if (call === undefined) {
+      call = Result.succeed({ edge, ctx: HttpCallContext.make(env, request, principal, edge, "JSONRPC") })
+      calls.set(edge, call)
+    }
+    return call
+  }
+}
+
 /** The answer to a call whose caller is authenticated and whose body is read: one response, a batch's, or a stream. */
 const answer = (
   env: HttpCallContext.BindingEnv,
@@ -146,6 +170,9 @@ const answer = (
     (edge) => ({ edge, ctx: HttpCallContext.make(env, request, principal, edge, "JSONRPC") })
   )
   const headers = Result.isSuccess(call) ? HttpCallContext.responseHeaders(env, call.success.ctx) : undefined
+  const byMethod = env.methodEdges.size > 0 && HttpCallContext.namesNoVersion(request, searchParams)
+    ? methodCalls(env, request, principal)
+    : undefined
 
   if (Array.isArray(payload)) {
     if (payload.length === 0) {
@@ -161,7 +188,9 @@ const answer = (
       ))
     }
     return Effect.map(
-      Effect.forEach(payload, (u) => dispatch(env, call, u, true, Effect.succeed), { concurrency: BATCH_CONCURRENCY }),
+      Effect.forEach(payload, (u) => dispatch(env, call, byMethod, u, true, Effect.succeed), {
+        concurrency: BATCH_CONCURRENCY
+      }),
       (outcomes) => {
         const bodies = outcomes.flatMap((o) => o._tag === "Json" ? [o.body] : [])
         return bodies.length === 0 ? noContent(headers) : jsonResponse(`[${bodies.join(",")}]`, headers)
@@ -169,7 +198,7 @@ const answer = (
     )
   }
 
-  return dispatch(env, call, payload, false, (outcome) => {
+  return dispatch(env, call, byMethod, payload, false, (outcome) => {
     switch (outcome._tag) {
       case "Json":
         return Effect.succeed(jsonResponse(outcome.body, headers))

@@ -9,7 +9,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Option from "effect/Option"
 import type * as v1 from "../../../generated/v1.ts"
-import type { BindingName, ResolvedOptions } from "../HttpBindingOptions.ts"
+import type { BindingName, ServedOptions } from "../HttpBindingOptions.ts"
 
 export interface PublicInterfaces {
   /** `scheme://host[:port]` as the client sees this server. */
@@ -34,9 +34,11 @@ const fallbackHostOf = (address: Option.Option<NetAddress.SocketAddress>): strin
 
 const MAX_CACHED_ORIGINS = 256
 
+/** `jsonRpcOnly`: the served versions that have no other binding (A2A 0.1). */
 export const make = (
-  options: ResolvedOptions,
-  serverAddress: Option.Option<NetAddress.SocketAddress>
+  options: ServedOptions,
+  serverAddress: Option.Option<NetAddress.SocketAddress>,
+  jsonRpcOnly: ReadonlySet<string> = new Set()
 ): PublicInterfaces => {
   const fallbackHost = fallbackHostOf(serverAddress)
   const bindings: Array<{ readonly binding: BindingName; readonly path: string }> = []
@@ -65,7 +67,9 @@ export const make = (
   const build = (origin: string): ReadonlyArray<v1.AgentInterface> =>
     options.versions.flatMap((protocolVersion) =>
       bindings.flatMap(({ binding, path }): ReadonlyArray<v1.AgentInterface> =>
-        binding !== "GRPC"
+        jsonRpcOnly.has(protocolVersion) && binding !== "JSONRPC"
+          ? []
+          : binding !== "GRPC"
           ? [{ url: `${origin}${path}`, protocolBinding: binding, protocolVersion }]
           // the gRPC server speaks 1.0 only (lf.a2a.v1)
           : protocolVersion === "1.0"
