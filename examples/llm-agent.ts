@@ -2,10 +2,10 @@
 // for a real one provide a provider's layer instead, e.g. OpenAiLanguageModel.model("gpt-5.2") (@effect/ai-openai).
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
-import { Tool, Toolkit } from "effect/ai"
 import { LlmAgent, ScriptedModel } from "effect-a2a/ai"
 import { NodeA2AServer } from "effect-a2a/node"
 import { A2AServer } from "effect-a2a/server"
+import { Tool, Toolkit } from "effect/ai"
 
 const Tools = Toolkit.make(Tool.make("get_time", { description: "The time now (ISO 8601)", success: Schema.String }))
 
