@@ -288,7 +288,12 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
           Effect.catchIf(
             (error): error is AiError.AiError =>
               AiError.isAiError(error) && error.reason._tag === "AuthenticationError",
-            (error) => task.requireAuth(`The model provider refused the credentials (${error.reason._tag}).`)
+            (error) =>
+              task.requireAuth(
+                `The model provider refused the credentials (${
+                  error.reason._tag === "AuthenticationError" ? error.reason.kind : error.reason._tag
+                }).`
+              )
           ),
           Effect.catch((error) => task.fail(failureMessage(error))),
           Effect.provideService(Caller.Caller, Caller.fromRequest(context, forwardToken)),
