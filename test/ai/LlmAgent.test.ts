@@ -208,6 +208,37 @@ describe("LlmAgent", () => {
       )
     ))))
 
+  it.effect("a model that keeps calling tools is stopped after maxSteps calls: FAILED, saying so", () => {
+    let calls = 0
+    const model = ScriptedModel.layer(() => {
+      calls++
+      return ScriptedModel.toolCall("get_weather", { city: "Paris" }, `call-${calls}`)
+    })
+    return Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const task = yield* taskOf(yield* handler.sendMessage(send("loop"), ctxFor()))
+      assert.strictEqual(task.status.state, "TASK_STATE_FAILED")
+      assert.match(JSON.stringify(task.status.message), /still calling tools after 3 calls/)
+      assert.strictEqual(calls, 3)
+    }).pipe(Effect.provide(serve(
+      LlmAgent.layer({ toolkit: Tools, maxSteps: 3 }).pipe(
+        Layer.provide([model, toolHandlers])
+      )
+    )))
+  })
+
+  it.effect("a 'pause' finish ends the turn INPUT_REQUIRED; the streamed text stays the answer", () =>
+    Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const task = yield* taskOf(yield* handler.sendMessage(send("go"), ctxFor()))
+      assert.strictEqual(task.status.state, "TASK_STATE_INPUT_REQUIRED")
+      assert.deepStrictEqual(task.artifacts?.map((a) => a.parts), [[{ text: "Half done." }]])
+    }).pipe(Effect.provide(serve(
+      LlmAgent.layer({}).pipe(
+        Layer.provide(ScriptedModel.layer(() => ScriptedModel.text("Half done.", { finish: "pause" })))
+      )
+    ))))
+
   it.effect("ask_user: INPUT_REQUIRED with the question; the answer on the task continues the conversation", () => {
     const prompts: Array<Array<string>> = []
     const model = ScriptedModel.layer((request) => {
