@@ -119,6 +119,25 @@ describe("LlmAgent", () => {
       )
     ))))
 
+  it.effect("deltas the conversation does not keep (no text-start) still stand as the answer", () =>
+    Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const ctx = ctxFor()
+      const events = Array.from(yield* Stream.runCollect(handler.sendStreamingMessage(send("hi"), ctx)))
+      assert.deepStrictEqual(artifactEvents(events).map(({ lastChunk, text }) => [text, lastChunk]), [
+        ["a", false],
+        ["b", true]
+      ])
+    }).pipe(Effect.provide(serve(
+      LlmAgent.layer({}).pipe(
+        Layer.provide(ScriptedModel.layer(() => [
+          { type: "text-delta", id: "x", delta: "a" },
+          { type: "text-delta", id: "x", delta: "b" },
+          ScriptedModel.finish()
+        ]))
+      )
+    ))))
+
   it.effect("reasoning is not part of the answer", () =>
     Effect.gen(function*() {
       const handler = yield* RequestHandler
