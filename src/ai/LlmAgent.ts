@@ -107,7 +107,10 @@ export type Requirements<Tools extends Record<string, Tool.Any>> =
 
 type AnyTools = Record<string, Tool.Any>
 
-/** One toolkit of the user's tools and, when asked for, `ask_user`. */
+/**
+ * One toolkit of the user's tools and, when asked for, `ask_user`. The bridge handles any tools alike, so it sees
+ * them as `AnyTools` (a `WithHandler` is invariant in its tools, hence the widening casts).
+ */
 const combine = (
   user: Toolkit.WithHandler<AnyTools> | undefined,
   askUser: boolean
