@@ -41,6 +41,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ],
   ["client", (f) => f.startsWith("src/client/")],
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
+  // LLM agents on effect/ai: an AgentExecutor from a LanguageModel; conversations over the Persistence in context
+  ["ai", (f) => f.startsWith("src/ai/")],
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
   ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
   // A2A 0.1: its wire and edge, on the 0.3 wing's translation and seams
@@ -61,6 +63,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "server core": ["protocol"],
   "client": ["protocol"],
   "bindings and stores": ["protocol", "server core"],
+  "ai": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "0.1 wing": ["protocol", "server core", "client", "bindings and stores", "0.3 wing"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
@@ -71,6 +74,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
     "server core",
     "client",
     "bindings and stores",
+    "ai",
     "0.3 wing",
     "0.1 wing",
     "grpc wing",
