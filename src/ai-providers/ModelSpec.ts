@@ -103,9 +103,11 @@ const load = <A>(spec: string, provider: Provider, importer: () => Promise<A>) =
       const pkg = packages[provider]
       const notFound = Predicate.hasProperty(error, "code") && error.code === "ERR_MODULE_NOT_FOUND"
       const reason = Predicate.isError(error) ? firstLine(error.message) : String(error)
+      // the package itself missing needs no more words; a dependency of it missing (its peer zod) is named
+      const which = reason.includes(`'${pkg}'`) ? "" : ` (${reason})`
       return new ModelSpecError({
         message: notFound
-          ? `--model ${spec} needs the package ${pkg} (${reason}): npm install ${pkg} zod`
+          ? `--model ${spec} needs the package ${pkg}${which}: npm install ${pkg} zod`
           : `--model ${spec}: loading ${pkg} failed: ${reason}`
       })
     }
