@@ -315,12 +315,14 @@ const errorType = (error: unknown): string | undefined => {
 }
 
 /**
- * The AI SDK's `APICallError` (a response with an error status), recognised by its name and fields rather than by
- * `instanceof`, so that it works whichever copy of `@ai-sdk/provider` the provider package loaded.
+ * The AI SDK's `APICallError` (a response with an error status, or no response at all), recognised by its name
+ * rather than by `instanceof`, so that it works whichever copy of `@ai-sdk/provider` the provider package loaded.
  */
-const isApiCallError = (error: unknown): error is Error & { readonly statusCode: number } =>
-  Predicate.isError(error) && error.name === "AI_APICallError" && Predicate.hasProperty(error, "statusCode") &&
-  Predicate.isNumber(error.statusCode)
+const isApiCallError = (error: unknown): error is Error & { readonly statusCode?: unknown; readonly url?: unknown } =>
+  Predicate.isError(error) && error.name === "AI_APICallError"
+
+/** A URL for a message: without its query and fragment, which may carry credentials. */
+const withoutQuery = (url: unknown): string => Predicate.isString(url) ? url.replace(/[?#].*$/, "") : "unknown"
 
 /** Provider error types (OpenAI's and Anthropic's) that mean the credentials were refused. */
 const authErrorTypes = new Set(["authentication_error", "invalid_api_key", "permission_error"])
@@ -329,7 +331,15 @@ const authErrorTypes = new Set(["authentication_error", "invalid_api_key", "perm
 export const toReason = (error: unknown, options: Options = {}): AiError.AiErrorReason => {
   const description = redact(messageOf(error), options.secrets ?? [])
   if (isApiCallError(error)) {
-    return AiError.reasonFromHttpStatus({ status: error.statusCode, description })
+    return Predicate.isNumber(error.statusCode)
+      ? AiError.reasonFromHttpStatus({ status: error.statusCode, description })
+      // no answer at all: refused connection, unknown host, reset
+      : new AiError.NetworkError({
+        reason: "TransportError",
+        method: "POST",
+        url: withoutQuery(error.url),
+        description
+      })
   }
   const type = errorType(error)
   if (type !== undefined && authErrorTypes.has(type)) {

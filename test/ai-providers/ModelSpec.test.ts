@@ -5,8 +5,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Stream } from "effect"
 import { LanguageModel, Model } from "effect/ai"
+import { type AddressInfo, createServer } from "node:net"
 import * as ModelSpec from "../../src/ai-providers/ModelSpec.ts"
 import * as ProviderServer from "../fixtures/ProviderServer.ts"
+
+/** A port nothing listens on: one the system just gave out and took back. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 
 const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
 
@@ -70,5 +80,21 @@ describe("ModelSpec", () => {
       const request = server.requests[0]!
       assert.strictEqual(request.headers["authorization"], undefined)
       assert.strictEqual(request.body["model"], "llama3:8b")
+    }))
+
+  it.live("a provider that cannot be reached is a NetworkError naming the cause", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.promise(() => freePort())
+      const error = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+        Stream.runDrain,
+        Effect.provide(ModelSpec.layer("openai:gpt-test")),
+        withEnv({ OPENAI_API_KEY: "sk-1", OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` }),
+        Effect.flip
+      )
+      assert.strictEqual(error._tag, "AiError")
+      if (error._tag === "AiError") {
+        assert.strictEqual(error.reason._tag, "NetworkError")
+        assert.include(error.message, "Cannot connect to API")
+      }
     }))
 })
