@@ -60,13 +60,15 @@ export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.reply
 export type Used = readonly [Task, Task03]
 TS
 
-echo "consumer: installing the tarball with its peers (effect, @effect/platform-node; @ai-sdk/provider for the types of effect-a2a/ai-providers)"
+# @ai-sdk/provider for the types of effect-a2a/ai-providers; its declarations import "json-schema", whose types a
+# strict project (skipLibCheck false) needs as well, as any AI SDK user's does
+echo "consumer: installing the tarball with its peers (effect, @effect/platform-node, @ai-sdk/provider)"
 effect_version="$(cd "$repo" && "$node24" -p 'require("effect/package.json").version')"
 platform_version="$(cd "$repo" && "$node24" -p 'require("@effect/platform-node/package.json").version')"
 ai_provider_version="$(cd "$repo" && "$node24" -p 'require("@ai-sdk/provider/package.json").version')"
 (cd "$app" && PATH="$repo/node_modules/.bin:$PATH" npm install --silent --no-audit --no-fund \
   "$tarball" "effect@$effect_version" "@effect/platform-node@$platform_version" \
-  "@ai-sdk/provider@$ai_provider_version" typescript@6.0.3 @types/node@24.19.2 >/dev/null)
+  "@ai-sdk/provider@$ai_provider_version" @types/json-schema@7.0.15 typescript@6.0.3 @types/node@24.19.2 >/dev/null)
 if [ -e "$app/node_modules/@ai-sdk/openai" ]; then echo "consumer: FAIL: the optional @ai-sdk/openai was installed"; exit 1; fi
 if [ -e "$app/node_modules/@effect/sql-pg" ]; then echo "consumer: FAIL: the optional @effect/sql-pg was installed"; exit 1; fi
 if [ -e "$app/node_modules/effect-a2a/node_modules/effect" ]; then echo "consumer: FAIL: a second copy of effect"; exit 1; fi
