@@ -12,8 +12,8 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import type { CardTemplate } from "../server/AgentCardConfig.ts"
+import type * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as AgentModule from "./AgentModule.ts"
-import type { Agent } from "./ServeCommand.ts"
 
 /** The flags make no agent (a file that cannot be read, a bad card, ...). The message is one line. */
 export class ModelAgentError extends Schema.TaggedError<ModelAgentError>()("ModelAgentError", {
@@ -97,9 +97,8 @@ export const load = (flags: ModelFlags) =>
       ? undefined
       : yield* readText("--instructions", flags.instructions)
     const card = yield* cardOf(flags, spec.model)
-    const agent: Agent<never> = {
-      card,
-      executor: LlmAgent.layer({ instructions }).pipe(Layer.provide(AiSdkLanguageModel.layer(model, { secrets })))
-    }
-    return agent
+    const executor: Layer.Layer<AgentExecutor.AgentExecutor> = LlmAgent.layer({ instructions }).pipe(
+      Layer.provide(AiSdkLanguageModel.layer(model, { secrets }))
+    )
+    return { card, executor }
   })
