@@ -91,12 +91,11 @@ export const load = (flags: ModelFlags) =>
   Effect.gen(function*() {
     const { ModelSpec, AiSdkLanguageModel } = yield* Effect.promise(() => import("../ai-providers/index.ts"))
     const { LlmAgent } = yield* Effect.promise(() => import("../ai/index.ts"))
-    const spec = yield* ModelSpec.parse(flags.model)
     const { model, secrets } = yield* ModelSpec.languageModel(flags.model)
     const instructions = flags.instructions === undefined
       ? undefined
       : yield* readText("--instructions", flags.instructions)
-    const card = yield* cardOf(flags, spec.model)
+    const card = yield* cardOf(flags, model.modelId)
     const executor: Layer.Layer<AgentExecutor.AgentExecutor> = LlmAgent.layer({ instructions }).pipe(
       Layer.provide(AiSdkLanguageModel.layer(model, { secrets }))
     )

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ProviderServer from "../fixtures/ProviderServer.ts"
-import { collect, request, textOf } from "../fixtures/SdkClientCalls.ts"
+import { collect, message, request, textOf } from "../fixtures/SdkClientCalls.ts"
 import { connect } from "../fixtures/SdkHttpClient.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
@@ -28,16 +28,17 @@ const cleanEnv = (env: Record<string, string>): Record<string, string | undefine
   return { ...out, ...env }
 }
 
-/** `serve --model` on the provider server, with the flags given. */
+/** `serve --model` on the provider server, with the flags given (`--memory` unless `env` names a data directory). */
 const serveModel = (
   script: (request: ProviderServer.RecordedRequest, index: number) => ProviderServer.Reply,
-  args: ReadonlyArray<string> = []
+  args: ReadonlyArray<string> = [],
+  env: Record<string, string> = {}
 ) =>
   Effect.gen(function*() {
     const provider = yield* ProviderServer.serve(script)
     const served = yield* ServeProcess.startServe(
-      ["--memory", "--model", "openai-compat:llama-test", ...args],
-      cleanEnv({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_API_KEY: KEY })
+      [...("A2A_DATA_DIR" in env ? [] : ["--memory"]), "--model", "openai-compat:llama-test", ...args],
+      cleanEnv({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_API_KEY: KEY, ...env })
     )
     const { client } = yield* connect(served.base, "JSONRPC")
     return { provider, served, client }
@@ -79,7 +80,7 @@ const lastStatus = (events: ReadonlyArray<{ payload?: { $case: string; value: un
 
 describe("effect-a2a serve --model", () => {
   it.live(
-    "serves an LLM agent: the card from the flags, the instructions from a file, the answer streamed",
+    "serves an LLM agent on the SQLite store: the card from a file and flags, the instructions from a file, the answer streamed",
     () =>
       Effect.gen(function*() {
         const dir = mkdtempSync(join(tmpdir(), "a2a-serve-model-"))
@@ -98,7 +99,8 @@ describe("effect-a2a serve --model", () => {
             "Weather desk",
             "--skill",
             "forecast: Tells the weather"
-          ]
+          ],
+          { A2A_DATA_DIR: join(dir, "data") }
         )
         const card = yield* Effect.promise(() =>
           fetch(`${served.base}/.well-known/agent-card.json`, { headers: { "a2a-version": "1.0" } }).then((r) =>
@@ -127,6 +129,15 @@ describe("effect-a2a serve --model", () => {
           content: "You are the weather desk. Answer in one line."
         })
         assert.include(JSON.stringify(messages[messages.length - 1]), "Weather in Paris?")
+
+        // the next message in that context continues the conversation: the model sees the first turn
+        const contextId = events[0]?.payload?.$case === "task" ? events[0].payload.value.contextId : ""
+        assert.notStrictEqual(contextId, "")
+        yield* collect(
+          client.sendMessageStream({ ...request("And tomorrow?"), message: message("And tomorrow?", { contextId }) })
+        )
+        const history = JSON.stringify(provider.requests[1]!.body["messages"])
+        for (const said of ["Weather in Paris?", "Sunny all day", "And tomorrow?"]) assert.include(history, said)
       }).pipe(Effect.scoped),
     60_000
   )
