@@ -1,5 +1,6 @@
 /**
- * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule)
+ * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule;
+ * with `--model PROVIDER:MODEL`, an LLM agent on that model: see ModelAgent)
  * with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
@@ -37,6 +38,10 @@ const pathFlag = (name: string, description: string) =>
     Flag.filter((s) => s.startsWith("/"), (s) => `--${name} must start with "/", got "${s}"`),
     Flag.optional
   )
+
+/** A flag of the LLM agent that `--model` serves. */
+const withModel = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(`With --model: ${description}`), Flag.optional)
 
 export interface ServeFlags {
   readonly host: Option.Option<string>
@@ -214,22 +219,10 @@ export const serveCommand = Command.make(
       ),
       Flag.optional
     ),
-    instructions: Flag.String("instructions").pipe(
-      Flag.withDescription("With --model: the system prompt, from this file"),
-      Flag.optional
-    ),
-    card: Flag.String("card").pipe(
-      Flag.withDescription("With --model: the agent card, a JSON file (name, description, skills, ...)"),
-      Flag.optional
-    ),
-    name: Flag.String("name").pipe(
-      Flag.withDescription("With --model: the card's name (default: the model's)"),
-      Flag.optional
-    ),
-    description: Flag.String("description").pipe(
-      Flag.withDescription("With --model: the card's description"),
-      Flag.optional
-    ),
+    instructions: withModel("instructions", "the system prompt, from this file"),
+    card: withModel("card", "the agent card, a JSON file (name, description, skills, ...)"),
+    name: withModel("name", "the card's name (default: the model's)"),
+    description: withModel("description", "the card's description"),
     skill: Flag.String("skill").pipe(
       Flag.withDescription("With --model: a skill of the card, \"ID: DESCRIPTION\" (repeat for more)"),
       Flag.atLeast(0)
