@@ -177,10 +177,13 @@ const toProviderTool = (tool: Tool.Any): LanguageModelV4FunctionTool | LanguageM
   }
 }
 
-/** The tools and tool choice of a call; `oneOf` narrows the tools sent, as the AI SDK has no such choice. */
+/**
+ * The tools and tool choice of a call; `oneOf` narrows the tools sent, as the AI SDK has no such choice. With
+ * "none" the tools are still sent: a history holding tool calls needs them for some providers (Anthropic).
+ */
 const toolsOf = (options: LanguageModel.ProviderOptions): Pick<LanguageModelV4CallOptions, "tools" | "toolChoice"> => {
   const choice = options.toolChoice
-  if (options.tools.length === 0 || choice === "none") return {}
+  if (options.tools.length === 0) return {}
   if (typeof choice === "string") return { tools: options.tools.map(toProviderTool), toolChoice: { type: choice } }
   if ("tool" in choice) {
     return { tools: options.tools.map(toProviderTool), toolChoice: { type: "tool", toolName: choice.tool } }
