@@ -287,6 +287,25 @@ describe.each(wires)("AiSdkLanguageModel over $name", (wire) => {
     }))
 })
 
+describe("AiSdkLanguageModel: answers that are not the provider's", () => {
+  it.live("a stream chunk or a whole answer of the wrong shape is an InvalidResponseError", () =>
+    Effect.gen(function*() {
+      const wire = wires[0]!
+      const { model } = yield* setup(wire, (_, index) =>
+        index === 0
+          ? { sse: ["data: {\"nonsense\":true}\n\n", "data: [DONE]\n\n"] }
+          : { status: 200, json: { nonsense: true } })
+      const streamed = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+        Stream.runDrain,
+        Effect.provide(model),
+        Effect.flip
+      )
+      assert.strictEqual(streamed.reason._tag, "InvalidResponseError")
+      const whole = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model), Effect.flip)
+      assert.strictEqual(whole.reason._tag, "InvalidResponseError")
+    }))
+})
+
 describe("AiSdkLanguageModel.generateText", () => {
   it.live("answers in one piece, as a whole response", () =>
     Effect.gen(function*() {
