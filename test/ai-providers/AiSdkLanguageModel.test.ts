@@ -295,13 +295,13 @@ describe("AiSdkLanguageModel: answers that are not the provider's", () => {
         index === 0
           ? { sse: ["data: {\"nonsense\":true}\n\n", "data: [DONE]\n\n"] }
           : { status: 200, json: { nonsense: true } })
-      const streamed = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
-        Stream.runDrain,
-        Effect.provide(model),
-        Effect.flip
+      const streamed = failureOf(
+        yield* LanguageModel.streamText({ prompt: "hi" }).pipe(Stream.runDrain, Effect.provide(model), Effect.exit)
       )
       assert.strictEqual(streamed.reason._tag, "InvalidResponseError")
-      const whole = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model), Effect.flip)
+      const whole = failureOf(
+        yield* LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model), Effect.exit)
+      )
       assert.strictEqual(whole.reason._tag, "InvalidResponseError")
     }))
 })
