@@ -52,6 +52,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["node runner", (f) => f.startsWith("src/node/")],
   // the server as a web-standard handler: beside the Node runner, on no Node module
   ["web runner", (f) => f.startsWith("src/web/")],
+  // model providers for Effect AI through the AI SDK's provider interface: on effect alone, none of the server
+  ["ai providers", (f) => f.startsWith("src/ai-providers/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
 
@@ -69,6 +71,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
+  "ai providers": [],
   "cli": [
     "protocol",
     "server core",
@@ -78,7 +81,8 @@ const allowed: Record<string, ReadonlyArray<string>> = {
     "0.3 wing",
     "0.1 wing",
     "grpc wing",
-    "node runner"
+    "node runner",
+    "ai providers"
   ]
 }
 
