@@ -1,0 +1,118 @@
+/**
+ * Safe retries over the memory stores and the SQLite stores (see MessageRetries.ts), and what only they show: the
+ * memory receipts' bounds and a window of zero; SQLite's receipts surviving a restart.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import * as EventBus from "../../src/server/EventBus.ts"
+import * as MemoryMessageReceipts from "../../src/server/memory/MemoryMessageReceipts.ts"
+import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
+import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
+import { RequestHandler } from "../../src/server/RequestHandler.ts"
+import * as SqlStore from "../../src/store/SqlStore.ts"
+import { coreOver, CountingAgent, ctxFor, message, retrySuite, uniqueId } from "./MessageRetries.ts"
+
+const memory = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess)
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-retries-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+retrySuite("safe retries (memory stores)", memory)
+
+retrySuite(
+  "safe retries (SQLite stores)",
+  Layer.unwrap(Effect.map(tempDir, (dir) => SqlStore.layerSqlite({ filename: join(dir, "a2a.db") })))
+)
+
+const sends = (text: string) =>
+  Effect.gen(function*() {
+    const handler = yield* RequestHandler
+    const ctx = ctxFor("alice")
+    const sent = message(text)
+    yield* handler.sendMessage({ message: sent }, ctx)
+    yield* handler.sendMessage({ message: sent }, ctx)
+  })
+
+describe("safe retries, receipts kept in memory", () => {
+  it.effect("a window of zero keeps no receipt: every send runs", () => {
+    const agent = new CountingAgent()
+    const text = `task ${uniqueId("x")}`
+    return sends(text).pipe(
+      Effect.provide(
+        coreOver(agent).pipe(Layer.provide(MemoryMessageReceipts.layerWith({ window: 0 })), Layer.provide(memory))
+      ),
+      Effect.andThen(Effect.sync(() => assert.strictEqual(agent.runs(text), 2)))
+    )
+  })
+
+  layer(
+    Layer.mergeAll(coreOver(new CountingAgent()), MemoryMessageReceipts.layerWith({ maxReceipts: 2 })).pipe(
+      Layer.provideMerge(memory)
+    )
+  )("bounded", (it) => {
+    it.effect("beyond maxReceipts the oldest receipt is forgotten", () =>
+      Effect.gen(function*() {
+        const receipts = yield* MemoryMessageReceipts.makeWith({ maxReceipts: 2 })
+        const key = (messageId: string) => ({ owner: "alice", tenant: "", messageId })
+        for (const id of ["m1", "m2", "m3"]) yield* receipts.claim(key(id), "print", `task-${id}`)
+        assert.isTrue((yield* receipts.get(key("m1")))._tag === "None")
+        assert.isTrue((yield* receipts.get(key("m3")))._tag === "Some")
+        // Given back, m3 may be claimed again; a claim of another task is left alone.
+        yield* receipts.release(key("m2"), "task-other")
+        assert.isTrue((yield* receipts.get(key("m2")))._tag === "Some")
+        yield* receipts.release(key("m3"), "task-m3")
+        assert.isTrue((yield* receipts.claim(key("m3"), "print", "task-again"))._tag === "None")
+      }))
+  })
+})
+
+describe("safe retries, a task no longer kept", () => {
+  const agent = new CountingAgent()
+  layer(coreOver(agent).pipe(Layer.provideMerge(memory)))("memory store", (it) => {
+    it.effect("a retry after its task was forgotten gets TaskNotFound, and the agent does not run again", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const sent = message(`task ${uniqueId("x")}`)
+        yield* handler.sendMessage({ message: sent }, ctx)
+        // The memory store forgets an ended task after an hour; the receipt is kept for a day.
+        yield* TestClock.adjust("2 hours")
+        const error = yield* Effect.flip(handler.sendMessage({ message: sent }, ctx))
+        assert.strictEqual(error._tag, "TaskNotFound")
+        assert.match(error.message, /was accepted for task .*which is not found/)
+        assert.strictEqual(agent.runs(AgentExecutor.textOf(sent)), 1)
+      }))
+  })
+})
+
+describe("safe retries, SQLite across a restart", () => {
+  it.live("a message sent again after the server restarts on its file is answered with its task", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const agent = new CountingAgent()
+      const ctx = ctxFor("alice")
+      const sent = message(`task ${uniqueId("x")}`)
+      const replied = message(`reply ${uniqueId("x")}`)
+      const server = coreOver(agent).pipe(
+        Layer.provideMerge(SqlStore.layerSqlite({ filename: join(dir, "a2a.db") }))
+      )
+      const run = (f: (handler: RequestHandler["Service"]) => Effect.Effect<unknown, unknown>) =>
+        RequestHandler.use(f).pipe(Effect.provide(server))
+      const first = yield* run((handler) =>
+        Effect.all([handler.sendMessage({ message: sent }, ctx), handler.sendMessage({ message: replied }, ctx)])
+      )
+      const again = yield* run((handler) =>
+        Effect.all([handler.sendMessage({ message: sent }, ctx), handler.sendMessage({ message: replied }, ctx)])
+      )
+      assert.deepStrictEqual(again, first)
+      assert.strictEqual(agent.runs(AgentExecutor.textOf(sent)), 1)
+      assert.strictEqual(agent.runs(AgentExecutor.textOf(replied)), 1)
+    }).pipe(Effect.scoped))
+})
