@@ -24,13 +24,16 @@
  * @since 0.1.0
  */
 import type * as Config from "effect/Config"
+import type * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as AgentCardConfig from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 import * as Auth from "./Auth.ts"
 import * as EventBus from "./EventBus.ts"
+import * as MemoryMessageReceipts from "./memory/MemoryMessageReceipts.ts"
 import * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
+import type * as MessageReceipts from "./MessageReceipts.ts"
 import type * as PushConfigStore from "./PushConfigStore.ts"
 import * as PushNotifier from "./PushNotifier.ts"
 import * as RequestHandler from "./RequestHandler.ts"
@@ -53,16 +56,31 @@ export const layerCore = (
 ): Layer.Layer<RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig, never, Requirements | Auth.Auth> =>
   RequestHandler.layer.pipe(Layer.provideMerge(AgentCardConfig.layer(options)))
 
-/** Memory TaskStore and PushConfigStore, in-process EventBus, no-op PushNotifier. */
+/** Memory TaskStore, PushConfigStore and MessageReceipts, in-process EventBus, no-op PushNotifier. */
 export const memoryServices: Layer.Layer<
-  TaskStore.TaskStore | PushConfigStore.PushConfigStore | EventBus.EventBus | PushNotifier.PushNotifier
-> = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess, PushNotifier.layerNoop)
+  | TaskStore.TaskStore
+  | PushConfigStore.PushConfigStore
+  | MessageReceipts.MessageReceipts
+  | EventBus.EventBus
+  | PushNotifier.PushNotifier
+> = Layer.mergeAll(
+  MemoryTaskStore.layer,
+  MemoryPushConfigStore.layer,
+  MemoryMessageReceipts.layer,
+  EventBus.layerInProcess,
+  PushNotifier.layerNoop
+)
 
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
   /** Authentication; default none (anonymous). */
   readonly auth?: Auth.Auth["Service"] | undefined
+  /**
+   * How long a message sent again under its messageId is answered with its first outcome instead of running
+   * again (see MessageReceipts). Default 24 hours; zero keeps no receipts.
+   */
+  readonly idempotencyWindow?: Duration.Input | undefined
 }
 
 const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<AgentExecutor.AgentExecutor, E, R> =>
@@ -72,16 +90,25 @@ const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<A
 export const layer = <E = never, R = never>(options: Options<E, R>): Layer.Layer<Services, E, R> =>
   layerCore(options).pipe(
     Layer.provide(executorLayer(options.executor)),
+    Layer.provide(MemoryMessageReceipts.layerWith({ window: options.idempotencyWindow })),
     Layer.provide(memoryServices),
     Layer.provideMerge(Layer.succeed(Auth.Auth, options.auth ?? Auth.none))
   )
 
-/** Like `layer`, with Auth read from configuration (see `Auth.layerConfig`). */
+/**
+ * Like `layer`, with Auth read from configuration (see `Auth.layerConfig`), and the idempotency window from
+ * `A2A_IDEMPOTENCY_WINDOW` unless given.
+ */
 export const layerConfig = <E = never, R = never>(
   options: Omit<Options<E, R>, "auth">
 ): Layer.Layer<Services, E | Config.ConfigError, R> =>
   layerCore(options).pipe(
     Layer.provide(executorLayer(options.executor)),
+    Layer.provide(
+      options.idempotencyWindow === undefined
+        ? MemoryMessageReceipts.layerConfig
+        : MemoryMessageReceipts.layerWith({ window: options.idempotencyWindow })
+    ),
     Layer.provide(memoryServices),
     Layer.provideMerge(Auth.layerConfig)
   )

@@ -3,11 +3,12 @@
  * memory receipts' bounds and a window of zero; SQLite's receipts surviving a restart.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
 import * as MemoryMessageReceipts from "../../src/server/memory/MemoryMessageReceipts.ts"
@@ -15,7 +16,7 @@ import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfig
 import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
-import { coreOver, CountingAgent, ctxFor, message, retrySuite, uniqueId } from "./MessageRetries.ts"
+import { card, coreOver, CountingAgent, ctxFor, message, retrySuite, uniqueId } from "./MessageRetries.ts"
 
 const memory = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess)
 
@@ -51,6 +52,22 @@ describe("safe retries, receipts kept in memory", () => {
       Effect.andThen(Effect.sync(() => assert.strictEqual(agent.runs(text), 2)))
     )
   })
+
+  it.effect("the window is a server option, and A2A_IDEMPOTENCY_WINDOW", () =>
+    Effect.gen(function*() {
+      const agent = new CountingAgent()
+      const [optioned, configured, defaulted] = [uniqueId("a"), uniqueId("b"), uniqueId("c")].map((x) => `task ${x}`)
+      yield* sends(optioned!).pipe(
+        Effect.provide(A2AServer.layer({ card, executor: agent.executor, idempotencyWindow: "0 millis" }))
+      )
+      const fromEnv = (env: Record<string, string>) =>
+        A2AServer.layerConfig({ card, executor: agent.executor }).pipe(
+          Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
+        )
+      yield* sends(configured!).pipe(Effect.provide(fromEnv({ A2A_IDEMPOTENCY_WINDOW: "0 millis" })))
+      yield* sends(defaulted!).pipe(Effect.provide(fromEnv({})))
+      assert.deepStrictEqual([optioned, configured, defaulted].map((text) => agent.runs(text!)), [2, 2, 1])
+    }))
 
   layer(
     Layer.mergeAll(coreOver(new CountingAgent()), MemoryMessageReceipts.layerWith({ maxReceipts: 2 })).pipe(
