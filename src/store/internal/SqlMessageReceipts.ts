@@ -53,8 +53,9 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
         Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.asSome(toReceipt(row)))
       )
 
-    const claim: MessageReceipts["Service"]["claim"] = ({ messageId, owner, tenant }, fingerprint, taskId) =>
-      Effect.gen(function*() {
+    // Effect.fnUntraced: its generator function is made once, not per send.
+    const claim: MessageReceipts["Service"]["claim"] = Effect.fnUntraced(
+      function*({ messageId, owner, tenant }, fingerprint, taskId) {
         if (windowMs <= 0) return Option.none()
         // Twice at most: the row seen taken may be given back (or expire) before it is read.
         for (let attempt = 0; attempt < 2; attempt++) {
@@ -74,12 +75,13 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
           if (Option.isSome(existing)) return existing
         }
         return yield* new TaskStoreError({ message: `Cannot claim message ${messageId}: its receipt keeps changing` })
-      }).pipe(
-        Effect.catchTags({
+      },
+      (effect, { messageId }) =>
+        Effect.catchTags(effect, {
           SqlError: storeError(`Cannot claim message ${messageId}`),
           SchemaError: storeError(`Cannot read the receipt of message ${messageId}`)
         })
-      )
+    )
 
     const get: MessageReceipts["Service"]["get"] = ({ messageId, owner, tenant }) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => read(owner, tenant, messageId, now)).pipe(
