@@ -92,11 +92,19 @@ export const differentBody = (messageId: string): InvalidParams =>
   })
 
 /**
- * The fingerprint of a message body: the SHA-256 (hex) of its canonical JSON (keys sorted; what
- * the protocol reads as unset left out: absent fields, empty strings, lists and maps), so one message sent over
- * JSON-RPC, REST or gRPC, or with its fields in another order, has one fingerprint.
+ * The fingerprint of a message body: its canonical JSON (keys sorted; what the protocol reads as unset left out:
+ * absent fields, empty strings, lists and maps), so one message sent over JSON-RPC, REST or gRPC, or with its
+ * fields in another order, has one fingerprint. A short body is its own fingerprint (exact, and no digest to make
+ * on every send: a SHA-256 costs more than the rest of the receipt); a longer one is the SHA-256 of it, in hex
+ * (never mistaken for a body, which starts with `{`).
  */
-export const fingerprint = (message: v1.Message): string => Hex.encode(Sha256.digest(canonical(message) ?? ""))
+export const fingerprint = (message: v1.Message): string => {
+  const body = canonical(message) ?? "{}"
+  return body.length <= MAX_LITERAL_FINGERPRINT ? body : Hex.encode(Sha256.digest(body))
+}
+
+/** The longest body kept as its own fingerprint. */
+const MAX_LITERAL_FINGERPRINT = 256
 
 const canonical = (value: unknown): string | undefined => {
   if (value === undefined || value === null || value === "") return undefined

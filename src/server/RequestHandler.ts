@@ -257,45 +257,32 @@ export const make = Effect.gen(function*() {
     })
 
   /**
-   * Claims the message's receipt, then starts it; or, when another send of the message claimed it first, answers
-   * that send's outcome.
+   * Claims the message's receipt for `taskId`, then starts it; or, when another send of the message claimed it
+   * first, answers that send's outcome. A claim given back meanwhile is claimed again (a few rounds at most). A
+   * pipeline, not a generator: this runs on every SendMessage.
    */
-  const claimThenStart = Effect.fnUntraced(function*(options: TaskRunner.StartOptions, caller: TaskRunner.Caller) {
-    const message = options.message
-    const key: ReceiptKey = { owner: options.owner, tenant: options.tenant, messageId: message.messageId }
-    const print = fingerprint(message)
-    const given = message.taskId !== undefined && message.taskId.length > 0 ? message.taskId : undefined
-    const taskId = given ?? (yield* Ids.taskId)
-    // A claim given back meanwhile is claimed again: a few rounds at most.
-    for (let round = 0; round < 3; round++) {
-      const claimed = yield* receipts.claim(key, print, taskId).pipe(orInternal)
+  const claimThenStart = (
+    options: TaskRunner.StartOptions,
+    caller: TaskRunner.Caller,
+    claim: Claim,
+    print: string,
+    round: number
+  ): Effect.Effect<Earlier | undefined, A2AError> =>
+    Effect.flatMap(orInternal(receipts.claim(claim.key, print, claim.taskId)), (claimed) => {
       if (Option.isNone(claimed)) {
-        const unaccepted = receipts.release(key, taskId).pipe(
-          Effect.catch((error) => Effect.logWarning(`Cannot give back the receipt of message ${key.messageId}`, error))
+        return runner.start({ ...options, receipt: claim }, caller).pipe(
+          Effect.tapError(() => claim.unaccepted()),
+          Effect.map((record) => record === undefined ? undefined : { record })
         )
-        const receipt: TaskRunner.ReceiptHooks = {
-          replied: (reply) =>
-            receipts.reply(key, reply).pipe(
-              Effect.catch((error) =>
-                Effect.logWarning(`Cannot record the reply to message ${key.messageId} in its receipt`, error)
-              )
-            ),
-          unaccepted
-        }
-        const started = yield* runner.start({
-          ...options,
-          newTaskId: given === undefined ? taskId : undefined,
-          receipt
-        }, caller)
-          .pipe(Effect.tapError(() => unaccepted))
-        return started === undefined ? undefined : { record: started }
       }
-      if (claimed.value.fingerprint !== print) return yield* differentBody(message.messageId)
-      const earlier = yield* outcomeOf(key, claimed.value)
-      if (earlier !== undefined) return earlier
-    }
-    return yield* stillTakingIn(message.messageId)
-  })
+      if (claimed.value.fingerprint !== print) return Effect.fail(differentBody(claim.key.messageId))
+      return Effect.flatMap(outcomeOf(claim.key, claimed.value), (earlier) =>
+        earlier !== undefined
+          ? Effect.succeed(earlier)
+          : round < 2
+          ? claimThenStart(options, caller, claim, print, round + 1)
+          : Effect.fail(stillTakingIn(claim.key.messageId)))
+    })
 
   /**
    * Checks a SendMessage request and starts its execution, reporting to `caller`; or answers the outcome of an
@@ -309,18 +296,31 @@ export const make = Effect.gen(function*() {
     Effect.suspend(() => {
       const refused = refuseSend(req, ctx)
       if (refused !== undefined) return Effect.fail(refused)
-      const options: TaskRunner.StartOptions = {
-        message: req.message,
-        owner: ctx.principal.id,
-        tenant: req.tenant ?? "",
+      const message = req.message
+      const owner = ctx.principal.id
+      const tenant = req.tenant ?? ""
+      const given = message.taskId !== undefined && message.taskId.length > 0 ? message.taskId : undefined
+      const startWith = (newTaskId: string | undefined): TaskRunner.StartOptions => ({
+        message,
+        owner,
+        tenant,
         call: ctx,
         metadata: req.metadata,
         configuration: req.configuration,
-        pushConfig: req.configuration?.taskPushNotificationConfig
+        pushConfig: req.configuration?.taskPushNotificationConfig,
+        newTaskId
+      })
+      if (!keepsReceipts) {
+        return Effect.map(runner.start(startWith(undefined), caller), (record) =>
+          record === undefined ? undefined : { record })
       }
-      return keepsReceipts
-        ? claimThenStart(options, caller)
-        : Effect.map(runner.start(options, caller), (record) => record === undefined ? undefined : { record })
+      const print = fingerprint(message)
+      const key: ReceiptKey = { owner, tenant, messageId: message.messageId }
+      // The receipt names the task before it exists: a new task's id is chosen here.
+      return given !== undefined
+        ? claimThenStart(startWith(undefined), caller, new Claim(receipts, key, given), print, 0)
+        : Effect.flatMap(Ids.taskId, (taskId) =>
+          claimThenStart(startWith(taskId), caller, new Claim(receipts, key, taskId), print, 0))
     })
 
   const noResponse = () => new InternalError({ message: "The task ended without a response" })
@@ -605,6 +605,33 @@ const instrument = (handlers: Handlers, services: Context.Context<never>): Handl
       : unary(op, method as (req: unknown, ctx: CallContext) => Effect.Effect<unknown, A2AError>)
   }
   return instrumented as Handlers
+}
+
+/**
+ * The receipt a send claimed for its message, as its execution reports to it (see TaskRunner.ReceiptHooks). A
+ * class, not closures: one object per send.
+ */
+class Claim implements TaskRunner.ReceiptHooks {
+  readonly receipts: MessageReceipts["Service"]
+  readonly key: ReceiptKey
+  readonly taskId: string
+  constructor(receipts: MessageReceipts["Service"], key: ReceiptKey, taskId: string) {
+    this.receipts = receipts
+    this.key = key
+    this.taskId = taskId
+  }
+  replied(message: v1.Message): Effect.Effect<void> {
+    return Effect.catch(
+      this.receipts.reply(this.key, message),
+      (error) => Effect.logWarning(`Cannot record the reply to message ${this.key.messageId} in its receipt`, error)
+    )
+  }
+  unaccepted(): Effect.Effect<void> {
+    return Effect.catch(
+      this.receipts.release(this.key, this.taskId),
+      (error) => Effect.logWarning(`Cannot give back the receipt of message ${this.key.messageId}`, error)
+    )
+  }
 }
 
 /**

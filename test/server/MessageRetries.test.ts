@@ -14,6 +14,7 @@ import * as EventBus from "../../src/server/EventBus.ts"
 import * as MemoryMessageReceipts from "../../src/server/memory/MemoryMessageReceipts.ts"
 import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
+import { fingerprint } from "../../src/server/MessageReceipts.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
 import { card, coreOver, CountingAgent, ctxFor, message, retrySuite, uniqueId } from "./MessageRetries.ts"
@@ -40,6 +41,31 @@ const sends = (text: string) =>
     yield* handler.sendMessage({ message: sent }, ctx)
     yield* handler.sendMessage({ message: sent }, ctx)
   })
+
+describe("the fingerprint of a message body", () => {
+  it("is the same for the same body in any field order and with unset fields; else different", () => {
+    const base = { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } as const
+    const same = [
+      { parts: [{ text: "hi", metadata: {} }], role: "ROLE_USER", messageId: "m", contextId: "" },
+      { ...base, extensions: [], referenceTaskIds: [], metadata: {} }
+    ]
+    for (const m of same) assert.strictEqual(fingerprint(m), fingerprint(base))
+    const different = [
+      { ...base, parts: [{ text: "hi!" }] },
+      { ...base, contextId: "c" },
+      { ...base, metadata: { a: 1 } },
+      { ...base, parts: [{ text: "hi" }, { text: "hi" }] },
+      { ...base, role: "ROLE_AGENT" as const }
+    ]
+    const prints = new Set([fingerprint(base), ...different.map(fingerprint)])
+    assert.strictEqual(prints.size, different.length + 1)
+    // A long body is digested (64 hex digits); two long bodies differing in one character differ.
+    const long = (c: string) => fingerprint({ ...base, parts: [{ text: "x".repeat(1000) + c }] })
+    assert.match(long("a"), /^[0-9a-f]{64}$/)
+    assert.notStrictEqual(long("a"), long("b"))
+    assert.isTrue(fingerprint(base).startsWith("{"))
+  })
+})
 
 describe("safe retries, receipts kept in memory", () => {
   it.effect("a window of zero keeps no receipt: every send runs", () => {

@@ -128,7 +128,7 @@ export interface ReceiptHooks {
   /** The agent answered with a message and made no task: recorded before the caller hears it. */
   readonly replied: (message: v1.Message) => Effect.Effect<void>
   /** The execution ended with neither a task nor a reply: the message was not accepted. */
-  readonly unaccepted: Effect.Effect<void>
+  readonly unaccepted: () => Effect.Effect<void>
 }
 
 export interface TaskRunner {
@@ -624,7 +624,7 @@ export const make = Effect.gen(function*() {
         Effect.sync(() => this.caller.end())
       )
       // Neither a task nor a reply: the message was not accepted, and sending it again runs it anew.
-      return receipt === undefined ? released : Effect.andThen(receipt.unaccepted, released)
+      return receipt === undefined ? released : Effect.andThen(receipt.unaccepted(), released)
     }
 
     /** The whole execution, as its fiber runs it. */
@@ -687,7 +687,7 @@ export const make = Effect.gen(function*() {
           execution.slot.current = undefined
           Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
           caller.fail(Cause.fail(new InternalError({ message: "The server is shutting down; send the request again" })))
-          return execution.receipt?.unaccepted ?? Effect.void
+          return execution.receipt?.unaccepted() ?? Effect.void
         })
       }
       return Effect.map(Effect.forkDetach(execution.run()), (fiber) => track(execution, fiber))

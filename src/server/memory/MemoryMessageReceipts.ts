@@ -22,11 +22,11 @@ import { DEFAULT_WINDOW, MessageReceipts, type Receipt, type ReceiptKey, windowC
 export interface Options {
   /** How long a receipt is kept. Default `MessageReceipts.DEFAULT_WINDOW` (24 hours); zero keeps none. */
   readonly window?: Duration.Input | undefined
-  /** Receipts kept, at most: the oldest are forgotten first. Default 100,000. */
+  /** Receipts kept, at most: the oldest are forgotten first. Default 10,000 (as many as the memory task store keeps ended tasks). */
   readonly maxReceipts?: number | undefined
 }
 
-export const DEFAULT_MAX_RECEIPTS = 100_000
+export const DEFAULT_MAX_RECEIPTS = 10_000
 
 interface Entry {
   readonly key: string
@@ -67,8 +67,9 @@ export const makeWith = (options: Options = {}): Effect.Effect<MessageReceipts["
       return entry !== undefined && now - entry.receipt.acceptedAt < windowMs ? entry : undefined
     }
 
+    // clockWith calls back when the effect runs, so `f` runs then, in one step.
     const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>
-      Effect.clockWith((clock) => Effect.sync(() => f(clock.currentTimeMillisUnsafe())))
+      Effect.clockWith((clock) => Effect.succeed(f(clock.currentTimeMillisUnsafe())))
 
     return MessageReceipts.of({
       window,
