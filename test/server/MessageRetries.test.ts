@@ -4,6 +4,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -157,5 +158,28 @@ describe("safe retries, SQLite across a restart", () => {
       assert.deepStrictEqual(again, first)
       assert.strictEqual(agent.runs(AgentExecutor.textOf(sent)), 1)
       assert.strictEqual(agent.runs(AgentExecutor.textOf(replied)), 1)
+    }).pipe(Effect.scoped))
+
+  it.live("receipts past the window are deleted from the database", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const agent = new CountingAgent()
+      const server = coreOver(agent).pipe(
+        Layer.provideMerge(SqlStore.layerSqlite({ filename: join(dir, "a2a.db"), idempotencyWindow: "300 millis" }))
+      )
+      const rows = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM a2a_message_receipts`
+        return Number(row?.n ?? -1)
+      })
+      const counts = yield* Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        yield* handler.sendMessage({ message: message(`task ${uniqueId("x")}`) }, ctxFor())
+        yield* handler.sendMessage({ message: message(`reply ${uniqueId("x")}`) }, ctxFor())
+        const before = yield* rows
+        yield* Effect.sleep("1 second")
+        return [before, yield* rows]
+      }).pipe(Effect.provide(server))
+      assert.deepStrictEqual(counts, [2, 0])
     }).pipe(Effect.scoped))
 })
