@@ -80,6 +80,29 @@ describe("safe retries, receipts kept in memory", () => {
     )
   })
 
+  it.effect("with no receipts, a message already in its task's history still does not run again", () => {
+    const agent = new CountingAgent()
+    return Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const ctx = ctxFor()
+      const asked = yield* handler.sendMessage({ message: message(`ask ${uniqueId("x")}`) }, ctx)
+      const taskId = "task" in asked ? asked.task.id : ""
+      const answer = message(`answer ${uniqueId("x")}`, { taskId })
+      const first = yield* handler.sendMessage({ message: answer }, ctx)
+      const again = yield* handler.sendMessage({ message: answer }, ctx)
+      assert.deepStrictEqual(again, first)
+      assert.strictEqual(agent.runs(AgentExecutor.textOf(answer)), 1)
+      const history = "task" in again ? again.task.history ?? [] : []
+      assert.strictEqual(history.filter((m) => m.messageId === answer.messageId).length, 1)
+      const changed = { ...answer, parts: [{ text: `answer ${uniqueId("x")}` }] }
+      assert.strictEqual((yield* Effect.flip(handler.sendMessage({ message: changed }, ctx)))._tag, "InvalidParams")
+    }).pipe(
+      Effect.provide(
+        coreOver(agent).pipe(Layer.provide(MemoryMessageReceipts.layerWith({ window: 0 })), Layer.provide(memory))
+      )
+    )
+  })
+
   it.effect("the window is a server option, and A2A_IDEMPOTENCY_WINDOW", () =>
     Effect.gen(function*() {
       const agent = new CountingAgent()

@@ -19,10 +19,11 @@ import type { PushConfigStore } from "../../src/server/PushConfigStore.ts"
 import * as PushNotifier from "../../src/server/PushNotifier.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import type { TaskStore } from "../../src/server/TaskStore.ts"
+import { stateOf, uniqueId } from "./support.ts"
 
-let counter = 0
-export const uniqueId = (prefix: string): string =>
-  `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 6)}`
+export { uniqueId }
+
+const statesOf = (events: ReadonlyArray<v1.StreamResponse>) => events.map(stateOf)
 
 /**
  * An agent that counts its runs, by message text. The first word picks what it does:
@@ -108,18 +109,6 @@ const taskOf = (response: v1.SendMessageResponse): v1.Task => {
   if (!("task" in response)) throw new Error(`expected a task, got ${JSON.stringify(response)}`)
   return response.task
 }
-
-/** The state of each event of a stream, as `task:STATE`, `status:STATE`, `artifact` or `message`. */
-const statesOf = (events: ReadonlyArray<v1.StreamResponse>) =>
-  events.map((e) =>
-    "task" in e
-      ? `task:${e.task.status.state}`
-      : "statusUpdate" in e
-      ? `status:${e.statusUpdate.status.state}`
-      : "artifactUpdate" in e
-      ? "artifact"
-      : "message"
-  )
 
 export const retrySuite = <E>(name: string, stores: Layer.Layer<TaskStore | PushConfigStore | EventBus, E>) => {
   const agent = new CountingAgent()
