@@ -28,7 +28,8 @@ const statesOf = (events: ReadonlyArray<v1.StreamResponse>) => events.map(stateO
 /**
  * An agent that counts its runs, by message text. The first word picks what it does:
  * reply (a direct message) | task (completes) | wait <gate> (works until the gate opens) | ask (input required;
- * a continuation completes) | fail (fails before any task) | slow-reply <gate> (replies once the gate opens).
+ * a continuation completes) | fail (fails before any task) | slow-reply <gate> (replies once the gate opens) |
+ * slow-fail <gate> (fails before any task once the gate opens).
  */
 export class CountingAgent {
   private readonly counts = new Map<string, number>()
@@ -70,6 +71,10 @@ export class CountingAgent {
         return task((t) => t.requireInput("what next?"))
       case "fail":
         return Stream.fail(new ContentTypeNotSupported({ message: "not today" }))
+      case "slow-fail":
+        return Stream.unwrap(
+          Effect.as(Deferred.await(this.gate(arg)), Stream.fail(new ContentTypeNotSupported({ message: "not today" })))
+        )
       default:
         return task((t) =>
           t.artifact({ artifactId: "a", parts: [{ text: `done: ${text}` }] }).pipe(Effect.andThen(t.complete("ok")))
@@ -259,6 +264,24 @@ export const retrySuite = <E>(name: string, stores: Layer.Layer<TaskStore | Push
         assert.isTrue("message" in a)
         assert.deepStrictEqual(b, a)
         assert.strictEqual(agent.runs(`slow-reply ${gate}`), 1)
+      }))
+
+    it.effect("a retry waiting on a first send that fails before any task runs the message itself", () =>
+      Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const gate = uniqueId("gate")
+        const sent = message(`slow-fail ${gate}`)
+        const first = yield* Effect.forkChild(Effect.flip(handler.sendMessage({ message: sent }, ctx)))
+        yield* Effect.sleep("20 millis")
+        const retry = yield* Effect.forkChild(Effect.flip(handler.sendMessage({ message: sent }, ctx)))
+        yield* Effect.sleep("50 millis")
+        assert.strictEqual(agent.runs(`slow-fail ${gate}`), 1)
+        yield* agent.open(gate)
+        assert.strictEqual((yield* Fiber.join(first))._tag, "ContentTypeNotSupported")
+        assert.strictEqual((yield* Fiber.join(retry))._tag, "ContentTypeNotSupported")
+        // The first was not accepted: the retry ran the message itself.
+        assert.strictEqual(agent.runs(`slow-fail ${gate}`), 2)
       }))
 
     it.effect("a message sent again to a task it continued does not run the agent again nor join the history twice", () =>
