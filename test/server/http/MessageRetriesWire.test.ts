@@ -2,7 +2,7 @@
  * Safe retries on the wire: one server (JSON-RPC, REST and gRPC over one core, on 127.0.0.1) and our client on
  * each binding. A message sent again, on the same binding or another one, is answered with its first task and runs
  * the agent once; a streaming retry follows the task; another body under the messageId is InvalidParams, as each
- * binding reports it.
+ * binding reports it. A 0.3 client's retry (`message/send`) is the same.
  */
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Logger, Stream } from "effect"
@@ -15,6 +15,7 @@ import * as GrpcTransport from "../../../src/grpc/GrpcTransport.ts"
 import * as NodeA2AServer from "../../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
+import * as A2A03 from "../../../src/v0_3/A2A03.ts"
 import { card, CountingAgent, message, uniqueId } from "../MessageRetries.ts"
 
 const agent = new CountingAgent()
@@ -25,6 +26,7 @@ class Server extends Context.Service<Server, { readonly url: string }>()("test/h
     Effect.gen(function*() {
       const served = NodeA2AServer.serve({ host: "127.0.0.1", port: 0, grpcPort: 0 }).pipe(
         Layer.provide(A2AServer.layer({ card, executor: agent.executor })),
+        Layer.provide(A2A03.layer),
         Layer.provide(Logger.layer([]))
       )
       const context = yield* Layer.build(served).pipe(Effect.orDie)
@@ -91,6 +93,37 @@ layer(Layer.mergeAll(Server.layer, FetchHttpClient.layer), { excludeTestServices
           assert.strictEqual(agent.runs(`wait ${gate}`), 1)
         }).pipe(Effect.scoped))
     }
+
+    it.effect("A2A 0.3: message/send sent again is answered with its task", () =>
+      Effect.gen(function*() {
+        const { url } = yield* Server
+        const text = `task ${uniqueId("x")}`
+        const messageId = uniqueId("m")
+        const send = (body: string) =>
+          Effect.promise(async () => {
+            const response = await fetch(`${url}/`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({
+                jsonrpc: "2.0",
+                id: 1,
+                method: "message/send",
+                params: { message: { kind: "message", messageId, role: "user", parts: [{ kind: "text", text: body }] } }
+              })
+            })
+            return (await response.json()) as {
+              readonly result?: { readonly kind: string; readonly id: string }
+              readonly error?: { readonly code: number; readonly message: string }
+            }
+          })
+        const first = yield* send(text)
+        const again = yield* send(text)
+        assert.strictEqual(first.result?.kind, "task")
+        assert.deepStrictEqual(again, first)
+        assert.strictEqual(agent.runs(text), 1)
+        const changed = yield* send(`task ${uniqueId("x")}`)
+        assert.strictEqual(changed.error?.code, -32602)
+      }))
 
     it.effect("a message sent on one binding and again on the others is one message", () =>
       Effect.gen(function*() {
