@@ -9,6 +9,7 @@ import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type * as v1 from "../../src/generated/v1.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
@@ -45,18 +46,18 @@ const sends = (text: string) =>
 
 describe("the fingerprint of a message body", () => {
   it("is the same for the same body in any field order and with unset fields; else different", () => {
-    const base = { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } as const
-    const same = [
+    const base: v1.Message = { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] }
+    const same: ReadonlyArray<v1.Message> = [
       { parts: [{ text: "hi", metadata: {} }], role: "ROLE_USER", messageId: "m", contextId: "" },
       { ...base, extensions: [], referenceTaskIds: [], metadata: {} }
     ]
     for (const m of same) assert.strictEqual(fingerprint(m), fingerprint(base))
-    const different = [
+    const different: ReadonlyArray<v1.Message> = [
       { ...base, parts: [{ text: "hi!" }] },
       { ...base, contextId: "c" },
       { ...base, metadata: { a: 1 } },
       { ...base, parts: [{ text: "hi" }, { text: "hi" }] },
-      { ...base, role: "ROLE_AGENT" as const }
+      { ...base, role: "ROLE_AGENT" }
     ]
     const prints = new Set([fingerprint(base), ...different.map(fingerprint)])
     assert.strictEqual(prints.size, different.length + 1)
