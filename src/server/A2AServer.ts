@@ -33,7 +33,6 @@ import * as EventBus from "./EventBus.ts"
 import * as MemoryMessageReceipts from "./memory/MemoryMessageReceipts.ts"
 import * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
-import type * as MessageReceipts from "./MessageReceipts.ts"
 import type * as PushConfigStore from "./PushConfigStore.ts"
 import * as PushNotifier from "./PushNotifier.ts"
 import * as RequestHandler from "./RequestHandler.ts"
@@ -56,20 +55,13 @@ export const layerCore = (
 ): Layer.Layer<RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig, never, Requirements | Auth.Auth> =>
   RequestHandler.layer.pipe(Layer.provideMerge(AgentCardConfig.layer(options)))
 
-/** Memory TaskStore, PushConfigStore and MessageReceipts, in-process EventBus, no-op PushNotifier. */
+/**
+ * Memory TaskStore and PushConfigStore, in-process EventBus, no-op PushNotifier. (Without MessageReceipts, the
+ * RequestHandler keeps them in memory with the default window.)
+ */
 export const memoryServices: Layer.Layer<
-  | TaskStore.TaskStore
-  | PushConfigStore.PushConfigStore
-  | MessageReceipts.MessageReceipts
-  | EventBus.EventBus
-  | PushNotifier.PushNotifier
-> = Layer.mergeAll(
-  MemoryTaskStore.layer,
-  MemoryPushConfigStore.layer,
-  MemoryMessageReceipts.layer,
-  EventBus.layerInProcess,
-  PushNotifier.layerNoop
-)
+  TaskStore.TaskStore | PushConfigStore.PushConfigStore | EventBus.EventBus | PushNotifier.PushNotifier
+> = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess, PushNotifier.layerNoop)
 
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */

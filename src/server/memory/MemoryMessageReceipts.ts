@@ -22,7 +22,10 @@ import { DEFAULT_WINDOW, MessageReceipts, type Receipt, type ReceiptKey, windowC
 export interface Options {
   /** How long a receipt is kept. Default `MessageReceipts.DEFAULT_WINDOW` (24 hours); zero keeps none. */
   readonly window?: Duration.Input | undefined
-  /** Receipts kept, at most: the oldest are forgotten first. Default 10,000 (as many as the memory task store keeps ended tasks). */
+  /**
+   * Receipts kept, at most: the oldest are forgotten first. Default 10,000 (as many as the memory task store keeps
+   * ended tasks).
+   */
   readonly maxReceipts?: number | undefined
 }
 
