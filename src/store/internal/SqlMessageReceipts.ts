@@ -15,6 +15,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
 import { DEFAULT_WINDOW, MessageReceipts, type Receipt } from "../../server/MessageReceipts.ts"
+import * as Observability from "../../server/Observability.ts"
 import { TaskStoreError } from "../../server/TaskStore.ts"
 
 const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
@@ -37,6 +38,7 @@ const PRUNE_INTERVAL = Duration.minutes(1)
 export const make = (options: { readonly window?: Duration.Input | undefined } = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const traced = yield* Observability.spanMaker
     const window = Duration.fromInputUnsafe(options.window ?? DEFAULT_WINDOW)
     const windowMs = Duration.toMillis(window)
 
@@ -77,10 +79,13 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
         return yield* new TaskStoreError({ message: `Cannot claim message ${messageId}: its receipt keeps changing` })
       },
       (effect, { messageId }) =>
-        Effect.catchTags(effect, {
-          SqlError: storeError(`Cannot claim message ${messageId}`),
-          SchemaError: storeError(`Cannot read the receipt of message ${messageId}`)
-        })
+        effect.pipe(
+          Effect.catchTags({
+            SqlError: storeError(`Cannot claim message ${messageId}`),
+            SchemaError: storeError(`Cannot read the receipt of message ${messageId}`)
+          }),
+          traced("SqlMessageReceipts.claim")
+        )
     )
 
     const get: MessageReceipts["Service"]["get"] = ({ messageId, owner, tenant }) =>
@@ -88,7 +93,8 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
         Effect.catchTags({
           SqlError: storeError(`Cannot read the receipt of message ${messageId}`),
           SchemaError: storeError(`Cannot read the receipt of message ${messageId}`)
-        })
+        }),
+        traced("SqlMessageReceipts.get")
       )
 
     const reply: MessageReceipts["Service"]["reply"] = ({ messageId, owner, tenant }, message) =>
@@ -99,7 +105,8 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
           Effect.catchTags({
             SqlError: storeError(`Cannot record the reply to message ${messageId}`),
             SchemaError: storeError(`Cannot encode the reply to message ${messageId}`)
-          })
+          }),
+          traced("SqlMessageReceipts.reply")
         )
 
     const release: MessageReceipts["Service"]["release"] = ({ messageId, owner, tenant }, taskId) =>
@@ -107,7 +114,8 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
         WHERE owner = ${owner} AND tenant = ${tenant} AND message_id = ${messageId} AND task_id = ${taskId}
           AND reply IS NULL`.pipe(
         Effect.asVoid,
-        Effect.mapError(storeError(`Cannot give back the claim of message ${messageId}`))
+        Effect.mapError(storeError(`Cannot give back the claim of message ${messageId}`)),
+        traced("SqlMessageReceipts.release")
       )
 
     if (windowMs > 0) {
