@@ -3,7 +3,7 @@
  * memory receipts' bounds and a window of zero; SQLite's receipts surviving a restart.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -34,6 +34,17 @@ retrySuite(
   "safe retries (SQLite stores)",
   Layer.unwrap(Effect.map(tempDir, (dir) => SqlStore.layerSqlite({ filename: join(dir, "a2a.db") })))
 )
+
+/** The server over the memory stores, keeping no receipts. */
+const withoutReceipts = (agent: CountingAgent) =>
+  coreOver(agent).pipe(Layer.provide(MemoryMessageReceipts.layerWith({ window: 0 })), Layer.provide(memory))
+
+/** A task waiting for input: its id. */
+const askedTask = (handler: RequestHandler["Service"], ctx: ReturnType<typeof ctxFor>) =>
+  Effect.map(
+    handler.sendMessage({ message: message(`ask ${uniqueId("x")}`) }, ctx),
+    (asked) => "task" in asked ? asked.task.id : ""
+  )
 
 const sends = (text: string) =>
   Effect.gen(function*() {
@@ -75,7 +86,7 @@ describe("safe retries, receipts kept in memory", () => {
     const text = `task ${uniqueId("x")}`
     return sends(text).pipe(
       Effect.provide(
-        coreOver(agent).pipe(Layer.provide(MemoryMessageReceipts.layerWith({ window: 0 })), Layer.provide(memory))
+        withoutReceipts(agent)
       ),
       Effect.andThen(Effect.sync(() => assert.strictEqual(agent.runs(text), 2)))
     )
@@ -86,8 +97,7 @@ describe("safe retries, receipts kept in memory", () => {
     return Effect.gen(function*() {
       const handler = yield* RequestHandler
       const ctx = ctxFor()
-      const asked = yield* handler.sendMessage({ message: message(`ask ${uniqueId("x")}`) }, ctx)
-      const taskId = "task" in asked ? asked.task.id : ""
+      const taskId = yield* askedTask(handler, ctx)
       const answer = message(`answer ${uniqueId("x")}`, { taskId })
       const first = yield* handler.sendMessage({ message: answer }, ctx)
       const again = yield* handler.sendMessage({ message: answer }, ctx)
@@ -99,7 +109,35 @@ describe("safe retries, receipts kept in memory", () => {
       assert.strictEqual((yield* Effect.flip(handler.sendMessage({ message: changed }, ctx)))._tag, "InvalidParams")
     }).pipe(
       Effect.provide(
-        coreOver(agent).pipe(Layer.provide(MemoryMessageReceipts.layerWith({ window: 0 })), Layer.provide(memory))
+        withoutReceipts(agent)
+      )
+    )
+  })
+
+  it.live("with no receipts, a message waiting twice for its task's turn runs once", () => {
+    const agent = new CountingAgent()
+    return Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const ctx = ctxFor()
+      const taskId = yield* askedTask(handler, ctx)
+      const gate = uniqueId("gate")
+      const later = { configuration: { returnImmediately: true } }
+      yield* handler.sendMessage({ message: message(`hold ${gate}`, { taskId }), ...later }, ctx)
+      // Two sends of one message wait for the held turn; the first takes the next turn, the second finds it taken.
+      const more = message(`more ${uniqueId("x")}`, { taskId })
+      const first = yield* Effect.forkChild(handler.sendMessage({ message: more }, ctx))
+      const second = yield* Effect.forkChild(handler.sendMessage({ message: more }, ctx))
+      yield* Effect.sleep("20 millis")
+      yield* agent.open(gate)
+      const answers = [yield* Fiber.join(first), yield* Fiber.join(second)]
+      assert.strictEqual(agent.runs(AgentExecutor.textOf(more)), 1)
+      const states = answers.map((r) => ("task" in r ? r.task.status.state : "message"))
+      assert.deepStrictEqual(states, ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_INPUT_REQUIRED"])
+      const task = yield* handler.getTask({ id: taskId }, ctx)
+      assert.strictEqual(task.history?.filter((m) => m.messageId === more.messageId).length, 1)
+    }).pipe(
+      Effect.provide(
+        withoutReceipts(agent)
       )
     )
   })

@@ -28,7 +28,7 @@ const statesOf = (events: ReadonlyArray<v1.StreamResponse>) => events.map(stateO
 /**
  * An agent that counts its runs, by message text. The first word picks what it does:
  * reply (a direct message) | task (completes) | wait <gate> (works until the gate opens) | ask (input required;
- * a continuation completes) | fail (fails before any task) | slow-reply <gate> (replies once the gate opens) |
+ * a continuation completes, or with hold <gate> works until the gate opens, or with more asks again) | fail (fails before any task) | slow-reply <gate> (replies once the gate opens) |
  * slow-fail <gate> (fails before any task once the gate opens).
  */
 export class CountingAgent {
@@ -55,7 +55,19 @@ export class CountingAgent {
     this.counts.set(text, this.runs(text) + 1)
     const [script, arg = ""] = text.split(" ")
     const task = (work: Parameters<typeof AgentExecutor.task>[0]) => AgentExecutor.task(work).execute(ctx)
-    if (ctx.task._tag === "Some") return task((t) => t.complete(`continued: ${text}`))
+    if (ctx.task._tag === "Some") {
+      // Continuations: hold <gate> works until the gate opens, then asks again; more asks again; else completes.
+      if (script === "hold") {
+        return task((t) =>
+          t.working("holding").pipe(
+            Effect.andThen(Deferred.await(this.gate(arg))),
+            Effect.andThen(t.requireInput("and then?"))
+          )
+        )
+      }
+      if (script === "more") return task((t) => t.requireInput(`more after: ${text}`))
+      return task((t) => t.complete(`continued: ${text}`))
+    }
     switch (script) {
       case "reply":
         return AgentExecutor.replyWithText(() => `reply to ${text}`).execute(ctx)
