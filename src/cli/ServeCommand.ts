@@ -24,6 +24,7 @@ import * as CardSigner from "../server/CardSigner.ts"
 import * as DemoAgent from "../server/DemoAgent.ts"
 import * as ApiDocs from "../server/http/ApiDocs.ts"
 import * as DevUi from "../server/http/DevUi.ts"
+import * as MemoryMessageReceipts from "../server/memory/MemoryMessageReceipts.ts"
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
 import * as Observability from "../server/Observability.ts"
@@ -100,7 +101,10 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false }).pipe(
     Layer.provide(
       (flags.memory
-        ? DurableServer.layerWithStores(Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer), core)
+        ? DurableServer.layerWithStores(
+          Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer, MemoryMessageReceipts.layerConfig),
+          core
+        )
         : DurableServer.layerConfig(core)).pipe(Layer.provide(CardSigner.layerConfig))
     ),
     // A2A 0.3 and 0.1 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves them out.

@@ -24,11 +24,13 @@
  * @since 0.1.0
  */
 import type * as Config from "effect/Config"
+import type * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as AgentCardConfig from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 import * as Auth from "./Auth.ts"
 import * as EventBus from "./EventBus.ts"
+import * as MemoryMessageReceipts from "./memory/MemoryMessageReceipts.ts"
 import * as MemoryPushConfigStore from "./memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "./memory/MemoryTaskStore.ts"
 import type * as PushConfigStore from "./PushConfigStore.ts"
@@ -53,7 +55,10 @@ export const layerCore = (
 ): Layer.Layer<RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig, never, Requirements | Auth.Auth> =>
   RequestHandler.layer.pipe(Layer.provideMerge(AgentCardConfig.layer(options)))
 
-/** Memory TaskStore and PushConfigStore, in-process EventBus, no-op PushNotifier. */
+/**
+ * Memory TaskStore and PushConfigStore, in-process EventBus, no-op PushNotifier. (Without MessageReceipts, the
+ * RequestHandler keeps them in memory with the default window.)
+ */
 export const memoryServices: Layer.Layer<
   TaskStore.TaskStore | PushConfigStore.PushConfigStore | EventBus.EventBus | PushNotifier.PushNotifier
 > = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess, PushNotifier.layerNoop)
@@ -63,6 +68,11 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
   /** Authentication; default none (anonymous). */
   readonly auth?: Auth.Auth["Service"] | undefined
+  /**
+   * How long a message sent again under its messageId is answered with its first outcome instead of running
+   * again (see MessageReceipts). Default 24 hours; zero keeps no receipts.
+   */
+  readonly idempotencyWindow?: Duration.Input | undefined
 }
 
 const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<AgentExecutor.AgentExecutor, E, R> =>
@@ -72,16 +82,25 @@ const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<A
 export const layer = <E = never, R = never>(options: Options<E, R>): Layer.Layer<Services, E, R> =>
   layerCore(options).pipe(
     Layer.provide(executorLayer(options.executor)),
+    Layer.provide(MemoryMessageReceipts.layerWith({ window: options.idempotencyWindow })),
     Layer.provide(memoryServices),
     Layer.provideMerge(Layer.succeed(Auth.Auth, options.auth ?? Auth.none))
   )
 
-/** Like `layer`, with Auth read from configuration (see `Auth.layerConfig`). */
+/**
+ * Like `layer`, with Auth read from configuration (see `Auth.layerConfig`), and the idempotency window from
+ * `A2A_IDEMPOTENCY_WINDOW` unless given.
+ */
 export const layerConfig = <E = never, R = never>(
   options: Omit<Options<E, R>, "auth">
 ): Layer.Layer<Services, E | Config.ConfigError, R> =>
   layerCore(options).pipe(
     Layer.provide(executorLayer(options.executor)),
+    Layer.provide(
+      options.idempotencyWindow === undefined
+        ? MemoryMessageReceipts.layerConfig
+        : MemoryMessageReceipts.layerWith({ window: options.idempotencyWindow })
+    ),
     Layer.provide(memoryServices),
     Layer.provideMerge(Auth.layerConfig)
   )

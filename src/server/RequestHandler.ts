@@ -18,8 +18,10 @@
  * @since 0.1.0
  */
 import type * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Base64Url from "effect/encoding/Base64Url"
 import * as Exit from "effect/Exit"
@@ -55,6 +57,8 @@ import * as PageToken from "./internal/PageToken.ts"
 import * as PushStream from "./internal/PushStream.ts"
 import * as TaskRunner from "./internal/TaskRunner.ts"
 import * as Validation from "./internal/Validation.ts"
+import * as MemoryMessageReceipts from "./memory/MemoryMessageReceipts.ts"
+import { differentBody, fingerprint, MessageReceipts, type Receipt, type ReceiptKey } from "./MessageReceipts.ts"
 import * as Observability from "./Observability.ts"
 import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
@@ -90,6 +94,27 @@ export const scopeOf = (req: { readonly tenant?: string | undefined }, ctx: Call
   tenant: req.tenant ?? ""
 })
 
+/**
+ * How long after a message was accepted its task or reply may still be missing: a retry waits until then for the
+ * first send's agent to make it. Later, it will not come (its task is no longer kept, or its node stopped first).
+ */
+const RETRY_WAIT = Duration.seconds(30)
+
+/** What a send of an already accepted message is answered with: the first send's task, or its direct reply. */
+type Earlier = { readonly record: TaskRecord } | { readonly reply: v1.Message }
+
+const stillTakingIn = (messageId: string) =>
+  new UnsupportedOperation({
+    message: `Message ${messageId} is still being taken in by its first send; send it again shortly`
+  })
+
+const acceptedTaskGone = (messageId: string, taskId: string) =>
+  new TaskNotFound({
+    message: `Message ${messageId} was accepted for task ${taskId}, which is not found (no longer kept, or never ` +
+      `made); a new message needs a new messageId`,
+    metadata: { taskId }
+  })
+
 const noStreaming = () =>
   new UnsupportedOperation({ message: "Streaming is not supported by this agent (capabilities.streaming is false)" })
 
@@ -107,6 +132,12 @@ export const make = Effect.gen(function*() {
   const pushConfigs = yield* PushConfigStore
   const bus = yield* EventBus
   const cards = yield* AgentCardConfig
+  // Kept with the stores when they keep them (the SQL stores: across restarts and nodes), else in this process.
+  const receipts = yield* Effect.flatMap(
+    Effect.serviceOption(MessageReceipts),
+    Option.match({ onNone: () => MemoryMessageReceipts.make, onSome: Effect.succeed })
+  )
+  const keepsReceipts = !Duration.isZero(receipts.window)
   // Decided once: uninstrumented, the operations run as if Observability did not exist.
   const observed = yield* Observability.isEnabled
   const services = yield* Effect.context<never>()
@@ -203,23 +234,93 @@ export const make = Effect.gen(function*() {
     return undefined
   }
 
-  /** Checks a SendMessage request and starts its execution, reporting to `caller`. */
+  /**
+   * The outcome of the send that claimed a message, once it shows: its reply, or its task as it is now; undefined
+   * when that send gave its claim back (it was not accepted), so this one may claim it.
+   */
+  const outcomeOf: (key: ReceiptKey, receipt: Receipt) => Effect.Effect<Earlier | undefined, A2AError> = Effect
+    .fnUntraced(function*(key: ReceiptKey, first: Receipt) {
+      let receipt = first
+      for (let pause = 10;; pause = Math.min(pause * 2, 500)) {
+        if (Option.isSome(receipt.reply)) return { reply: receipt.reply.value }
+        const found = yield* store.get(receipt.taskId, key).pipe(orInternal)
+        if (Option.isSome(found)) return { record: found.value }
+        if ((yield* Clock.currentTimeMillis) - receipt.acceptedAt >= Duration.toMillis(RETRY_WAIT)) {
+          return yield* acceptedTaskGone(key.messageId, receipt.taskId)
+        }
+        // The first send's agent is starting (its task not saved yet) or about to reply: look again shortly.
+        yield* Effect.sleep(Duration.millis(pause))
+        const again = yield* receipts.get(key).pipe(orInternal)
+        if (Option.isNone(again)) return undefined
+        receipt = again.value
+      }
+    })
+
+  /**
+   * Claims the message's receipt for `taskId`, then starts it; or, when another send of the message claimed it
+   * first, answers that send's outcome. A claim given back meanwhile is claimed again (a few rounds at most). A
+   * pipeline, not a generator: this runs on every SendMessage.
+   */
+  const claimThenStart = (
+    options: TaskRunner.StartOptions,
+    caller: TaskRunner.Caller,
+    claim: Claim,
+    print: string,
+    round: number
+  ): Effect.Effect<Earlier | undefined, A2AError> =>
+    Effect.flatMap(orInternal(receipts.claim(claim.key, print, claim.taskId)), (claimed) => {
+      if (Option.isNone(claimed)) {
+        return runner.start({ ...options, receipt: claim }, caller).pipe(
+          Effect.tapError(() => claim.unaccepted()),
+          Effect.map((record) => record === undefined ? undefined : { record })
+        )
+      }
+      if (claimed.value.fingerprint !== print) return Effect.fail(differentBody(claim.key.messageId))
+      return Effect.flatMap(outcomeOf(claim.key, claimed.value), (earlier) =>
+        earlier !== undefined
+          ? Effect.succeed(earlier)
+          : round < 2
+          ? claimThenStart(options, caller, claim, print, round + 1)
+          : Effect.fail(stillTakingIn(claim.key.messageId)))
+    })
+
+  /**
+   * Checks a SendMessage request and starts its execution, reporting to `caller`; or answers the outcome of an
+   * earlier send of the same message (`caller` then hears nothing).
+   */
   const start = (
     req: v1.SendMessageRequest,
     ctx: CallContext,
     caller: TaskRunner.Caller
-  ): Effect.Effect<void, A2AError> =>
+  ): Effect.Effect<Earlier | undefined, A2AError> =>
     Effect.suspend(() => {
       const refused = refuseSend(req, ctx)
-      return refused !== undefined ? Effect.fail(refused) : runner.start({
-        message: req.message,
-        owner: ctx.principal.id,
-        tenant: req.tenant ?? "",
+      if (refused !== undefined) return Effect.fail(refused)
+      const message = req.message
+      const owner = ctx.principal.id
+      const tenant = req.tenant ?? ""
+      const given = message.taskId !== undefined && message.taskId.length > 0 ? message.taskId : undefined
+      const startWith = (newTaskId: string | undefined): TaskRunner.StartOptions => ({
+        message,
+        owner,
+        tenant,
         call: ctx,
         metadata: req.metadata,
         configuration: req.configuration,
-        pushConfig: req.configuration?.taskPushNotificationConfig
-      }, caller)
+        pushConfig: req.configuration?.taskPushNotificationConfig,
+        newTaskId
+      })
+      if (!keepsReceipts) {
+        return Effect.map(runner.start(startWith(undefined), caller), (record) =>
+          record === undefined ? undefined : { record })
+      }
+      const print = fingerprint(message)
+      const key: ReceiptKey = { owner, tenant, messageId: message.messageId }
+      // The receipt names the task before it exists: a new task's id is chosen here.
+      return given !== undefined
+        ? claimThenStart(startWith(undefined), caller, new Claim(receipts, key, given), print, 0)
+        : Effect.flatMap(Ids.taskId, (taskId) =>
+          claimThenStart(startWith(taskId), caller, new Claim(receipts, key, taskId), print, 0))
     })
 
   const noResponse = () => new InternalError({ message: "The task ended without a response" })
@@ -265,17 +366,55 @@ export const make = Effect.gen(function*() {
           if (immediate) Deferred.doneUnsafe(answer, Exit.succeed({ event: { task }, task: Option.some(task) }))
         }
       }
-      return start(req, ctx, caller).pipe(
-        Effect.andThen(Deferred.await(answer)),
-        Effect.flatMap((processed) => toResponse(processed, req.configuration?.historyLength))
-      )
+      const historyLength = req.configuration?.historyLength
+      return Effect.flatMap(start(req, ctx, caller), (earlier) => {
+        if (earlier === undefined) {
+          return Effect.flatMap(Deferred.await(answer), (processed) => toResponse(processed, historyLength))
+        }
+        if (entry !== undefined) LiveSet.remove(waiting, entry)
+        return Effect.succeed(
+          "reply" in earlier ? { message: earlier.reply } : { task: limitHistory(earlier.record.task, historyLength) }
+        )
+      })
     })
 
-  // A PushStream fed by the execution: a reader that leaves stops taking its events, the execution goes on.
+  /**
+   * Delivers the task's snapshot and then its events as they come, as SubscribeToTask does; a task that has ended
+   * is what `ended` makes of it.
+   */
+  const follow = (
+    taskId: string,
+    scope: TaskScope,
+    sink: PushStream.Sink<v1.StreamResponse>,
+    ended: (task: v1.Task) => Effect.Effect<void, A2AError>
+  ) =>
+    // Subscribe first, then read the snapshot: events newer than its version follow it exactly once. A pipeline,
+    // not a generator: the open subscription's last step then holds only the events and their sink.
+    Effect.flatMap(bus.subscribe(taskId), (events) =>
+      Effect.flatMap(getOwned(taskId, scope), ({ task, version }) => {
+        if (isTerminal(task.status.state)) return ended(task)
+        sink.offer({ task })
+        return PushStream.run(events, new AfterSnapshot(sink, version))
+      }))
+
+  // A PushStream fed by the execution: a reader that leaves stops taking its events, the execution goes on. A
+  // send of a message already accepted follows the first send's task (or hears its reply).
   const sendStreamingMessage: RequestHandler["Service"]["sendStreamingMessage"] = (req, ctx) =>
     capabilities.streaming !== true
       ? PushStream.fail(noStreaming())
-      : PushStream.make((sink) => start(req, ctx, PushStream.mapInput(sink, eventOf)))
+      : PushStream.make((sink) =>
+        Effect.flatMap(start(req, ctx, PushStream.mapInput(sink, eventOf)), (earlier) => {
+          if (earlier === undefined) return Effect.void
+          const last = (event: v1.StreamResponse) =>
+            Effect.sync(() => {
+              sink.offer(event)
+              sink.end()
+            })
+          return "reply" in earlier
+            ? last({ message: earlier.reply })
+            : follow(earlier.record.task.id, scopeOf(req, ctx), sink, (task) => last({ task }))
+        })
+      )
 
   const getTask: RequestHandler["Service"]["getTask"] = (req, ctx) => {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
@@ -341,18 +480,7 @@ export const make = Effect.gen(function*() {
   const subscribeToTask: RequestHandler["Service"]["subscribeToTask"] = (req, ctx) =>
     capabilities.streaming !== true ?
       PushStream.fail(noStreaming()) :
-      // Subscribe first, then read the snapshot: events newer than its version follow it exactly once. A pipeline,
-      // not a generator: the open subscription's last step then holds only the events and their sink.
-      PushStream.make((sink) =>
-        Effect.flatMap(bus.subscribe(req.id), (events) =>
-          Effect.flatMap(getOwned(req.id, scopeOf(req, ctx)), ({ task, version }) => {
-            if (isTerminal(task.status.state)) {
-              return Effect.fail(notSubscribable(task))
-            }
-            sink.offer({ task })
-            return PushStream.run(events, new AfterSnapshot(sink, version))
-          }))
-      )
+      PushStream.make((sink) => follow(req.id, scopeOf(req, ctx), sink, (task) => Effect.fail(notSubscribable(task))))
 
   // --- push notification configs (spec 3.1.7-3.1.10) ---
 
@@ -477,6 +605,33 @@ const instrument = (handlers: Handlers, services: Context.Context<never>): Handl
       : unary(op, method as (req: unknown, ctx: CallContext) => Effect.Effect<unknown, A2AError>)
   }
   return instrumented as Handlers
+}
+
+/**
+ * The receipt a send claimed for its message, as its execution reports to it (see TaskRunner.ReceiptHooks). A
+ * class, not closures: one object per send.
+ */
+class Claim implements TaskRunner.ReceiptHooks {
+  readonly receipts: MessageReceipts["Service"]
+  readonly key: ReceiptKey
+  readonly taskId: string
+  constructor(receipts: MessageReceipts["Service"], key: ReceiptKey, taskId: string) {
+    this.receipts = receipts
+    this.key = key
+    this.taskId = taskId
+  }
+  replied(message: v1.Message): Effect.Effect<void> {
+    return Effect.catch(
+      this.receipts.reply(this.key, message),
+      (error) => Effect.logWarning(`Cannot record the reply to message ${this.key.messageId} in its receipt`, error)
+    )
+  }
+  unaccepted(): Effect.Effect<void> {
+    return Effect.catch(
+      this.receipts.release(this.key, this.taskId),
+      (error) => Effect.logWarning(`Cannot give back the receipt of message ${this.key.messageId}`, error)
+    )
+  }
 }
 
 /**

@@ -22,6 +22,7 @@
  * @since 0.1.0
  */
 import type * as Config from "effect/Config"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as A2AServer from "../server/A2AServer.ts"
@@ -38,6 +39,12 @@ import type * as SqlStore from "./SqlStore.ts"
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
+  /**
+   * How long the SQL stores of `layerConfig` keep a message's receipt (see MessageReceipts); default
+   * `A2A_IDEMPOTENCY_WINDOW`, else 24 hours. With `layerWithStores`, the stores given keep them (or, without
+   * MessageReceipts among them, the handler keeps them in memory).
+   */
+  readonly idempotencyWindow?: Duration.Input | undefined
 }
 
 /**
@@ -62,13 +69,15 @@ export const layerWithStores = <SE, E = never, R = never>(
 // The SQL stores (and effect/sql, node:sqlite) are loaded when this layer is built, so that a server given other
 // stores through `layerWithStores` (`effect-a2a serve --memory`) never loads them (BENCHMARKS.md, "Start-up
 // memory"). Our own module: a failure to load it is a defect.
-const sqlStores = () =>
+const sqlStores = (idempotencyWindow: Duration.Input | undefined) =>
   Layer.unwrap(
-    Effect.promise(() => import("./SqlStore.ts")).pipe(Effect.map((SqlStore) => SqlStore.layerConfig()))
+    Effect.promise(() => import("./SqlStore.ts")).pipe(
+      Effect.map((SqlStore) => SqlStore.layerConfig({ idempotencyWindow }))
+    )
   )
 
 /** The durable server core: `layerWithStores` over the SQL stores picked from configuration. */
 export const layerConfig = <E = never, R = never>(
   options: Options<E, R>
 ): Layer.Layer<A2AServer.Services, E | SqlStore.StoreError | Config.ConfigError, R> =>
-  layerWithStores(sqlStores(), options)
+  layerWithStores(sqlStores(options.idempotencyWindow), options)

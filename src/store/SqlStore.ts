@@ -10,6 +10,8 @@
  * - `A2A_SECRET_KEYS`: keys that seal push configs at rest (see `secretKeysConfig`).
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
  *   by a node that died while this one runs (see SqlTaskRecovery).
+ * - `A2A_IDEMPOTENCY_WINDOW` (default `24 hours`): how long a message's receipt is kept, so that sending it again
+ *   is answered with its first outcome (see MessageReceipts).
  *
  * @example
  * ```ts
@@ -23,6 +25,7 @@
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -35,10 +38,12 @@ import { ConnectionError, SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
 import * as EventBus from "../server/EventBus.ts"
 import { invalidConfig } from "../server/internal/InvalidConfig.ts"
+import * as MessageReceipts from "../server/MessageReceipts.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
+import * as SqlMessageReceipts from "./internal/SqlMessageReceipts.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
 import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
@@ -55,6 +60,7 @@ import * as SqliteClient from "./SqliteClient.ts"
 export type Services =
   | TaskStore
   | PushConfigStore
+  | MessageReceipts.MessageReceipts
   | SqlClient.SqlClient
   | SqlNode.SqlNode
   | RecoveredTasks
@@ -70,6 +76,8 @@ export interface Options {
    * open, and configs sealed otherwise are sealed again with the first on start. None: stored in the clear.
    */
   readonly secretKeys?: ReadonlyArray<Redacted.Redacted<Buffer>> | undefined
+  /** How long a message's receipt is kept (see MessageReceipts). Default 24 hours; zero keeps none. */
+  readonly idempotencyWindow?: Duration.Input | undefined
 }
 
 /**
@@ -96,7 +104,8 @@ const compose = <C, E, R, NE>(
     SqlPushConfigStore.layer(
       options.secretKeys !== undefined && options.secretKeys.length > 0 ? SecretBox.make(options.secretKeys) : undefined
     ),
-    SqlPushOutbox.layer({ interval: options.recovery?.interval })
+    SqlPushOutbox.layer({ interval: options.recovery?.interval }),
+    SqlMessageReceipts.layer({ window: options.idempotencyWindow })
   )
   return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery), Persistence.layerBackingSql).pipe(
     Layer.provideMerge(nodes),
@@ -213,9 +222,12 @@ export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreE
       ? { ...options, recovery: { ...options.recovery, interval: interval.value } }
       : options
     const keys = options.secretKeys === undefined ? yield* secretKeysConfig : undefined
-    const configured: Options = keys !== undefined && keys.length > 0
+    const withKeys: Options = keys !== undefined && keys.length > 0
       ? { ...withInterval, secretKeys: keys }
       : withInterval
+    const configured: Options = options.idempotencyWindow === undefined
+      ? { ...withKeys, idempotencyWindow: yield* MessageReceipts.windowConfig }
+      : withKeys
     yield* Effect.logInfo(
       database._tag === "pg" ? "Task store: PostgreSQL (A2A_DATABASE_URL)" : `Task store: SQLite ${database.filename}`
     )

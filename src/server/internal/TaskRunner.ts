@@ -69,6 +69,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import { type AgentEvent, AgentExecutor, type RequestContext } from "../AgentExecutor.ts"
 import type { CallContext } from "../CallContext.ts"
 import { EventBus } from "../EventBus.ts"
+import { differentBody, fingerprint } from "../MessageReceipts.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
@@ -116,6 +117,18 @@ export interface StartOptions {
   readonly configuration: v1.SendMessageConfiguration | undefined
   /** Push config to attach to the task once it exists (SendMessageConfiguration.taskPushNotificationConfig). */
   readonly pushConfig: v1.TaskPushNotificationConfig | undefined
+  /** The id of the task a message without `taskId` creates, when chosen before (a receipt names it); else new. */
+  readonly newTaskId?: string | undefined
+  /** The receipt the send claimed for its message, if any (see MessageReceipts). */
+  readonly receipt?: ReceiptHooks | undefined
+}
+
+/** What an execution tells the receipt of its message (see MessageReceipts). */
+export interface ReceiptHooks {
+  /** The agent answered with a message and made no task: recorded before the caller hears it. */
+  readonly replied: (message: v1.Message) => Effect.Effect<void>
+  /** The execution ended with neither a task nor a reply: the message was not accepted. */
+  readonly unaccepted: () => Effect.Effect<void>
 }
 
 export interface TaskRunner {
@@ -126,8 +139,11 @@ export interface TaskRunner {
    * "Task Interaction": agents MAY accept messages for non-terminal tasks), once the message is queued: it gets
    * the next turn when the one in progress ends in an interrupted state (input or auth required), and the
    * UnsupportedOperation of a terminal task when it ends there. Its events and outcome go to `caller` only.
+   *
+   * A message already in the task's history (its messageId) is not run again: `start` answers the task as it is
+   * and `caller` hears nothing (InvalidParams when the earlier message had another body).
    */
-  readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<void, A2AError>
+  readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<TaskRecord | undefined, A2AError>
   /** Cancels a task: interrupts its execution if one runs, and records CANCELED. */
   readonly cancel: (taskId: string, scope: TaskScope) => Effect.Effect<v1.Task, A2AError>
 }
@@ -315,6 +331,8 @@ export const make = Effect.gen(function*() {
     pushConfig: v1.TaskPushNotificationConfig | undefined
     /** Messages sent to the task meanwhile, in arrival order; undefined while there are none. */
     pending: Array<Pending> | undefined
+    /** The receipt of its message, until the execution has a task or a reply to show for it. */
+    receipt: ReceiptHooks | undefined
     /** Its fiber, once forked (the execution is visible in `running` from the instant before). */
     readonly fiber = Deferred.makeUnsafe<Fiber.Fiber<void>>()
     /** Its entry in `running`, emptied when it lets go of its task. */
@@ -326,7 +344,8 @@ export const make = Effect.gen(function*() {
       caller: Caller,
       record: TaskRecord | undefined,
       pushConfig: v1.TaskPushNotificationConfig | undefined,
-      pending: Array<Pending> | undefined
+      pending: Array<Pending> | undefined,
+      receipt: ReceiptHooks | undefined
     ) {
       this.context = context
       this.scope = scope
@@ -335,6 +354,7 @@ export const make = Effect.gen(function*() {
       this.record = record
       this.pushConfig = pushConfig
       this.pending = pending
+      this.receipt = record === undefined ? receipt : undefined
     }
 
     reducerContext(now: string): TaskReducer.ReducerContext {
@@ -370,11 +390,14 @@ export const make = Effect.gen(function*() {
             if (task === undefined) {
               // Before any task, a message is the whole answer: a direct reply.
               const { taskId: _, ...message } = reply
-              then = Effect.sync(() => {
+              const answer = Effect.sync(() => {
                 this.reporter.offer({ event: { message }, task: Option.none() })
                 this.settled = true
                 return false
               })
+              const receipt = this.receipt
+              this.receipt = undefined
+              then = receipt === undefined ? answer : Effect.andThen(receipt.replied(message), answer)
               break
             }
             // Once the task exists its stream may only carry updates (spec: a Task, then status or artifact
@@ -457,6 +480,7 @@ export const make = Effect.gen(function*() {
         ),
         (record) => {
           this.record = record
+          this.receipt = undefined
           for (const p of applied.published) this.reporter.offer({ event: p.event, task: Option.some(p.task) })
         }
       )
@@ -588,7 +612,9 @@ export const make = Effect.gen(function*() {
      * lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~9 KB, BENCHMARKS.md).
      */
     release(): Effect.Effect<void> {
-      return Effect.andThen(
+      const receipt = this.receipt
+      this.receipt = undefined
+      const released = Effect.andThen(
         Effect.suspend(() =>
           this.record === undefined ||
             ((this.pending === undefined || this.pending.length === 0) && !lockUsers.has(this.context.taskId))
@@ -597,6 +623,8 @@ export const make = Effect.gen(function*() {
         ),
         Effect.sync(() => this.caller.end())
       )
+      // Neither a task nor a reply: the message was not accepted, and sending it again runs it anew.
+      return receipt === undefined ? released : Effect.andThen(receipt.unaccepted(), released)
     }
 
     /** The whole execution, as its fiber runs it. */
@@ -647,17 +675,19 @@ export const make = Effect.gen(function*() {
         caller,
         record,
         options.pushConfig,
-        pending
+        pending,
+        options.receipt
       )
       running.set(taskId, execution.slot)
       if (serverScope.state._tag === "Closed") {
         // Too late to run: the fiber forkIn gives a closed scope is interrupted before it starts, so the caller
         // hears it here (it would otherwise wait for an execution that never comes).
-        return Effect.map(Effect.forkIn(execution.run(), serverScope), (fiber) => {
+        return Effect.flatMap(Effect.forkIn(execution.run(), serverScope), (fiber) => {
           if (running.get(taskId) === execution.slot) running.delete(taskId)
           execution.slot.current = undefined
           Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
           caller.fail(Cause.fail(new InternalError({ message: "The server is shutting down; send the request again" })))
+          return execution.receipt?.unaccepted() ?? Effect.void
         })
       }
       return Effect.map(Effect.forkDetach(execution.run()), (fiber) => track(execution, fiber))
@@ -682,7 +712,7 @@ export const make = Effect.gen(function*() {
     caller: Caller,
     taskId: string,
     pending?: Array<Pending>
-  ) => Effect.Effect<void, A2AError> = Effect.fnUntraced(
+  ) => Effect.Effect<TaskRecord | undefined, A2AError> = Effect.fnUntraced(
     function*(options: StartOptions, caller: Caller, taskId: string, pending?: Array<Pending>) {
       const existing = yield* store.get(taskId, { owner: options.owner, tenant: options.tenant }).pipe(
         orInternal
@@ -700,6 +730,18 @@ export const make = Effect.gen(function*() {
         return yield* startNew(options, caller, taskId)
       }
       const task = existing.value.task
+      const messageId = options.message.messageId
+      const earlier = task.history?.find((m) => m.messageId === messageId)
+      if (earlier !== undefined) {
+        // Sent before (its receipt gone, or never kept): the task already took it, and its agent does not run again.
+        const given = options.message.contextId
+        const contextId = given !== undefined && given.length > 0 ? given : earlier.contextId
+        const again: v1.Message = contextId === undefined
+          ? { ...options.message, taskId }
+          : { ...options.message, taskId, contextId }
+        if (fingerprint(again) !== fingerprint(earlier)) return yield* differentBody(messageId)
+        return existing.value
+      }
       if (isTerminal(task.status.state)) {
         return yield* new UnsupportedOperation({
           message: `Task ${taskId} is ${label(task.status.state)} and accepts no further messages`,
@@ -728,7 +770,7 @@ export const make = Effect.gen(function*() {
         // The task as its execution last saved it.
         const current = busy.record?.task ?? task
         if (caller.queued !== undefined) caller.queued(current)
-        return
+        return undefined
       }
       if (!isFinal(task.status.state)) {
         // In flight with no execution here: its agent runs in another server process sharing the store (or ran in
@@ -740,9 +782,7 @@ export const make = Effect.gen(function*() {
         })
       }
       const message: v1.Message = { ...options.message, taskId, contextId }
-      const history = task.history?.some((m) => m.messageId === message.messageId)
-        ? task.history
-        : TaskReducer.appended(task.history, message)
+      const history = TaskReducer.appended(task.history, message)
       const next: TaskRecord = {
         task: { ...task, contextId, history },
         owner: options.owner,
@@ -760,6 +800,7 @@ export const make = Effect.gen(function*() {
           )
           : orInternal(Effect.fail(error)))
       yield* launch(options, caller, taskId, contextId, message, next, pending)
+      return undefined
     }
   )
 
@@ -770,6 +811,13 @@ export const make = Effect.gen(function*() {
    */
   const continueQueued = (next: Pending, rest: Array<Pending>, taskId: string): Effect.Effect<void> =>
     continueTask(next.options, next.caller, taskId, rest).pipe(
+      Effect.flatMap((taken) => {
+        if (taken === undefined) return Effect.void
+        // Already in the task: its caller hears the task as it is, and the next waiting message takes the turn.
+        next.caller.offer({ event: { task: taken.task }, task: Option.some(taken.task) })
+        next.caller.end()
+        return rest.length === 0 ? Effect.void : continueQueued(rest[0]!, rest.slice(1), taskId)
+      }),
       Effect.catch((error) =>
         Effect.sync(() => {
           for (const { caller } of [next, ...rest]) {
@@ -781,16 +829,18 @@ export const make = Effect.gen(function*() {
     )
 
   /** Starts a new task with the given id: the message's contextId, or a new one. */
-  const startNew = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<void> => {
+  const startNew = (options: StartOptions, caller: Caller, taskId: string): Effect.Effect<undefined> => {
     const { taskId: _, ...message } = options.message
     const given = message.contextId !== undefined && message.contextId.length > 0 ? message.contextId : undefined
-    const run = (contextId: string) => launch(options, caller, taskId, contextId, { ...message, contextId }, undefined)
+    const run = (contextId: string) =>
+      Effect.as(launch(options, caller, taskId, contextId, { ...message, contextId }, undefined), undefined)
     return given !== undefined ? run(given) : Effect.flatMap(Ids.randomId, run)
   }
 
-  const start = (options: StartOptions, caller: Caller): Effect.Effect<void, A2AError> => {
+  const start = (options: StartOptions, caller: Caller): Effect.Effect<TaskRecord | undefined, A2AError> => {
     const taskId = options.message.taskId
     if (taskId !== undefined && taskId.length > 0) return withLock(taskId, continueTask(options, caller, taskId))
+    if (options.newTaskId !== undefined) return startNew(options, caller, options.newTaskId)
     // Nested, not Effect.zip: no tuple nor zip's continuations on every SendMessage.
     return Effect.flatMap(Ids.taskId, (taskId) => startNew(options, caller, taskId))
   }

@@ -150,6 +150,39 @@ const createPushOutbox = Effect.gen(function*() {
   yield* sql`CREATE INDEX a2a_push_outbox_by_node ON a2a_push_outbox (node_id)`
 })
 
+/**
+ * Receipts of accepted messages (see MessageReceipts), one per caller (owner, tenant) and messageId: the primary
+ * key is what makes a claim atomic across nodes. `reply` is the agent's direct reply (JSON), when it made no task.
+ */
+const createMessageReceipts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE a2a_message_receipts (
+        owner TEXT COLLATE "C" NOT NULL,
+        tenant TEXT COLLATE "C" NOT NULL,
+        message_id TEXT COLLATE "C" NOT NULL,
+        fingerprint TEXT NOT NULL,
+        task_id TEXT COLLATE "C" NOT NULL,
+        reply TEXT,
+        accepted_at BIGINT NOT NULL,
+        PRIMARY KEY (owner, tenant, message_id)
+      )`,
+    orElse: () =>
+      sql`CREATE TABLE a2a_message_receipts (
+        owner TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        reply TEXT,
+        accepted_at INTEGER NOT NULL,
+        PRIMARY KEY (owner, tenant, message_id)
+      )`
+  })
+  yield* sql`CREATE INDEX a2a_message_receipts_by_age ON a2a_message_receipts (accepted_at)`
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
@@ -157,7 +190,8 @@ export const migrations = Migrator.fromRecord({
   "3_add_task_tenant": addTaskTenant,
   "4_add_push_config_version": addPushConfigVersion,
   "5_create_task_events": createTaskEvents,
-  "6_create_push_outbox": createPushOutbox
+  "6_create_push_outbox": createPushOutbox,
+  "7_create_message_receipts": createMessageReceipts
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"

@@ -270,7 +270,10 @@ for (const directStreams of [true, false]) {
               method: "POST",
               headers: V1_JSON,
               body: JSON.stringify(
-                TestServer.call("SendStreamingMessage", { message: TestServer.userMessage("hold") }, n)
+                TestServer.call("SendStreamingMessage", {
+                  // A message each: one messageId sent again would be a retry of the first (one task).
+                  message: TestServer.userMessage("hold", { messageId: `m-hold-${n}` })
+                }, n)
               )
             }),
           { concurrency: 10 }
