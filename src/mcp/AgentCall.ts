@@ -64,7 +64,7 @@ export const Input = Schema.Struct({
   contextId: Schema.optionalKey(Schema.String).annotate({
     description: "To continue a conversation with this agent: its context id"
   })
-}).annotate({ identifier: "AgentCallInput" })
+})
 export type Input = typeof Input.Type
 
 // --- Outcome ---------------------------------------------------------------------------------------------------

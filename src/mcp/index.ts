@@ -1,19 +1,24 @@
 /**
- * effect-a2a/mcp: A2A agents as Effect AI tools (`AgentCall`, one call of a remote agent as a tool makes it).
+ * effect-a2a/mcp: remote A2A agents as Effect AI tools (`AgentTools`), built on `AgentCall` (one call of a remote
+ * agent as a tool makes it).
  *
  * @example
  * ```ts
  * import { A2AClient } from "effect-a2a/client"
- * import { AgentCall } from "effect-a2a/mcp"
+ * import { AgentCall, AgentTools } from "effect-a2a/mcp"
  * import { Effect } from "effect"
  * import { FetchHttpClient } from "effect/http"
  *
  * const program = Effect.gen(function*() {
  *   const client = yield* A2AClient.resolve("http://127.0.0.1:8080")
- *   return yield* AgentCall.call(client, { text: "task write a report" })
+ *   const outcome = yield* AgentCall.call(client, { text: "task write a report" })
+ *   // the same agent as a tool for a model: LanguageModel.generateText({ prompt, toolkit })
+ *   const toolkit = yield* AgentTools.fromClient(client)
+ *   return { outcome, tools: Object.keys(toolkit.tools) }
  * }).pipe(Effect.provide(FetchHttpClient.layer))
  * ```
  *
  * @since 0.1.0
  */
 export * as AgentCall from "./AgentCall.ts"
+export * as AgentTools from "./AgentTools.ts"
