@@ -7,8 +7,8 @@
  * timeout is a tool failure the model reads (`AgentToolError`); a timeout or an abandoned call cancels the task.
  *
  * The client's options apply: credentials, card verification (the CardVerifier in context, `verifyCard`),
- * timeouts, bindings. `toolkit` makes one toolkit of several agents; `merge` adds other bound toolkits (e.g. the
- * tools of MCP servers, `McpTools`).
+ * timeouts, bindings. `toolkit` makes one toolkit of several agents; `BoundToolkit.merge` adds other bound toolkits
+ * (e.g. the tools of MCP servers, `McpTools`).
  *
  * @example
  * ```ts
@@ -29,9 +29,7 @@
  *
  * @since 0.1.0
  */
-import * as AiError from "effect/ai/AiError"
 import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
@@ -40,6 +38,7 @@ import * as A2AClient from "../client/A2AClient.ts"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import type * as v1 from "../generated/v1.ts"
 import * as AgentCall from "./AgentCall.ts"
+import * as BoundToolkit from "./BoundToolkit.ts"
 
 /**
  * Why a tool call of an agent failed, said so that a model can act on it: the task failed, was rejected or
@@ -77,9 +76,6 @@ export type AgentTool = Tool.Tool<string, {
   readonly failureMode: "return"
 }>
 
-/** A toolkit with its handlers bound, as `LanguageModel.generateText({ toolkit })` takes it. */
-export type BoundToolkit = Toolkit.WithHandler<Record<string, Tool.Any>>
-
 export interface ToolOptions {
   /** One tool per skill of the card instead of one for the agent. Default false. */
   readonly perSkill?: boolean | undefined
@@ -103,14 +99,6 @@ export type Agent =
   | (A2AClient.ResolveOptions & ToolOptions & { readonly url: string })
   | (A2AClient.Options & ToolOptions & { readonly card: v1.AgentCard })
   | (ToolOptions & { readonly client: A2AClient.A2AClientShape })
-
-const MAX_NAME = 64
-
-/** A valid tool name from free text: runs of other characters become `_`, cut to 64 characters. */
-export const toolName = (text: string): string => {
-  const name = text.trim().replace(/[^a-zA-Z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, MAX_NAME)
-  return name === "" ? "agent" : name
-}
 
 const describeAgent = (card: v1.AgentCard): string => {
   const skills = card.skills.map((skill) => `- ${skill.name}: ${skill.description}${examples(skill)}`)
@@ -208,51 +196,30 @@ const makeTool = (name: string, description: string): AgentTool =>
 export const tools = (client: A2AClient.A2AClientShape, options: ToolOptions = {}): ReadonlyArray<AgentTool> => {
   const card = client.card
   if (options.perSkill !== true) {
-    return [makeTool(toolName(options.name ?? card.name), options.description ?? describeAgent(card))]
+    return [
+      makeTool(BoundToolkit.toolName(options.name ?? card.name, "agent"), options.description ?? describeAgent(card))
+    ]
   }
-  const prefix = toolName(options.name ?? card.name)
   return card.skills.map((skill) =>
-    makeTool(
-      toolName(`${prefix.slice(0, MAX_NAME - 2 - toolName(skill.id).length)}__${skill.id}`),
-      describeSkill(card, skill)
-    )
+    makeTool(BoundToolkit.qualified(options.name ?? card.name, skill.id), describeSkill(card, skill))
   )
 }
 
-/** Two tools of one toolkit with the same name. */
-export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
-  name: Schema.String,
-  message: Schema.String
-}) {}
-
-/** The tools of one agent (client) bound to their handlers. */
+/** The tools of one agent (client) bound to their handler. */
 export const fromClient = (
   client: A2AClient.A2AClientShape,
   options: ToolOptions = {}
-): Effect.Effect<BoundToolkit, DuplicateToolName> => bind([{ client, options }])
+): Effect.Effect<BoundToolkit.BoundToolkit, BoundToolkit.DuplicateToolName> => bind([{ client, options }])
 
-const bind = Effect.fnUntraced(function*(
+const bind = (
   agents: ReadonlyArray<{ readonly client: A2AClient.A2AClientShape; readonly options: ToolOptions }>
-) {
-  const all: Array<Tool.Any> = []
-  const handlers: { [name: string]: Toolkit.HandlersFrom<Record<string, Tool.Any>>[string] } = {}
-  for (const { client, options } of agents) {
+) =>
+  BoundToolkit.make(agents.flatMap(({ client, options }) => {
     const handle = handler(client, options)
-    for (const tool of tools(client, options)) {
-      if (Object.hasOwn(handlers, tool.name)) {
-        return yield* new DuplicateToolName({
-          name: tool.name,
-          message: `Two tools are named "${tool.name}": give the agents distinct names (the "name" option)`
-        })
-      }
-      all.push(tool)
-      // the toolkit decoded the parameters with the tool's schema, AgentCall.Input, before calling the handler
-      handlers[tool.name] = (params) => handle(params as AgentCall.Input)
-    }
-  }
-  const toolkit = Toolkit.make(...all)
-  return yield* toolkit.pipe(Effect.provideContext(yield* toolkit.toHandlers(handlers)))
-})
+    // the toolkit decoded the parameters with the tool's schema, AgentCall.Input, before calling the handler
+    const bound: BoundToolkit.Handler = (params) => handle(params as AgentCall.Input)
+    return tools(client, options).map((tool) => ({ tool, handler: bound }))
+  }))
 
 /** Resolves an agent into a client with its tool options. */
 const resolveAgent = (
@@ -274,48 +241,17 @@ const resolveAgent = (
 export const fromUrl = <E = never>(
   url: string,
   options: A2AClient.ResolveOptions<E> & ToolOptions = {}
-): Effect.Effect<BoundToolkit, A2AResolveError | E | DuplicateToolName, HttpClient.HttpClient> =>
-  Effect.flatMap(A2AClient.resolve(url, options), (client) => fromClient(client, options))
+): Effect.Effect<
+  BoundToolkit.BoundToolkit,
+  A2AResolveError | E | BoundToolkit.DuplicateToolName,
+  HttpClient.HttpClient
+> => Effect.flatMap(A2AClient.resolve(url, options), (client) => fromClient(client, options))
 
 /** One toolkit of the tools of several agents (their cards resolved one after the other, in order). */
 export const toolkit = (
   agents: ReadonlyArray<Agent>
-): Effect.Effect<BoundToolkit, A2AResolveError | DuplicateToolName, HttpClient.HttpClient> =>
-  Effect.flatMap(Effect.forEach(agents, resolveAgent), bind)
-
-/**
- * Bound toolkits as one (e.g. agents' tools and the tools of MCP servers): each call goes to the toolkit holding
- * the tool. Fails on a name held by two of them.
- */
-export const merge = (
-  ...toolkits: ReadonlyArray<BoundToolkit>
-): Effect.Effect<BoundToolkit, DuplicateToolName> =>
-  Effect.suspend(() => {
-    const owner = new Map<string, BoundToolkit>()
-    for (const bound of toolkits) {
-      for (const name of Object.keys(bound.tools)) {
-        if (owner.has(name)) {
-          return Effect.fail(
-            new DuplicateToolName({ name, message: `Two toolkits have a tool named "${name}"` })
-          )
-        }
-        owner.set(name, bound)
-      }
-    }
-    const tools: Record<string, Tool.Any> = {}
-    for (const [name, bound] of owner) tools[name] = bound.tools[name]!
-    const merged: BoundToolkit = {
-      tools,
-      handle: (name, params, toolCallId, parseOptions) => {
-        const bound = owner.get(name as string)
-        return bound !== undefined ? bound.handle(name, params, toolCallId, parseOptions) : Effect.fail(
-          AiError.make({
-            module: "AgentTools",
-            method: `${String(name)}.handle`,
-            reason: new AiError.ToolNotFoundError({ toolName: String(name), availableTools: [...owner.keys()] })
-          })
-        )
-      }
-    }
-    return Effect.succeed(merged)
-  })
+): Effect.Effect<
+  BoundToolkit.BoundToolkit,
+  A2AResolveError | BoundToolkit.DuplicateToolName,
+  HttpClient.HttpClient
+> => Effect.flatMap(Effect.forEach(agents, resolveAgent), bind)

@@ -1,6 +1,7 @@
 /**
  * effect-a2a/mcp: remote A2A agents as Effect AI tools (`AgentTools`), built on `AgentCall` (one call of a remote
- * agent as a tool makes it).
+ * agent as a tool makes it); the tools of MCP servers (`McpTools`, through Effect's `McpClient`); both bound in
+ * toolkits a `LanguageModel` takes, merged into one (`BoundToolkit`).
  *
  * @example
  * ```ts
@@ -22,3 +23,5 @@
  */
 export * as AgentCall from "./AgentCall.ts"
 export * as AgentTools from "./AgentTools.ts"
+export * as BoundToolkit from "./BoundToolkit.ts"
+export * as McpTools from "./McpTools.ts"

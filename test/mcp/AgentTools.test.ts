@@ -10,6 +10,7 @@ import { LanguageModel, Tool } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as AgentTools from "../../src/mcp/AgentTools.ts"
+import * as BoundToolkit from "../../src/mcp/BoundToolkit.ts"
 import { Ours, OursSecured, TOKEN } from "../client/OurServer.ts"
 import { cardFor } from "../client/TestServer.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
@@ -19,7 +20,7 @@ const OUR_TOOL = "effect-a2a_demo_agent"
 const SDK_TOOL = "SDK_Interop_Agent"
 
 /** One model turn that makes these tool calls; the toolkit's results. */
-const callTools = (toolkit: AgentTools.BoundToolkit, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
+const callTools = (toolkit: BoundToolkit.BoundToolkit, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
   LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
     Effect.map((response) =>
       response.toolResults.map((r) => ({ name: r.name, isFailure: r.isFailure, result: r.result }))
@@ -62,9 +63,10 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
       }))
 
     it("tool names are made valid", () => {
-      expect(AgentTools.toolName("  Weather & Travel agent (v2) ")).toBe("Weather_Travel_agent_v2")
-      expect(AgentTools.toolName("日本語")).toBe("agent")
-      expect(AgentTools.toolName("x".repeat(80))).toHaveLength(64)
+      expect(BoundToolkit.toolName("  Weather & Travel agent (v2) ")).toBe("Weather_Travel_agent_v2")
+      expect(BoundToolkit.toolName("日本語")).toBe("tool")
+      expect(BoundToolkit.qualified("a".repeat(70), "read.file")).toBe(`${"a".repeat(53)}__read_file`)
+      expect(BoundToolkit.toolName("x".repeat(80))).toHaveLength(64)
     })
 
     it.effect("two agents with one name are refused; the name option tells them apart", () =>
@@ -199,7 +201,7 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
       Effect.gen(function*() {
         const ours = yield* Ours
         const sdk = yield* SdkPeer
-        const merged = yield* AgentTools.merge(
+        const merged = yield* BoundToolkit.merge(
           yield* AgentTools.fromUrl(ours.url),
           yield* AgentTools.fromUrl(sdk.url)
         )
@@ -209,7 +211,7 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
           { name: OUR_TOOL, params: { text: "two" } }
         ])
         expect(results.map((r) => (r.result as { text: string }).text).sort()).toEqual(["Echo: two", "echo: one"])
-        const error = yield* Effect.flip(AgentTools.merge(merged, yield* AgentTools.fromUrl(ours.url)))
+        const error = yield* Effect.flip(BoundToolkit.merge(merged, yield* AgentTools.fromUrl(ours.url)))
         expect(error).toMatchObject({ _tag: "DuplicateToolName", name: OUR_TOOL })
       }))
   })
