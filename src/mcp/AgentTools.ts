@@ -1,27 +1,28 @@
 /**
  * Remote A2A agents as Effect AI tools: from an agent's URL, card or client, a `Tool` with its handler, named and
- * described from the card (one tool per agent, or one per skill), bound in a `Toolkit.WithHandler` that
- * `LanguageModel.generateText({ toolkit })` takes as it is. The model fills in the message (`AgentCall.Input`);
+ * described from the card (one tool per agent, or one per skill), in a `ToolSet` (a toolkit and its handlers) for
+ * `LanguageModel.generateText` or an LLM agent. The model fills in the message (`AgentCall.Input`);
  * the tool sends it (streaming when the agent can) and returns the outcome: the final text, data and files, or
  * what the agent asks and the task id to answer with. A failed task, an A2A error, an unreachable agent or a
  * timeout is a tool failure the model reads (`AgentToolError`); a timeout or an abandoned call cancels the task.
  *
  * The client's options apply: credentials, card verification (the CardVerifier in context, `verifyCard`),
- * timeouts, bindings. `toolkit` makes one toolkit of several agents; `BoundToolkit.merge` adds other bound toolkits
+ * timeouts, bindings. `toolkit` makes one toolkit of several agents; `ToolSet.merge` adds other bound toolkits
  * (e.g. the tools of MCP servers, `McpTools`).
  *
  * @example
  * ```ts
- * import { AgentTools } from "effect-a2a/mcp"
+ * import { AgentTools, ToolSet } from "effect-a2a/mcp"
  * import { Effect } from "effect"
  * import { LanguageModel } from "effect/ai"
  * import { FetchHttpClient } from "effect/http"
  *
  * const program = Effect.gen(function*() {
- *   const toolkit = yield* AgentTools.toolkit([
+ *   const agents = yield* AgentTools.toolkit([
  *     "http://127.0.0.1:8080",
  *     { url: "https://weather.example.com", credentials: { bearer: "s3cret" }, timeout: "1 minute" }
  *   ])
+ *   const toolkit = ToolSet.bind(agents)
  *   const response = yield* LanguageModel.generateText({ prompt: "Plan my trip to Paris", toolkit })
  *   return response.text
  * }).pipe(Effect.provide(FetchHttpClient.layer))
@@ -38,7 +39,7 @@ import * as A2AClient from "../client/A2AClient.ts"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import type * as v1 from "../generated/v1.ts"
 import * as AgentCall from "./AgentCall.ts"
-import * as BoundToolkit from "./BoundToolkit.ts"
+import * as ToolSet from "./ToolSet.ts"
 
 /**
  * Why a tool call of an agent failed, said so that a model can act on it: the task failed, was rejected or
@@ -197,11 +198,11 @@ export const tools = (client: A2AClient.A2AClientShape, options: ToolOptions = {
   const card = client.card
   if (options.perSkill !== true) {
     return [
-      makeTool(BoundToolkit.toolName(options.name ?? card.name, "agent"), options.description ?? describeAgent(card))
+      makeTool(ToolSet.toolName(options.name ?? card.name, "agent"), options.description ?? describeAgent(card))
     ]
   }
   return card.skills.map((skill) =>
-    makeTool(BoundToolkit.qualified(options.name ?? card.name, skill.id), describeSkill(card, skill))
+    makeTool(ToolSet.qualified(options.name ?? card.name, skill.id), describeSkill(card, skill))
   )
 }
 
@@ -209,15 +210,15 @@ export const tools = (client: A2AClient.A2AClientShape, options: ToolOptions = {
 export const fromClient = (
   client: A2AClient.A2AClientShape,
   options: ToolOptions = {}
-): Effect.Effect<BoundToolkit.BoundToolkit, BoundToolkit.DuplicateToolName> => bind([{ client, options }])
+): Effect.Effect<ToolSet.ToolSet, ToolSet.DuplicateToolName> => bind([{ client, options }])
 
 const bind = (
   agents: ReadonlyArray<{ readonly client: A2AClient.A2AClientShape; readonly options: ToolOptions }>
 ) =>
-  BoundToolkit.make(agents.flatMap(({ client, options }) => {
+  ToolSet.make(agents.flatMap(({ client, options }) => {
     const handle = handler(client, options)
     // the toolkit decoded the parameters with the tool's schema, AgentCall.Input, before calling the handler
-    const bound: BoundToolkit.Handler = (params) => handle(params as AgentCall.Input)
+    const bound: ToolSet.Handler = (params) => handle(params as AgentCall.Input)
     return tools(client, options).map((tool) => ({ tool, handler: bound }))
   }))
 
@@ -242,8 +243,8 @@ export const fromUrl = <E = never>(
   url: string,
   options: A2AClient.ResolveOptions<E> & ToolOptions = {}
 ): Effect.Effect<
-  BoundToolkit.BoundToolkit,
-  A2AResolveError | E | BoundToolkit.DuplicateToolName,
+  ToolSet.ToolSet,
+  A2AResolveError | E | ToolSet.DuplicateToolName,
   HttpClient.HttpClient
 > => Effect.flatMap(A2AClient.resolve(url, options), (client) => fromClient(client, options))
 
@@ -251,7 +252,7 @@ export const fromUrl = <E = never>(
 export const toolkit = (
   agents: ReadonlyArray<Agent>
 ): Effect.Effect<
-  BoundToolkit.BoundToolkit,
-  A2AResolveError | BoundToolkit.DuplicateToolName,
+  ToolSet.ToolSet,
+  A2AResolveError | ToolSet.DuplicateToolName,
   HttpClient.HttpClient
 > => Effect.flatMap(Effect.forEach(agents, resolveAgent), bind)

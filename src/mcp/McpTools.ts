@@ -1,7 +1,7 @@
 /**
  * The tools of MCP servers as Effect AI tools, through Effect's `McpClient`: connect to a server (a command spoken
- * to over stdio, or a streamable HTTP URL), list its tools, and bind each to a call of it, so an LLM agent's
- * toolkit can hold them beside remote A2A agents (`BoundToolkit.merge`). A tool that reports an error, or a call
+ * to over stdio, or a streamable HTTP URL), list its tools, and bind each to a call of it (a `ToolSet`), so an LLM
+ * agent's toolkit can hold them beside remote A2A agents (`ToolSet.merge`). A tool that reports an error, or a call
  * that fails or runs out of time, is a failure the model reads (`McpToolError`), not the end of its turn.
  *
  * The connection lives as long as the Scope: closing it ends the server's process (stdio) or session (HTTP).
@@ -14,11 +14,11 @@
  * import { FetchHttpClient } from "effect/http"
  *
  * const program = Effect.gen(function*() {
- *   const toolkit = yield* McpTools.fromServers([
+ *   const tools = yield* McpTools.fromServers([
  *     { command: "node", args: ["weather-server.js"], prefix: "weather" },
  *     { url: "http://127.0.0.1:3000/mcp" }
  *   ])
- *   return Object.keys(toolkit.tools)
+ *   return Object.keys(tools.toolkit.tools)
  * }).pipe(Effect.scoped, Effect.provide([NodeServices.layer, FetchHttpClient.layer]))
  * ```
  *
@@ -38,7 +38,7 @@ import * as CommandLine from "effect/process/CommandLine"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as BoundToolkit from "./BoundToolkit.ts"
+import * as ToolSet from "./ToolSet.ts"
 
 /** An MCP server started as a command and spoken to over its stdin and stdout. */
 export interface StdioServer {
@@ -141,12 +141,12 @@ const isArguments = (params: unknown): params is Record<string, unknown> =>
 export const toolkit = (
   client: McpClient.McpClient,
   options: Pick<Server, "prefix" | "callTimeout"> = {}
-): Effect.Effect<BoundToolkit.BoundToolkit, McpClientError | BoundToolkit.DuplicateToolName> =>
+): Effect.Effect<ToolSet.ToolSet, McpClientError | ToolSet.DuplicateToolName> =>
   Effect.flatMap(client.listTools(), (descriptors) =>
-    BoundToolkit.make(descriptors.map((descriptor) => {
+    ToolSet.make(descriptors.map((descriptor) => {
       const name = options.prefix !== undefined
-        ? BoundToolkit.qualified(options.prefix, descriptor.name)
-        : BoundToolkit.toolName(descriptor.name)
+        ? ToolSet.qualified(options.prefix, descriptor.name)
+        : ToolSet.toolName(descriptor.name)
       const failed = (message: string) => new McpToolError({ tool: descriptor.name, message })
       const tool = Tool.dynamic(name, {
         // the server's own JSON Schema, as it wrote it: it validates the arguments itself
@@ -156,7 +156,7 @@ export const toolkit = (
         failure: McpToolError,
         failureMode: "return"
       }).annotate(Tool.Strict, false).annotate(Tool.OpenWorld, true)
-      const handler: BoundToolkit.Handler = (params) =>
+      const handler: ToolSet.Handler = (params) =>
         !isArguments(params)
           ? Effect.fail(failed("The arguments must be a JSON object"))
           : client.callTool(
@@ -175,8 +175,8 @@ export const toolkit = (
 export const fromServer = (
   server: Server
 ): Effect.Effect<
-  BoundToolkit.BoundToolkit,
-  McpClientError | BoundToolkit.DuplicateToolName,
+  ToolSet.ToolSet,
+  McpClientError | ToolSet.DuplicateToolName,
   Scope.Scope | ChildProcessSpawner | HttpClient.HttpClient
 > => Effect.flatMap(connect(server), (client) => toolkit(client, server))
 
@@ -184,7 +184,7 @@ export const fromServer = (
 export const fromServers = (
   servers: ReadonlyArray<Server>
 ): Effect.Effect<
-  BoundToolkit.BoundToolkit,
-  McpClientError | BoundToolkit.DuplicateToolName,
+  ToolSet.ToolSet,
+  McpClientError | ToolSet.DuplicateToolName,
   Scope.Scope | ChildProcessSpawner | HttpClient.HttpClient
-> => Effect.flatMap(Effect.forEach(servers, fromServer), (toolkits) => BoundToolkit.merge(...toolkits))
+> => Effect.flatMap(Effect.forEach(servers, fromServer), (toolkits) => ToolSet.merge(...toolkits))

@@ -1,7 +1,7 @@
 /**
  * effect-a2a/mcp: remote A2A agents as Effect AI tools (`AgentTools`), built on `AgentCall` (one call of a remote
- * agent as a tool makes it); the tools of MCP servers (`McpTools`, through Effect's `McpClient`); both bound in
- * toolkits a `LanguageModel` takes, merged into one (`BoundToolkit`).
+ * agent as a tool makes it); the tools of MCP servers (`McpTools`, through Effect's `McpClient`); both as tool sets
+ * (a toolkit and its handlers) for a `LanguageModel` or an LLM agent, merged into one (`ToolSet`).
  *
  * @example
  * ```ts
@@ -15,7 +15,7 @@
  *   const outcome = yield* AgentCall.call(client, { text: "task write a report" })
  *   // the same agent as a tool for a model: LanguageModel.generateText({ prompt, toolkit })
  *   const toolkit = yield* AgentTools.fromClient(client)
- *   return { outcome, tools: Object.keys(toolkit.tools) }
+ *   return { outcome, tools: Object.keys(toolkit.toolkit.tools) }
  * }).pipe(Effect.provide(FetchHttpClient.layer))
  * ```
  *
@@ -23,5 +23,5 @@
  */
 export * as AgentCall from "./AgentCall.ts"
 export * as AgentTools from "./AgentTools.ts"
-export * as BoundToolkit from "./BoundToolkit.ts"
 export * as McpTools from "./McpTools.ts"
+export * as ToolSet from "./ToolSet.ts"

@@ -10,7 +10,7 @@ import { LanguageModel, Tool } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as AgentTools from "../../src/mcp/AgentTools.ts"
-import * as BoundToolkit from "../../src/mcp/BoundToolkit.ts"
+import * as ToolSet from "../../src/mcp/ToolSet.ts"
 import { Ours, OursSecured, TOKEN } from "../client/OurServer.ts"
 import { cardFor } from "../client/TestServer.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
@@ -20,8 +20,8 @@ const OUR_TOOL = "effect-a2a_demo_agent"
 const SDK_TOOL = "SDK_Interop_Agent"
 
 /** One model turn that makes these tool calls; the toolkit's results. */
-const callTools = (toolkit: BoundToolkit.BoundToolkit, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
-  LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+const callTools = (tools: ToolSet.ToolSet, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
+  LanguageModel.generateText({ prompt: "go", toolkit: ToolSet.bind(tools) }).pipe(
     Effect.map((response) =>
       response.toolResults.map((r) => ({ name: r.name, isFailure: r.isFailure, result: r.result }))
     ),
@@ -41,8 +41,8 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
     it.effect("one tool per agent, named and described from its card, taking the message", () =>
       Effect.gen(function*() {
         const toolkit = yield* both
-        expect(Object.keys(toolkit.tools)).toEqual([OUR_TOOL, SDK_TOOL])
-        const tool = toolkit.tools[OUR_TOOL]!
+        expect(Object.keys(toolkit.toolkit.tools)).toEqual([OUR_TOOL, SDK_TOOL])
+        const tool = toolkit.toolkit.tools[OUR_TOOL]!
         const description = Tool.getDescription(tool) ?? ""
         expect(description).toContain("effect-a2a demo agent")
         expect(description).toContain("- Multi-turn: Asks for input")
@@ -56,17 +56,17 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
       Effect.gen(function*() {
         const ours = yield* Ours
         const toolkit = yield* AgentTools.fromUrl(ours.url, { perSkill: true, name: "demo" })
-        expect(Object.keys(toolkit.tools)).toEqual(["demo__echo", "demo__task", "demo__ask", "demo__slow"])
-        expect(Tool.getDescription(toolkit.tools["demo__ask"]!)).toContain("Asks for input (input-required)")
+        expect(Object.keys(toolkit.toolkit.tools)).toEqual(["demo__echo", "demo__task", "demo__ask", "demo__slow"])
+        expect(Tool.getDescription(toolkit.toolkit.tools["demo__ask"]!)).toContain("Asks for input (input-required)")
         const [result] = yield* callTools(toolkit, [{ name: "demo__echo", params: { text: "hi" } }])
         expect(result).toMatchObject({ isFailure: false, result: { _tag: "Completed", text: "Echo: hi" } })
       }))
 
     it("tool names are made valid", () => {
-      expect(BoundToolkit.toolName("  Weather & Travel agent (v2) ")).toBe("Weather_Travel_agent_v2")
-      expect(BoundToolkit.toolName("日本語")).toBe("tool")
-      expect(BoundToolkit.qualified("a".repeat(70), "read.file")).toBe(`${"a".repeat(53)}__read_file`)
-      expect(BoundToolkit.toolName("x".repeat(80))).toHaveLength(64)
+      expect(ToolSet.toolName("  Weather & Travel agent (v2) ")).toBe("Weather_Travel_agent_v2")
+      expect(ToolSet.toolName("日本語")).toBe("tool")
+      expect(ToolSet.qualified("a".repeat(70), "read.file")).toBe(`${"a".repeat(53)}__read_file`)
+      expect(ToolSet.toolName("x".repeat(80))).toHaveLength(64)
     })
 
     it.effect("two agents with one name are refused; the name option tells them apart", () =>
@@ -75,7 +75,7 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
         const error = yield* Effect.flip(AgentTools.toolkit([ours.url, ours.url]))
         expect(error).toMatchObject({ _tag: "DuplicateToolName", name: OUR_TOOL })
         const toolkit = yield* AgentTools.toolkit([ours.url, { url: ours.url, name: "second demo" }])
-        expect(Object.keys(toolkit.tools)).toEqual([OUR_TOOL, "second_demo"])
+        expect(Object.keys(toolkit.toolkit.tools)).toEqual([OUR_TOOL, "second_demo"])
       }))
   })
 
@@ -201,17 +201,17 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
       Effect.gen(function*() {
         const ours = yield* Ours
         const sdk = yield* SdkPeer
-        const merged = yield* BoundToolkit.merge(
+        const merged = yield* ToolSet.merge(
           yield* AgentTools.fromUrl(ours.url),
           yield* AgentTools.fromUrl(sdk.url)
         )
-        expect(Object.keys(merged.tools)).toEqual([OUR_TOOL, SDK_TOOL])
+        expect(Object.keys(merged.toolkit.tools)).toEqual([OUR_TOOL, SDK_TOOL])
         const results = yield* callTools(merged, [
           { name: SDK_TOOL, params: { text: "one" } },
           { name: OUR_TOOL, params: { text: "two" } }
         ])
         expect(results.map((r) => (r.result as { text: string }).text).sort()).toEqual(["Echo: two", "echo: one"])
-        const error = yield* Effect.flip(BoundToolkit.merge(merged, yield* AgentTools.fromUrl(ours.url)))
+        const error = yield* Effect.flip(ToolSet.merge(merged, yield* AgentTools.fromUrl(ours.url)))
         expect(error).toMatchObject({ _tag: "DuplicateToolName", name: OUR_TOOL })
       }))
   })

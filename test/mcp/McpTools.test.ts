@@ -13,16 +13,16 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as AgentTools from "../../src/mcp/AgentTools.ts"
-import * as BoundToolkit from "../../src/mcp/BoundToolkit.ts"
 import * as McpTools from "../../src/mcp/McpTools.ts"
+import * as ToolSet from "../../src/mcp/ToolSet.ts"
 import { Ours } from "../client/OurServer.ts"
 import * as ScriptedModel from "./ScriptedModel.ts"
 
 const fixture = resolve(import.meta.dirname, "..", "fixtures", "McpStdioServer.ts")
 const server: McpTools.Server = { command: process.execPath, args: [fixture] }
 
-const callTools = (toolkit: BoundToolkit.BoundToolkit, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
-  LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+const callTools = (tools: ToolSet.ToolSet, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
+  LanguageModel.generateText({ prompt: "go", toolkit: ToolSet.bind(tools) }).pipe(
     Effect.map((response) =>
       response.toolResults.map((r) => ({ name: r.name, isFailure: r.isFailure, result: r.result }))
     ),
@@ -36,8 +36,8 @@ layer(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer, Ours.layer), { e
       it.effect("lists the tools, names made valid, with their descriptions and JSON Schemas", () =>
         Effect.gen(function*() {
           const toolkit = yield* McpTools.fromServer(server)
-          expect(Object.keys(toolkit.tools)).toEqual(["add", "weather_lookup", "broken", "forever", "stats"])
-          const add = toolkit.tools["add"]!
+          expect(Object.keys(toolkit.toolkit.tools)).toEqual(["add", "weather_lookup", "broken", "forever", "stats"])
+          const add = toolkit.toolkit.tools["add"]!
           expect(Tool.getDescription(add)).toBe("Adds two numbers")
           expect(Tool.getJsonSchema(add)).toMatchObject({
             type: "object",
@@ -85,7 +85,7 @@ layer(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer, Ours.layer), { e
             callTimeout: "300 millis",
             prefix: "fixture"
           })
-          expect(Object.keys(toolkit.tools)).toContain("fixture__forever")
+          expect(Object.keys(toolkit.toolkit.tools)).toContain("fixture__forever")
           const [result] = yield* callTools(toolkit, [{ name: "fixture__forever", params: {} }])
           expect(result).toMatchObject({ isFailure: true, result: { _tag: "McpToolError", tool: "forever" } })
           // the cancellation notification reaches the server shortly after
@@ -114,7 +114,7 @@ layer(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer, Ours.layer), { e
     it.effect("MCP tools and an A2A agent in one toolkit", () =>
       Effect.gen(function*() {
         const ours = yield* Ours
-        const toolkit = yield* BoundToolkit.merge(
+        const toolkit = yield* ToolSet.merge(
           yield* AgentTools.fromUrl(ours.url),
           yield* McpTools.fromServer(server)
         )
