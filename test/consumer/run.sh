@@ -39,7 +39,7 @@ cat > "$app/tsconfig.json" <<'JSON'
   "include": ["src"]
 }
 JSON
-cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$app/src/"
+cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$repo/examples/llm-agent.ts" "$app/src/"
 # Every entry point, so a consumer's tsc reads all of the declarations.
 cat > "$app/src/entries.ts" <<'TS'
 import { A2AError } from "effect-a2a/protocol"
@@ -52,10 +52,12 @@ import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
 import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
+import { LlmAgent } from "effect-a2a/ai"
 import { AgentCall } from "effect-a2a/mcp"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer, AgentCall.call] as const
+  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer,
+  LlmAgent.layer, AgentCall.call] as const
 export type Used = readonly [Task, Task03]
 TS
 
@@ -99,6 +101,15 @@ run_examples() { # node binary
   grep -q "You said: hello" <<<"$out" || { echo "consumer: FAIL: no reply from the echo agent"; exit 1; }
   out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a card http://127.0.0.1:8080 2>&1)" || { echo "$out"; exit 1; }
   grep -q "Echo agent" <<<"$out" || { echo "$out"; echo "consumer: FAIL: effect-a2a card"; exit 1; }
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+  # the LLM agent example (effect-a2a/ai, its scripted stand-in model): it calls its tool, then answers
+  "$node" "$app/src/llm-agent.ts" > "$work/llm.log" 2>&1 &
+  server_pid=$!
+  if ! wait_for_port 8080 30; then echo "consumer: FAIL: llm-agent did not listen"; cat "$work/llm.log"; exit 1; fi
+  out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "what time is it" 2>&1)" || { echo "$out"; exit 1; }
+  echo "$out" | sed 's/^/    /'
+  grep -q "It is 20" <<<"$out" || { echo "consumer: FAIL: no answer from the LLM agent"; exit 1; }
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
   # the command from the tarball: serve the demo (memory store), talk to it, stop it with SIGTERM

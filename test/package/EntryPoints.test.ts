@@ -68,6 +68,7 @@ describe("package entry points", () => {
       "./client",
       "./grpc",
       "./v0_3",
+      "./ai",
       "./mcp"
     ])
     for (const e of entries) {
@@ -186,6 +187,22 @@ describe("package entry points", () => {
       expect(entry(name).files.filter((f) => f.startsWith("src/v0_3/")), name).toEqual([])
     }
     expect(entry("./v0_3").files).toContain("src/v0_3/A2A03.ts")
+  })
+
+  it("the LLM bridge is on effect/ai and loads no provider package, no HTTP binding, no SQL store, no Node module", () => {
+    const { files, specifiers } = entry("./ai", true)
+    expect(specifiers.filter((s) => s.startsWith("effect/ai/")).length).toBeGreaterThan(0)
+    expect(
+      specifiers.filter((s) => !s.startsWith("effect/") && !s.startsWith("@noble/hashes/")),
+      "only effect (and the server core's hashes): no @effect/ai-openai, @effect/ai-anthropic, node: or platform"
+    ).toEqual([])
+    expect(specifiers.filter((s) => s.startsWith("effect/sql"))).toEqual([])
+    expect(
+      files.filter((f) =>
+        !f.startsWith("src/ai/") && !f.startsWith("src/server/") && !f.startsWith("src/protocol/")
+          && !f.startsWith("src/generated/") || f.startsWith("src/server/http/")
+      )
+    ).toEqual([])
   })
 
   it("the SQL stores load the PostgreSQL driver only when it is used", () => {

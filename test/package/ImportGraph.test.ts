@@ -40,6 +40,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ],
   ["client", (f) => f.startsWith("src/client/")],
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
+  // LLM agents on effect/ai: an AgentExecutor from a LanguageModel; conversations over the Persistence in context
+  ["ai", (f) => f.startsWith("src/ai/")],
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
   ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
   // the gRPC binding, server and client transport: its own entry point, the only one loading grpc-js
@@ -60,12 +62,23 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "server core": ["protocol"],
   "client": ["protocol"],
   "bindings and stores": ["protocol", "server core"],
+  "ai": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
-  "mcp": ["protocol", "server core", "client"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner", "mcp"]
+  "mcp": ["protocol", "server core", "client", "ai"],
+  "cli": [
+    "protocol",
+    "server core",
+    "client",
+    "bindings and stores",
+    "ai",
+    "mcp",
+    "0.3 wing",
+    "grpc wing",
+    "node runner"
+  ]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */
