@@ -1,7 +1,8 @@
 /**
  * effect-a2a/mcp: remote A2A agents as Effect AI tools (`AgentTools`), built on `AgentCall` (one call of a remote
  * agent as a tool makes it); the tools of MCP servers (`McpTools`, through Effect's `McpClient`); both as tool sets
- * (a toolkit and its handlers) for a `LanguageModel` or an LLM agent, merged into one (`ToolSet`).
+ * (a toolkit and its handlers) for a `LanguageModel` or an LLM agent, merged into one (`ToolSet`); an LLM agent
+ * whose tools are other agents and MCP servers (`Orchestrator`).
  *
  * @example
  * ```ts
@@ -24,4 +25,5 @@
 export * as AgentCall from "./AgentCall.ts"
 export * as AgentTools from "./AgentTools.ts"
 export * as McpTools from "./McpTools.ts"
+export * as Orchestrator from "./Orchestrator.ts"
 export * as ToolSet from "./ToolSet.ts"
