@@ -194,44 +194,45 @@ const streamIsComplete = (events: ReadonlyArray<string>) =>
   && (events[events.length - 1]?.includes("TASK_STATE_COMPLETED") ?? false)
   && events.every((e) => !e.includes("\"error\""))
 
-const rpcStream: Scenario = {
-  id: "rpc-stream",
-  title: "JSON-RPC SendStreamingMessage, 10 artifact chunks",
-  measures: "SSE streaming: task, 10 artifact-update events, final status; whole streams read and checked.",
+/** Whole SendStreamingMessage streams over JSON-RPC, each for `${word} hello`, read to their end and checked. */
+const streamScenario = (
+  fields: Pick<Scenario, "id" | "title" | "measures" | "servers">,
+  word: string,
+  verify: StreamLoad["verify"]
+): Scenario => ({
+  ...fields,
   unit: "streams/s",
-  servers: A2A,
-  isolated: false,
-  prepare: (server) =>
-    Effect.gen(function*() {
-      const load: StreamLoad = {
-        url: server.endpoints.jsonRpc,
-        body: () => rpcBody("SendStreamingMessage", sendMessageParams(`${STREAM} hello`, newMessageId())),
-        verify: streamIsComplete
-      }
-      yield* readOneStream(load)
-      return (settings) => runStreams(load, settings)
-    })
-}
-
-/** An LLM agent's streamed answer: the task, LLM_DELTAS chunks of one artifact, completed; effect-a2a only. */
-const deltaStream = (id: string, word: string, title: string, measures: string): Scenario => ({
-  id,
-  title,
-  measures,
-  unit: "streams/s",
-  servers: ["ours"],
   isolated: false,
   prepare: (server) =>
     Effect.gen(function*() {
       const load: StreamLoad = {
         url: server.endpoints.jsonRpc,
         body: () => rpcBody("SendStreamingMessage", sendMessageParams(`${word} hello`, newMessageId())),
-        verify: (events) => streamIsComplete(events) && events.length === LLM_DELTAS + 2
+        verify
       }
       yield* readOneStream(load)
       return (settings) => runStreams(load, settings)
     })
 })
+
+const rpcStream = streamScenario(
+  {
+    id: "rpc-stream",
+    title: "JSON-RPC SendStreamingMessage, 10 artifact chunks",
+    measures: "SSE streaming: task, 10 artifact-update events, final status; whole streams read and checked.",
+    servers: A2A
+  },
+  STREAM,
+  streamIsComplete
+)
+
+/** An LLM agent's streamed answer: the task, LLM_DELTAS chunks of one artifact, completed; effect-a2a only. */
+const deltaStream = (id: string, word: string, title: string, measures: string): Scenario =>
+  streamScenario(
+    { id, title, measures, servers: ["ours"] },
+    word,
+    (events) => streamIsComplete(events) && events.length === LLM_DELTAS + 2
+  )
 
 const llmStream = deltaStream(
   "llm-stream",

@@ -3,8 +3,8 @@
  * plus instructions, a `Toolkit` whose handlers are in context, and how much history is kept, becomes an
  * `AgentExecutor`. Each message is one turn of a conversation kept per context (see `conversation`):
  *
- * - the model's text streams into one artifact ("answer"): the first delta creates it, the next ones append, the
- *   last says lastChunk; if the model's final text differs from what streamed, one replacement goes out before
+ * - the model's text streams into one artifact per turn ("answer"): the first delta creates it, the next ones
+ *   append, the last says lastChunk; if the model's final text differs from what streamed, one replacement goes out before
  *   the final status. Reasoning is not part of the answer. Files the model returns become artifacts of their own.
  * - tool calls and their results show as WORKING status messages (`toolStatus: false` turns them off); the model
  *   is called again with the results, up to `maxSteps` calls per turn.
@@ -54,6 +54,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as AgentExecutor from "../server/AgentExecutor.ts"
+import * as Ids from "../server/internal/Ids.ts"
 import type { RequestContext } from "../server/RequestContext.ts"
 import * as TaskUpdater from "../server/TaskUpdater.ts"
 import * as AskUser from "./AskUser.ts"
@@ -283,12 +284,19 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
     const turn = (task: TaskUpdater.TaskUpdater, context: RequestContext, userMessage: Prompt.Prompt) =>
       conversations.withChat(context, (chat) =>
         schema === undefined
-          ? textTurn(chat, userMessage, task, new AnswerArtifact(task, `${task.taskId}-answer`, artifactName))
+          // each turn's answer is an artifact of its own (a continued task keeps the earlier ones)
+          ? Effect.flatMap(Ids.randomId, (artifactId) =>
+            textTurn(chat, userMessage, task, new AnswerArtifact(task, artifactId, artifactName)))
           : dataTurn(chat, userMessage, task, schema)).pipe(
           Effect.catchIf(
             (error): error is AiError.AiError =>
               AiError.isAiError(error) && error.reason._tag === "AuthenticationError",
-            (error) => task.requireAuth(`The model provider refused the credentials (${error.reason._tag}).`)
+            (error) =>
+              task.requireAuth(
+                `The model provider refused the credentials (${
+                  error.reason._tag === "AuthenticationError" ? error.reason.kind : error.reason._tag
+                }).`
+              )
           ),
           Effect.catch((error) => task.fail(failureMessage(error))),
           Effect.provideService(Caller.Caller, Caller.fromRequest(context, forwardToken)),

@@ -119,6 +119,25 @@ describe("LlmAgent", () => {
       )
     ))))
 
+  it.effect("deltas the conversation does not keep (no text-start) still stand as the answer", () =>
+    Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const ctx = ctxFor()
+      const events = Array.from(yield* Stream.runCollect(handler.sendStreamingMessage(send("hi"), ctx)))
+      assert.deepStrictEqual(artifactEvents(events).map(({ lastChunk, text }) => [text, lastChunk]), [
+        ["a", false],
+        ["b", true]
+      ])
+    }).pipe(Effect.provide(serve(
+      LlmAgent.layer({}).pipe(
+        Layer.provide(ScriptedModel.layer(() => [
+          { type: "text-delta", id: "x", delta: "a" },
+          { type: "text-delta", id: "x", delta: "b" },
+          ScriptedModel.finish()
+        ]))
+      )
+    ))))
+
   it.effect("reasoning is not part of the answer", () =>
     Effect.gen(function*() {
       const handler = yield* RequestHandler
@@ -205,6 +224,37 @@ describe("LlmAgent", () => {
     }).pipe(Effect.provide(serve(
       LlmAgent.layer({ toolkit: Tools, forwardBearerToken: true, toolStatus: false }).pipe(
         Layer.provide([weatherModel, toolHandlers])
+      )
+    ))))
+
+  it.effect("a model that keeps calling tools is stopped after maxSteps calls: FAILED, saying so", () => {
+    let calls = 0
+    const model = ScriptedModel.layer(() => {
+      calls++
+      return ScriptedModel.toolCall("get_weather", { city: "Paris" }, `call-${calls}`)
+    })
+    return Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const task = yield* taskOf(yield* handler.sendMessage(send("loop"), ctxFor()))
+      assert.strictEqual(task.status.state, "TASK_STATE_FAILED")
+      assert.match(JSON.stringify(task.status.message), /still calling tools after 3 calls/)
+      assert.strictEqual(calls, 3)
+    }).pipe(Effect.provide(serve(
+      LlmAgent.layer({ toolkit: Tools, maxSteps: 3 }).pipe(
+        Layer.provide([model, toolHandlers])
+      )
+    )))
+  })
+
+  it.effect("a 'pause' finish ends the turn INPUT_REQUIRED; the streamed text stays the answer", () =>
+    Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const task = yield* taskOf(yield* handler.sendMessage(send("go"), ctxFor()))
+      assert.strictEqual(task.status.state, "TASK_STATE_INPUT_REQUIRED")
+      assert.deepStrictEqual(task.artifacts?.map((a) => a.parts), [[{ text: "Half done." }]])
+    }).pipe(Effect.provide(serve(
+      LlmAgent.layer({}).pipe(
+        Layer.provide(ScriptedModel.layer(() => ScriptedModel.text("Half done.", { finish: "pause" })))
       )
     ))))
 

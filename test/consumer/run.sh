@@ -53,20 +53,25 @@ import { SqlStore } from "effect-a2a/sql"
 import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
 import { LlmAgent } from "effect-a2a/ai"
+import { AiSdkLanguageModel, ModelSpec } from "effect-a2a/ai-providers"
 import { AgentCall } from "effect-a2a/mcp"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
   NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer,
-  LlmAgent.layer, AgentCall.call] as const
+  LlmAgent.layer, AiSdkLanguageModel.layer, ModelSpec.layer, AgentCall.call] as const
 export type Used = readonly [Task, Task03]
 TS
 
-echo "consumer: installing the tarball with its peers (effect, @effect/platform-node)"
+# @ai-sdk/provider for the types of effect-a2a/ai-providers; its declarations import "json-schema", whose types a
+# strict project (skipLibCheck false) needs as well, as any AI SDK user's does
+echo "consumer: installing the tarball with its peers (effect, @effect/platform-node, @ai-sdk/provider)"
 effect_version="$(cd "$repo" && "$node24" -p 'require("effect/package.json").version')"
 platform_version="$(cd "$repo" && "$node24" -p 'require("@effect/platform-node/package.json").version')"
+ai_provider_version="$(cd "$repo" && "$node24" -p 'require("@ai-sdk/provider/package.json").version')"
 (cd "$app" && PATH="$repo/node_modules/.bin:$PATH" npm install --silent --no-audit --no-fund \
   "$tarball" "effect@$effect_version" "@effect/platform-node@$platform_version" \
-  typescript@6.0.3 @types/node@24.19.2 >/dev/null)
+  "@ai-sdk/provider@$ai_provider_version" @types/json-schema@7.0.15 typescript@6.0.3 @types/node@24.19.2 >/dev/null)
+if [ -e "$app/node_modules/@ai-sdk/openai" ]; then echo "consumer: FAIL: the optional @ai-sdk/openai was installed"; exit 1; fi
 if [ -e "$app/node_modules/@effect/sql-pg" ]; then echo "consumer: FAIL: the optional @effect/sql-pg was installed"; exit 1; fi
 if [ -e "$app/node_modules/effect-a2a/node_modules/effect" ]; then echo "consumer: FAIL: a second copy of effect"; exit 1; fi
 # dist's own package.json: the nearest one Node's resolver reads on every import from our modules, so it holds only
@@ -134,6 +139,14 @@ run_examples() { # node binary
   "$node" -e "Promise.all(['/_dev','/_dev/app.js'].map(p=>fetch('http://127.0.0.1:8080'+p).then(r=>r.status))).then(s=>process.exit(s.every(x=>x===200)?0:1))" \
     || { echo "consumer: FAIL: the dev UI is not served"; exit 1; }
   kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+  # serve --model without its provider package (an optional peer, not installed here): one line, exit 1
+  local code=0
+  out="$(cd "$app" && OPENAI_API_KEY=sk-consumer "$node" node_modules/.bin/effect-a2a serve --memory --port 0 \
+    --model openai:gpt-4o-mini 2>&1)" || code=$?
+  if [ "$code" != 1 ] || ! grep -q "needs the package @ai-sdk/openai: npm install @ai-sdk/openai zod" <<<"$out"; then
+    echo "$out"; echo "consumer: FAIL: serve --model without @ai-sdk/openai (exit $code)"; exit 1
+  fi
 }
 
 for major in $nodes; do

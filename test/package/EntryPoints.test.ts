@@ -69,6 +69,7 @@ describe("package entry points", () => {
       "./grpc",
       "./v0_3",
       "./ai",
+      "./ai-providers",
       "./mcp"
     ])
     for (const e of entries) {
@@ -86,23 +87,53 @@ describe("package entry points", () => {
     }
   })
 
-  it("effect and the platform are peers, never bundled dependencies; PostgreSQL, JWT and gRPC support optional ones", () => {
+  it("effect and the platform are peers, never bundled dependencies; PostgreSQL, JWT, gRPC and model provider support optional ones", () => {
     // The one dependency: SHA-256 that is synchronous on every runtime (server/internal/Sha256.ts).
     expect(Object.keys(pkg.dependencies ?? {})).toEqual(["@noble/hashes"])
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      "@ai-sdk/anthropic",
+      "@ai-sdk/openai",
+      "@ai-sdk/openai-compatible",
+      "@ai-sdk/provider",
       "@bufbuild/protobuf",
       "@effect/platform-node",
       "@effect/sql-pg",
       "@grpc/grpc-js",
       "effect",
-      "jose"
+      "jose",
+      "zod"
     ])
     expect(Object.keys(pkg.peerDependenciesMeta ?? {}).sort()).toEqual([
+      "@ai-sdk/anthropic",
+      "@ai-sdk/openai",
+      "@ai-sdk/openai-compatible",
+      "@ai-sdk/provider",
       "@bufbuild/protobuf",
       "@effect/sql-pg",
       "@grpc/grpc-js",
-      "jose"
+      "jose",
+      "zod"
     ])
+  })
+
+  it("the model providers are loaded by their own entry only, and each provider package only when it is asked for", () => {
+    for (const e of entries.filter((e) => e.name !== "./ai-providers")) {
+      const { files, specifiers } = entry(e.name, true)
+      expect(files.filter((f) => f.startsWith("src/ai-providers/")), e.name).toEqual([])
+      expect(specifiers.filter((s) => s.startsWith("@ai-sdk/")), e.name).toEqual([])
+    }
+    // at run time the entry needs effect alone: types from @ai-sdk/provider, the providers by dynamic import
+    expect(entry("./ai-providers").specifiers.filter((s) => !s.startsWith("effect/"))).toEqual([])
+    expect(entry("./ai-providers", true).specifiers.filter((s) => !s.startsWith("effect/"))).toEqual([
+      "@ai-sdk/provider"
+    ])
+    const modelSpec = readFileSync(join(root, "src/ai-providers/ModelSpec.ts"), "utf8")
+    for (const pkg of ["@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/openai-compatible"]) {
+      expect(modelSpec).toContain(`import("${pkg}")`)
+    }
+    const cli = staticGraph(join(root, "src", "cli", "main.ts"), true)
+    expect(cli.files.filter((f) => f.startsWith("src/ai-providers/"))).toEqual([])
+    expect(cli.specifiers.filter((s) => s.startsWith("@ai-sdk/"))).toEqual([])
   })
 
   it("gRPC is loaded by its own entry only: every other entry leaves grpc-js and protobuf out", () => {

@@ -49,6 +49,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["node runner", (f) => f.startsWith("src/node/")],
   // the server as a web-standard handler: beside the Node runner, on no Node module
   ["web runner", (f) => f.startsWith("src/web/")],
+  // model providers for Effect AI through the AI SDK's provider interface: on effect alone, none of the server
+  ["ai providers", (f) => f.startsWith("src/ai-providers/")],
   // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command
   ["mcp", (f) => f.startsWith("src/mcp/")],
   ["cli", (f) => f.startsWith("src/cli/")]
@@ -67,6 +69,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
+  "ai providers": [],
   "mcp": ["protocol", "server core", "client", "ai"],
   "cli": [
     "protocol",
@@ -74,10 +77,11 @@ const allowed: Record<string, ReadonlyArray<string>> = {
     "client",
     "bindings and stores",
     "ai",
-    "mcp",
     "0.3 wing",
     "grpc wing",
-    "node runner"
+    "node runner",
+    "ai providers",
+    "mcp"
   ]
 }
 

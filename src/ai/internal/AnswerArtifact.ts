@@ -42,13 +42,15 @@ export class AnswerArtifact {
     return this.send(held, false, false)
   }
 
-  /** Ends the artifact: its last chunk, or, if `finalText` is not what was streamed, the whole final text. */
-  close(finalText: string): Effect.Effect<void> {
+  /** Ends the artifact: its last chunk, or, if the final `text` is not what was streamed, the whole final text. */
+  close(text: string): Effect.Effect<void> {
+    // a provider whose deltas the conversation does not keep (no text-start) leaves no final text: what streamed stands
+    const finalText = text === "" ? this.streamed : text
     const held = this.held
     this.held = undefined
     if (finalText !== this.streamed || (held === undefined && this.created)) {
       // a replacement: the final text differs, or the last chunk already went out without lastChunk
-      return finalText === "" && !this.created ? Effect.void : this.send(finalText, true, true)
+      return this.send(finalText, true, true)
     }
     return held === undefined ? Effect.void : this.send(held, false, true)
   }

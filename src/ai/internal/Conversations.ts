@@ -1,6 +1,6 @@
 /**
  * The conversations of an LLM agent, kept with Effect's persisted Chat over Effect's `BackingPersistence`: the one
- * in context (the SQL database of `DurableServer`), else one in memory. A conversation is found by its key: the
+ * in context (the SQL database of `DurableServer`), else one in memory (swept of expired conversations on write). A conversation is found by its key: the
  * context (default), the task (`request`: nothing outlives the task), or one for everyone (`shared`), always within
  * the caller's tenant and principal except for `shared`. Turns on one conversation run one at a time; each loads
  * the stored conversation, keeps its last `maxTurns` turns and the current instructions, and the Chat saves it
@@ -18,6 +18,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import type { RequestContext } from "../../server/RequestContext.ts"
+import * as MemoryBacking from "./MemoryBacking.ts"
 
 /** Which messages share a conversation: a context's (default), a task's, or everyone's. */
 export type ConversationScope = "context" | "request" | "shared"
@@ -70,7 +71,7 @@ export const make = (options: Options): Effect.Effect<Conversations, never, Scop
   Effect.gen(function*() {
     const backing = yield* Effect.serviceOption(Persistence.BackingPersistence)
     const chats = yield* Option.match(backing, {
-      onNone: () => Effect.provide(Chat.makePersisted({ storeId }), Persistence.layerBackingMemory),
+      onNone: () => Effect.provide(Chat.makePersisted({ storeId }), MemoryBacking.layer),
       onSome: (service) =>
         Effect.provideService(Chat.makePersisted({ storeId }), Persistence.BackingPersistence, service)
     })

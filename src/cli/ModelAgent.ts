@@ -1,0 +1,103 @@
+/**
+ * `effect-a2a serve --model PROVIDER:MODEL`: an LLM agent (effect-a2a/ai's LlmAgent) on the model the spec names
+ * (effect-a2a/ai-providers' ModelSpec: `openai:`, `anthropic:`, `openai-compat:`, keys and base URL from the
+ * environment), with the system prompt of `--instructions FILE`, and the card from `--card FILE` (a JSON agent card
+ * without its interfaces) under the flags `--name`, `--description` and `--skill "ID: DESCRIPTION"`. Both modules
+ * are loaded here, when `--model` is given: a `serve` without it loads neither, nor any provider package.
+ * The key, the base URL and the provider package are checked before the server starts; what is missing is one line.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import { readFileSync } from "node:fs"
+import type { CardTemplate } from "../server/AgentCardConfig.ts"
+import type * as AgentExecutor from "../server/AgentExecutor.ts"
+import * as AgentModule from "./AgentModule.ts"
+
+/** The flags make no agent (a file that cannot be read, a bad card, ...). The message is one line. */
+export class ModelAgentError extends Schema.TaggedError<ModelAgentError>()("ModelAgentError", {
+  message: Schema.String
+}) {}
+
+export interface ModelFlags {
+  readonly model: string
+  readonly instructions?: string | undefined
+  readonly card?: string | undefined
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly skills?: ReadonlyArray<string> | undefined
+}
+
+const readText = (flag: string, file: string) =>
+  Effect.try({
+    try: () => readFileSync(file, "utf8"),
+    catch: (error) =>
+      new ModelAgentError({
+        message: `${flag} ${file}: ${
+          Predicate.hasProperty(error, "code") && error.code === "ENOENT" ? "no such file" : String(error)
+        }`
+      })
+  })
+
+/** `--skill "weather: Forecasts for a city"` -> a skill with that id and name, and that description. */
+export const parseSkill = (text: string): Effect.Effect<v1Skill, ModelAgentError> => {
+  const colon = text.indexOf(":")
+  const id = (colon < 0 ? text : text.slice(0, colon)).trim()
+  const description = colon < 0 ? "" : text.slice(colon + 1).trim()
+  return id === "" || description === ""
+    ? Effect.fail(new ModelAgentError({ message: `--skill ${JSON.stringify(text)} is not "ID: DESCRIPTION"` }))
+    : Effect.succeed({ id, name: id, description, tags: [id] })
+}
+
+type v1Skill = CardTemplate["skills"][number]
+
+/** The card an LLM agent gets when nothing says otherwise: named after its model, text in and out. */
+export const defaultCard = (spec: string, model: string): CardTemplate => ({
+  name: model,
+  description: `An LLM agent (${spec}), served by effect-a2a`,
+  version: "0.0.0",
+  capabilities: { streaming: true, pushNotifications: true },
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
+  skills: [{ id: "chat", name: "chat", description: `Answers in conversation, as ${model}`, tags: ["chat"] }]
+})
+
+const parseJson = (file: string, text: string) =>
+  Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (error) =>
+      new ModelAgentError({ message: `--card ${file} is not JSON: ${Predicate.isError(error) ? error.message : ""}` })
+  })
+
+/** The card: the default, then the card file, then the flags; checked as an agent card. */
+const cardOf = (flags: ModelFlags, model: string) =>
+  Effect.gen(function*() {
+    const fromFile = flags.card === undefined ? {} : yield* parseJson(flags.card, yield* readText("--card", flags.card))
+    const skills = yield* Effect.forEach(flags.skills ?? [], parseSkill)
+    const overrides = {
+      ...(flags.name !== undefined ? { name: flags.name } : {}),
+      ...(flags.description !== undefined ? { description: flags.description } : {}),
+      ...(skills.length > 0 ? { skills } : {})
+    }
+    const given = Predicate.isObject(fromFile) && !Array.isArray(fromFile) ? { ...fromFile, ...overrides } : fromFile
+    return yield* AgentModule.checkCard(flags.card ?? "--model", defaultCard(flags.model, model), given).pipe(
+      Effect.mapError((error) => new ModelAgentError({ message: error.message }))
+    )
+  })
+
+/** The agent of `serve --model`: the model's layer is built (key, package) before the server starts. */
+export const load = (flags: ModelFlags) =>
+  Effect.gen(function*() {
+    const { ModelSpec, AiSdkLanguageModel } = yield* Effect.promise(() => import("../ai-providers/index.ts"))
+    const { LlmAgent } = yield* Effect.promise(() => import("../ai/index.ts"))
+    const { model, secrets } = yield* ModelSpec.languageModel(flags.model)
+    const instructions = flags.instructions === undefined
+      ? undefined
+      : yield* readText("--instructions", flags.instructions)
+    const card = yield* cardOf(flags, model.modelId)
+    const executor: Layer.Layer<AgentExecutor.AgentExecutor> = LlmAgent.layer({ instructions }).pipe(
+      Layer.provide(AiSdkLanguageModel.layer(model, { secrets }))
+    )
+    return { card, executor }
+  })
