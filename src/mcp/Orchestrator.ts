@@ -55,6 +55,13 @@ export const toolSet = (options: Pick<Options, "agents" | "mcpServers" | "tools"
     return yield* ToolSet.merge(agents, mcp, ...(options.tools !== undefined ? [options.tools] : []))
   })
 
+/** An LLM agent with a tool set already made (e.g. by `toolSet`). */
+export const withTools = <A = unknown>(
+  options: Omit<Options<A>, "agents" | "mcpServers" | "tools">,
+  tools: ToolSet.ToolSet
+): Layer.Layer<AgentExecutor, never, LanguageModel.LanguageModel> =>
+  LlmAgent.layer({ ...options, toolkit: tools.toolkit }).pipe(Layer.provide(ToolSet.layer(tools)))
+
 /** The orchestrator's executor: `LlmAgent` with the tool set of `options`. */
 export const layer = <A = unknown>(
   options: Options<A>
@@ -62,8 +69,7 @@ export const layer = <A = unknown>(
   AgentExecutor,
   A2AResolveError | McpClientError | ToolSet.DuplicateToolName,
   LanguageModel.LanguageModel | HttpClient.HttpClient | ChildProcessSpawner
-> =>
-  Layer.unwrap(Effect.map(toolSet(options), (tools) => {
-    const { agents: _agents, mcpServers: _mcpServers, tools: _tools, ...agent } = options
-    return LlmAgent.layer({ ...agent, toolkit: tools.toolkit }).pipe(Layer.provide(ToolSet.layer(tools)))
-  }))
+> => {
+  const { agents, mcpServers, tools, ...agent } = options
+  return Layer.unwrap(Effect.map(toolSet({ agents, mcpServers, tools }), (set) => withTools(agent, set)))
+}
