@@ -1,25 +1,46 @@
 /**
- * The tools of a real MCP server (the official TypeScript SDK's, spoken to over stdio: test/fixtures/McpStdioServer)
- * as Effect AI tools, called by a scripted model through `LanguageModel.generateText`: names made valid, results as
+ * The tools of a real MCP server (the official TypeScript SDK's, over stdio: test/fixtures/McpStdioServer, and over
+ * streamable HTTP on 127.0.0.1) as Effect AI tools, called by a scripted model through `LanguageModel.generateText`: names made valid, results as
  * text, reported errors and timeouts as failures the model reads (a timeout cancels the call on the server), and the
  * MCP tools beside an A2A agent's in one toolkit.
  */
 import { NodeServices } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { Effect, Layer, Result, Schedule } from "effect"
 import { LanguageModel, Tool } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as AgentTools from "../../src/mcp/AgentTools.ts"
 import * as McpTools from "../../src/mcp/McpTools.ts"
 import * as ToolSet from "../../src/mcp/ToolSet.ts"
 import { Ours } from "../client/OurServer.ts"
+import { makeServer } from "../fixtures/McpFixtureTools.ts"
 import * as ScriptedModel from "./ScriptedModel.ts"
 
 const fixture = resolve(import.meta.dirname, "..", "fixtures", "McpStdioServer.ts")
 const server: McpTools.Server = { command: process.execPath, args: [fixture] }
+
+/** The fixture's tools over streamable HTTP (the SDK's transport on node:http), at `url`, for the scope. */
+const httpServer = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() })
+    await makeServer().connect(transport)
+    const http = createServer((req, res) => void transport.handleRequest(req, res))
+    await new Promise<void>((listening) => http.listen(0, "127.0.0.1", listening))
+    return { http, transport, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
+  }),
+  ({ http, transport }) =>
+    Effect.promise(async () => {
+      await transport.close()
+      http.closeAllConnections()
+      await new Promise((closed) => http.close(closed))
+    })
+)
 
 const callTools = (tools: ToolSet.ToolSet, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
   LanguageModel.generateText({ prompt: "go", toolkit: ToolSet.bind(tools) }).pipe(
@@ -110,6 +131,27 @@ layer(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer, Ours.layer), { e
           expect(error._tag).toBe("McpClientError")
         }).pipe(Effect.scoped))
     })
+
+    it.effect("over streamable HTTP: the same tools, called the same way", () =>
+      Effect.gen(function*() {
+        const { url } = yield* httpServer
+        const tools = yield* McpTools.fromServer({ url, prefix: "remote" })
+        expect(Object.keys(tools.toolkit.tools)).toEqual([
+          "remote__add",
+          "remote__weather_lookup",
+          "remote__broken",
+          "remote__forever",
+          "remote__stats"
+        ])
+        const results = yield* callTools(tools, [
+          { name: "remote__add", params: { a: 1, b: 2 } },
+          { name: "remote__broken", params: {} }
+        ])
+        expect([...results].sort((a, b) => a.name.localeCompare(b.name))).toMatchObject([
+          { name: "remote__add", isFailure: false, result: "3" },
+          { name: "remote__broken", isFailure: true, result: { message: "the tool broke" } }
+        ])
+      }).pipe(Effect.scoped))
 
     it.effect("MCP tools and an A2A agent in one toolkit", () =>
       Effect.gen(function*() {
