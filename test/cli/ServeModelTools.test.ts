@@ -6,7 +6,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import { spawn } from "node:child_process"
 import { resolve } from "node:path"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
@@ -17,12 +16,6 @@ import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
 const MCP_SERVER = `"${process.execPath}" "${resolve(import.meta.dirname, "..", "fixtures", "McpStdioServer.ts")}"`
 
-const env = (extra: Record<string, string>): Record<string, string | undefined> => {
-  const out: Record<string, string | undefined> = { ...process.env }
-  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"]) delete out[name]
-  return { ...out, ...extra }
-}
-
 /** What the model was given as the result of each tool call, by tool call id. */
 const toolResults = (body: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(
@@ -32,21 +25,9 @@ const toolResults = (body: Record<string, unknown>): Record<string, string> =>
   )
 
 const runToExit = (args: ReadonlyArray<string>) =>
-  Effect.promise(() =>
-    new Promise<{ code: number | null; output: string }>((done) => {
-      const child = spawn(process.execPath, [ServeProcess.BIN, "serve", "--memory", "--port", "0", ...args], {
-        env: env({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "sk-test-0123456789" }),
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-      child.on("exit", (code) => {
-        clearTimeout(timer)
-        done({ code, output })
-      })
-    })
+  ServeProcess.runToExit(
+    args,
+    ProviderServer.cleanEnv({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "sk-test-0123456789" })
   )
 
 layer(Layer.mergeAll(Ours.layer, FetchHttpClient.layer), { excludeTestServices: true })(
@@ -66,7 +47,7 @@ layer(Layer.mergeAll(Ours.layer, FetchHttpClient.layer), { excludeTestServices: 
         })
         const served = yield* ServeProcess.startServe(
           ["--memory", "--model", "openai-compat:llama-test", "--mcp-server", MCP_SERVER, "--delegate", ours.url],
-          env({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_API_KEY: "sk-test-0123456789" })
+          ProviderServer.cleanEnv({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_API_KEY: "sk-test-0123456789" })
         )
         const client = yield* A2AClient.resolve(served.base)
         const task = yield* Effect.flatMap(client.sendMessage({ message: userText("add, then greet") }), taskOf)

@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { LanguageModel, Tool } from "effect/ai"
+import { Tool } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as AgentTools from "../../src/mcp/AgentTools.ts"
@@ -14,20 +14,12 @@ import * as ToolSet from "../../src/mcp/ToolSet.ts"
 import { Ours, OursSecured, TOKEN } from "../client/OurServer.ts"
 import { cardFor } from "../client/TestServer.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
-import * as ScriptedModel from "./ScriptedModel.ts"
+import { callTools } from "./ModelCalls.ts"
 
 const OUR_TOOL = "effect-a2a_demo_agent"
 const SDK_TOOL = "SDK_Interop_Agent"
 
 /** One model turn that makes these tool calls; the toolkit's results. */
-const callTools = (tools: ToolSet.ToolSet, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
-  LanguageModel.generateText({ prompt: "go", toolkit: ToolSet.bind(tools) }).pipe(
-    Effect.map((response) =>
-      response.toolResults.map((r) => ({ name: r.name, isFailure: r.isFailure, result: r.result }))
-    ),
-    Effect.provide(ScriptedModel.layer([() => ({ toolCalls: calls })]))
-  )
-
 const both = Effect.gen(function*() {
   const ours = yield* Ours
   const sdk = yield* SdkPeer

@@ -8,7 +8,7 @@ import { NodeServices } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { Effect, Layer, Result, Schedule } from "effect"
-import { LanguageModel, Tool } from "effect/ai"
+import { Tool } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
@@ -20,7 +20,7 @@ import * as McpTools from "../../src/mcp/McpTools.ts"
 import * as ToolSet from "../../src/mcp/ToolSet.ts"
 import { Ours } from "../client/OurServer.ts"
 import { makeServer } from "../fixtures/McpFixtureTools.ts"
-import * as ScriptedModel from "./ScriptedModel.ts"
+import { callTools } from "./ModelCalls.ts"
 
 const fixture = resolve(import.meta.dirname, "..", "fixtures", "McpStdioServer.ts")
 const server: McpTools.Server = { command: process.execPath, args: [fixture] }
@@ -41,14 +41,6 @@ const httpServer = Effect.acquireRelease(
       await new Promise((closed) => http.close(closed))
     })
 )
-
-const callTools = (tools: ToolSet.ToolSet, calls: ReadonlyArray<ScriptedModel.ToolCall>) =>
-  LanguageModel.generateText({ prompt: "go", toolkit: ToolSet.bind(tools) }).pipe(
-    Effect.map((response) =>
-      response.toolResults.map((r) => ({ name: r.name, isFailure: r.isFailure, result: r.result }))
-    ),
-    Effect.provide(ScriptedModel.layer([() => ({ toolCalls: calls })]))
-  )
 
 layer(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer, Ours.layer), { excludeTestServices: true })(
   "McpTools",

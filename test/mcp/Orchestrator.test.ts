@@ -7,7 +7,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { Prompt, Response } from "effect/ai"
+import type { Prompt } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { resolve } from "node:path"
 import * as ScriptedModel from "../../src/ai/ScriptedModel.ts"
@@ -18,6 +18,7 @@ import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import { Ours, serveDemo } from "../client/OurServer.ts"
 import { taskOf } from "../client/Results.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
+import { toolCalls } from "./ModelCalls.ts"
 
 const fixture = resolve(import.meta.dirname, "..", "fixtures", "McpStdioServer.ts")
 
@@ -28,16 +29,6 @@ const resultsIn = (prompt: Prompt.Prompt): Record<string, unknown> =>
       ? message.content.flatMap((part) => part.type === "tool-result" ? [[part.name, part.result] as const] : [])
       : []
   ))
-
-const calls = (...list: ReadonlyArray<readonly [name: string, params: unknown]>): Array<Response.StreamPartEncoded> => [
-  ...list.map(([name, params], i): Response.StreamPartEncoded => ({
-    type: "tool-call",
-    id: `call-${i}`,
-    name,
-    params
-  })),
-  ScriptedModel.finish("tool-calls")
-]
 
 /** Serves an orchestrator over our server and the SDK's, with this model; returns a client of it. */
 const orchestrator = (respond: (request: ScriptedModel.Request) => ScriptedModel.Reply) =>
@@ -68,11 +59,11 @@ layer(Layer.mergeAll(Ours.layer, SdkPeer.layer, FetchHttpClient.layer), { exclud
             prompts.push(request.prompt)
             tools.push(request.tools.map((tool) => tool.name))
             if (prompts.length === 1) {
-              return calls(
-                ["effect-a2a_demo_agent", { text: "task write a report" }],
-                ["SDK_Interop_Agent", { text: "hello" }],
-                ["math__add", { a: 20, b: 22 }]
-              )
+              return toolCalls([
+                { name: "effect-a2a_demo_agent", params: { text: "task write a report" } },
+                { name: "SDK_Interop_Agent", params: { text: "hello" } },
+                { name: "math__add", params: { a: 20, b: 22 } }
+              ])
             }
             const results = resultsIn(request.prompt)
             const textOfResult = (name: string) => (results[name] as { text: string }).text
@@ -107,13 +98,13 @@ layer(Layer.mergeAll(Ours.layer, SdkPeer.layer, FetchHttpClient.layer), { exclud
             seen.push(results)
             const asked = results["effect-a2a_demo_agent"] as { _tag: string; taskId: string } | undefined
             if (asked === undefined) {
-              return calls(["effect-a2a_demo_agent", { text: "ask" }], ["SDK_Interop_Agent", {
-                text: "x",
-                taskId: "nope"
-              }])
+              return toolCalls([
+                { name: "effect-a2a_demo_agent", params: { text: "ask" } },
+                { name: "SDK_Interop_Agent", params: { text: "x", taskId: "nope" } }
+              ])
             }
             if (asked._tag === "InputRequired") {
-              return calls(["effect-a2a_demo_agent", { text: "Ada", taskId: asked.taskId }])
+              return toolCalls([{ name: "effect-a2a_demo_agent", params: { text: "Ada", taskId: asked.taskId } }])
             }
             const error = seen[1]!["SDK_Interop_Agent"] as { reason: string; code: string }
             return ScriptedModel.text(`${(asked as unknown as { text: string }).text} (${error.reason} ${error.code})`)
