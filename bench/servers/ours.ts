@@ -21,7 +21,7 @@ import * as SqlStore from "../../src/store/SqlStore.ts"
 import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
 import { announce, installAllocationSampler, installGcOnSignal, installProfiler } from "./lifecycle.ts"
 import { card } from "./oursAgent.ts"
-import { executorLayer as executor } from "./oursLlm.ts"
+import { executor } from "./oursLlm.ts"
 
 const core = (() => {
   const store = process.env.BENCH_STORE

@@ -330,12 +330,18 @@ const withoutQuery = (url: unknown): string => Predicate.isString(url) ? url.rep
 /** Provider error types (OpenAI's and Anthropic's) that mean the credentials were refused. */
 const authErrorTypes = new Set(["authentication_error", "invalid_api_key", "permission_error"])
 
+/** The AI SDK's errors for an answer it could not read (not JSON, not the provider's shape). */
+const malformedResponse = new Set(["AI_JSONParseError", "AI_TypeValidationError", "AI_InvalidResponseDataError"])
+
 /** The reason of a failed call: an HTTP status says it (401/403 are refused credentials); else the cause's type. */
 export const toReason = (error: unknown, options: Options = {}): AiError.AiErrorReason => {
   const description = redact(messageOf(error), options.secrets ?? [])
   if (isApiCallError(error)) {
     return Predicate.isNumber(error.statusCode)
-      ? AiError.reasonFromHttpStatus({ status: error.statusCode, description })
+      ? error.statusCode < 400
+        // a success status whose body could not be read
+        ? new AiError.InvalidResponseError({ description })
+        : AiError.reasonFromHttpStatus({ status: error.statusCode, description })
       // no answer at all: refused connection, unknown host, reset
       : new AiError.NetworkError({
         reason: "TransportError",
@@ -353,6 +359,9 @@ export const toReason = (error: unknown, options: Options = {}): AiError.AiError
   }
   if (Predicate.isError(error) && error.name === "AI_LoadAPIKeyError") {
     return new AiError.AuthenticationError({ kind: "MissingKey", description })
+  }
+  if (Predicate.isError(error) && malformedResponse.has(error.name)) {
+    return new AiError.InvalidResponseError({ description })
   }
   if (type !== undefined || !Predicate.isError(error)) {
     // an error the provider reported in the middle of its stream (overloaded, server error, ...)

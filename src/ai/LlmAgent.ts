@@ -4,14 +4,17 @@
  * `AgentExecutor`. Each message is one turn of a conversation kept per context (see `conversation`):
  *
  * - the model's text streams into one artifact per turn ("answer"): the first delta creates it, the next ones
- *   append, the last says lastChunk; if the model's final text differs from what streamed, one replacement goes out before
- *   the final status. Reasoning is not part of the answer. Files the model returns become artifacts of their own.
+ *   append, the last says lastChunk; if the model's final text differs from what streamed, one replacement goes out
+ *   before the final status. Reasoning is not part of the answer. Files the model returns become artifacts of their
+ *   own.
  * - tool calls and their results show as WORKING status messages (`toolStatus: false` turns them off); the model
  *   is called again with the results, up to `maxSteps` calls per turn.
  * - the model finishes: COMPLETED. It asks the user (the built-in `ask_user` tool, given with `askUser: true`, or
  *   a "pause" finish): INPUT_REQUIRED with the question as the status message; the next message on that task
- *   continues the same conversation. The provider refuses the credentials: AUTH_REQUIRED. Any other failure:
- *   FAILED, with a message that names the cause (URLs without their query, no tokens).
+ *   continues the same conversation. A tool made with `needsApproval`: INPUT_REQUIRED asking to approve the call;
+ *   the next message approves it ("yes") or declines it (anything else, the model's reason). The provider refuses
+ *   the credentials: AUTH_REQUIRED. Any other failure: FAILED, with a message that names the cause (URLs without
+ *   their query, no tokens).
  * - with a `responseSchema` the answer is one data part, checked by the schema (the model is asked for
  *   structured output; tools are not offered in that mode).
  * - CancelTask interrupts the model call (a provider's HTTP request is closed with it).
@@ -104,7 +107,10 @@ export type Requirements<Tools extends Record<string, Tool.Any>> =
 
 type AnyTools = Record<string, Tool.Any>
 
-/** One toolkit of the user's tools and, when asked for, `ask_user`. */
+/**
+ * One toolkit of the user's tools and, when asked for, `ask_user`. The bridge handles any tools alike, so it sees
+ * them as `AnyTools` (a `WithHandler` is invariant in its tools, hence the widening casts).
+ */
 const combine = (
   user: Toolkit.WithHandler<AnyTools> | undefined,
   askUser: boolean
@@ -164,12 +170,53 @@ const textOf = (messages: ReadonlyArray<Prompt.Message>): string => {
   return text
 }
 
+/** A tool call the model made that waits for the user's approval (a tool made with `needsApproval`). */
+interface Approval {
+  readonly approvalId: string
+  readonly name: string
+  readonly params: unknown
+}
+
 /** The state of one turn as the model's parts come in. */
 interface Step {
   toolCalls: number
   question: string | undefined
   paused: boolean
+  /** The turn's tool calls by id, for the approvals that name them. */
+  readonly calls: Map<string, { readonly name: string; readonly params: unknown }>
+  readonly approvals: Array<Approval>
 }
+
+/** Approval requests in the conversation that no response answers yet. */
+const pendingApprovals = (history: Prompt.Prompt): Array<Approval> => {
+  const calls = new Map<string, { readonly name: string; readonly params: unknown }>()
+  const requested: Array<{ readonly approvalId: string; readonly toolCallId: string }> = []
+  const answered = new Set<string>()
+  for (const message of history.content) {
+    if (message.role === "assistant") {
+      for (const part of message.content) {
+        if (part.type === "tool-call") calls.set(part.id, part)
+        else if (part.type === "tool-approval-request") requested.push(part)
+      }
+    } else if (message.role === "tool") {
+      for (const part of message.content) if (part.type === "tool-approval-response") answered.add(part.approvalId)
+    }
+  }
+  return requested.filter((r) => !answered.has(r.approvalId)).map((r) => ({
+    approvalId: r.approvalId,
+    name: calls.get(r.toolCallId)?.name ?? "a tool",
+    params: calls.get(r.toolCallId)?.params
+  }))
+}
+
+/** Whether the user's answer to an approval question says yes. */
+const approves = (text: string): boolean => /^\s*(yes|y|ok|okay|approve|approved|go ahead|sure)\b/i.test(text)
+
+/** The question asking the user to approve these calls. */
+const approvalQuestion = (approvals: ReadonlyArray<Approval>): string =>
+  `Approve ${approvals.map((a) => `${a.name} ${summary(a.params)}`).join("; ")}? Answer yes to run ${
+    approvals.length === 1 ? "it" : "them"
+  }, or no.`
 
 /**
  * An LLM agent's executor, built from the `LanguageModel` and tool handlers in context. Conversations are kept
@@ -211,6 +258,7 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
           case "text-delta":
             return answer.delta(part.delta)
           case "tool-call": {
+            step.calls.set(part.id, { name: part.name, params: part.params })
             if (part.name === AskUser.name) {
               step.question = AskUser.questionOf(part.params) ?? "The agent needs more input."
               return answer.flush()
@@ -229,6 +277,11 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
               answer.flush(),
               task.artifact({ name: "file", parts: [PromptParts.filePart(part)] })
             )
+          case "tool-approval-request": {
+            const call = step.calls.get(part.toolCallId)
+            step.approvals.push({ approvalId: part.approvalId, name: call?.name ?? "a tool", params: call?.params })
+            return Effect.void
+          }
           case "finish":
             if (part.reason === "pause") step.paused = true
             return Effect.void
@@ -244,26 +297,43 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
       return Stream.runForEach(parts as Stream.Stream<Response.StreamPart<AnyTools>, unknown>, onPart)
     }
 
-    /** A turn of streamed text, with tool rounds, ending COMPLETED or INPUT_REQUIRED. */
+    /**
+     * A turn of streamed text, with tool rounds, ending COMPLETED or INPUT_REQUIRED. A turn answering a request for
+     * approval gives the model the user's yes or no (and a no's words as its reason), not a new user message.
+     */
     const textTurn = Effect.fnUntraced(function*(
       chat: Chat.Persisted,
       userMessage: Prompt.Prompt,
+      userText: string,
       task: TaskUpdater.TaskUpdater,
       answer: AnswerArtifact
     ) {
-      const before = (yield* Ref.get(chat.history)).content.length
-      const step: Step = { toolCalls: 0, question: undefined, paused: false }
+      const start = yield* Ref.get(chat.history)
+      const before = start.content.length
+      const waiting = pendingApprovals(start)
+      const approved = approves(userText)
+      const first = waiting.length === 0 ? userMessage : Prompt.fromMessages([Prompt.toolMessage({
+        content: waiting.map((a) =>
+          Prompt.toolApprovalResponsePart({
+            approvalId: a.approvalId,
+            approved,
+            reason: approved ? undefined : userText
+          })
+        )
+      })])
+      const step: Step = { toolCalls: 0, question: undefined, paused: false, calls: new Map(), approvals: [] }
       for (let n = 0;; n++) {
         if (n === maxSteps) {
           return yield* task.fail(`The model was still calling tools after ${maxSteps} calls; stopped.`)
         }
         step.toolCalls = 0
-        yield* streamStep(chat, n === 0 ? userMessage : Prompt.empty, task, answer, step)
-        if (step.question !== undefined || step.paused || step.toolCalls === 0) break
+        yield* streamStep(chat, n === 0 ? first : Prompt.empty, task, answer, step)
+        if (step.question !== undefined || step.paused || step.approvals.length > 0 || step.toolCalls === 0) break
       }
       const history = yield* Ref.get(chat.history)
       yield* answer.close(textOf(history.content.slice(before)))
       if (step.question !== undefined) return yield* task.requireInput(step.question)
+      if (step.approvals.length > 0) return yield* task.requireInput(approvalQuestion(step.approvals))
       if (step.paused) return yield* task.requireInput("The model paused; send a message to continue.")
       return yield* task.complete()
     })
@@ -286,7 +356,13 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
         schema === undefined
           // each turn's answer is an artifact of its own (a continued task keeps the earlier ones)
           ? Effect.flatMap(Ids.randomId, (artifactId) =>
-            textTurn(chat, userMessage, task, new AnswerArtifact(task, artifactId, artifactName)))
+            textTurn(
+              chat,
+              userMessage,
+              AgentExecutor.textOf(context.message),
+              task,
+              new AnswerArtifact(task, artifactId, artifactName)
+            ))
           : dataTurn(chat, userMessage, task, schema)).pipe(
           Effect.catchIf(
             (error): error is AiError.AiError =>

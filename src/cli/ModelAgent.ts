@@ -45,13 +45,19 @@ const readText = (flag: string, file: string) =>
     catch: (error) =>
       new ModelAgentError({
         message: `${flag} ${file}: ${
-          Predicate.hasProperty(error, "code") && error.code === "ENOENT" ? "no such file" : String(error)
+          Predicate.hasProperty(error, "code") && error.code === "ENOENT"
+            ? "no such file"
+            : Predicate.isError(error)
+            ? error.message
+            : String(error)
         }`
       })
   })
 
+type Skill = CardTemplate["skills"][number]
+
 /** `--skill "weather: Forecasts for a city"` -> a skill with that id and name, and that description. */
-export const parseSkill = (text: string): Effect.Effect<v1Skill, ModelAgentError> => {
+const parseSkill = (text: string): Effect.Effect<Skill, ModelAgentError> => {
   const colon = text.indexOf(":")
   const id = (colon < 0 ? text : text.slice(0, colon)).trim()
   const description = colon < 0 ? "" : text.slice(colon + 1).trim()
@@ -60,10 +66,8 @@ export const parseSkill = (text: string): Effect.Effect<v1Skill, ModelAgentError
     : Effect.succeed({ id, name: id, description, tags: [id] })
 }
 
-type v1Skill = CardTemplate["skills"][number]
-
 /** The card an LLM agent gets when nothing says otherwise: named after its model, text in and out. */
-export const defaultCard = (spec: string, model: string): CardTemplate => ({
+const defaultCard = (spec: string, model: string): CardTemplate => ({
   name: model,
   description: `An LLM agent (${spec}), served by effect-a2a`,
   version: "0.0.0",

@@ -33,6 +33,8 @@ interface Wire {
   readonly errorMidStream: (pieces: ReadonlyArray<string>, message: string) => ProviderServer.Reply
   readonly hanging: (pieces: ReadonlyArray<string>) => ProviderServer.Reply
   readonly refused: (status: 401 | 403, message: string) => ProviderServer.Reply
+  /** Another error status, as the provider sends it. */
+  readonly failed: (status: number, message: string) => ProviderServer.Reply
   /** The credentials the client sent. */
   readonly key: (request: ProviderServer.RecordedRequest) => string | undefined
   /** The system prompt and the user's text, as the request carried them. */
@@ -56,6 +58,8 @@ const openAiWire = (name: string, spec: string, env: (baseUrl: string) => Record
   hanging: ProviderServer.OpenAi.hanging,
   refused: (status, message) =>
     ProviderServer.OpenAi.error(status, message, "invalid_request_error", status === 401 ? "invalid_api_key" : null),
+  failed: (status, message) =>
+    ProviderServer.OpenAi.error(status, message, status >= 500 ? "server_error" : "requests"),
   key: (request) => request.headers["authorization"]?.replace(/^Bearer /, ""),
   prompt: (body) => ({ system: messages(body)[0], user: messages(body)[1] }),
   tool: (body) => {
@@ -91,6 +95,8 @@ const wires: ReadonlyArray<Wire> = [
     hanging: ProviderServer.Anthropic.hanging,
     refused: (status, message) =>
       ProviderServer.Anthropic.error(status, status === 401 ? "authentication_error" : "permission_error", message),
+    failed: (status, message) =>
+      ProviderServer.Anthropic.error(status, status >= 500 ? "api_error" : "rate_limit_error", message),
     key: (request) => request.headers["x-api-key"] as string | undefined,
     prompt: (body) => ({ system: body["system"], user: messages(body)[0] }),
     tool: (body) => {
@@ -227,6 +233,27 @@ describe.each(wires)("AiSdkLanguageModel over $name", (wire) => {
       }
     }))
 
+  it.live("other error statuses keep their reason and the provider's message: 429 rate limit, 500 provider error", () =>
+    Effect.gen(function*() {
+      const { model } = yield* setup(
+        wire,
+        (_, index) => index === 0 ? wire.failed(429, "Slow down, please") : wire.failed(500, "The server had an error")
+      )
+      const reasons: Array<[string, string]> = []
+      for (let i = 0; i < 2; i++) {
+        const exit = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+          Stream.runDrain,
+          Effect.provide(model),
+          Effect.exit
+        )
+        const error = failureOf(exit)
+        reasons.push([error.reason._tag, error.message])
+      }
+      assert.strictEqual(reasons[0]![0], "RateLimitError")
+      assert.strictEqual(reasons[1]![0], "InternalProviderError")
+      assert.include(reasons[1]![1], "The server had an error")
+    }))
+
   it.live("an error in the middle of the stream fails the call, naming the cause, after the text before it", () =>
     Effect.gen(function*() {
       const { model } = yield* setup(wire, () => wire.errorMidStream(["Par", "tial"], "the upstream model crashed"))
@@ -257,6 +284,25 @@ describe.each(wires)("AiSdkLanguageModel over $name", (wire) => {
         Effect.timeoutOption("5 seconds")
       )
       assert.isTrue(closed._tag === "Some", "the provider saw its request closed")
+    }))
+})
+
+describe("AiSdkLanguageModel: answers that are not the provider's", () => {
+  it.live("a stream chunk or a whole answer of the wrong shape is an InvalidResponseError", () =>
+    Effect.gen(function*() {
+      const wire = wires[0]!
+      const { model } = yield* setup(wire, (_, index) =>
+        index === 0
+          ? { sse: ["data: {\"nonsense\":true}\n\n", "data: [DONE]\n\n"] }
+          : { status: 200, json: { nonsense: true } })
+      const streamed = failureOf(
+        yield* LanguageModel.streamText({ prompt: "hi" }).pipe(Stream.runDrain, Effect.provide(model), Effect.exit)
+      )
+      assert.strictEqual(streamed.reason._tag, "InvalidResponseError")
+      const whole = failureOf(
+        yield* LanguageModel.generateText({ prompt: "hi" }).pipe(Effect.provide(model), Effect.exit)
+      )
+      assert.strictEqual(whole.reason._tag, "InvalidResponseError")
     }))
 })
 

@@ -293,6 +293,57 @@ describe("LlmAgent", () => {
     )))
   })
 
+  const DeleteFile = Tool.make("delete_file", {
+    description: "Deletes a file",
+    parameters: Schema.Struct({ path: Schema.String }),
+    success: Schema.String,
+    needsApproval: true
+  })
+  const Risky = Toolkit.make(DeleteFile)
+  /** Asks to delete, then reports what the tool's result (or its denial) said. */
+  const deletingModel = ScriptedModel.layer((request) => {
+    const last = request.prompt.content.at(-1)
+    if (last?.role === "tool") {
+      const result = last.content.find((p) => p.type === "tool-result")
+      return ScriptedModel.text(
+        result?.type === "tool-result"
+          ? `${result.isFailure ? "Not done" : "Done"}: ${JSON.stringify(result.result)}`
+          : "?"
+      )
+    }
+    return ScriptedModel.toolCall("delete_file", { path: "/tmp/x" })
+  })
+
+  for (
+    const [answer, ran, reply] of [["yes", 1, /^Done: "deleted \/tmp\/x"$/], ["no, keep it", 0, /^Not done/]] as const
+  ) {
+    it.effect(`a tool that needs approval: INPUT_REQUIRED asking; "${answer}" on the task ${ran ? "runs" : "skips"} it`, () => {
+      let deleted = 0
+      const handlers = Risky.toLayer({
+        delete_file: ({ path }) => Effect.sync(() => (deleted++, `deleted ${path}`))
+      })
+      return Effect.gen(function*() {
+        const handler = yield* RequestHandler
+        const ctx = ctxFor()
+        const asked = yield* taskOf(yield* handler.sendMessage(send("clean up"), ctx))
+        assert.strictEqual(asked.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.deepStrictEqual(asked.status.message?.parts, [{
+          text: `Approve delete_file {"path":"/tmp/x"}? Answer yes to run it, or no.`
+        }])
+        assert.strictEqual(deleted, 0)
+        const done = yield* taskOf(yield* handler.sendMessage(send(answer, { taskId: asked.id }), ctx))
+        assert.strictEqual(done.status.state, "TASK_STATE_COMPLETED")
+        assert.strictEqual(deleted, ran)
+        const text = done.artifacts?.at(-1)?.parts.map((p) => ("text" in p ? p.text : "")).join("") ?? ""
+        assert.match(text, reply)
+      }).pipe(Effect.provide(serve(
+        LlmAgent.layer({ toolkit: Risky }).pipe(
+          Layer.provide([deletingModel, handlers])
+        )
+      )))
+    })
+  }
+
   it.effect("a context keeps its conversation; other contexts and other callers start their own", () => {
     const prompts: Array<Array<string>> = []
     const model = ScriptedModel.layer((request) => {
