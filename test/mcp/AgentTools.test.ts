@@ -5,12 +5,20 @@
  * remote task, credentials and card verification from the client options, several agents in one toolkit.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, Logger } from "effect"
 import { Tool } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as jose from "jose"
 import * as A2AClient from "../../src/client/A2AClient.ts"
+import * as CardVerifier from "../../src/client/CardVerifier.ts"
 import * as AgentTools from "../../src/mcp/AgentTools.ts"
 import * as ToolSet from "../../src/mcp/ToolSet.ts"
+import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as CardSigner from "../../src/server/CardSigner.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import { Ours, OursSecured, TOKEN } from "../client/OurServer.ts"
 import { cardFor } from "../client/TestServer.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
@@ -25,6 +33,21 @@ const both = Effect.gen(function*() {
   const sdk = yield* SdkPeer
   return yield* AgentTools.toolkit([ours.url, sdk.url])
 })
+
+/** Our demo server, its card signed with this key (no `jku`: clients are given the public key); its URL. */
+const serveSigned = (pem: string) =>
+  Effect.gen(function*() {
+    const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0 }).pipe(
+      Layer.provide(
+        A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }).pipe(
+          Layer.provide(CardSigner.layer({ key: pem, kid: "k1", jku: false }))
+        )
+      ),
+      Layer.provide(Logger.layer([]))
+    )
+    const address = Context.get(yield* Layer.build(layer).pipe(Effect.orDie), HttpServer.HttpServer).address
+    return `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}`
+  })
 
 layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClient.layer), {
   excludeTestServices: true
@@ -177,6 +200,27 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
         const [answered] = yield* callTools(withToken, [{ name: OUR_TOOL, params: { text: "hi" } }])
         expect(answered).toMatchObject({ isFailure: false, result: { text: "Echo: hi" } })
       }))
+
+    it.effect("a signed card is verified by the CardVerifier in context: trusted key, tools; another key, none", () =>
+      Effect.gen(function*() {
+        const signing = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+        const other = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+        const publicJwk = (key: jose.CryptoKey) =>
+          Effect.promise(async () => ({ kty: "EC", ...(await jose.exportJWK(key)), kid: "k1", alg: "ES256" }))
+        const url = yield* serveSigned(yield* Effect.promise(() => jose.exportPKCS8(signing.privateKey)))
+        const verifying = (key: jose.CryptoKey) =>
+          Effect.flatMap(
+            publicJwk(key),
+            (jwk) => Layer.build(CardVerifier.layer({ keys: [jwk], jku: false, requireSignature: true }))
+          )
+        const trusted = yield* AgentTools.fromUrl(url).pipe(Effect.provideContext(yield* verifying(signing.publicKey)))
+        const [result] = yield* callTools(trusted, [{ name: OUR_TOOL, params: { text: "signed" } }])
+        expect(result).toMatchObject({ isFailure: false, result: { text: "Echo: signed" } })
+        const refused = yield* Effect.flip(
+          AgentTools.fromUrl(url).pipe(Effect.provideContext(yield* verifying(other.publicKey)))
+        )
+        expect(refused).toMatchObject({ _tag: "AgentCardSignatureError", reason: "InvalidSignature" })
+      }).pipe(Effect.scoped))
 
     it.effect("a card that does not verify gives no tool", () =>
       Effect.gen(function*() {
