@@ -14,9 +14,9 @@
  * const program = Effect.gen(function*() {
  *   const client = yield* A2AClient.resolve("http://127.0.0.1:8080")
  *   const outcome = yield* AgentCall.call(client, { text: "task write a report" })
- *   // the same agent as a tool for a model: LanguageModel.generateText({ prompt, toolkit })
- *   const toolkit = yield* AgentTools.fromClient(client)
- *   return { outcome, tools: Object.keys(toolkit.toolkit.tools) }
+ *   // the same agent as a tool for a model: LanguageModel.generateText({ prompt, toolkit: ToolSet.bind(tools) })
+ *   const tools = yield* AgentTools.fromClient(client)
+ *   return { outcome, names: Object.keys(tools.toolkit.tools) }
  * }).pipe(Effect.provide(FetchHttpClient.layer))
  * ```
  *
