@@ -25,12 +25,18 @@ import { callTools } from "./ModelCalls.ts"
 const fixture = resolve(import.meta.dirname, "..", "fixtures", "McpStdioServer.ts")
 const server: McpTools.Server = { command: process.execPath, args: [fixture] }
 
+const MCP_TOKEN = "mcp-token"
+
 /** The fixture's tools over streamable HTTP (the SDK's transport on node:http), at `url`, for the scope. */
 const httpServer = Effect.acquireRelease(
   Effect.promise(async () => {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() })
     await makeServer().connect(transport)
-    const http = createServer((req, res) => void transport.handleRequest(req, res))
+    // a bearer token guards the endpoint, as an MCP server behind authorization would
+    const http = createServer((req, res) => {
+      if (req.headers.authorization !== `Bearer ${MCP_TOKEN}`) return void res.writeHead(401).end()
+      void transport.handleRequest(req, res)
+    })
     await new Promise<void>((listening) => http.listen(0, "127.0.0.1", listening))
     return { http, transport, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }
   }),
@@ -124,10 +130,16 @@ layer(Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer, Ours.layer), { e
         }).pipe(Effect.scoped))
     })
 
-    it.effect("over streamable HTTP: the same tools, called the same way", () =>
+    it.effect("over streamable HTTP, with the headers given: the same tools, called the same way", () =>
       Effect.gen(function*() {
         const { url } = yield* httpServer
-        const tools = yield* McpTools.fromServer({ url, prefix: "remote" })
+        const refused = yield* Effect.flip(McpTools.fromServer({ url }))
+        expect(refused.message).toContain("401")
+        const tools = yield* McpTools.fromServer({
+          url,
+          prefix: "remote",
+          headers: { authorization: `Bearer ${MCP_TOKEN}` }
+        })
         expect(Object.keys(tools.toolkit.tools)).toEqual([
           "remote__add",
           "remote__weather_lookup",
