@@ -5,15 +5,21 @@
  * without its interfaces) under the flags `--name`, `--description` and `--skill "ID: DESCRIPTION"`. Both modules
  * are loaded here, when `--model` is given: a `serve` without it loads neither, nor any provider package.
  * The key, the base URL and the provider package are checked before the server starts; what is missing is one line.
+ * With `--mcp-server "CMD ARGS"` (or an http(s) URL) and `--delegate URL` (both repeatable) the model's tools are
+ * those MCP servers' and those A2A agents' (effect-a2a/mcp's Orchestrator, loaded only then).
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
+import type { Server as McpServer } from "../mcp/McpTools.ts"
 import type { CardTemplate } from "../server/AgentCardConfig.ts"
 import type * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as AgentModule from "./AgentModule.ts"
+import * as ServeFailure from "./ServeFailure.ts"
 
 /** The flags make no agent (a file that cannot be read, a bad card, ...). The message is one line. */
 export class ModelAgentError extends Schema.TaggedError<ModelAgentError>()("ModelAgentError", {
@@ -27,6 +33,10 @@ export interface ModelFlags {
   readonly name?: string | undefined
   readonly description?: string | undefined
   readonly skills?: ReadonlyArray<string> | undefined
+  /** MCP servers whose tools the model gets: a command line (stdio) or an http(s) URL (streamable HTTP). */
+  readonly mcpServers?: ReadonlyArray<string> | undefined
+  /** A2A agents the model may delegate to, by URL: one tool each, named from its card. */
+  readonly delegates?: ReadonlyArray<string> | undefined
 }
 
 const readText = (flag: string, file: string) =>
@@ -100,8 +110,31 @@ export const load = (flags: ModelFlags) =>
       ? undefined
       : yield* readText("--instructions", flags.instructions)
     const card = yield* cardOf(flags, model.modelId)
-    const executor: Layer.Layer<AgentExecutor.AgentExecutor> = LlmAgent.layer({ instructions }).pipe(
-      Layer.provide(AiSdkLanguageModel.layer(model, { secrets }))
+    const languageModel = AiSdkLanguageModel.layer(model, { secrets })
+    const mcpServers = flags.mcpServers ?? []
+    const delegates = flags.delegates ?? []
+    if (mcpServers.length === 0 && delegates.length === 0) {
+      const executor: Layer.Layer<AgentExecutor.AgentExecutor> = LlmAgent.layer({ instructions }).pipe(
+        Layer.provide(languageModel)
+      )
+      return { card, executor }
+    }
+    const { McpTools, Orchestrator } = yield* Effect.promise(() => import("../mcp/index.ts"))
+    const servers = yield* Effect.forEach(mcpServers, (line): Effect.Effect<McpServer, ModelAgentError> =>
+      /^https?:\/\//.test(line) ? Effect.succeed({ url: line }) : Effect.mapError(
+        Effect.fromResult(McpTools.parseCommand(line)),
+        (error) =>
+          new ModelAgentError({ message: `--mcp-server ${JSON.stringify(line)}: ${error.message}` })
+      ))
+    // the agents' cards are read and the MCP servers started when the server starts; a failure is one line
+    const tools = Orchestrator.toolSet({ agents: delegates, mcpServers: servers }).pipe(
+      Effect.mapError((error) =>
+        new ModelAgentError({ message: `The tools of --delegate / --mcp-server: ${ServeFailure.describeOther(error)}` })
+      )
     )
+    const executor: Layer.Layer<AgentExecutor.AgentExecutor, ModelAgentError> = Layer.unwrap(
+      Effect.map(tools, (set) =>
+        Orchestrator.withTools({ instructions }, set))
+    ).pipe(Layer.provide([languageModel, FetchHttpClient.layer, NodeServices.layer]))
     return { card, executor }
   })

@@ -71,6 +71,10 @@ export interface ServeFlags {
   readonly name?: Option.Option<string> | undefined
   readonly description?: Option.Option<string> | undefined
   readonly skill?: ReadonlyArray<string> | undefined
+  /** The LLM agent's MCP servers: command lines or http(s) URLs. */
+  readonly mcpServer?: ReadonlyArray<string> | undefined
+  /** A2A agents the LLM agent may delegate to. */
+  readonly delegate?: ReadonlyArray<string> | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -149,12 +153,14 @@ const chooseAgent = (
     card: given(flags.card),
     name: given(flags.name),
     description: given(flags.description),
-    skills: flags.skill !== undefined && flags.skill.length > 0 ? flags.skill : undefined
+    skills: flags.skill !== undefined && flags.skill.length > 0 ? flags.skill : undefined,
+    mcpServers: flags.mcpServer !== undefined && flags.mcpServer.length > 0 ? flags.mcpServer : undefined,
+    delegates: flags.delegate !== undefined && flags.delegate.length > 0 ? flags.delegate : undefined
   }
   if (model === undefined) {
     const stray = Object.entries(modelFlags).find(([, value]) => value !== undefined)
     if (stray !== undefined) {
-      const flag = stray[0] === "skills" ? "skill" : stray[0]
+      const flag = { skills: "skill", mcpServers: "mcp-server", delegates: "delegate" }[stray[0]] ?? stray[0]
       return Effect.fail(new AgentModule.AgentModuleError({ message: `--${flag} goes with --model PROVIDER:MODEL` }))
     }
     return agentFile === undefined ? Effect.succeed(demo) : AgentModule.load(agentFile)
@@ -243,6 +249,17 @@ export const serveCommand = Command.make(
       Flag.withDescription("With --model: a skill of the card, \"ID: DESCRIPTION\" (repeat for more)"),
       Flag.atLeast(0)
     ),
+    mcpServer: Flag.String("mcp-server").pipe(
+      Flag.withDescription(
+        "With --model: an MCP server whose tools the model gets, \"CMD ARGS\" (stdio) or an http(s) URL " +
+          "(repeat for more)"
+      ),
+      Flag.atLeast(0)
+    ),
+    delegate: Flag.String("delegate").pipe(
+      Flag.withDescription("With --model: an A2A agent's URL the model may delegate to, as a tool (repeat for more)"),
+      Flag.atLeast(0)
+    ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
@@ -267,6 +284,11 @@ export const serveCommand = Command.make(
     {
       command: "effect-a2a serve --model openai:gpt-4o-mini --instructions ./prompt.md --name Helper",
       description: "Serve an LLM agent on OpenAI's gpt-4o-mini (OPENAI_API_KEY)"
+    },
+    {
+      command: "effect-a2a serve --model openai:gpt-4o-mini --delegate http://127.0.0.1:8081 " +
+        "--mcp-server \"npx -y @modelcontextprotocol/server-memory\"",
+      description: "An LLM agent that delegates to an A2A agent and uses an MCP server's tools"
     },
     {
       command: "OPENAI_BASE_URL=http://127.0.0.1:11434/v1 effect-a2a serve --model openai-compat:llama3.2",

@@ -8,7 +8,6 @@
 import { type Task, TaskState } from "@a2a-js/sdk"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -21,13 +20,6 @@ import * as ServeProcess from "../fixtures/ServeProcess.ts"
 const KEY = "sk-cli-test-0123456789"
 const HIDE_PACKAGES = fileURLToPath(new URL("../fixtures/HidePackages.ts", import.meta.url))
 
-/** This process's environment without any provider setting, plus `env`: what the child sees is what we give it. */
-const cleanEnv = (env: Record<string, string>): Record<string, string | undefined> => {
-  const out: Record<string, string | undefined> = { ...process.env }
-  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"]) delete out[name]
-  return { ...out, ...env }
-}
-
 /** `serve --model` on the provider server, with the flags given (`--memory` unless `env` names a data directory). */
 const serveModel = (
   script: (request: ProviderServer.RecordedRequest, index: number) => ProviderServer.Reply,
@@ -38,7 +30,7 @@ const serveModel = (
     const provider = yield* ProviderServer.serve(script)
     const served = yield* ServeProcess.startServe(
       [...("A2A_DATA_DIR" in env ? [] : ["--memory"]), "--model", "openai-compat:llama-test", ...args],
-      cleanEnv({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_API_KEY: KEY, ...env })
+      ProviderServer.cleanEnv({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_API_KEY: KEY, ...env })
     )
     const { client } = yield* connect(served.base, "JSONRPC")
     return { provider, served, client }
@@ -46,30 +38,7 @@ const serveModel = (
 
 /** A run expected to end by itself: its exit code and everything it printed. */
 const runToExit = (args: ReadonlyArray<string>, env: Record<string, string>, nodeArgs: ReadonlyArray<string> = []) =>
-  Effect.promise(() =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [
-        ...nodeArgs,
-        ServeProcess.BIN,
-        "serve",
-        "--memory",
-        "--port",
-        "0",
-        ...args
-      ], {
-        env: cleanEnv(env),
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-      child.on("exit", (code) => {
-        clearTimeout(timer)
-        resolve({ code, output })
-      })
-    })
-  )
+  ServeProcess.runToExit(args, ProviderServer.cleanEnv(env), nodeArgs)
 
 const lastStatus = (events: ReadonlyArray<{ payload?: { $case: string; value: unknown } | undefined }>) => {
   const last = events[events.length - 1]?.payload

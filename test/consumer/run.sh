@@ -39,7 +39,7 @@ cat > "$app/tsconfig.json" <<'JSON'
   "include": ["src"]
 }
 JSON
-cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$repo/examples/llm-agent.ts" "$app/src/"
+cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$repo/examples/llm-agent.ts" "$repo/examples/orchestrator.ts" "$app/src/"
 # Every entry point, so a consumer's tsc reads all of the declarations.
 cat > "$app/src/entries.ts" <<'TS'
 import { A2AError } from "effect-a2a/protocol"
@@ -55,10 +55,11 @@ import { A2A03 } from "effect-a2a/v0_3"
 import { A2A01 } from "effect-a2a/v0_1"
 import { LlmAgent } from "effect-a2a/ai"
 import { AiSdkLanguageModel, ModelSpec } from "effect-a2a/ai-providers"
+import { AgentCall } from "effect-a2a/mcp"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
   OpenApiDocument.make, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve,
-  A2A03.layer, A2A01.layer, LlmAgent.layer, AiSdkLanguageModel.layer, ModelSpec.layer] as const
+  A2A03.layer, A2A01.layer, LlmAgent.layer, AiSdkLanguageModel.layer, ModelSpec.layer, AgentCall.call] as const
 export type Used = readonly [Task, Task03]
 TS
 
@@ -115,6 +116,18 @@ run_examples() { # node binary
   out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "what time is it" 2>&1)" || { echo "$out"; exit 1; }
   echo "$out" | sed 's/^/    /'
   grep -q "It is 20" <<<"$out" || { echo "consumer: FAIL: no answer from the LLM agent"; exit 1; }
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+  # the orchestrator example (effect-a2a/mcp): an LLM agent on 8080 delegating to the agents on 8081 and 8082
+  for port in 8081 8082; do
+    if wait_for_port "$port" 0; then echo "consumer: FAIL: port $port is taken (the orchestrator example listens there)"; exit 1; fi
+  done
+  "$node" "$app/src/orchestrator.ts" > "$work/orchestrator.log" 2>&1 &
+  server_pid=$!
+  if ! wait_for_port 8080 30; then echo "consumer: FAIL: orchestrator did not listen"; cat "$work/orchestrator.log"; exit 1; fi
+  out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "plan my Friday" 2>&1)" || { echo "$out"; exit 1; }
+  echo "$out" | sed 's/^/    /'
+  grep -q "Sunny in Paris, and you are free on Friday after 2pm." <<<"$out" || { echo "consumer: FAIL: no answer from the orchestrator"; exit 1; }
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
   # the command from the tarball: serve the demo (memory store), talk to it, stop it with SIGTERM

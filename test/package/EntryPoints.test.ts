@@ -70,7 +70,8 @@ describe("package entry points", () => {
       "./v0_3",
       "./v0_1",
       "./ai",
-      "./ai-providers"
+      "./ai-providers",
+      "./mcp"
     ])
     for (const e of entries) {
       expect(existsSync(e.source), e.source).toBe(true)

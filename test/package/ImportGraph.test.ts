@@ -54,6 +54,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["web runner", (f) => f.startsWith("src/web/")],
   // model providers for Effect AI through the AI SDK's provider interface: on effect alone, none of the server
   ["ai providers", (f) => f.startsWith("src/ai-providers/")],
+  // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command
+  ["mcp", (f) => f.startsWith("src/mcp/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
 
@@ -72,6 +74,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
   "ai providers": [],
+  "mcp": ["protocol", "server core", "client", "ai"],
   "cli": [
     "protocol",
     "server core",
@@ -82,7 +85,8 @@ const allowed: Record<string, ReadonlyArray<string>> = {
     "0.1 wing",
     "grpc wing",
     "node runner",
-    "ai providers"
+    "ai providers",
+    "mcp"
   ]
 }
 
