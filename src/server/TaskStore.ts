@@ -23,6 +23,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as v1 from "../generated/v1.ts"
 import { InternalError } from "../protocol/A2AError.ts"
+import { label } from "../protocol/TaskStates.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
   message: Schema.String,
@@ -36,6 +37,13 @@ export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskSt
 
 /** Whether a store failure is a lost race (see `TaskStoreError.conflict`). */
 export const isConflict = (error: TaskStoreError): boolean => error.conflict === true
+
+/**
+ * The failure of a save over a task that has ended: a terminal state never changes (spec 4.1.3), so every store
+ * refuses it, as a conflict (the writer that ended the task won the race).
+ */
+export const terminalConflict = (taskId: string, state: v1.TaskState): TaskStoreError =>
+  new TaskStoreError({ message: `Task ${taskId} has ended (${label(state)}); its state cannot change`, conflict: true })
 
 const storageFailed = new InternalError({ message: "Task storage failed" })
 

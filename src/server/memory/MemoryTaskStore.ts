@@ -34,7 +34,8 @@ import {
   matchesQuery,
   shapeArtifacts,
   type TaskRecord,
-  TaskStore
+  TaskStore,
+  terminalConflict
 } from "../TaskStore.ts"
 
 export interface Options {
@@ -89,18 +90,20 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     }
 
     const save: TaskStore["Service"]["save"] = (record) =>
-      Effect.clockWith((clock) =>
-        Effect.sync(() => {
-          const taskId = record.task.id
-          records.set(taskId, capHistory(record, maxHistory))
-          const now = clock.currentTimeMillisUnsafe()
-          if (isTerminal(record.task.status.state) && !ended.has(taskId)) {
-            ended.set(taskId, now)
-            endedIds.push(taskId)
-          }
-          if (ended.size > 0) forget(now)
-        })
-      )
+      // clockWith calls back when the effect runs: the check and the write are one step.
+      Effect.clockWith((clock) => {
+        const taskId = record.task.id
+        // A terminal state never changes: whoever saves over one lost a race with the writer that ended the task.
+        if (ended.has(taskId)) return Effect.fail(terminalConflict(taskId, records.get(taskId)!.task.status.state))
+        records.set(taskId, capHistory(record, maxHistory))
+        const now = clock.currentTimeMillisUnsafe()
+        if (isTerminal(record.task.status.state)) {
+          ended.set(taskId, now)
+          endedIds.push(taskId)
+        }
+        if (ended.size > 0) forget(now)
+        return Effect.void
+      })
 
     const isLive = (record: TaskRecord, now: number): boolean => {
       const at = ended.get(record.task.id)

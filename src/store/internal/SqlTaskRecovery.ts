@@ -136,7 +136,7 @@ export const recover: Effect.Effect<ReadonlyArray<Recovered>, TaskStoreError, Sq
             yield* sql`UPDATE a2a_tasks SET state = 'TASK_STATE_FAILED',
                 status_ts = ${statusTimestampOf(recovered.task)}, version = ${version},
                 node_id = ${node.id}, updated_at = ${now}, task = ${jsonParam(json)}
-              WHERE id = ${row.id} AND version = ${row.version}`
+              WHERE id = ${row.id} AND version = ${row.version} AND state IN ${sql.in(IN_FLIGHT)}`
             return { ...recovered, version }
           }))
       }))
