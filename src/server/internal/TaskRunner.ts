@@ -19,8 +19,9 @@
  * - A save is the whole task (status, history, artifacts with their appended parts) as it is after its last
  *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
  *   it, and coalescing changes neither the final task nor the events.
- * - A failed save ends the execution as it always has (logged; InternalError to the caller; a conflict read as
- *   another node's outcome), and what it held was published to no one. A failed save of several events is made
+ * - A failed save ends the execution as it always has (logged; InternalError to the caller, or Unavailable when the
+ *   storage could not be reached; a conflict read as another node's outcome), and what it held was published to
+ *   no one. A failed save of several events is made
  *   again one event at a time first, so the events before the failing one are stored and published, and the
  *   failure is that event's: what is stored and told is what one save per event gives.
  * - A step (apply, save, publish) is uninterruptible: a cancel lands between steps. Events the agent emitted
@@ -74,6 +75,7 @@ import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
 import { RemoteCancel } from "../RemoteCancel.ts"
 import {
+  clientErrorOf,
   isConflict,
   orInternal,
   type TaskRecord,
@@ -155,7 +157,9 @@ const stop = (execution: { readonly fiber: Deferred.Deferred<Fiber.Fiber<void>> 
 class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", {
   message: Schema.String,
   /** Another writer (another node) saved the task meanwhile; see TaskStoreError.conflict. */
-  conflict: Schema.Boolean
+  conflict: Schema.Boolean,
+  /** The storage could not be reached; see TaskStoreError.unavailable. */
+  unavailable: Schema.Boolean
 }) {}
 
 /** How long a CancelTask waits for the node running the task to record the outcome. */
@@ -213,7 +217,8 @@ export const make = Effect.gen(function*() {
 
   const remote = yield* RemoteCancel
   const observed = yield* Observability.isEnabled
-  const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message, conflict: isConflict(e) })
+  const storeFailed = (e: TaskStoreError) =>
+    new StoreFailed({ message: e.message, conflict: isConflict(e), unavailable: e.unavailable === true })
 
   /** Saves a step, then publishes and notifies each of its events in order. Returns the record saved. */
   const persist = (
@@ -259,7 +264,7 @@ export const make = Effect.gen(function*() {
 
   const storageFailed = (caller: Caller, e: StoreFailed) =>
     Effect.logError("Task store failure during execution", e).pipe(
-      Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(new InternalError({ message: "Task storage failed" })))))
+      Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(clientErrorOf(e)))))
     )
 
   // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended there,

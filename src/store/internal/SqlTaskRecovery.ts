@@ -27,7 +27,8 @@ import { randomUUID } from "node:crypto"
 import * as v1 from "../../generated/v1.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import { type RecoveredTask, RecoveredTasks } from "../../server/RecoveredTasks.ts"
-import { statusTimestampOf, TaskStoreError } from "../../server/TaskStore.ts"
+import { statusTimestampOf, type TaskStoreError } from "../../server/TaskStore.ts"
+import { storeError } from "./SqlFailure.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 /** The status message of a task failed by the restart recovery. */
@@ -44,9 +45,6 @@ const LOCK_SPACE = "effect-a2a/node"
 const TaskJson = Schema.fromJsonString(v1.Task)
 const decodeTask = Schema.decodeUnknownEffect(TaskJson)
 const encodeTask = Schema.encodeEffect(TaskJson)
-
-const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
-  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
 
 /**
  * Takes this node's liveness lock (PostgreSQL) for the life of the scope; a no-op on SQLite. Must run before

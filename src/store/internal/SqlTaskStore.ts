@@ -14,7 +14,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
 import { isTerminal, TERMINAL } from "../../protocol/TaskStates.ts"
 import * as Observability from "../../server/Observability.ts"
@@ -28,10 +27,8 @@ import {
   TaskStoreError,
   terminalConflict
 } from "../../server/TaskStore.ts"
+import { storeError } from "./SqlFailure.ts"
 import { SqlNode } from "./SqlNode.ts"
-
-const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
-  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
 
 const TaskJson = Schema.fromJsonString(v1.Task)
 const decodeTask = Schema.decodeUnknownEffect(TaskJson)
