@@ -10,6 +10,8 @@
  * - `A2A_SECRET_KEYS`: keys that seal push configs at rest (see `secretKeysConfig`).
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
  *   by a node that died while this one runs (see SqlTaskRecovery).
+ * - `A2A_NODE_LEASE` (default `10 seconds`; PostgreSQL only): how long a node may be out of reach of the database
+ *   (a restart, a network failure) before the others count it as gone and fail its tasks (see SqlLiveness).
  *
  * @example
  * ```ts
@@ -38,6 +40,7 @@ import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
+import * as SqlLiveness from "./internal/SqlLiveness.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
 import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
@@ -52,6 +55,7 @@ export type Services =
   | PushConfigStore
   | SqlClient.SqlClient
   | SqlNode.SqlNode
+  | SqlLiveness.SqlLiveness
   | RecoveredTasks
   | EventBus.EventBus
 
@@ -79,11 +83,12 @@ export const layerFrom = <E, R>(
 /** The stores, with `nodes`: how events (and cancels) travel between the processes sharing the database. */
 const compose = <C, E, R, NE>(
   client: Layer.Layer<SqlClient.SqlClient | C, E, R>,
-  nodes: Layer.Layer<EventBus.EventBus, NE, SqlClient.SqlClient | C | SqlNode.SqlNode>,
+  nodes: Layer.Layer<EventBus.EventBus, NE, SqlClient.SqlClient | C | SqlNode.SqlNode | SqlLiveness.SqlLiveness>,
   options: Options
 ): Layer.Layer<Services, E | NE | StoreError, R> => {
-  const prepared = Layer.effectDiscard(
-    Effect.andThen(SqlMigrations.run, SqlTaskRecovery.holdLiveness)
+  // Migrated, then this node is alive (its liveness lock taken) before it saves anything.
+  const prepared = SqlLiveness.layer(options.recovery).pipe(
+    Layer.provide(Layer.effectDiscard(SqlMigrations.run))
   )
   const stores = Layer.mergeAll(
     SqlTaskStore.layer,
@@ -203,9 +208,13 @@ export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreE
   Layer.unwrap(Effect.gen(function*() {
     const database = yield* databaseConfig
     const interval = yield* Config.option(Config.Duration("A2A_RECOVERY_INTERVAL"))
-    const withInterval: Options = options.recovery?.interval === undefined && Option.isSome(interval)
-      ? { ...options, recovery: { ...options.recovery, interval: interval.value } }
-      : options
+    const lease = yield* Config.option(Config.Duration("A2A_NODE_LEASE"))
+    const recovery: SqlTaskRecovery.RecoveryOptions = {
+      ...options.recovery,
+      ...(options.recovery?.interval === undefined && Option.isSome(interval) ? { interval: interval.value } : {}),
+      ...(options.recovery?.lease === undefined && Option.isSome(lease) ? { lease: lease.value } : {})
+    }
+    const withInterval: Options = { ...options, recovery }
     const keys = options.secretKeys === undefined ? yield* secretKeysConfig : undefined
     const configured: Options = keys !== undefined && keys.length > 0
       ? { ...withInterval, secretKeys: keys }

@@ -150,6 +150,18 @@ const createPushOutbox = Effect.gen(function*() {
   yield* sql`CREATE INDEX a2a_push_outbox_by_node ON a2a_push_outbox (node_id)`
 })
 
+/**
+ * The nodes sharing a PostgreSQL database, each with when it was last seen (its heartbeat, on the database's
+ * clock): see SqlLiveness. SQLite serves one process and needs none.
+ */
+const createNodes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () => sql`CREATE TABLE a2a_nodes (node_id TEXT COLLATE "C" PRIMARY KEY, seen_at TIMESTAMPTZ NOT NULL)`,
+    orElse: () => Effect.void
+  })
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
@@ -157,7 +169,8 @@ export const migrations = Migrator.fromRecord({
   "3_add_task_tenant": addTaskTenant,
   "4_add_push_config_version": addPushConfigVersion,
   "5_create_task_events": createTaskEvents,
-  "6_create_push_outbox": createPushOutbox
+  "6_create_push_outbox": createPushOutbox,
+  "9_create_nodes": createNodes
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"
