@@ -20,8 +20,8 @@
  *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
  *   it, and coalescing changes neither the final task nor the events.
  * - A failed save ends the execution as it always has (logged; InternalError to the caller, or Unavailable when the
- *   storage could not be reached; a conflict read as another node's outcome), and what it held was published to
- *   no one. A failed save of several events is made
+ *   storage could not be reached, the task then recorded FAILED once it is back; a conflict read as another
+ *   node's outcome), and what it held was published to no one. A failed save of several events is made
  *   again one event at a time first, so the events before the failing one are stored and published, and the
  *   failure is that event's: what is stored and told is what one save per event gives.
  * - A step (apply, save, publish) is uninterruptible: a cancel lands between steps. Events the agent emitted
@@ -53,6 +53,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -161,6 +162,10 @@ class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", {
   /** The storage could not be reached; see TaskStoreError.unavailable. */
   unavailable: Schema.Boolean
 }) {}
+
+/** The status message of a task whose execution lost its storage. */
+export const STORAGE_LOST = "The task store was unreachable while this task was being worked on, so its work was " +
+  "lost and it was marked as failed. Send the request again to start a new task."
 
 /** How long a CancelTask waits for the node running the task to record the outcome. */
 const REMOTE_CANCEL_WAIT = "10 seconds"
@@ -559,7 +564,25 @@ export const make = Effect.gen(function*() {
       return Effect.catch(this.finish(exit), (e) =>
         e.conflict
           ? endedElsewhere(this.reporter, this.context.taskId, this.scope, e)
-          : storageFailed(this.reporter, e))
+          : Effect.andThen(storageFailed(this.reporter, e), e.unavailable ? this.failOnceReachable() : Effect.void))
+    }
+
+    /**
+     * After the storage was unreachable during the execution, its task would stay stored in flight with no agent
+     * behind it, on a node that lives on (so no recovery ends it): it is recorded FAILED once the storage is back.
+     * Interruptible, unlike the rest of the outcome: a cancel or the server's stop ends the wait.
+     */
+    failOnceReachable(): Effect.Effect<void> {
+      return Effect.suspend(() => {
+        const current = this.record
+        if (current === undefined || isTerminal(current.task.status.state)) return Effect.void
+        return this.finalStatus("TASK_STATE_FAILED", STORAGE_LOST).pipe(
+          Effect.retry({ while: (e) => e.unavailable, schedule: Schedule.spaced("1 second") }),
+          // A conflict: the task was saved since (by another node), which decided its end.
+          Effect.catch((e) => e.conflict ? Effect.void : Effect.logError("Cannot record a task as failed", e)),
+          Effect.interruptible
+        )
+      })
     }
 
     /**
