@@ -88,6 +88,8 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
             )
           )
           yield* connection.executeRaw(seen, [node])
+          // Rows of nodes that crashed long ago (a clean stop removes its own): a lock held is never judged gone.
+          yield* connection.executeRaw(`DELETE FROM a2a_nodes WHERE seen_at < now() - interval '1 day'`, [])
           return Effect.forever(Effect.andThen(Effect.sleep(beat), connection.executeRaw(seen, [node])))
         })
 
