@@ -115,6 +115,7 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
         Effect.ensuring(Scope.close(first, Exit.void)),
         Effect.ignore,
         Effect.andThen(again),
+        Effect.annotateLogs("node", node),
         Effect.forkScoped
       )
 
