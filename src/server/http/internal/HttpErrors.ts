@@ -56,7 +56,7 @@ export const wwwAuthenticate = (error: Unauthenticated): string => {
 }
 
 /** What HTTP says beside the body: `WWW-Authenticate` on 401, `Retry-After` when the server asks for a retry later. */
-const errorHeaders = (error: A2AError): Record<string, string> | undefined =>
+export const errorHeaders = (error: A2AError): Record<string, string> | undefined =>
   error._tag === "Unauthenticated"
     ? { "www-authenticate": wwwAuthenticate(error) }
     : error._tag === "Unavailable" && error.retryAfterSeconds !== undefined
