@@ -134,7 +134,10 @@ export interface TaskPage {
 export class TaskStore extends Context.Service<TaskStore, {
   /** The task if it exists in `scope` (same owner and tenant). */
   readonly get: (taskId: string, scope: TaskScope) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
-  /** Inserts or replaces the task (keyed by `record.task.id`). */
+  /**
+   * Inserts or replaces the task (keyed by `record.task.id`); never a task that has ended, whose terminal state
+   * never changes: that save fails as a conflict (`terminalConflict`).
+   */
   readonly save: (record: TaskRecord) => Effect.Effect<void, TaskStoreError>
   /** Tasks in `scope` matching the query, newest status first (ties: larger id first). */
   readonly list: (scope: TaskScope, query: TaskQuery) => Effect.Effect<TaskPage, TaskStoreError>

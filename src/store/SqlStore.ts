@@ -214,11 +214,11 @@ export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreE
       ...(options.recovery?.interval === undefined && Option.isSome(interval) ? { interval: interval.value } : {}),
       ...(options.recovery?.lease === undefined && Option.isSome(lease) ? { lease: lease.value } : {})
     }
-    const withInterval: Options = { ...options, recovery }
+    const withRecovery: Options = { ...options, recovery }
     const keys = options.secretKeys === undefined ? yield* secretKeysConfig : undefined
     const configured: Options = keys !== undefined && keys.length > 0
-      ? { ...withInterval, secretKeys: keys }
-      : withInterval
+      ? { ...withRecovery, secretKeys: keys }
+      : withRecovery
     yield* Effect.logInfo(
       database._tag === "pg" ? "Task store: PostgreSQL (A2A_DATABASE_URL)" : `Task store: SQLite ${database.filename}`
     )

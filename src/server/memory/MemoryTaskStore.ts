@@ -1,6 +1,6 @@
 /**
  * In-memory TaskStore: a map of records, listed by sorting on (status timestamp, id). For tests and
- * single-process use; everything is lost when the process exits.
+ * single-process use; everything is lost when the process exits. A task that has ended is never saved over.
  *
  * Bounded, so a long-running server's memory stays flat: a task that has ended (completed, failed, canceled,
  * rejected) is kept for `terminalTaskTtl` and among the `maxTerminalTasks` most recently ended, then forgotten

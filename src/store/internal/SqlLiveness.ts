@@ -72,8 +72,16 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
       const beat = Duration.divideUnsafe(lease, LEASE_BEATS)
       const seen = `INSERT INTO a2a_nodes (node_id, seen_at) VALUES ($1, now())
         ON CONFLICT (node_id) DO UPDATE SET seen_at = excluded.seen_at`
-      // When this node last took its lock after losing it (epoch ms); undefined while it has held its first one.
-      let retakenAt: number | undefined
+      // From when (epoch ms) this node may judge others: at once with its first lock; never while it has lost it;
+      // a lease after it took it again.
+      let judgesFrom = 0
+      const lost = (error: SqlError) =>
+        Effect.andThen(
+          Effect.sync(() => {
+            judgesFrom = Infinity
+          }),
+          Effect.logWarning("Liveness lock lost; taking it again", error)
+        )
 
       /** Takes the lock on a connection of its own, in `scope`; then beats on it until the connection fails. */
       const hold = (scope: Scope.Scope) =>
@@ -102,16 +110,16 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
       const again: Effect.Effect<never> = Effect.gen(function*() {
         const scope = yield* Scope.fork(layerScope)
         const beats = yield* hold(scope).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
-        retakenAt = yield* Clock.currentTimeMillis
+        judgesFrom = (yield* Clock.currentTimeMillis) + Duration.toMillis(lease)
         yield* Effect.logInfo("Liveness lock taken again")
         return yield* beats.pipe(Effect.ensuring(Scope.close(scope, Exit.void)))
       }).pipe(
-        Effect.tapError((error) => Effect.logWarning("Liveness lock lost; taking it again", error)),
+        Effect.tapError(lost),
         Effect.retry(Schedule.spaced("1 second")),
         Effect.orDie
       )
       yield* beating.pipe(
-        Effect.tapError((error) => Effect.logWarning("Liveness lock lost; taking it again", error)),
+        Effect.tapError(lost),
         Effect.ensuring(Scope.close(first, Exit.void)),
         Effect.ignore,
         Effect.andThen(again),
@@ -122,8 +130,7 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
       const judge = (nodeId: string) =>
         Effect.gen(function*() {
           if (nodeId === node) return false
-          const now = yield* Clock.currentTimeMillis
-          if (retakenAt !== undefined && now - retakenAt < Duration.toMillis(lease)) return false
+          if ((yield* Clock.currentTimeMillis) < judgesFrom) return false
           // Our own lock is free only when our session has gone: we may not judge, and learn it from the database.
           const [row] = yield* sql<{ self: boolean; free: boolean; expired: boolean | null }>`SELECT
             pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${node})) AS self,
