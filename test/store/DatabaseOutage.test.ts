@@ -196,12 +196,7 @@ describe("the database goes away and comes back", () => {
         const nodes = [a, b] as const
         const other = (node: Node) => node === a ? b : a
 
-        // Tasks that run through the outage (their agents finish once it is over) and tasks that wait to be
-        // canceled, on each node; subscribers to each waiting task on the other node, over REST and JSON-RPC.
-        const through = yield* Effect.forEach(
-          nodes,
-          (node) => Effect.map(restSend(node, `quick ${OUTAGE_MS + 4_000}`, true), (r) => r.body.task?.id ?? "")
-        )
+        // Tasks that wait to be canceled, on each node; subscribers to each on the other node, over REST and JSON-RPC.
         const waiting = yield* Effect.forEach(
           nodes,
           (node) => Effect.map(restSend(node, "wait", true), (r) => r.body.task?.id ?? "")
@@ -239,7 +234,7 @@ describe("the database goes away and comes back", () => {
               if (sent.status === 200 && task !== undefined) {
                 yield* Ref.update(acknowledged, (all) => [...all, { id: task.id, state: task.status.state }])
               }
-              const got = yield* getTask(node, through[i % 2]!)
+              const got = yield* getTask(node, waiting[i % 2]!)
               const listed = yield* call(`${node.base}/tasks?pageSize=5`)
               yield* Ref.update(
                 answers,
@@ -250,6 +245,13 @@ describe("the database goes away and comes back", () => {
           })
         const loaders = yield* Effect.forEach(nodes, (node) => Effect.forkChild(load(node)))
         yield* Effect.sleep("500 millis")
+
+        // Tasks that run through the outage: their agents finish a while after it is over.
+        const throughEnd = Date.now() + OUTAGE_MS + 8_000
+        const through = yield* Effect.forEach(
+          nodes,
+          (node) => Effect.map(restSend(node, `quick ${OUTAGE_MS + 8_000}`, true), (r) => r.body.task?.id ?? "")
+        )
 
         // --- the outage ---
         const before = (yield* Ref.get(answers)).length
@@ -287,6 +289,7 @@ describe("the database goes away and comes back", () => {
         }
         yield* Effect.sleep(Math.max(0, OUTAGE_MS - (Date.now() - down)))
         yield* Effect.sync(() => pg.resume())
+        assert.isBelow(Date.now(), throughEnd - 1_000, "the outage ended before the tasks run through it (timing)")
 
         // --- after ---
         yield* until(
@@ -308,16 +311,19 @@ describe("the database goes away and comes back", () => {
 
         // The tasks that ran through the outage complete: no node's recovery failed the other's tasks.
         for (const id of through) {
-          const done = yield* until("the task run through the outage ends", getTask(a, id), (r) =>
-            TERMINAL.includes(r.body.status?.state ?? ""))
+          const done = yield* until(
+            "the task run through the outage ends",
+            getTask(a, id),
+            (r) => TERMINAL.includes(r.body.status?.state ?? ""),
+            20_000
+          )
           assert.strictEqual(done.body.status?.state, "TASK_STATE_COMPLETED", JSON.stringify(done.body.status))
         }
         // The task whose agent could not save its work ends FAILED, saying so, once the database is back.
         const lost = yield* until(
           "the task that lost its storage ends",
           getTask(b, busy.frames[0]?.data.task?.id ?? ""),
-          (r) =>
-            TERMINAL.includes(r.body.status?.state ?? "")
+          (r) => TERMINAL.includes(r.body.status?.state ?? "")
         )
         assert.strictEqual(lost.body.status?.state, "TASK_STATE_FAILED")
         assert.include(lost.body.status?.message?.parts[0]?.text, "task store was unreachable")
@@ -337,9 +343,7 @@ describe("the database goes away and comes back", () => {
         })
         const opened = yield* until(
           "the task",
-          Effect.sync(() =>
-            sent.frames[0]
-          ),
+          Effect.sync(() => sent.frames[0]),
           (f) => f !== undefined
         )
         const taskId = opened?.data.task?.id ?? ""
