@@ -83,15 +83,19 @@ const waitFor = (what: string, check: Effect.Effect<boolean, unknown>) =>
     return yield* Effect.die(new Error(`${what}: not within 10 s`))
   })
 
+/** Two nodes on a fresh schema, with a short lease (recovery only when the test runs it). */
+const twoNodes = Effect.gen(function*() {
+  const url = yield* freshSchemaUrl
+  const layer = SqlStore.layerPg({ url, recovery: { lease: LEASE, interval: "1 hour" } })
+  return [yield* startNode(layer), yield* startNode(layer)] as const
+})
+
 describe("SqlLiveness (PostgreSQL)", () => {
   if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
 
   it.live("a node that lost its connection takes its lock again, and keeps its tasks; one that stops is gone", () =>
     Effect.gen(function*() {
-      const url = yield* freshSchemaUrl
-      const layer = SqlStore.layerPg({ url, recovery: { lease: LEASE, interval: "1 hour" } })
-      const a = yield* startNode(layer)
-      const b = yield* startNode(layer)
+      const [a, b] = yield* twoNodes
       const owner = uniqueId("owner")
       const working = task({ state: "TASK_STATE_WORKING" })
       yield* inNode(
@@ -119,10 +123,7 @@ describe("SqlLiveness (PostgreSQL)", () => {
 
   it.live("a node that lost its own lock judges no one until it has it again and a lease has passed", () =>
     Effect.gen(function*() {
-      const url = yield* freshSchemaUrl
-      const layer = SqlStore.layerPg({ url, recovery: { lease: LEASE, interval: "1 hour" } })
-      const gone = yield* startNode(layer)
-      const b = yield* startNode(layer)
+      const [gone, b] = yield* twoNodes
       yield* gone.stop
       assert.isTrue(yield* isGone(b, gone))
 
