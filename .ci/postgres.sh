@@ -4,6 +4,8 @@
 #   eval "$(.ci/postgres.sh start)"   # starts it, prints `export A2A_TEST_DATABASE_URL=...`
 #   .ci/postgres.sh stop              # stops the server it started (by its PID) and removes its data
 #   .ci/postgres.sh run -- CMD ARGS   # start, run CMD with A2A_TEST_DATABASE_URL set, always stop
+#   .ci/postgres.sh pause             # stops the server but keeps its data (an outage)
+#   .ci/postgres.sh resume            # starts it again on the same data and port
 #
 # Data lives in a temp dir ($A2A_PG_DIR, default /tmp/effect-a2a-pg); trust auth on loopback only; fsync off
 # (the data is thrown away). As root (CI), the server runs as the `postgres` user, since PostgreSQL refuses
@@ -64,6 +66,12 @@ pick_port() {
   return 1
 }
 
+pg_start() {
+  as_owner "$1/pg_ctl" -D "$STATE_DIR/data" -l "$STATE_DIR/server.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -p $2 -c unix_socket_directories=$STATE_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    start >/dev/null
+}
+
 start() {
   ensure_installed
   local bindir
@@ -84,9 +92,8 @@ start() {
   local port attempt
   for attempt in 1 2 3 4 5; do
     port="$(pick_port)"
-    if as_owner "$bindir/pg_ctl" -D "$STATE_DIR/data" -l "$STATE_DIR/server.log" -w -t 30 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$STATE_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-      start >/dev/null; then
+    if pg_start "$bindir" "$port"; then
+      echo "$port" >"$STATE_DIR/port"
       break
     fi
     log "start on port $port failed (attempt $attempt)"
@@ -122,9 +129,24 @@ stop() {
   rm -rf "$STATE_DIR"
 }
 
+# An outage: the server stops (open connections are closed), its data stays for `resume`.
+pause() {
+  [ -f "$STATE_DIR/port" ] || { log "not started (no state in $STATE_DIR)"; return 1; }
+  as_owner "$(find_bindir)/pg_ctl" -D "$STATE_DIR/data" -m fast -w -t 30 stop >/dev/null
+  log "paused"
+}
+
+resume() {
+  [ -f "$STATE_DIR/port" ] || { log "not started (no state in $STATE_DIR)"; return 1; }
+  pg_start "$(find_bindir)" "$(cat "$STATE_DIR/port")"
+  log "resumed on port $(cat "$STATE_DIR/port")"
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  pause) pause ;;
+  resume) resume ;;
   run)
     shift
     [ "${1:-}" = "--" ] && shift
@@ -135,7 +157,7 @@ case "${1:-}" in
     "$@"
     ;;
   *)
-    echo "usage: $0 start | stop | run -- CMD [ARGS...]" >&2
+    echo "usage: $0 start | stop | pause | resume | run -- CMD [ARGS...]" >&2
     exit 2
     ;;
 esac

@@ -105,7 +105,8 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
   /**
    * Backoff retries of idempotent operations (card fetch, getTask, listTasks, get/list push configs,
-   * getExtendedAgentCard) on transient failures: unreachable, timeout, connection lost, HTTP 429/502/503/504.
+   * getExtendedAgentCard) on transient failures: unreachable, timeout, connection lost, HTTP 429/502/503/504, the
+   * server's UNAVAILABLE (in any binding).
    * Never for sendMessage, cancelTask, streams, create/delete push configs. `false` disables.
    */
   readonly retry?: RetryOptions | false | undefined
@@ -224,8 +225,12 @@ export const untilDone = <E, R>(
     })
   })
 
-/** Transient failures worth retrying an idempotent call for (a credential that could not be had is not one). */
+/**
+ * Transient failures worth retrying an idempotent call for (a credential that could not be had is not one), the
+ * server's own UNAVAILABLE among them.
+ */
 export const isTransient = (error: A2AClientError): boolean =>
+  error._tag === "Unavailable" ||
   (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed" &&
     error.reason !== "CredentialUnavailable") ||
   (error._tag === "A2AResponseError" && error.reason === "UnexpectedStatus" &&

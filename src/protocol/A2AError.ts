@@ -67,6 +67,18 @@ export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidP
 }) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
 
+// --- Temporary unavailability (spec 3.3.2, "System Errors") ---
+
+/**
+ * The server cannot serve the request now but may soon (its database is unreachable, say): retry later, after
+ * `retryAfterSeconds` when given. HTTP 503 with `Retry-After`, gRPC UNAVAILABLE; in JSON-RPC, -32603 (the spec's
+ * code for system errors) with the ErrorInfo reason UNAVAILABLE, and a google.rpc.RetryInfo detail in every binding.
+ */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+  ...fields,
+  retryAfterSeconds: Schema.optionalKey(Schema.Number)
+}) {}
+
 // --- Transport-level security errors (spec 7.4): HTTP 401 / 403 ---
 
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", fields) {}
@@ -88,6 +100,7 @@ export const A2AError = Schema.Union([
   MethodNotFound,
   InvalidParams,
   InternalError,
+  Unavailable,
   Unauthenticated,
   PermissionDenied
 ])
@@ -206,6 +219,14 @@ export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
     reason: "INTERNAL",
     defaultMessage: "Internal error"
   },
+  // Shares -32603 with InternalError; its ErrorInfo reason tells them apart.
+  Unavailable: {
+    jsonRpcCode: -32603,
+    httpStatus: 503,
+    grpcStatus: "UNAVAILABLE",
+    reason: "UNAVAILABLE",
+    defaultMessage: "The service is temporarily unavailable; retry later"
+  },
   // Not in the spec's JSON-RPC tables: -32000..-32099 is the implementation range, outside A2A's -32001..-32009.
   Unauthenticated: {
     jsonRpcCode: -32040,
@@ -226,6 +247,7 @@ export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
 export const ERROR_DOMAIN = "a2a-protocol.org"
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+export const RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo"
 
 /** Builds the error for a tag, with the spec's default message unless one is given. */
 export const make = (
@@ -235,6 +257,7 @@ export const make = (
     readonly details?: ReadonlyArray<ErrorDetail> | undefined
     readonly metadata?: Readonly<Record<string, string>> | undefined
     readonly fieldViolations?: ReadonlyArray<FieldViolation> | undefined
+    readonly retryAfterSeconds?: number | undefined
   } = {}
 ): A2AError => {
   const props = {
@@ -274,6 +297,11 @@ export const make = (
       })
     case "InternalError":
       return new InternalError(props)
+    case "Unavailable":
+      return new Unavailable({
+        ...props,
+        ...(options.retryAfterSeconds !== undefined ? { retryAfterSeconds: options.retryAfterSeconds } : {})
+      })
     case "Unauthenticated":
       return new Unauthenticated(props)
     case "PermissionDenied":
@@ -281,7 +309,10 @@ export const make = (
   }
 }
 
-/** The detail objects for an error: ErrorInfo for A2A errors, BadRequest for field violations, then any extra. */
+/**
+ * The detail objects for an error: ErrorInfo for A2A errors, BadRequest for field violations, RetryInfo for a
+ * retry delay, then any extra.
+ */
 export const detailsOf = (error: A2AError): ReadonlyArray<ErrorDetail> => {
   const mapping = errorTable[error._tag]
   const out: Array<ErrorDetail> = [{
@@ -292,6 +323,9 @@ export const detailsOf = (error: A2AError): ReadonlyArray<ErrorDetail> => {
   }]
   if (error._tag === "InvalidParams" && error.fieldViolations !== undefined && error.fieldViolations.length > 0) {
     out.push({ "@type": BAD_REQUEST_TYPE, fieldViolations: error.fieldViolations })
+  }
+  if (error._tag === "Unavailable" && error.retryAfterSeconds !== undefined) {
+    out.push({ "@type": RETRY_INFO_TYPE, retryDelay: `${error.retryAfterSeconds}s` })
   }
   if (error.details !== undefined) out.push(...error.details)
   return out
@@ -361,14 +395,16 @@ export const HttpErrorBody = Schema.Struct({
 }).annotate({ identifier: "ErrorResponse", description: "An A2A error in the HTTP+JSON binding (spec 11.6)." })
 
 const tags = Object.keys(errorTable) as ReadonlyArray<A2AErrorTag>
-const byJsonRpcCode = new Map(tags.map((tag) => [errorTable[tag].jsonRpcCode, tag] as const))
+// The first error with a code is the one it names (Unavailable shares InternalError's: see fromJsonRpcError).
+const byJsonRpcCode = new Map(tags.toReversed().map((tag) => [errorTable[tag].jsonRpcCode, tag] as const))
 const byReason = new Map(tags.map((tag) => [errorTable[tag].reason, tag] as const))
 
 const splitDetails = (raw: unknown) => {
   const details = Array.isArray(raw) ? raw.filter(Predicate.isReadonlyObject) : []
   const info = details.find((d) => d["@type"] === ERROR_INFO_TYPE)
   const badRequest = details.find((d) => d["@type"] === BAD_REQUEST_TYPE)
-  const rest = details.filter((d) => d !== info && d !== badRequest)
+  const retryInfo = details.find((d) => d["@type"] === RETRY_INFO_TYPE)
+  const rest = details.filter((d) => d !== info && d !== badRequest && d !== retryInfo)
   const metadata = info !== undefined && Predicate.isReadonlyObject(info["metadata"])
     ? Object.fromEntries(
       Object.entries(info["metadata"]).flatMap(([k, v]) => typeof v === "string" ? [[k, v] as const] : [])
@@ -382,24 +418,33 @@ const splitDetails = (raw: unknown) => {
     )
     : undefined
   const reason = info !== undefined && typeof info["reason"] === "string" ? info["reason"] : undefined
-  return { reason, metadata, violations, rest }
+  const delay = typeof retryInfo?.["retryDelay"] === "string"
+    ? /^(\d+(?:\.\d+)?)s$/.exec(retryInfo["retryDelay"])
+    : null
+  const retryAfterSeconds = delay !== null ? Number(delay[1]) : undefined
+  return { reason, metadata, violations, retryAfterSeconds, rest }
 }
 
 /**
- * Reads a JSON-RPC `error` object back into a typed error (for clients). The code decides; an unknown code
- * falls back to the ErrorInfo reason, then to InternalError, keeping the peer's message.
+ * Reads a JSON-RPC `error` object back into a typed error (for clients). The code decides, and where errors share
+ * a code (InternalError, Unavailable) the ErrorInfo reason picks among them; an unknown code falls back to the
+ * reason, then to InternalError, keeping the peer's message.
  */
 export const fromJsonRpcError = (raw: unknown): A2AError => {
   const obj = Predicate.isReadonlyObject(raw) ? raw : {}
   const code = typeof obj["code"] === "number" ? obj["code"] : undefined
   const message = typeof obj["message"] === "string" ? obj["message"] : undefined
-  const { metadata, reason, rest, violations } = splitDetails(obj["data"])
-  const tag = (code !== undefined ? byJsonRpcCode.get(code) : undefined) ??
-    (reason !== undefined ? byReason.get(reason) : undefined) ?? "InternalError"
+  const { metadata, reason, rest, retryAfterSeconds, violations } = splitDetails(obj["data"])
+  const byReasonTag = reason !== undefined ? byReason.get(reason) : undefined
+  const byCodeTag = code !== undefined ? byJsonRpcCode.get(code) : undefined
+  const tag = byReasonTag !== undefined && (byCodeTag === undefined || errorTable[byReasonTag].jsonRpcCode === code)
+    ? byReasonTag
+    : byCodeTag ?? "InternalError"
   return make(tag, {
     message: message ?? (code !== undefined ? `JSON-RPC error ${code}` : undefined),
     metadata,
     fieldViolations: violations,
+    retryAfterSeconds,
     details: rest.length > 0 ? rest : undefined
   })
 }
@@ -411,18 +456,26 @@ export const fromJsonRpcError = (raw: unknown): A2AError => {
 export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
   const error = Predicate.isReadonlyObject(body) && Predicate.isReadonlyObject(body["error"]) ? body["error"] : {}
   const message = typeof error["message"] === "string" ? error["message"] : `HTTP ${httpStatus}`
-  const { metadata, reason, rest, violations } = splitDetails(error["details"])
+  const { metadata, reason, rest, retryAfterSeconds, violations } = splitDetails(error["details"])
   const byStatus: A2AErrorTag = httpStatus === 404
     ? "TaskNotFound"
     : httpStatus === 401
     ? "Unauthenticated"
     : httpStatus === 403
     ? "PermissionDenied"
+    : httpStatus === 503
+    ? "Unavailable"
     : httpStatus >= 500
     ? "InternalError"
     : "InvalidRequest"
   const tag = (reason !== undefined ? byReason.get(reason) : undefined) ?? byStatus
-  return make(tag, { message, metadata, fieldViolations: violations, details: rest.length > 0 ? rest : undefined })
+  return make(tag, {
+    message,
+    metadata,
+    fieldViolations: violations,
+    retryAfterSeconds,
+    details: rest.length > 0 ? rest : undefined
+  })
 }
 
 /**
@@ -430,7 +483,7 @@ export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
  * typed error (for clients). The ErrorInfo reason decides; without one, the code does.
  */
 export const fromGrpcStatus = (code: string, message: string, details: ReadonlyArray<unknown>): A2AError => {
-  const { metadata, reason, rest, violations } = splitDetails(details)
+  const { metadata, reason, rest, retryAfterSeconds, violations } = splitDetails(details)
   const byCode: A2AErrorTag = code === "NOT_FOUND"
     ? "TaskNotFound"
     : code === "UNAUTHENTICATED"
@@ -443,12 +496,15 @@ export const fromGrpcStatus = (code: string, message: string, details: ReadonlyA
     ? "InvalidParams"
     : code === "FAILED_PRECONDITION"
     ? "UnsupportedOperation"
+    : code === "UNAVAILABLE"
+    ? "Unavailable"
     : "InternalError"
   const tag = (reason !== undefined ? byReason.get(reason) : undefined) ?? byCode
   return make(tag, {
     message: message === "" ? `gRPC status ${code}` : message,
     metadata,
     fieldViolations: violations,
+    retryAfterSeconds,
     details: rest.length > 0 ? rest : undefined
   })
 }

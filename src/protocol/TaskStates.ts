@@ -17,6 +17,14 @@ import type * as v1 from "../generated/v1.ts"
 
 export type TaskState = v1.TaskState
 
+/** The terminal states: COMPLETED, FAILED, CANCELED, REJECTED. */
+export const TERMINAL = [
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_REJECTED"
+] as const satisfies ReadonlyArray<TaskState>
+
 /** COMPLETED, FAILED, CANCELED, REJECTED: the task is over; it accepts no messages and no cancel. */
 export const isTerminal = (state: TaskState): boolean =>
   state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED" ||

@@ -26,6 +26,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
+import type { Unavailable } from "../protocol/A2AError.ts"
 import * as PushStream from "./internal/PushStream.ts"
 
 export interface TaskEvent {
@@ -40,15 +41,24 @@ export class EventBus extends Context.Service<EventBus, {
   readonly publish: (event: TaskEvent) => Effect.Effect<void>
   /**
    * Subscribes to a task's events. The subscription is live once this effect completes, and lasts until the
-   * scope closes. Events arrive in publish order.
+   * scope closes. Events arrive in publish order. A bus that can no longer promise every event (one spanning
+   * several nodes that lost its link to them) ends its subscriptions with Unavailable: subscribe again later.
    */
-  readonly subscribe: (taskId: string) => Effect.Effect<Stream.Stream<TaskEvent>, never, Scope.Scope>
+  readonly subscribe: (taskId: string) => Effect.Effect<Stream.Stream<TaskEvent, Unavailable>, never, Scope.Scope>
 }>()("effect-a2a/server/EventBus") {}
+
+/** The in-process bus, which a bus spanning several nodes delivers through (see store/PgEventBus). */
+export type InProcess = EventBus["Service"] & {
+  /** Ends every live subscription with `error`; later subscriptions are not affected. */
+  readonly failAll: (error: Unavailable) => Effect.Effect<void>
+}
 
 /** One live subscription: events wait in `pending` until a reader attaches, then go straight to it. */
 interface Subscriber {
-  sink: PushStream.Sink<TaskEvent, never> | undefined
+  sink: PushStream.Sink<TaskEvent, Unavailable> | undefined
   pending: Array<TaskEvent> | undefined
+  /** Set when the subscription was ended (failAll) before a reader attached. */
+  failed: Unavailable | undefined
 }
 
 /**
@@ -58,7 +68,7 @@ interface Subscriber {
  * queue nor fiber for it, which matters with thousands of idle subscribers. Its stream is meant to be read once;
  * a later reader takes over from the earlier one.
  */
-export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() => {
+export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
   // A task usually has one subscriber: it is kept as is, and a Set (~250 bytes) only made for a second one.
   const topics = new Map<string, Subscriber | Set<Subscriber>>()
 
@@ -92,8 +102,9 @@ export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() 
     sink?.fail(Cause.interrupt())
   }
 
-  const attach = (subscriber: Subscriber, sink: PushStream.Sink<TaskEvent, never>) =>
+  const attach = (subscriber: Subscriber, sink: PushStream.Sink<TaskEvent, Unavailable>) =>
     Effect.sync(() => {
+      if (subscriber.failed !== undefined) return sink.fail(Cause.fail(subscriber.failed))
       subscriber.sink?.end()
       subscriber.sink = sink
       const pending = subscriber.pending
@@ -101,7 +112,23 @@ export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() 
       if (pending !== undefined) { for (const event of pending) sink.offer(event) }
     })
 
-  return EventBus.of({
+  const failAll = (error: Unavailable) =>
+    Effect.sync(() => {
+      const all = Array.from(topics.values()).flatMap((subscribers) =>
+        subscribers instanceof Set ? Array.from(subscribers) : [subscribers]
+      )
+      topics.clear()
+      for (const subscriber of all) {
+        subscriber.pending = undefined
+        subscriber.failed = error
+        const sink = subscriber.sink
+        subscriber.sink = undefined
+        sink?.fail(Cause.fail(error))
+      }
+    })
+
+  return {
+    failAll,
     publish: (event) =>
       Effect.sync(() => {
         const subscribers = topics.get(event.taskId)
@@ -112,15 +139,15 @@ export const makeInProcess: Effect.Effect<EventBus["Service"]> = Effect.sync(() 
     // The finalizer first, then the entry: an interruption in between leaves nothing behind.
     subscribe: (taskId) =>
       Effect.flatMap(Effect.scope, (scope) => {
-        const subscriber: Subscriber = { sink: undefined, pending: undefined }
+        const subscriber: Subscriber = { sink: undefined, pending: undefined, failed: undefined }
         return Scope.addFinalizerExit(scope, () => Effect.sync(() => release(taskId, subscriber))).pipe(
           Effect.map(() => {
             add(taskId, subscriber)
-            return PushStream.make<TaskEvent, never>((sink) => attach(subscriber, sink))
+            return PushStream.make<TaskEvent, Unavailable>((sink) => attach(subscriber, sink))
           })
         )
       })
-  })
+  }
 })
 
 export const layerInProcess: Layer.Layer<EventBus> = Layer.effect(EventBus, makeInProcess)

@@ -41,6 +41,7 @@ import {
   PushNotificationNotSupported,
   TaskNotFound,
   Unauthenticated,
+  type Unavailable,
   UnsupportedOperation
 } from "../protocol/A2AError.ts"
 import * as Operations from "../protocol/Operations.ts"
@@ -639,7 +640,7 @@ class Claim implements TaskRunner.ReceiptHooks {
  * the task (the snapshot is not terminal, so only a later event can end the stream). A class, not closures: an
  * idle subscription holds it for as long as it is open.
  */
-class AfterSnapshot implements PushStream.Sink<TaskEvent, never> {
+class AfterSnapshot implements PushStream.Sink<TaskEvent, Unavailable> {
   private ended = false
   private readonly sink: PushStream.Sink<v1.StreamResponse>
   private readonly version: number
@@ -652,7 +653,7 @@ class AfterSnapshot implements PushStream.Sink<TaskEvent, never> {
     this.sink.offer(e.event)
     if (endsTask(e.event)) this.end()
   }
-  fail(cause: Cause.Cause<never>): void {
+  fail(cause: Cause.Cause<Unavailable>): void {
     if (this.ended) return
     this.ended = true
     this.sink.fail(cause)

@@ -22,7 +22,8 @@ import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as v1 from "../generated/v1.ts"
-import { InternalError } from "../protocol/A2AError.ts"
+import { InternalError, Unavailable } from "../protocol/A2AError.ts"
+import { label } from "../protocol/TaskStates.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
   message: Schema.String,
@@ -31,24 +32,49 @@ export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskSt
    * True when a save lost a race: another writer (e.g. another server node sharing the database) saved the task
    * since it was read. Reading it again and deciding anew is the remedy, not reporting a failure.
    */
-  conflict: Schema.optionalKey(Schema.Boolean)
+  conflict: Schema.optionalKey(Schema.Boolean),
+  /**
+   * True when the storage could not be reached (its database is down or restarting, its connection lost): the
+   * request may succeed if made again later, so the client is told UNAVAILABLE rather than an internal error.
+   */
+  unavailable: Schema.optionalKey(Schema.Boolean)
 }) {}
 
 /** Whether a store failure is a lost race (see `TaskStoreError.conflict`). */
 export const isConflict = (error: TaskStoreError): boolean => error.conflict === true
 
+/**
+ * The failure of a save over a task that has ended: a terminal state never changes (spec 4.1.3), so every store
+ * refuses it, as a conflict (the writer that ended the task won the race).
+ */
+export const terminalConflict = (taskId: string, state: v1.TaskState): TaskStoreError =>
+  new TaskStoreError({ message: `Task ${taskId} has ended (${label(state)}); its state cannot change`, conflict: true })
+
 const storageFailed = new InternalError({ message: "Task storage failed" })
 
-/**
- * A store failure as the client sees it: InternalError with a generic message. What failed (SQL, versions, file
- * names) is logged for the operator and never sent to the client.
- */
-export const orInternal = <A, R>(effect: Effect.Effect<A, TaskStoreError, R>): Effect.Effect<A, InternalError, R> =>
-  Effect.catchTag(effect, "TaskStoreError", storageFailure)
+/** Seconds a client is asked to wait before retrying while the storage is unreachable. */
+export const UNAVAILABLE_RETRY_SECONDS = 2
 
-/** What `orInternal` makes of a storage error: logged, and an InternalError for the caller. */
-export const storageFailure = (error: TaskStoreError): Effect.Effect<never, InternalError> =>
-  Effect.andThen(Effect.logError("effect-a2a: task storage failed", error), Effect.fail(storageFailed))
+const storageUnreachable = new Unavailable({
+  message: "Task storage is unreachable; retry later",
+  retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS
+})
+
+/** What a store failure is for the client: Unavailable when the storage could not be reached, else InternalError. */
+export const clientErrorOf = (error: { readonly unavailable?: boolean | undefined }): InternalError | Unavailable =>
+  error.unavailable === true ? storageUnreachable : storageFailed
+
+/**
+ * A store failure as the client sees it (`clientErrorOf`), with a generic message. What failed (SQL, versions,
+ * file names) is logged for the operator and never sent to the client.
+ */
+export const orInternal = <A, R>(
+  effect: Effect.Effect<A, TaskStoreError, R>
+): Effect.Effect<A, InternalError | Unavailable, R> => Effect.catchTag(effect, "TaskStoreError", storageFailure)
+
+/** What `orInternal` makes of a storage error: logged, and the client's error. */
+export const storageFailure = (error: TaskStoreError): Effect.Effect<never, InternalError | Unavailable> =>
+  Effect.andThen(Effect.logError("effect-a2a: task storage failed", error), Effect.fail(clientErrorOf(error)))
 
 /**
  * Whose a task is: every task access is scoped by both (spec 13.1). A task created under one tenant is not
@@ -108,7 +134,10 @@ export interface TaskPage {
 export class TaskStore extends Context.Service<TaskStore, {
   /** The task if it exists in `scope` (same owner and tenant). */
   readonly get: (taskId: string, scope: TaskScope) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
-  /** Inserts or replaces the task (keyed by `record.task.id`). */
+  /**
+   * Inserts or replaces the task (keyed by `record.task.id`); never a task that has ended, whose terminal state
+   * never changes: that save fails as a conflict (`terminalConflict`).
+   */
   readonly save: (record: TaskRecord) => Effect.Effect<void, TaskStoreError>
   /** Tasks in `scope` matching the query, newest status first (ties: larger id first). */
   readonly list: (scope: TaskScope, query: TaskQuery) => Effect.Effect<TaskPage, TaskStoreError>

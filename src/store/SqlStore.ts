@@ -12,6 +12,8 @@
  *   by a node that died while this one runs (see SqlTaskRecovery).
  * - `A2A_IDEMPOTENCY_WINDOW` (default `24 hours`): how long a message's receipt is kept, so that sending it again
  *   is answered with its first outcome (see MessageReceipts).
+ * - `A2A_NODE_LEASE` (default `10 seconds`; PostgreSQL only): how long a node may be out of reach of the database
+ *   (a restart, a network failure) before the others count it as gone and fail its tasks (see SqlLiveness).
  *
  * @example
  * ```ts
@@ -43,6 +45,7 @@ import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
 import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
+import * as SqlLiveness from "./internal/SqlLiveness.ts"
 import * as SqlMessageReceipts from "./internal/SqlMessageReceipts.ts"
 import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
@@ -63,6 +66,7 @@ export type Services =
   | MessageReceipts.MessageReceipts
   | SqlClient.SqlClient
   | SqlNode.SqlNode
+  | SqlLiveness.SqlLiveness
   | RecoveredTasks
   | EventBus.EventBus
   | Persistence.BackingPersistence
@@ -93,11 +97,12 @@ export const layerFrom = <E, R>(
 /** The stores, with `nodes`: how events (and cancels) travel between the processes sharing the database. */
 const compose = <C, E, R, NE>(
   client: Layer.Layer<SqlClient.SqlClient | C, E, R>,
-  nodes: Layer.Layer<EventBus.EventBus, NE, SqlClient.SqlClient | C | SqlNode.SqlNode>,
+  nodes: Layer.Layer<EventBus.EventBus, NE, SqlClient.SqlClient | C | SqlNode.SqlNode | SqlLiveness.SqlLiveness>,
   options: Options
 ): Layer.Layer<Services, E | NE | StoreError, R> => {
-  const prepared = Layer.effectDiscard(
-    Effect.andThen(SqlMigrations.run, SqlTaskRecovery.holdLiveness)
+  // Migrated, then this node is alive (its liveness lock taken) before it saves anything.
+  const prepared = SqlLiveness.layer(options.recovery).pipe(
+    Layer.provide(Layer.effectDiscard(SqlMigrations.run))
   )
   const stores = Layer.mergeAll(
     SqlTaskStore.layer,
@@ -218,13 +223,17 @@ export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreE
   Layer.unwrap(Effect.gen(function*() {
     const database = yield* databaseConfig
     const interval = yield* Config.option(Config.Duration("A2A_RECOVERY_INTERVAL"))
-    const withInterval: Options = options.recovery?.interval === undefined && Option.isSome(interval)
-      ? { ...options, recovery: { ...options.recovery, interval: interval.value } }
-      : options
+    const lease = yield* Config.option(Config.Duration("A2A_NODE_LEASE"))
+    const recovery: SqlTaskRecovery.RecoveryOptions = {
+      ...options.recovery,
+      ...(options.recovery?.interval === undefined && Option.isSome(interval) ? { interval: interval.value } : {}),
+      ...(options.recovery?.lease === undefined && Option.isSome(lease) ? { lease: lease.value } : {})
+    }
+    const withRecovery: Options = { ...options, recovery }
     const keys = options.secretKeys === undefined ? yield* secretKeysConfig : undefined
     const withKeys: Options = keys !== undefined && keys.length > 0
-      ? { ...withInterval, secretKeys: keys }
-      : withInterval
+      ? { ...withRecovery, secretKeys: keys }
+      : withRecovery
     const configured: Options = options.idempotencyWindow === undefined
       ? { ...withKeys, idempotencyWindow: yield* MessageReceipts.windowConfig }
       : withKeys

@@ -96,7 +96,12 @@ const eventually = <A>(effect: Effect.Effect<A, Error>, ok: (a: A) => boolean, w
 const crashScenario = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const receiver = yield* Receiver.make
-    const fullEnv = { ...env, A2A_WEBHOOK_ALLOWLIST: "127.0.0.1", A2A_RECOVERY_INTERVAL: "500 millis" }
+    const fullEnv = {
+      ...env,
+      A2A_WEBHOOK_ALLOWLIST: "127.0.0.1",
+      A2A_RECOVERY_INTERVAL: "500 millis",
+      A2A_NODE_LEASE: "1 second"
+    }
 
     // --- first life ---
     const first = yield* startServer(fullEnv)

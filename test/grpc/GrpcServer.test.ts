@@ -13,64 +13,8 @@ import * as A2AClient from "../../src/client/A2AClient.ts"
 import { userText } from "../../src/client/Messages.ts"
 import { A2AService } from "../../src/generated/v1Proto.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
-import * as RpcStatus from "../../src/grpc/internal/RpcStatus.ts"
 import * as Wire from "../../src/grpc/internal/Wire.ts"
-import { grpcCard, startDemo } from "./fixtures.ts"
-
-const identity = (b: Buffer) => b
-
-interface Answer {
-  readonly code: number
-  readonly details: string
-  readonly status: RpcStatus.Status | undefined
-  readonly value: Buffer | undefined
-  readonly metadata: grpc.Metadata | undefined
-}
-
-/** One unary call with raw bytes and metadata; the status, its decoded google.rpc.Status and the answer. */
-const unary = (
-  target: string,
-  name: string,
-  bytes: Uint8Array,
-  metadata: Record<string, string> = { "a2a-version": "1.0" }
-) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => new grpc.Client(target, grpc.credentials.createInsecure())),
-    (client) =>
-      Effect.callback<Answer>((resume) => {
-        const md = new grpc.Metadata()
-        for (const [k, v] of Object.entries(metadata)) md.set(k, v)
-        let received: grpc.Metadata | undefined
-        const call = client.makeUnaryRequest(
-          `/lf.a2a.v1.A2AService/${name}`,
-          identity,
-          identity,
-          Buffer.from(bytes),
-          md,
-          (error, value) => {
-            const raw = error?.metadata.get(RpcStatus.DETAILS_KEY)[0]
-            resume(Effect.succeed({
-              code: error?.code ?? 0,
-              details: error?.details ?? "",
-              status: raw instanceof Buffer ? RpcStatus.decode(raw) : undefined,
-              value,
-              metadata: received
-            }))
-          }
-        )
-        call.on("metadata", (m) => received = m)
-      }),
-    (client) => Effect.sync(() => client.close())
-  )
-
-const encode = (name: string, json: unknown) => {
-  const out = Wire.fromProtoJson(Wire.byName.get(name as "GetTask")!.input, json)
-  if (!out.ok) throw new Error(out.error.message)
-  return out.bytes
-}
-
-const reasonOf = (answer: Answer) =>
-  answer.status?.details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")?.["reason"]
+import { encode, grpcCard, reasonOf, startDemo, unary } from "./fixtures.ts"
 
 describe("GrpcServer", () => {
   it.live("a message that is not protobuf: INVALID_ARGUMENT with the PARSE_ERROR reason; the server keeps serving", () =>

@@ -1,6 +1,7 @@
 /** The in-process EventBus: per-task fan-out in publish order, live from subscription, nothing retained. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Exit, Fiber, Stream } from "effect"
+import { Unavailable } from "../../src/protocol/A2AError.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
 
 const event = (taskId: string, sequence: number): EventBus.TaskEvent => ({
@@ -15,7 +16,7 @@ describe("EventBus (in process)", () => {
       const bus = yield* EventBus.makeInProcess
       yield* bus.publish(event("a", 0)) // nobody listens yet: dropped
       const [s1, s2, other] = yield* Effect.all([bus.subscribe("a"), bus.subscribe("a"), bus.subscribe("b")])
-      const take = (s: Stream.Stream<EventBus.TaskEvent>, n: number) =>
+      const take = (s: Stream.Stream<EventBus.TaskEvent, Unavailable>, n: number) =>
         s.pipe(
           Stream.take(n),
           Stream.runCollect,
@@ -47,7 +48,7 @@ describe("EventBus (in process)", () => {
   it.effect("subscribers coming and going on one task: one, two, back to one, none, one again", () =>
     Effect.gen(function*() {
       const bus = yield* EventBus.makeInProcess
-      const received = (s: Stream.Stream<EventBus.TaskEvent>, n: number) =>
+      const received = (s: Stream.Stream<EventBus.TaskEvent, Unavailable>, n: number) =>
         Effect.forkChild(Effect.map(Stream.runCollect(Stream.take(s, n)), (c) => Array.from(c, (e) => e.sequence)))
       const first = yield* Effect.scoped(Effect.gen(function*() {
         const alone = yield* received(yield* bus.subscribe("t"), 3)
@@ -66,5 +67,24 @@ describe("EventBus (in process)", () => {
       const later = yield* received(yield* bus.subscribe("t"), 1)
       yield* bus.publish(event("t", 5))
       assert.deepStrictEqual(yield* Fiber.join(later), [5])
+    }).pipe(Effect.scoped))
+
+  it.effect("failAll ends every live subscription with the error, read or not yet read; later ones are unaffected", () =>
+    Effect.gen(function*() {
+      const bus = yield* EventBus.makeInProcess
+      const reading = yield* bus.subscribe("a")
+      const notYetRead = yield* bus.subscribe("b")
+      const read = yield* Effect.forkChild(Stream.runCollect(reading))
+      yield* bus.publish(event("b", 1)) // pending for a reader that never gets it: the failure comes instead
+      yield* Effect.yieldNow
+      const lost = new Unavailable({ message: "lost the other nodes" })
+      yield* bus.failAll(lost)
+      for (const exit of [yield* Fiber.await(read), yield* Effect.exit(Stream.runCollect(notYetRead))]) {
+        assert.deepStrictEqual(exit, Exit.fail(lost))
+      }
+      const later = yield* bus.subscribe("a")
+      yield* bus.publish(event("a", 2))
+      const got = yield* later.pipe(Stream.take(1), Stream.runCollect)
+      assert.deepStrictEqual(Array.from(got, (e) => e.sequence), [2])
     }).pipe(Effect.scoped))
 })

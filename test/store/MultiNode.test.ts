@@ -23,7 +23,8 @@ const startNode = (url: Redacted.Redacted<string>) =>
   ServeProcess.start({
     A2A_DATABASE_URL: Redacted.value(url),
     A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-node-")),
-    A2A_RECOVERY_INTERVAL: "500 millis"
+    A2A_RECOVERY_INTERVAL: "500 millis",
+    A2A_NODE_LEASE: "1 second"
   })
 
 interface Status {

@@ -18,7 +18,8 @@ const PUSH = {
   A2A_WEBHOOK_MAX_ATTEMPTS: "100000",
   A2A_WEBHOOK_RETRY_BASE_DELAY: "20 millis",
   A2A_WEBHOOK_RETRY_MAX_DELAY: "50 millis",
-  A2A_RECOVERY_INTERVAL: "300 millis"
+  A2A_RECOVERY_INTERVAL: "300 millis",
+  A2A_NODE_LEASE: "1 second"
 }
 
 /** A blocking send whose task pushes to `webhook`; the task it answers. */

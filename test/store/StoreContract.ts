@@ -1,13 +1,13 @@
 /**
  * The TaskStore / PushConfigStore contract, run against every implementation (memory, SQLite, PostgreSQL):
  * get/save, owner and tenant scoping, history and artifacts kept, ListTasks filters, order, cursor pagination and
- * shaping, push config CRUD and paging. `sql: true` adds what only the SQL stores promise (lost-update guard).
+ * shaping, push config CRUD and paging, a terminal state that never changes. `sql: true` adds what only the SQL stores promise (lost-update guard).
  */
 import { assert, it as vitest, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import type * as v1 from "../../src/generated/v1.ts"
 import { type PushConfig, PushConfigStore } from "../../src/server/PushConfigStore.ts"
-import { type TaskCursor, type TaskQuery, TaskStore } from "../../src/server/TaskStore.ts"
+import { isConflict, type TaskCursor, type TaskQuery, TaskStore } from "../../src/server/TaskStore.ts"
 import { at, message, record, richTask, root, task, uniqueId } from "./fixtures.ts"
 
 const query = (q: Partial<TaskQuery> = {}): TaskQuery => ({ pageSize: 50, includeArtifacts: true, ...q })
@@ -212,6 +212,28 @@ export const storeContract = <E>(
         assert.deepStrictEqual(Option.getOrUndefined(stored)?.task, withArtifacts)
       }))
 
+    it.effect("a terminal state never changes: completing a FAILED or CANCELED task is a conflict", () =>
+      Effect.gen(function*() {
+        const store = yield* TaskStore
+        const owner = uniqueId("owner")
+        for (const state of ["TASK_STATE_FAILED", "TASK_STATE_CANCELED"] as const) {
+          const ended = task({ state, timestamp: at(2) })
+          yield* store.save(record({ ...ended, status: { state: "TASK_STATE_WORKING", timestamp: at(1) } }, owner, 1))
+          yield* store.save(record(ended, owner, 2))
+          const completed = { ...ended, status: { state: "TASK_STATE_COMPLETED" as const, timestamp: at(3) } }
+          const error = yield* Effect.flip(store.save(record(completed, owner, 3)))
+          assert.strictEqual(error._tag, "TaskStoreError")
+          assert.isTrue(isConflict(error), error.message)
+          assert.include(error.message, "has ended")
+          assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(ended.id, root(owner))), {
+            task: ended,
+            owner,
+            tenant: "",
+            version: 2
+          })
+        }
+      }))
+
     if (options.sql) {
       it.effect("refuses a stale save (lost-update guard) and keeps the newer task", () =>
         Effect.gen(function*() {
@@ -219,7 +241,7 @@ export const storeContract = <E>(
           const owner = uniqueId("owner")
           const t = task({ timestamp: at(1) })
           yield* store.save(record(t, owner, 1))
-          const newer = { ...t, status: { state: "TASK_STATE_COMPLETED" as const, timestamp: at(2) } }
+          const newer = { ...t, status: { state: "TASK_STATE_INPUT_REQUIRED" as const, timestamp: at(2) } }
           yield* store.save(record(newer, owner, 2))
           const error = yield* Effect.flip(store.save(record(t, owner, 2)))
           assert.strictEqual(error._tag, "TaskStoreError")

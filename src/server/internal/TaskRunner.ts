@@ -19,8 +19,9 @@
  * - A save is the whole task (status, history, artifacts with their appended parts) as it is after its last
  *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
  *   it, and coalescing changes neither the final task nor the events.
- * - A failed save ends the execution as it always has (logged; InternalError to the caller; a conflict read as
- *   another node's outcome), and what it held was published to no one. A failed save of several events is made
+ * - A failed save ends the execution as it always has (logged; InternalError to the caller, or Unavailable when the
+ *   storage could not be reached, the task then recorded FAILED once it is back; a conflict read as another
+ *   node's outcome), and what it held was published to no one. A failed save of several events is made
  *   again one event at a time first, so the events before the failing one are stored and published, and the
  *   failure is that event's: what is stored and told is what one save per event gives.
  * - A step (apply, save, publish) is uninterruptible: a cancel lands between steps. Events the agent emitted
@@ -52,6 +53,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -75,6 +77,7 @@ import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
 import { RemoteCancel } from "../RemoteCancel.ts"
 import {
+  clientErrorOf,
   isConflict,
   orInternal,
   type TaskRecord,
@@ -171,8 +174,14 @@ const stop = (execution: { readonly fiber: Deferred.Deferred<Fiber.Fiber<void>> 
 class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", {
   message: Schema.String,
   /** Another writer (another node) saved the task meanwhile; see TaskStoreError.conflict. */
-  conflict: Schema.Boolean
+  conflict: Schema.Boolean,
+  /** The storage could not be reached; see TaskStoreError.unavailable. */
+  unavailable: Schema.Boolean
 }) {}
+
+/** The status message of a task whose execution lost its storage. */
+export const STORAGE_LOST = "The task store was unreachable while this task was being worked on, so its work was " +
+  "lost and it was marked as failed. Send the request again to start a new task."
 
 /** How long a CancelTask waits for the node running the task to record the outcome. */
 const REMOTE_CANCEL_WAIT = "10 seconds"
@@ -229,7 +238,8 @@ export const make = Effect.gen(function*() {
 
   const remote = yield* RemoteCancel
   const observed = yield* Observability.isEnabled
-  const storeFailed = (e: TaskStoreError) => new StoreFailed({ message: e.message, conflict: isConflict(e) })
+  const storeFailed = (e: TaskStoreError) =>
+    new StoreFailed({ message: e.message, conflict: isConflict(e), unavailable: e.unavailable === true })
 
   /** Saves a step, then publishes and notifies each of its events in order. Returns the record saved. */
   const persist = (
@@ -275,7 +285,7 @@ export const make = Effect.gen(function*() {
 
   const storageFailed = (caller: Caller, e: StoreFailed) =>
     Effect.logError("Task store failure during execution", e).pipe(
-      Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(new InternalError({ message: "Task storage failed" })))))
+      Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(clientErrorOf(e)))))
     )
 
   // Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended there,
@@ -578,7 +588,25 @@ export const make = Effect.gen(function*() {
       return Effect.catch(this.finish(exit), (e) =>
         e.conflict
           ? endedElsewhere(this.reporter, this.context.taskId, this.scope, e)
-          : storageFailed(this.reporter, e))
+          : Effect.andThen(storageFailed(this.reporter, e), e.unavailable ? this.failOnceReachable() : Effect.void))
+    }
+
+    /**
+     * After the storage was unreachable during the execution, its task would stay stored in flight with no agent
+     * behind it, on a node that lives on (so no recovery ends it): it is recorded FAILED once the storage is back.
+     * Interruptible, unlike the rest of the outcome: a cancel or the server's stop ends the wait.
+     */
+    failOnceReachable(): Effect.Effect<void> {
+      return Effect.suspend(() => {
+        const current = this.record
+        if (current === undefined || isTerminal(current.task.status.state)) return Effect.void
+        return this.finalStatus("TASK_STATE_FAILED", STORAGE_LOST).pipe(
+          Effect.retry({ while: (e) => e.unavailable, schedule: Schedule.spaced("1 second") }),
+          // A conflict: the task was saved since (by another node), which decided its end.
+          Effect.catch((e) => e.conflict ? Effect.void : Effect.logError("Cannot record a task as failed", e)),
+          Effect.interruptible
+        )
+      })
     }
 
     /**

@@ -1,6 +1,6 @@
 /**
  * In-memory TaskStore: a map of records, listed by sorting on (status timestamp, id). For tests and
- * single-process use; everything is lost when the process exits.
+ * single-process use; everything is lost when the process exits. A task that has ended is never saved over.
  *
  * Bounded, so a long-running server's memory stays flat: a task that has ended (completed, failed, canceled,
  * rejected) is kept for `terminalTaskTtl` and among the `maxTerminalTasks` most recently ended, then forgotten
@@ -34,7 +34,8 @@ import {
   matchesQuery,
   shapeArtifacts,
   type TaskRecord,
-  TaskStore
+  TaskStore,
+  terminalConflict
 } from "../TaskStore.ts"
 
 export interface Options {
@@ -89,18 +90,20 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     }
 
     const save: TaskStore["Service"]["save"] = (record) =>
-      Effect.clockWith((clock) =>
-        Effect.sync(() => {
-          const taskId = record.task.id
-          records.set(taskId, capHistory(record, maxHistory))
-          const now = clock.currentTimeMillisUnsafe()
-          if (isTerminal(record.task.status.state) && !ended.has(taskId)) {
-            ended.set(taskId, now)
-            endedIds.push(taskId)
-          }
-          if (ended.size > 0) forget(now)
-        })
-      )
+      // clockWith calls back when the effect runs: the check and the write are one step.
+      Effect.clockWith((clock) => {
+        const taskId = record.task.id
+        // A terminal state never changes: whoever saves over one lost a race with the writer that ended the task.
+        if (ended.has(taskId)) return Effect.fail(terminalConflict(taskId, records.get(taskId)!.task.status.state))
+        records.set(taskId, capHistory(record, maxHistory))
+        const now = clock.currentTimeMillisUnsafe()
+        if (isTerminal(record.task.status.state)) {
+          ended.set(taskId, now)
+          endedIds.push(taskId)
+        }
+        if (ended.size > 0) forget(now)
+        return Effect.void
+      })
 
     const isLive = (record: TaskRecord, now: number): boolean => {
       const at = ended.get(record.task.id)

@@ -24,20 +24,29 @@ export const name = (base: string): Effect.Effect<string, SqlError, SqlClient.Sq
 /**
  * LISTENs on `channel` and hands every payload to `receive` (one at a time, in order) for as long as the scope
  * lasts. Listening has begun when this effect completes, so nothing sent afterwards is missed. A lost connection
- * is logged and listened to again, every second until it works (what was sent meanwhile is not replayed). When
- * the first LISTEN fails, `firstFailure` decides: "fail" fails this effect, "retry" logs it and keeps trying.
+ * is logged, told to `lost` (what is sent until the next LISTEN is missed: never replayed), and listened to again,
+ * every second until it works; `listening` runs once it does. When the first LISTEN fails, `firstFailure` decides:
+ * "fail" fails this effect, "retry" logs it and keeps trying.
  */
 export const follow = (
   pg: PgClient,
   channel: string,
   receive: (payload: string) => Effect.Effect<void>,
-  options: { readonly what: string; readonly firstFailure: "fail" | "retry" }
+  options: {
+    readonly what: string
+    readonly firstFailure: "fail" | "retry"
+    readonly lost?: Effect.Effect<void> | undefined
+    readonly listening?: Effect.Effect<void> | undefined
+  }
 ): Effect.Effect<void, SqlError, Scope.Scope> =>
   Effect.gen(function*() {
+    const lost = options.lost ?? Effect.void
     const consume = (notifications: Queue.Dequeue<{ readonly payload: string }, SqlError>) =>
       Effect.forever(Effect.flatMap(Queue.take(notifications), (n) => receive(n.payload)))
-    const again = Effect.scoped(Effect.flatMap(pg.listen(channel), consume)).pipe(
-      Effect.tapError((error) => Effect.logWarning(`${options.what} failed; retrying`, error)),
+    const resumed = (notifications: Queue.Dequeue<{ readonly payload: string }, SqlError>) =>
+      Effect.andThen(options.listening ?? Effect.void, consume(notifications))
+    const again = Effect.scoped(Effect.flatMap(pg.listen(channel), resumed)).pipe(
+      Effect.tapError((error) => Effect.andThen(Effect.logWarning(`${options.what} failed; retrying`, error), lost)),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.forever
     )
@@ -49,7 +58,10 @@ export const follow = (
         Effect.option
       )
     const initial: Effect.Effect<void> = first._tag === "Some"
-      ? Effect.catch(consume(first.value), (error) => Effect.logWarning(`Lost ${options.what}; listening again`, error))
-      : Effect.void
+      ? Effect.catch(
+        consume(first.value),
+        (error) => Effect.andThen(Effect.logWarning(`Lost ${options.what}; listening again`, error), lost)
+      )
+      : lost
     yield* Effect.forkScoped(Effect.andThen(initial, again))
   })

@@ -26,7 +26,10 @@ import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
+import { Unavailable } from "../../protocol/A2AError.ts"
 import { EventBus, makeInProcess, type TaskEvent } from "../../server/EventBus.ts"
+import * as PushStream from "../../server/internal/PushStream.ts"
+import { UNAVAILABLE_RETRY_SECONDS } from "../../server/TaskStore.ts"
 import * as PgChannel from "./PgChannel.ts"
 import { SqlNode } from "./SqlNode.ts"
 
@@ -38,6 +41,12 @@ export const EVENT_RETENTION = Duration.minutes(10)
 
 /** Events sent in one statement, at most. */
 const BATCH = 64
+
+/** How subscriptions end while the nodes' event channel is lost. */
+const channelLost = new Unavailable({
+  message: "Lost the event channel to the other server nodes (is the database down?); subscribe again",
+  retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS
+})
 
 /** A notification: the sending node, the task, the sequence, and the event itself or `r` (read it from the table). */
 const Notification = Schema.fromJsonString(Schema.Struct({
@@ -120,10 +129,20 @@ export const make = (
       )
     }
 
-    // Listening before the bus is handed out, so no event sent after start is missed.
+    // Listening before the bus is handed out, so no event sent after start is missed. While the channel is lost,
+    // events of other nodes are missed: every subscription ends with Unavailable (its client subscribes again and
+    // reads the task afresh), and none is taken until the channel is back.
+    let listening = true
     yield* PgChannel.follow(pg, channel, receive, {
       what: "the event channel to the other nodes",
-      firstFailure: "fail"
+      firstFailure: "fail",
+      lost: Effect.suspend(() => {
+        listening = false
+        return local.failAll(channelLost)
+      }),
+      listening: Effect.sync(() => {
+        listening = true
+      })
     })
 
     // Events too large for a notification are read at once; what is older than the retention is never read.
@@ -138,7 +157,7 @@ export const make = (
 
     return EventBus.of({
       publish: (event) => Effect.andThen(local.publish(event), Queue.offer(outgoing, event)),
-      subscribe: local.subscribe
+      subscribe: (taskId) => listening ? local.subscribe(taskId) : Effect.succeed(PushStream.fail(channelLost))
     })
   })
 

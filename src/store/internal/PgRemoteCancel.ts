@@ -2,8 +2,8 @@
  * RemoteCancel for nodes sharing one PostgreSQL database. Every task row records the node that last saved it,
  * which for a task in flight is the node running its agent. A CancelTask on another node sends that node a
  * NOTIFY naming the task; the node cancels its execution as a local CancelTask would, and the outcome (CANCELED,
- * or the end the task reached first) travels back on the EventBus. A node that is gone (its liveness lock is
- * free) is not asked: the caller cancels the task itself.
+ * or the end the task reached first) travels back on the EventBus. A node that is gone (see SqlLiveness) is not
+ * asked: the caller cancels the task itself.
  */
 import type { PgClient } from "@effect/sql-pg/PgClient"
 import type * as Context from "effect/Context"
@@ -15,6 +15,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { RemoteCancel, type Service } from "../../server/RemoteCancel.ts"
 import * as PgChannel from "./PgChannel.ts"
+import { SqlLiveness } from "./SqlLiveness.ts"
 import { SqlNode } from "./SqlNode.ts"
 import * as SqlTaskRecovery from "./SqlTaskRecovery.ts"
 
@@ -30,10 +31,11 @@ const encodeRequest = Schema.encodeSync(Request)
 
 export const make = (
   pg: PgClient
-): Effect.Effect<Service, SqlError, SqlClient.SqlClient | SqlNode> =>
+): Effect.Effect<Service, SqlError, SqlClient.SqlClient | SqlNode | SqlLiveness> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const node = (yield* SqlNode).id
+    const liveness = yield* SqlLiveness
     const channel = yield* PgChannel.name("a2a_cancel")
 
     const request: Service["request"] = (taskId, { owner, tenant }) =>
@@ -45,7 +47,7 @@ export const make = (
           row === undefined || runner == null || runner === node ||
           !SqlTaskRecovery.IN_FLIGHT.some((state) => state === row.state)
         ) return false
-        if (yield* Effect.provideService(SqlTaskRecovery.isGone(runner), SqlClient.SqlClient, sql)) return false
+        if (yield* liveness.isGone(runner)) return false
         yield* pg.notify(channel, encodeRequest({ node: runner, taskId, owner, tenant }))
         return true
       }).pipe(

@@ -183,6 +183,18 @@ const createMessageReceipts = Effect.gen(function*() {
   yield* sql`CREATE INDEX a2a_message_receipts_by_age ON a2a_message_receipts (accepted_at)`
 })
 
+/**
+ * The nodes sharing a PostgreSQL database, each with when it was last seen (its heartbeat, on the database's
+ * clock): see SqlLiveness. SQLite serves one process and needs none.
+ */
+const createNodes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () => sql`CREATE TABLE a2a_nodes (node_id TEXT COLLATE "C" PRIMARY KEY, seen_at TIMESTAMPTZ NOT NULL)`,
+    orElse: () => Effect.void
+  })
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
@@ -191,7 +203,8 @@ export const migrations = Migrator.fromRecord({
   "4_add_push_config_version": addPushConfigVersion,
   "5_create_task_events": createTaskEvents,
   "6_create_push_outbox": createPushOutbox,
-  "7_create_message_receipts": createMessageReceipts
+  "7_create_message_receipts": createMessageReceipts,
+  "8_create_nodes": createNodes
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"

@@ -14,15 +14,12 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
 import * as Observability from "../../server/Observability.ts"
 import { type PushConfig, PushConfigStore } from "../../server/PushConfigStore.ts"
 import { TaskStoreError } from "../../server/TaskStore.ts"
 import type * as SecretBox from "./SecretBox.ts"
-
-const storeError = (what: string) => (cause: SqlError | Schema.SchemaError | TaskStoreError) =>
-  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
+import { storeError } from "./SqlFailure.ts"
 
 const ConfigJson = Schema.fromJsonString(v1.TaskPushNotificationConfig)
 const decodeConfig = Schema.decodeUnknownEffect(ConfigJson)

@@ -3,7 +3,7 @@
  * the node that will make it and deleted once it is made or given up. Rows of processes that are gone are taken
  * over by a live one (an UPDATE that moves them to it, so two nodes never take the same row) and made in the
  * order they were written: on SQLite, at start, every row of an earlier process; on PostgreSQL, those of nodes
- * whose liveness lock is free, at start and then every recovery interval.
+ * that are gone (see SqlLiveness), at start and then every recovery interval.
  *
  * Writing down never stands in the way of a delivery: a failure to write is logged and the delivery is made from
  * memory, as without an outbox.
@@ -16,8 +16,8 @@ import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import { type Pending, PushOutbox, type Service } from "../../server/PushOutbox.ts"
+import { SqlLiveness } from "./SqlLiveness.ts"
 import { SqlNode } from "./SqlNode.ts"
-import * as SqlTaskRecovery from "./SqlTaskRecovery.ts"
 
 interface Row {
   readonly id: number | string
@@ -41,6 +41,7 @@ export const make = (options: { readonly interval?: Duration.Input | undefined }
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const node = (yield* SqlNode).id
+    const liveness = yield* SqlLiveness
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     const orphans = yield* Queue.unbounded<Pending>()
 
@@ -74,7 +75,7 @@ export const make = (options: { readonly interval?: Duration.Input | undefined }
         WHERE node_id <> ${node}`
       for (const { node_id } of owners) {
         // SQLite serves one process per file: every other process is gone.
-        if (isPg && !(yield* SqlTaskRecovery.isGone(node_id))) continue
+        if (isPg && !(yield* liveness.isGone(node_id))) continue
         const rows = yield* sql<Row>`UPDATE a2a_push_outbox SET node_id = ${node} WHERE node_id = ${node_id}
           RETURNING id, task_id, config_id, body, content_type, kind`
         const taken = [...rows].sort((a, b) => Number(a.id) - Number(b.id)).map(toPending)

@@ -7,10 +7,10 @@
  *
  * Which processes are gone: every task records the id of the process (SqlNode) that last saved it.
  * - SQLite serves one process per database file, so every other process id is gone.
- * - PostgreSQL may serve several nodes at once. Each node holds a session advisory lock on its id for its
- *   whole life; the lock vanishes with the node's connection. A node id whose lock can be taken is gone, and
- *   only its tasks are failed. The check runs at start and then periodically, so a node that crashes while
- *   others keep running has its tasks failed too.
+ * - PostgreSQL may serve several nodes at once: SqlLiveness says which are gone (their liveness lock free, and
+ *   unseen for a lease, so a node that only lost its connection for a while keeps its tasks), and only their
+ *   tasks are failed, in the transaction that judged them. The check runs at start and then periodically, so a
+ *   node that crashes while others keep running has its tasks failed too.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -20,14 +20,14 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import { randomUUID } from "node:crypto"
 import * as v1 from "../../generated/v1.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import { type RecoveredTask, RecoveredTasks } from "../../server/RecoveredTasks.ts"
-import { statusTimestampOf, TaskStoreError } from "../../server/TaskStore.ts"
+import { statusTimestampOf, type TaskStoreError } from "../../server/TaskStore.ts"
+import { storeError } from "./SqlFailure.ts"
+import * as SqlLiveness from "./SqlLiveness.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 /** The status message of a task failed by the restart recovery. */
@@ -38,48 +38,9 @@ export const RESTART_MESSAGE =
 /** The states of a task whose agent is at work: it runs on the node that last saved it. */
 export const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const
 
-// Advisory lock key space: (hashtext of this constant, hashtext of the node id).
-const LOCK_SPACE = "effect-a2a/node"
-
 const TaskJson = Schema.fromJsonString(v1.Task)
 const decodeTask = Schema.decodeUnknownEffect(TaskJson)
 const encodeTask = Schema.encodeEffect(TaskJson)
-
-const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
-  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
-
-/**
- * Takes this node's liveness lock (PostgreSQL) for the life of the scope; a no-op on SQLite. Must run before
- * the node saves tasks, so no other node can mistake it for a dead one.
- */
-export const holdLiveness: Effect.Effect<void, SqlError, SqlClient.SqlClient | SqlNode | Scope.Scope> = Effect.gen(
-  function*() {
-    const sql = yield* SqlClient.SqlClient
-    if (sql.onDialectOrElse({ pg: () => false, orElse: () => true })) return
-    const node = yield* SqlNode
-    const connection = yield* sql.reserve
-    yield* connection.executeRaw(`SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node.id])
-    // On a clean stop, release it before the connection goes back to the pool (a crash drops the session).
-    yield* Effect.addFinalizer(() =>
-      connection.executeRaw(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node.id]).pipe(
-        Effect.ignore
-      )
-    )
-  }
-)
-
-/**
- * Whether a node has stopped (PostgreSQL): its liveness lock can be taken. The lock is taken for an instant only
- * (the transaction's), so a check never stands in the way of the recovery.
- */
-export const isGone = (nodeId: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql.withTransaction(
-      sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${nodeId})) AS free`
-    )
-    return row?.free === true
-  })
 
 // Like an agent's status update with a message: the message becomes the status and joins the history.
 const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
@@ -103,10 +64,15 @@ export interface Recovered extends RecoveredTask {
 }
 
 /** Fails the in-flight tasks of processes that are gone; returns them. */
-export const recover: Effect.Effect<ReadonlyArray<Recovered>, TaskStoreError, SqlClient.SqlClient | SqlNode> = Effect
+export const recover: Effect.Effect<
+  ReadonlyArray<Recovered>,
+  TaskStoreError,
+  SqlClient.SqlClient | SqlNode | SqlLiveness.SqlLiveness
+> = Effect
   .gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const node = yield* SqlNode
+    const liveness = yield* SqlLiveness.SqlLiveness
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
     const taskColumn = sql.literal(isPg ? "task::text AS task" : "task")
     const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
@@ -116,12 +82,8 @@ export const recover: Effect.Effect<ReadonlyArray<Recovered>, TaskStoreError, Sq
 
     const failTasksOf = (nodeId: string | null) =>
       sql.withTransaction(Effect.gen(function*() {
-        if (isPg && nodeId !== null) {
-          // Held until this transaction ends; taken only if the node's own session lock is gone.
-          const [free] = yield* sql<{ free: boolean }>`
-            SELECT pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${nodeId})) AS free`
-          if (free?.free !== true) return []
-        }
+        // Judged in this transaction, which keeps the node from coming back until its tasks are failed.
+        if (isPg && nodeId !== null && !(yield* liveness.judge(nodeId))) return []
         const rows = yield* sql<{ id: string; version: number; task: string }>`
           SELECT id, version, ${taskColumn} FROM a2a_tasks
           WHERE state IN ${sql.in(IN_FLIGHT)} AND ${nodeId === null ? sql`node_id IS NULL` : sql`node_id = ${nodeId}`}
@@ -136,7 +98,7 @@ export const recover: Effect.Effect<ReadonlyArray<Recovered>, TaskStoreError, Sq
             yield* sql`UPDATE a2a_tasks SET state = 'TASK_STATE_FAILED',
                 status_ts = ${statusTimestampOf(recovered.task)}, version = ${version},
                 node_id = ${node.id}, updated_at = ${now}, task = ${jsonParam(json)}
-              WHERE id = ${row.id} AND version = ${row.version}`
+              WHERE id = ${row.id} AND version = ${row.version} AND state IN ${sql.in(IN_FLIGHT)}`
             return { ...recovered, version }
           }))
       }))
@@ -151,7 +113,7 @@ export const recover: Effect.Effect<ReadonlyArray<Recovered>, TaskStoreError, Sq
     Effect.withSpan("SqlTaskRecovery.recover")
   )
 
-export interface RecoveryOptions {
+export interface RecoveryOptions extends SqlLiveness.Options {
   /** PostgreSQL only: how often to look for nodes that died while this one runs (default 1 minute). */
   readonly interval?: Duration.Input | undefined
 }
@@ -167,7 +129,7 @@ const recoverAndLog = Effect.tap(recover, (recovered) =>
  */
 export const layer = (
   options: RecoveryOptions = {}
-): Layer.Layer<RecoveredTasks, TaskStoreError, SqlClient.SqlClient | SqlNode> =>
+): Layer.Layer<RecoveredTasks, TaskStoreError, SqlClient.SqlClient | SqlNode | SqlLiveness.SqlLiveness> =>
   Layer.effect(
     RecoveredTasks,
     Effect.gen(function*() {

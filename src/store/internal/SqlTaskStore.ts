@@ -5,7 +5,8 @@
  *
  * Writes are one atomic upsert that also guards against lost updates: a save only replaces the stored task
  * when it belongs to the same owner and tenant and carries a newer version, so two writers racing on the same task
- * cannot silently overwrite each other (the loser fails with a TaskStoreError).
+ * cannot silently overwrite each other (the loser fails with a TaskStoreError). A task that has ended is never
+ * replaced (a terminal state never changes): a save over it fails as a conflict, whatever its version.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -13,8 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
+import { isTerminal, TERMINAL } from "../../protocol/TaskStates.ts"
 import * as Observability from "../../server/Observability.ts"
 import {
   cursorOf,
@@ -23,12 +24,11 @@ import {
   statusTimestampOf,
   type TaskRecord,
   TaskStore,
-  TaskStoreError
+  TaskStoreError,
+  terminalConflict
 } from "../../server/TaskStore.ts"
+import { storeError } from "./SqlFailure.ts"
 import { SqlNode } from "./SqlNode.ts"
-
-const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
-  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
 
 const TaskJson = Schema.fromJsonString(v1.Task)
 const decodeTask = Schema.decodeUnknownEffect(TaskJson)
@@ -88,13 +88,14 @@ export const make = Effect.gen(function*() {
           updated_at = excluded.updated_at,
           task = excluded.task
         WHERE a2a_tasks.owner = excluded.owner AND a2a_tasks.tenant = excluded.tenant
-          AND a2a_tasks.version < excluded.version
+          AND a2a_tasks.version < excluded.version AND a2a_tasks.state NOT IN ${sql.in(TERMINAL)}
         RETURNING id`
       if (saved.length > 0) return
       // Nothing written: say why.
-      const [current] = yield* sql<{ owner: string; tenant: string; version: number }>`
-        SELECT owner, tenant, version FROM a2a_tasks WHERE id = ${task.id}`
+      const [current] = yield* sql<{ owner: string; tenant: string; version: number; state: v1.TaskState }>`
+        SELECT owner, tenant, version, state FROM a2a_tasks WHERE id = ${task.id}`
       if (current !== undefined && current.owner === owner && current.tenant === tenant) {
+        if (isTerminal(current.state)) return yield* terminalConflict(task.id, current.state)
         return yield* new TaskStoreError({
           message:
             `Task ${task.id} was updated concurrently: stored version ${current.version}, this save has ${version}`,

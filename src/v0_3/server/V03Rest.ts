@@ -40,12 +40,7 @@ import * as FieldViolations from "../../protocol/FieldViolations.ts"
 import type { CallContext } from "../../server/CallContext.ts"
 import type { RouteHandler } from "../../server/http/Edition.ts"
 import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
-import {
-  fromCause,
-  type HttpFailure,
-  JSON_CONTENT_TYPE,
-  wwwAuthenticate
-} from "../../server/http/internal/HttpErrors.ts"
+import { errorHeaders, fromCause, type HttpFailure, JSON_CONTENT_TYPE } from "../../server/http/internal/HttpErrors.ts"
 import * as RequestBody from "../../server/http/internal/RequestBody.ts"
 import * as RestPath from "../../server/http/internal/RestPath.ts"
 import * as Sse from "../../server/http/internal/Sse.ts"
@@ -96,10 +91,7 @@ const errorResponse = (error: A2AError, status?: number | undefined, headers?: R
   HttpServerResponse.text(JSON.stringify(errorBody(error)), {
     status: status ?? errorTable[error._tag].httpStatus,
     contentType: JSON_CONTENT_TYPE,
-    headers: {
-      ...(error._tag === "Unauthenticated" ? { "www-authenticate": wwwAuthenticate(error) } : {}),
-      ...headers
-    }
+    headers: { ...errorHeaders(error), ...headers }
   })
 
 const events = { encode: Sse.jsonEvent, encodeError: errorEvent }

@@ -43,8 +43,9 @@ describe("MemoryTaskStore bounds", () => {
       assert.isTrue(yield* has("working"))
       assert.isTrue(yield* has("waiting"))
       assert.strictEqual(yield* listed, 5)
-      // Saving an ended task again does not make it younger.
-      yield* save(task("done-2", "TASK_STATE_COMPLETED"), 2)
+      // An ended task cannot be saved again (a terminal state never changes), nor made younger by trying.
+      const refused = yield* Effect.flip(save(task("done-2", "TASK_STATE_COMPLETED"), 2))
+      assert.isTrue(refused.conflict)
       yield* save(task("done-5", "TASK_STATE_FAILED"))
       assert.isFalse(yield* has("done-2"))
       assert.isTrue(yield* has("done-5"))

@@ -1,6 +1,6 @@
 /**
  * Error responses of the HTTP bindings. Every error goes through the one table in `protocol/A2AError`;
- * this module only adds what HTTP needs on top: the status line, `WWW-Authenticate` on 401, and the
+ * this module only adds what HTTP needs on top: the status line, `WWW-Authenticate` on 401, `Retry-After`, and the
  * transport-level failures no A2A error names (body too large, wrong content type).
  */
 import * as Cause from "effect/Cause"
@@ -55,8 +55,13 @@ export const wwwAuthenticate = (error: Unauthenticated): string => {
   return `Bearer realm="a2a"`
 }
 
-const authHeaders = (error: A2AError): Record<string, string> | undefined =>
-  error._tag === "Unauthenticated" ? { "www-authenticate": wwwAuthenticate(error) } : undefined
+/** What HTTP says beside the body: `WWW-Authenticate` on 401, `Retry-After` when the server asks for a retry later. */
+export const errorHeaders = (error: A2AError): Record<string, string> | undefined =>
+  error._tag === "Unauthenticated"
+    ? { "www-authenticate": wwwAuthenticate(error) }
+    : error._tag === "Unavailable" && error.retryAfterSeconds !== undefined
+    ? { "retry-after": String(Math.ceil(error.retryAfterSeconds)) }
+    : undefined
 
 /** google.rpc.Status body (spec 11.6) with the table's HTTP status, or the override. */
 export const restError = (
@@ -72,7 +77,7 @@ export const restError = (
     {
       status: finalStatus,
       contentType: A2A_JSON_CONTENT_TYPE,
-      headers: { ...authHeaders(error), ...options?.headers }
+      headers: { ...errorHeaders(error), ...options?.headers }
     }
   )
 }
@@ -93,7 +98,7 @@ export const jsonRpcError = (
     status: options?.status ??
       (error._tag === "Unauthenticated" ? 401 : error._tag === "PermissionDenied" ? 403 : 200),
     contentType: JSON_CONTENT_TYPE,
-    headers: { ...authHeaders(error), ...options?.headers }
+    headers: { ...errorHeaders(error), ...options?.headers }
   })
 
 /**

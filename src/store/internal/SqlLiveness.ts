@@ -1,0 +1,147 @@
+/**
+ * Which server nodes sharing a PostgreSQL database are alive, so that the restart recovery (and whoever takes over
+ * a node's work) acts on the nodes that are gone, and never on one that still runs its tasks.
+ *
+ * A node holds a session advisory lock on its id, on a connection of its own, for its whole life, and writes a
+ * heartbeat (`a2a_nodes.seen_at`, the database's clock) on that connection every lease / LEASE_BEATS. A lock
+ * vanishes with its connection; so a connection lost while the process runs (the database restarted, the network
+ * failed) frees the lock of a live node, which takes it again as soon as it can connect. So a node is gone only
+ * when both:
+ * - its lock is free (no session holds it: the process stopped, or at least lost its connection), and
+ * - it has not been seen for a lease: its last heartbeat, or the database's start if later (a restart gives every
+ *   node a lease to come back), is older than the lease; a node that stopped cleanly removed its row, and is gone
+ *   at once.
+ *
+ * And a node judges others only while it holds its own lock (checked in the judging transaction), and, once it
+ * has had to take its lock again, only a lease after that: the others needed as long to come back.
+ *
+ * SQLite serves one process per database file: every other node is gone, and this node is always alive.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { SqlNode } from "./SqlNode.ts"
+
+/** How long a node may go unseen (its lock free) before it counts as gone, by default. */
+export const DEFAULT_LEASE = Duration.seconds(10)
+
+/** Heartbeats per lease: a node lost for a beat or two (and its reconnection) stays well within its lease. */
+export const LEASE_BEATS = 5
+
+// Advisory lock key space: (hashtext of this constant, hashtext of the node id).
+const LOCK_SPACE = "effect-a2a/node"
+
+export interface Options {
+  /** PostgreSQL only: how long a node may go unseen before it counts as gone (default DEFAULT_LEASE). */
+  readonly lease?: Duration.Input | undefined
+}
+
+export class SqlLiveness extends Context.Service<SqlLiveness, {
+  /**
+   * Whether the node `nodeId` is gone (see the module). Run inside a transaction: the node's lock, when free, is
+   * held until it ends, so the node cannot come back meanwhile. False whenever this node may not judge.
+   */
+  readonly judge: (nodeId: string) => Effect.Effect<boolean, SqlError>
+  /** `judge` in a transaction of its own. */
+  readonly isGone: (nodeId: string) => Effect.Effect<boolean, SqlError>
+}>()("effect-a2a/store/SqlLiveness") {}
+
+/**
+ * Takes this node's lock (and writes its first heartbeat) while the layer builds, before the node saves a task, so
+ * no other node can mistake it for a gone one; then keeps it for the life of the layer, taking it again after a
+ * lost connection. On a clean stop, the node's row goes and its lock is released.
+ */
+export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError, SqlClient.SqlClient | SqlNode> =>
+  Layer.effect(
+    SqlLiveness,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const node = (yield* SqlNode).id
+      if (sql.onDialectOrElse({ pg: () => false, orElse: () => true })) {
+        const judge = (nodeId: string) => Effect.succeed(nodeId !== node)
+        return SqlLiveness.of({ judge, isGone: judge })
+      }
+      const lease = Duration.fromInputUnsafe(options.lease ?? DEFAULT_LEASE)
+      const beat = Duration.divideUnsafe(lease, LEASE_BEATS)
+      const seen = `INSERT INTO a2a_nodes (node_id, seen_at) VALUES ($1, now())
+        ON CONFLICT (node_id) DO UPDATE SET seen_at = excluded.seen_at`
+      // From when (epoch ms) this node may judge others: at once with its first lock; never while it has lost it;
+      // a lease after it took it again.
+      let judgesFrom = 0
+      const lost = (error: SqlError) =>
+        Effect.andThen(
+          Effect.sync(() => {
+            judgesFrom = Infinity
+          }),
+          Effect.logWarning("Liveness lock lost; taking it again", error)
+        )
+
+      /** Takes the lock on a connection of its own, in `scope`; then beats on it until the connection fails. */
+      const hold = (scope: Scope.Scope) =>
+        Effect.gen(function*() {
+          const connection = yield* Scope.provide(sql.reserve, scope)
+          yield* connection.executeRaw(`SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node])
+          // Released before the connection goes back to the pool (a lost connection has released it already).
+          yield* Scope.addFinalizer(
+            scope,
+            connection.executeRaw(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [LOCK_SPACE, node]).pipe(
+              Effect.ignore
+            )
+          )
+          yield* connection.executeRaw(seen, [node])
+          // Rows of nodes that crashed long ago (a clean stop removes its own): a lock held is never judged gone.
+          yield* connection.executeRaw(`DELETE FROM a2a_nodes WHERE seen_at < now() - interval '1 day'`, [])
+          return Effect.forever(Effect.andThen(Effect.sleep(beat), connection.executeRaw(seen, [node])))
+        })
+
+      const layerScope = yield* Effect.scope
+      const first = yield* Scope.fork(layerScope)
+      const beating = yield* hold(first)
+      yield* Effect.addFinalizer(() => Effect.ignore(sql`DELETE FROM a2a_nodes WHERE node_id = ${node}`))
+
+      // Each session lasts until its connection fails; then the lock is taken again, every second until it works.
+      const again: Effect.Effect<never> = Effect.gen(function*() {
+        const scope = yield* Scope.fork(layerScope)
+        const beats = yield* hold(scope).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+        judgesFrom = (yield* Clock.currentTimeMillis) + Duration.toMillis(lease)
+        yield* Effect.logInfo("Liveness lock taken again")
+        return yield* beats.pipe(Effect.ensuring(Scope.close(scope, Exit.void)))
+      }).pipe(
+        Effect.tapError(lost),
+        Effect.retry(Schedule.spaced("1 second")),
+        Effect.orDie
+      )
+      yield* beating.pipe(
+        Effect.tapError(lost),
+        Effect.ensuring(Scope.close(first, Exit.void)),
+        Effect.ignore,
+        Effect.andThen(again),
+        Effect.annotateLogs("node", node),
+        Effect.forkScoped
+      )
+
+      const judge = (nodeId: string) =>
+        Effect.gen(function*() {
+          if (nodeId === node) return false
+          if ((yield* Clock.currentTimeMillis) < judgesFrom) return false
+          // Our own lock is free only when our session has gone: we may not judge, and learn it from the database.
+          const [row] = yield* sql<{ self: boolean; free: boolean; expired: boolean | null }>`SELECT
+            pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${node})) AS self,
+            pg_try_advisory_xact_lock(hashtext(${LOCK_SPACE}), hashtext(${nodeId})) AS free,
+            (SELECT GREATEST(seen_at, pg_postmaster_start_time()) < now() - make_interval(secs => ${
+            Duration.toSeconds(lease)
+          })
+              FROM a2a_nodes WHERE node_id = ${nodeId}) AS expired`
+          return row !== undefined && !row.self && row.free && row.expired !== false
+        })
+
+      return SqlLiveness.of({ judge, isGone: (nodeId) => sql.withTransaction(judge(nodeId)) })
+    })
+  )
