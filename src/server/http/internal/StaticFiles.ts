@@ -29,6 +29,17 @@ export const escapeHtml = (text: string): string =>
   )
 
 /**
+ * A page's HTML (its `index.html`) with each `{{name}}` replaced by `values[name]`, escaped: the paths the route is
+ * configured with (where the page's own files are, where its script reads).
+ */
+export const fill = (template: string, values: Readonly<Record<string, string>>): string =>
+  template.replace(/\{\{(\w+)\}\}/g, (marker, name: string) => {
+    const value = values[name]
+    if (value === undefined) throw new Error(`the page's HTML names ${marker}, which its route does not give`)
+    return escapeHtml(value)
+  })
+
+/**
  * A page's head, up to `</head>`: its title, one `<meta name content>` telling its script where to read, and its
  * style and script from `assets` (the path it is served under), everything escaped.
  */
