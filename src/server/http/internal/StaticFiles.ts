@@ -39,27 +39,6 @@ export const fill = (template: string, values: Readonly<Record<string, string>>)
     return escapeHtml(value)
   })
 
-/**
- * A page's head, up to `</head>`: its title, one `<meta name content>` telling its script where to read, and its
- * style and script from `assets` (the path it is served under), everything escaped.
- */
-export const head = (options: {
-  readonly title: string
-  readonly assets: string
-  readonly meta: readonly [name: string, content: string]
-}): string =>
-  `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="${escapeHtml(options.meta[0])}" content="${escapeHtml(options.meta[1])}">
-<title>${escapeHtml(options.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(options.assets)}/app.css">
-<script src="${escapeHtml(options.assets)}/app.js" defer></script>
-</head>`
-
 /** One file of a page, with the security headers. */
 export const file = (body: string, contentType: string): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(body, { contentType, headers: securityHeaders })

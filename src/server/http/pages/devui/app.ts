@@ -1,10 +1,11 @@
 /**
- * The dev UI's script (served as `app.js`; `npm run pages` embeds it in internal/DevUiPage.ts): a plain A2A 1.0
+ * The dev UI's script (served as `app.js`; `npm run pages` bundles it into internal/DevUiPage.ts): a plain A2A 1.0
  * client of the server's public JSON-RPC interface, found through the agent card, so it sees exactly what any
  * client sees. Agent output is untrusted: everything is rendered with `textContent` and DOM nodes, never as markup;
  * the route's Content-Security-Policy allows only this page's same-origin files.
  */
 "use strict"
+import { $, el } from "../Dom.ts"
 
 // --- what the page reads: the wire JSON of A2A 1.0, every field optional (it comes from the network) ---------
 
@@ -113,9 +114,6 @@ interface TaskView {
 const TERMINAL = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"]
 const INTERRUPTED = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"]
 
-/** An element of the page (index.html): a missing one is a bug of the page, caught by the browser tests. */
-const $ = <E extends HTMLElement = HTMLElement>(id: string): E => document.getElementById(id) as E
-
 const state = {
   endpoint: null as string | null,
   auth: null as Auth | null,
@@ -127,30 +125,6 @@ const state = {
   liveTasks: {} as Record<string, TaskView>
 }
 
-type Child = Node | string | null
-
-// DOM nodes from text only: agent output is never parsed as markup.
-function el(
-  tag: string,
-  attrs?: Record<string, string | ((event: Event) => void)> | null,
-  children?: ReadonlyArray<Child>
-): HTMLElement {
-  const node = document.createElement(tag)
-  if (attrs) {
-    Object.keys(attrs).forEach((k) => {
-      const value = attrs[k]!
-      if (typeof value === "function") {
-        if (k === "onclick") node.addEventListener("click", value)
-      } else if (k === "text") node.textContent = value
-      else if (k === "className") node.className = value
-      else node.setAttribute(k, value)
-    })
-  }
-  ;(children || []).forEach((c) => {
-    if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c)
-  })
-  return node
-}
 function clear(node: Node) {
   while (node.firstChild) node.removeChild(node.firstChild)
 }
@@ -701,5 +675,3 @@ $("token").addEventListener("change", () => {
 })
 
 loadCard().catch((error: unknown) => showError("Cannot use the agent card", error))
-
-export {}
