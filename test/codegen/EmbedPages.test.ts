@@ -1,11 +1,10 @@
 /**
  * The browser pages are real files (src/server/http/<page>/: index.html, app.css, app.ts) embedded in modules of
  * src/ by codegen/EmbedPages.ts: the committed modules are what the files give now (edit a file without running
- * `npm run pages` and this fails), the scripts type-check as the browser sees them (tsconfig.pages.json), and the
- * route writes its values into the HTML escaped, refusing a marker it does not give.
+ * `npm run pages` and this fails), and the route writes its values into the HTML escaped, refusing a marker it
+ * does not give. The scripts' types are checked by test/web/WebTypes.test.ts (tsconfig.pages.json).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pages, renderAll } from "../../codegen/EmbedPages.ts"
@@ -21,19 +20,6 @@ describe("the embedded pages", () => {
       expect(readFileSync(path, "utf8"), path).toBe(text)
     }
   }, 60_000)
-
-  it("the pages' scripts type-check with the DOM library, without Node's types", () => {
-    let output = ""
-    try {
-      execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", join(root, "tsconfig.pages.json")], {
-        encoding: "utf8",
-        stdio: "pipe"
-      })
-    } catch (error) {
-      output = String((error as { stdout?: unknown }).stdout ?? error)
-    }
-    expect(output.split("\n").filter((line) => line.includes("error TS")).slice(0, 10)).toEqual([])
-  }, 120_000)
 
   it("fill writes each value escaped, and refuses a marker it is not given", () => {
     expect(StaticFiles.fill(`<a href="{{path}}/x">{{path}}</a>`, { path: `/"><b>` })).toBe(
