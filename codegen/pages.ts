@@ -1,5 +1,5 @@
 /**
- * `npm run pages`: embeds the browser pages' files (index.html, app.css, app.ts compiled) in their modules of
+ * `npm run pages`: embeds the browser pages' files (index.html, app.css, app.ts bundled) in their modules of
  * src/ (codegen/EmbedPages.ts). `npm run build` runs it first; a test checks that the committed modules are current.
  *
  *   node codegen/pages.ts

@@ -1,5 +1,5 @@
 /**
- * The browser pages are real files (src/server/http/<page>/: index.html, app.css, app.ts) embedded in modules of
+ * The browser pages are real files (src/server/http/pages/<page>/: index.html, app.css, app.ts) embedded in modules of
  * src/ by codegen/EmbedPages.ts: the committed modules are what the files give now (edit a file without running
  * `npm run pages` and this fails), and the route writes its values into the HTML escaped, refusing a marker it
  * does not give. The scripts' types are checked by test/web/WebTypes.test.ts (tsconfig.pages.json).
