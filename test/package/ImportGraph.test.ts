@@ -40,6 +40,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
     (f) => f.startsWith("src/server/") && !f.startsWith("src/server/http/") && !f.startsWith("src/server/push/")
   ],
   ["client", (f) => f.startsWith("src/client/")],
+  // the browser pages' sources (DOM code, embedded by codegen/pages.ts): on nothing, and nothing imports them
+  ["browser pages", (f) => f.startsWith("src/server/http/pages/")],
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
   // LLM agents on effect/ai: an AgentExecutor from a LanguageModel; conversations over the Persistence in context
   ["ai", (f) => f.startsWith("src/ai/")],
@@ -66,6 +68,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "protocol": [],
   "server core": ["protocol"],
   "client": ["protocol"],
+  "browser pages": [],
   "bindings and stores": ["protocol", "server core"],
   "ai": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],

@@ -42,6 +42,7 @@ export const routes = (options: ApiDocsOptions = {}): Layer.Layer<never, never, 
   const documentPath = options.documentPath ?? DEFAULT_DOCUMENT_PATH
   return StaticFiles.pageRoutes(options.path ?? DEFAULT_PATH, async (base) => {
     const ApiDocsPage = await import("./internal/ApiDocsPage.ts")
-    return { html: ApiDocsPage.html(base, documentPath), script: ApiDocsPage.script, css: ApiDocsPage.css }
+    const html = StaticFiles.fill(ApiDocsPage.html, { assets: base, documentPath })
+    return { html, script: ApiDocsPage.script, css: ApiDocsPage.css }
   })
 }

@@ -44,6 +44,7 @@ export const routes = (options: DevUiOptions = {}): Layer.Layer<never, never, Ht
   const cardPath = options.cardPath ?? "/.well-known/agent-card.json"
   return StaticFiles.pageRoutes(options.path ?? DEFAULT_PATH, async (base) => {
     const DevUiPage = await import("./internal/DevUiPage.ts")
-    return { html: DevUiPage.html(base, cardPath), script: DevUiPage.script, css: DevUiPage.css }
+    const html = StaticFiles.fill(DevUiPage.html, { assets: base, cardPath })
+    return { html, script: DevUiPage.script, css: DevUiPage.css }
   })
 }

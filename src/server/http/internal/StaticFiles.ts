@@ -29,25 +29,15 @@ export const escapeHtml = (text: string): string =>
   )
 
 /**
- * A page's head, up to `</head>`: its title, one `<meta name content>` telling its script where to read, and its
- * style and script from `assets` (the path it is served under), everything escaped.
+ * A page's HTML (its `index.html`) with each `{{name}}` replaced by `values[name]`, escaped: the paths the route is
+ * configured with (where the page's own files are, where its script reads).
  */
-export const head = (options: {
-  readonly title: string
-  readonly assets: string
-  readonly meta: readonly [name: string, content: string]
-}): string =>
-  `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="${escapeHtml(options.meta[0])}" content="${escapeHtml(options.meta[1])}">
-<title>${escapeHtml(options.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(options.assets)}/app.css">
-<script src="${escapeHtml(options.assets)}/app.js" defer></script>
-</head>`
+export const fill = (template: string, values: Readonly<Record<string, string>>): string =>
+  template.replace(/\{\{(\w+)\}\}/g, (marker, name: string) => {
+    const value = values[name]
+    if (value === undefined) throw new Error(`the page's HTML names ${marker}, which its route does not give`)
+    return escapeHtml(value)
+  })
 
 /** One file of a page, with the security headers. */
 export const file = (body: string, contentType: string): HttpServerResponse.HttpServerResponse =>
