@@ -12,14 +12,11 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import * as v1 from "../../generated/v1.ts"
 import { DEFAULT_WINDOW, MessageReceipts, type Receipt } from "../../server/MessageReceipts.ts"
 import * as Observability from "../../server/Observability.ts"
 import { TaskStoreError } from "../../server/TaskStore.ts"
-
-const storeError = (what: string) => (cause: SqlError | Schema.SchemaError) =>
-  new TaskStoreError({ message: `${what}: ${cause.message}`, cause })
+import { storeError } from "./SqlFailure.ts"
 
 const MessageJson = Schema.fromJsonString(v1.Message)
 const decodeMessage = Schema.decodeUnknownEffect(MessageJson)
