@@ -67,7 +67,8 @@ describe("package entry points", () => {
       "./sql",
       "./client",
       "./grpc",
-      "./v0_3"
+      "./v0_3",
+      "./mcp"
     ])
     for (const e of entries) {
       expect(existsSync(e.source), e.source).toBe(true)

@@ -47,6 +47,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["node runner", (f) => f.startsWith("src/node/")],
   // the server as a web-standard handler: beside the Node runner, on no Node module
   ["web runner", (f) => f.startsWith("src/web/")],
+  // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command
+  ["mcp", (f) => f.startsWith("src/mcp/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
 
@@ -62,7 +64,8 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
   "web runner": ["protocol", "server core", "bindings and stores"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner"]
+  "mcp": ["protocol", "server core", "client"],
+  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner", "mcp"]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */
