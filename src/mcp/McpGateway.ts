@@ -29,15 +29,15 @@
  *
  * @since 0.1.0
  */
+import * as McpProtocol from "effect/ai/McpProtocol"
+import * as McpSchema from "effect/ai/McpSchema"
+import * as McpServer from "effect/ai/McpServer"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
-import * as McpProtocol from "effect/ai/McpProtocol"
-import * as McpSchema from "effect/ai/McpSchema"
-import * as McpServer from "effect/ai/McpServer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -119,7 +119,9 @@ export const resultOf = (toolName: string, outcome: AgentCall.Outcome): McpSchem
   const structuredContent = encodeOutcome(outcome)
   const extras = (data: ReadonlyArray<unknown>, files: ReadonlyArray<AgentCall.FileOutput>) => [
     ...data.map((value) => text(JSON.stringify(value))),
-    ...files.map((file) => text(`[file ${file.name ?? file.url ?? "(inline)"}${file.url !== undefined ? ` at ${file.url}` : ""}]`))
+    ...files.map((file) =>
+      text(`[file ${file.name ?? file.url ?? "(inline)"}${file.url !== undefined ? ` at ${file.url}` : ""}]`)
+    )
   ]
   switch (outcome._tag) {
     case "Completed":
@@ -209,28 +211,36 @@ export const register = (
     const call = (url: string, toolName: string) => (payload: unknown) =>
       Effect.gen(function*() {
         const input = yield* decodeInput(payload).pipe(
-          Effect.mapError((error) => new McpSchema.InvalidParams({ message: `Invalid arguments for ${toolName}: ${error.message}` }))
+          Effect.mapError((error) =>
+            new McpSchema.InvalidParams({ message: `Invalid arguments for ${toolName}: ${error.message}` })
+          )
         )
         const known = (yield* catalog.agents).find((agent) => agent.url === url)!
         // A down agent is tried again now: it may be back.
-        const agent = known._tag === "Up" ? known : yield* catalog.refreshAgent(url).pipe(Effect.tap((agent) => sync([agent])))
+        const agent = known._tag === "Up"
+          ? known
+          : yield* catalog.refreshAgent(url).pipe(Effect.tap((agent) => sync([agent])))
         if (agent._tag === "Down") return toolError(`The agent ${toolName} is unreachable: ${agent.reason}`)
         const context = yield* McpSchema.McpRequestContext
         const progressToken = context.requestMetadata?.progressToken as McpSchema.ProgressToken | undefined
         let progress = 0
         const names = new Map<string, string>()
-        const onEvent = progressToken === undefined ? undefined : (event: v1.StreamResponse) =>
-          server.notifications["notifications/progress"]({
-            progressToken,
-            progress: ++progress,
-            message: progressMessage(event, names)
-          }).pipe(Effect.ignore)
+        const onEvent = progressToken === undefined ?
+          undefined :
+          (event: v1.StreamResponse) =>
+            server.notifications["notifications/progress"]({
+              progressToken,
+              progress: ++progress,
+              message: progressMessage(event, names)
+            }).pipe(Effect.ignore)
         return yield* AgentCall.call(agent.client, input, { onEvent }).pipe(
           Effect.timeoutOption(callTimeout),
           Effect.map((outcome) =>
             outcome._tag === "Some"
               ? resultOf(toolName, outcome.value)
-              : toolError(`The agent ${toolName} did not finish within ${Duration.format(callTimeout)}; its task was canceled`)
+              : toolError(
+                `The agent ${toolName} did not finish within ${Duration.format(callTimeout)}; its task was canceled`
+              )
           ),
           Effect.catch((error) => Effect.succeed(toolError(`The agent ${toolName} failed: ${error.message}`)))
         )

@@ -1,5 +1,7 @@
 /**
- * effect-a2a/mcp: A2A agents as Effect AI tools (`AgentCall`, one call of a remote agent as a tool makes it).
+ * effect-a2a/mcp: A2A agents as Effect AI tools (`AgentCall`, one call of a remote agent as a tool makes it), and the
+ * MCP gateway serving them to MCP clients (`McpGateway`, on Effect's `McpServer`; its agents in an `AgentCatalog`,
+ * their credentials from `GatewaySettings`).
  *
  * @example
  * ```ts
@@ -17,3 +19,6 @@
  * @since 0.1.0
  */
 export * as AgentCall from "./AgentCall.ts"
+export * as AgentCatalog from "./AgentCatalog.ts"
+export * as GatewaySettings from "./GatewaySettings.ts"
+export * as McpGateway from "./McpGateway.ts"
