@@ -42,7 +42,9 @@ export const mcpCommand = Command.make(
       Flag.optional
     ),
     timeout: Flag.Finite("timeout").pipe(
-      Flag.withDescription(`Seconds to wait for a card, and for an agent to answer a request; default ${CARD_TIMEOUT_SECONDS}`),
+      Flag.withDescription(
+        `Seconds to wait for a card, and for an agent to answer a request; default ${CARD_TIMEOUT_SECONDS}`
+      ),
       Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
       Flag.optional
     ),

@@ -63,7 +63,9 @@ export const run = (options: RunOptions) =>
     const path = options.settings ?? Option.getOrUndefined(yield* Config.option(Config.String("A2A_MCP_SETTINGS")))
     const settings = path === undefined ? undefined : yield* readSettings(path)
     const agents = yield* GatewaySettings.agents(options.urls, settings)
-    if (agents.length === 0) return yield* userError("give at least one agent URL (or a --settings file listing agents)")
+    if (agents.length === 0) {
+      return yield* userError("give at least one agent URL (or a --settings file listing agents)")
+    }
     const gateway: McpGateway.Options = {
       agents,
       refreshInterval: seconds(options.refresh),
