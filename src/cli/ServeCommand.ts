@@ -51,6 +51,8 @@ export interface ServeFlags {
   readonly watch?: boolean | undefined
   /** Serve the dev UI (`--ui` / `--no-ui`); None leaves A2A_DEV_UI, then the agent's default. */
   readonly ui?: Option.Option<boolean> | undefined
+  /** Also serve the agent as an MCP tool at /mcp (HostedMcp). */
+  readonly mcp?: boolean | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -63,7 +65,8 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
     restPath: prefix,
     publicUrl: Option.getOrUndefined(flags.publicUrl),
     devUi: flags.ui !== undefined ? Option.getOrUndefined(flags.ui) : undefined,
-    grpcPort: flags.grpcPort === undefined ? undefined : Option.getOrUndefined(flags.grpcPort)
+    grpcPort: flags.grpcPort === undefined ? undefined : Option.getOrUndefined(flags.grpcPort),
+    mcp: flags.mcp
   }
 }
 
@@ -165,6 +168,12 @@ export const serveCommand = Command.make(
       ),
       Flag.optional
     ),
+    mcp: Flag.Boolean("mcp").pipe(
+      Flag.withDescription(
+        "Also serve the agent as an MCP tool (streamable HTTP) at /mcp on the same port, behind the same auth"
+      ),
+      Flag.withDefault(false)
+    ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
@@ -184,6 +193,7 @@ export const serveCommand = Command.make(
     { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" },
     { command: "effect-a2a serve --agent ./my-agent.ts --ui", description: "With the dev UI at /_dev" },
     { command: "effect-a2a serve --grpc-port 50051", description: "Serve gRPC too, on port 50051" },
+    { command: "effect-a2a serve --mcp", description: "Serve MCP too, at http://127.0.0.1:8080/mcp" },
     {
       command: "effect-a2a serve --agent ./my-agent.ts --memory --watch",
       description: "Develop it: the server restarts when the module changes"

@@ -41,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as A2AClient from "../client/A2AClient.ts"
 import type * as v1 from "../generated/v1.ts"
 import * as AgentCall from "./AgentCall.ts"
 import * as AgentCatalog from "./AgentCatalog.ts"
@@ -97,18 +98,20 @@ const describe = (card: v1.AgentCard): string => {
   ].join("\n")
 }
 
-const toolOf = (agent: AgentCatalog.Up): McpSchema.Tool =>
+/** The MCP tool of an agent: named `name`, described from its card, taking `AgentCall.Input`. */
+export const toolOf = (name: string, card: v1.AgentCard): McpSchema.Tool =>
   new McpSchema.Tool({
-    name: agent.toolName,
-    title: agent.card.name,
-    description: describe(agent.card),
+    name,
+    title: card.name,
+    description: describe(card),
     inputSchema,
-    annotations: { title: agent.card.name, readOnlyHint: false, openWorldHint: true }
+    annotations: { title: card.name, readOnlyHint: false, openWorldHint: true }
   })
 
 const text = (value: string): McpSchema.ContentBlock => ({ type: "text", text: value })
 
-const toolError = (message: string): McpSchema.CallToolResult =>
+/** A tool error: the call failed, and `message` says why. */
+export const toolError = (message: string): McpSchema.CallToolResult =>
   new McpSchema.CallToolResult({ isError: true, content: [text(message)] })
 
 const idsLine = (taskId: string, contextId: string | undefined) =>
@@ -181,6 +184,55 @@ export const progressMessage = (event: v1.StreamResponse, names: Map<string, str
   return `message: ${partsText(event.message.parts)}`
 }
 
+/** A tool call's arguments as AgentCall's input; wrong ones are InvalidParams (a tool error the model can fix). */
+export const decodeArguments = (
+  toolName: string,
+  payload: unknown
+): Effect.Effect<AgentCall.Input, McpSchema.InvalidParams> =>
+  decodeInput(payload).pipe(
+    Effect.mapError((error) =>
+      new McpSchema.InvalidParams({ message: `Invalid arguments for ${toolName}: ${error.message}` })
+    )
+  )
+
+/**
+ * One tool call of the agent behind `client`, inside an MCP request: the A2A task's events are progress
+ * notifications when the request asked for progress, its outcome the tool result; an A2A error, a transport
+ * failure or a call longer than `callTimeout` (whose task is then canceled) a tool error.
+ */
+export const callAgent = (
+  client: A2AClient.A2AClientShape,
+  toolName: string,
+  input: AgentCall.Input,
+  callTimeout: Duration.Duration
+): Effect.Effect<McpSchema.CallToolResult, never, McpServer.McpServer | McpSchema.McpRequestContext> =>
+  Effect.gen(function*() {
+    const server = yield* McpServer.McpServer
+    const context = yield* McpSchema.McpRequestContext
+    const progressToken = context.requestMetadata?.progressToken as McpSchema.ProgressToken | undefined
+    let progress = 0
+    const names = new Map<string, string>()
+    const onEvent = progressToken === undefined ?
+      undefined :
+      (event: v1.StreamResponse) =>
+        server.notifications["notifications/progress"]({
+          progressToken,
+          progress: ++progress,
+          message: progressMessage(event, names)
+        }).pipe(Effect.ignore)
+    return yield* AgentCall.call(client, input, { onEvent }).pipe(
+      Effect.timeoutOption(callTimeout),
+      Effect.map((outcome) =>
+        outcome._tag === "Some"
+          ? resultOf(toolName, outcome.value)
+          : toolError(
+            `The agent ${toolName} did not finish within ${Duration.format(callTimeout)}; its task was canceled`
+          )
+      ),
+      Effect.catch((error) => Effect.succeed(toolError(`The agent ${toolName} failed: ${error.message}`)))
+    )
+  })
+
 const catalogText = (agents: ReadonlyArray<AgentCatalog.Agent>): string =>
   JSON.stringify(
     agents.map((agent) =>
@@ -210,41 +262,15 @@ export const register = (
 
     const call = (url: string, toolName: string) => (payload: unknown) =>
       Effect.gen(function*() {
-        const input = yield* decodeInput(payload).pipe(
-          Effect.mapError((error) =>
-            new McpSchema.InvalidParams({ message: `Invalid arguments for ${toolName}: ${error.message}` })
-          )
-        )
+        const input = yield* decodeArguments(toolName, payload)
         const known = (yield* catalog.agents).find((agent) => agent.url === url)!
         // A down agent is tried again now: it may be back.
         const agent = known._tag === "Up"
           ? known
           : yield* catalog.refreshAgent(url).pipe(Effect.tap((agent) => sync([agent])))
         if (agent._tag === "Down") return toolError(`The agent ${toolName} is unreachable: ${agent.reason}`)
-        const context = yield* McpSchema.McpRequestContext
-        const progressToken = context.requestMetadata?.progressToken as McpSchema.ProgressToken | undefined
-        let progress = 0
-        const names = new Map<string, string>()
-        const onEvent = progressToken === undefined ?
-          undefined :
-          (event: v1.StreamResponse) =>
-            server.notifications["notifications/progress"]({
-              progressToken,
-              progress: ++progress,
-              message: progressMessage(event, names)
-            }).pipe(Effect.ignore)
-        return yield* AgentCall.call(agent.client, input, { onEvent }).pipe(
-          Effect.timeoutOption(callTimeout),
-          Effect.map((outcome) =>
-            outcome._tag === "Some"
-              ? resultOf(toolName, outcome.value)
-              : toolError(
-                `The agent ${toolName} did not finish within ${Duration.format(callTimeout)}; its task was canceled`
-              )
-          ),
-          Effect.catch((error) => Effect.succeed(toolError(`The agent ${toolName} failed: ${error.message}`)))
-        )
-      })
+        return yield* callAgent(agent.client, toolName, input, callTimeout)
+      }).pipe(Effect.provideService(McpServer.McpServer, server))
 
     const cardResource = (agent: AgentCatalog.Up) =>
       server.addResource({
@@ -281,7 +307,7 @@ export const register = (
           if (previous !== undefined && JSON.stringify(previous) === JSON.stringify(agent.card)) return
           registered.set(agent.url, agent.card)
           yield* server.addTool({
-            tool: toolOf(agent),
+            tool: toolOf(agent.toolName, agent.card),
             annotations: Context.empty(),
             handle: call(agent.url, agent.toolName)
           })

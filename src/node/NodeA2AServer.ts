@@ -47,6 +47,8 @@ import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
+// Types only: the module itself is loaded when an MCP endpoint is asked for (mcpRoutes).
+import type * as HostedMcp from "../mcp/HostedMcp.ts"
 
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   /** Address to listen on. Default "127.0.0.1"; "0.0.0.0" or "::" listen on every interface. */
@@ -64,7 +66,24 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly tls?: TlsOptions | undefined
   /** Also serve the browser dev UI (DevUi) at `/_dev`. Default false. */
   readonly devUi?: boolean | undefined
+  /**
+   * Also serve the agent as an MCP tool (streamable HTTP) at `/mcp` (or the options' path), on this port and behind
+   * the same Auth (HostedMcp). Default false.
+   */
+  readonly mcp?: boolean | HostedMcpOptions | undefined
 }
+
+/** Where and how the hosted agent's MCP endpoint is served (HostedMcp.Options). */
+export type HostedMcpOptions = HostedMcp.Options
+
+/** The MCP endpoint of `options.mcp`, from a module loaded only then (it brings Effect's MCP server). */
+export const mcpRoutes = (mcp: boolean | HostedMcpOptions | undefined) =>
+  mcp === undefined || mcp === false ? Layer.empty : Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("../mcp/HostedMcp.ts")),
+      (HostedMcp) => HostedMcp.routes(mcp === true ? {} : mcp).pipe(Layer.orDie)
+    )
+  )
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
 export type TlsOptions = ServerTls.TlsOptions
@@ -82,13 +101,19 @@ export const baseUrl = (address: NetAddress.SocketAddress, secure = false): stri
   return secure ? url.replace(/^http:/, "https:") : url
 }
 
-const logListening = (options: HttpBindingOptions.ResolvedOptions, secure: boolean, devUi: boolean) =>
+const logListening = (
+  options: HttpBindingOptions.ResolvedOptions,
+  secure: boolean,
+  devUi: boolean,
+  mcpPath: string | undefined
+) =>
   Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
     const base = options.publicUrl ?? baseUrl(server.address, secure)
     const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
     yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address, secure)}${card}`)
     if (devUi) yield* Effect.logInfo(`Dev UI: ${base}${DevUi.DEFAULT_PATH}`)
+    if (mcpPath !== undefined) yield* Effect.logInfo(`MCP endpoint: ${base}${mcpPath}`)
   })
 
 /** Node's server: HTTP, or HTTPS with `tls`. */
@@ -177,6 +202,7 @@ const serveHttp = (
           Layer.provide(NodeNativeHttp.layer)
         ),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
+        mcpRoutes(options.mcp),
         A2AHttp.notFound
       ),
       {
@@ -202,7 +228,16 @@ const serveHttp = (
       Layer.provideMerge(
         Layer.mergeAll(
           app,
-          Layer.effectDiscard(logListening(resolved, options.tls !== undefined, options.devUi === true))
+          Layer.effectDiscard(logListening(
+            resolved,
+            options.tls !== undefined,
+            options.devUi === true,
+            options.mcp === undefined || options.mcp === false
+              ? undefined
+              : options.mcp === true
+              ? "/mcp"
+              : options.mcp.path ?? "/mcp"
+          ))
         )
       ),
       Layer.provideMerge(server)

@@ -8,6 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, type Scope } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -90,15 +91,69 @@ export interface Gateway {
   readonly stderr: () => string
 }
 
-const connected = (transport: StdioClientTransport | StreamableHTTPClientTransport) =>
+/** A tool result as the 2025 protocols have it. */
+export interface ToolResult {
+  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>
+  readonly isError?: boolean | undefined
+  readonly structuredContent?: unknown
+}
+
+/** The result's text blocks, one per line. */
+export const text = (result: ToolResult): string => result.content.map((block) => block.text ?? "").join("\n")
+
+/**
+ * Every message each client received, in wire order. The SDK client (v1) dispatches notifications a microtask
+ * later than responses, so progress that arrives just before a call's result is dropped by it (typescript-sdk
+ * #2580); what the gateway sent is read here instead.
+ */
+const wires = new WeakMap<Client, Array<unknown>>()
+
+/** A client connected over `transport`, for the scope, its incoming messages recorded. */
+export const connected = (transport: StdioClientTransport | StreamableHTTPClientTransport) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "gateway-test", version: "1.0.0" })
       await client.connect(transport)
+      const wire: Array<unknown> = []
+      const deliver = transport.onmessage!
+      transport.onmessage = (message: JSONRPCMessage) => {
+        wire.push(message)
+        deliver(message)
+      }
+      wires.set(client, wire)
       return client
     }),
     (client) => Effect.promise(() => client.close())
   )
+
+interface ProgressNotification {
+  readonly method: "notifications/progress"
+  readonly params: { readonly progressToken: string | number; readonly message?: string }
+}
+
+const isProgress = (message: unknown): message is ProgressNotification =>
+  (message as { readonly method?: unknown }).method === "notifications/progress"
+
+/**
+ * A tool call. With `progress`, the call asks for progress and the messages of the notifications the gateway
+ * sent for it are pushed there (as received, whether or not the SDK client got to deliver them).
+ */
+export const call = (
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options: { readonly progress?: Array<string> } = {}
+) =>
+  Effect.promise(async () => {
+    const wire = wires.get(client)!
+    const since = wire.length
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      ...(options.progress !== undefined ? { onprogress: () => {} } : {}),
+      timeout: 20_000
+    }) as ToolResult
+    options.progress?.push(...wire.slice(since).filter(isProgress).map((n) => n.params.message ?? ""))
+    return result
+  })
 
 /** `effect-a2a mcp args...` spawned by the MCP client over stdio. */
 export const overStdio = (
@@ -118,30 +173,42 @@ export const overStdio = (
     return { client, stderr: () => stderr }
   })
 
+/** `effect-a2a args...` as a child process (killed with the scope), once its stderr matched `listening`. */
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  listening: RegExp,
+  env: Record<string, string> = {}
+): Effect.Effect<{ readonly match: string; readonly output: () => string }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+      ),
+      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+    )
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    for (let i = 0; i < 1500; i++) {
+      const match = listening.exec(output)?.[1]
+      if (match !== undefined) return { match, output: () => output }
+      if (child.exitCode !== null) return yield* Effect.die(new Error(`${args[0]} exited: ${output}`))
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`${args[0]} did not start: ${output}`))
+  })
+
 /** `effect-a2a mcp args... --http 0` as a child process, reached over streamable HTTP at its `/mcp`. */
 export const overHttp = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {}
 ): Effect.Effect<Gateway & { readonly url: string }, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, [BIN, "mcp", ...args, "--http", "0"], {
-          env: { ...process.env, ...env },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+    const { match: url, output } = yield* spawnCli(
+      ["mcp", ...args, "--http", "0"],
+      /MCP gateway listening on (\S+)/,
+      env
     )
-    let stderr = ""
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    let url: string | undefined
-    for (let i = 0; i < 1500 && url === undefined; i++) {
-      url = /MCP gateway listening on (\S+)/.exec(stderr)?.[1]
-      if (child.exitCode !== null) return yield* Effect.die(new Error(`mcp exited: ${stderr}`))
-      if (url === undefined) yield* Effect.sleep("20 millis")
-    }
-    if (url === undefined) return yield* Effect.die(new Error(`mcp did not start: ${stderr}`))
     const client = yield* connected(new StreamableHTTPClientTransport(new URL(url)))
-    return { client, url, stderr: () => stderr }
+    return { client, url, stderr: output }
   })

@@ -12,7 +12,7 @@ import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import { serveDemo, start as startOurs, TOKEN } from "../client/OurServer.ts"
 import { start as startSdk } from "../interop/client/SdkServer.ts"
-import { freePort, type Gateway, overHttp, overStdio, scriptedAgent, settingsFile } from "./GatewayPeers.ts"
+import { call, freePort, type Gateway, overHttp, overStdio, scriptedAgent, settingsFile, text } from "./GatewayPeers.ts"
 
 const OURS = "effect-a2a_demo_agent"
 const SDK = "sdk_interop_agent"
@@ -57,32 +57,6 @@ const peers = Layer.effect(
     }
   })
 )
-
-/** A tool result as the 2025 protocols have it. */
-interface ToolResult {
-  readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>
-  readonly isError?: boolean | undefined
-  readonly structuredContent?: unknown
-}
-
-const text = (result: ToolResult): string => result.content.map((block) => block.text ?? "").join("\n")
-
-/** A tool call; progress messages collected in `progress`. */
-const call = (
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  options: { readonly progress?: Array<string>; readonly signal?: AbortSignal } = {}
-) =>
-  Effect.promise(() =>
-    client.callTool({ name, arguments: args }, undefined, {
-      ...(options.progress !== undefined
-        ? { onprogress: (p: { readonly message?: string | undefined }) => void options.progress!.push(p.message ?? "") }
-        : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      timeout: 20_000
-    }) as Promise<ToolResult>
-  )
 
 /** The MCP error a request failed with. */
 const mcpError = <A>(promise: () => Promise<A>) =>

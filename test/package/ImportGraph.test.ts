@@ -47,7 +47,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["node runner", (f) => f.startsWith("src/node/")],
   // the server as a web-standard handler: beside the Node runner, on no Node module
   ["web runner", (f) => f.startsWith("src/web/")],
-  // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command
+  // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command; the hosted agent's MCP
+  // endpoint (HostedMcp) is served by the runners beside the A2A bindings
   ["mcp", (f) => f.startsWith("src/mcp/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
@@ -62,9 +63,9 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "bindings and stores": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
-  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
-  "web runner": ["protocol", "server core", "bindings and stores"],
-  "mcp": ["protocol", "server core", "client"],
+  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing", "mcp"],
+  "web runner": ["protocol", "server core", "bindings and stores", "mcp"],
+  "mcp": ["protocol", "server core", "client", "bindings and stores"],
   "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner", "mcp"]
 }
 
