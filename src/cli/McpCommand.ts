@@ -10,7 +10,6 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Option from "effect/Option"
-import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 const runModule = Effect.promise(() => import("./McpGatewayRun.ts"))
 
@@ -42,9 +41,7 @@ export const mcpCommand = Command.make(
       Flag.optional
     ),
     timeout: Flag.Finite("timeout").pipe(
-      Flag.withDescription(
-        `Seconds to wait for a card, and for an agent to answer a request; default ${CARD_TIMEOUT_SECONDS}`
-      ),
+      Flag.withDescription("Seconds to wait for a card, and for an agent to answer a request; default 10"),
       Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
       Flag.optional
     ),

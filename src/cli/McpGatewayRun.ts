@@ -19,7 +19,6 @@ import * as GatewaySettings from "../mcp/GatewaySettings.ts"
 import * as McpGateway from "../mcp/McpGateway.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import * as ClientLayer from "./ClientLayer.ts"
-import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
 export interface RunOptions {
   readonly urls: ReadonlyArray<string>
@@ -69,7 +68,7 @@ export const run = (options: RunOptions) =>
     const gateway: McpGateway.Options = {
       agents,
       refreshInterval: seconds(options.refresh),
-      timeout: seconds(options.timeout ?? CARD_TIMEOUT_SECONDS),
+      timeout: seconds(options.timeout),
       callTimeout: seconds(options.callTimeout)
     }
     const served = options.http === undefined

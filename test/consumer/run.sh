@@ -52,10 +52,11 @@ import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
 import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
-import { AgentCall } from "effect-a2a/mcp"
+import { AgentCall, McpGateway } from "effect-a2a/mcp"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer, AgentCall.call] as const
+  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer, AgentCall.call,
+  McpGateway.layerStdio] as const
 export type Used = readonly [Task, Task03]
 TS
 
