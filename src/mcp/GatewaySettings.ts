@@ -17,6 +17,19 @@
  * }
  * ```
  *
+ * @example
+ * ```ts
+ * import { GatewaySettings, McpGateway } from "effect-a2a/mcp"
+ * import { Effect } from "effect"
+ *
+ * // the agents of a settings file (its secrets read from the environment now), served over stdio
+ * const gateway = (text: string) =>
+ *   Effect.gen(function*() {
+ *     const agents = yield* GatewaySettings.agents([], yield* GatewaySettings.parse(text))
+ *     return McpGateway.layerStdio({ agents })
+ *   })
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Config from "effect/Config"

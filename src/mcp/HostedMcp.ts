@@ -30,7 +30,7 @@ import * as CallContext from "../server/CallContext.ts"
 import * as HttpErrors from "../server/http/internal/HttpErrors.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as AgentCatalog from "./AgentCatalog.ts"
-import * as LocalTransport from "./LocalTransport.ts"
+import * as LocalTransport from "./internal/LocalTransport.ts"
 import * as McpGateway from "./McpGateway.ts"
 
 export interface Options {

@@ -1,7 +1,7 @@
 /**
  * effect-a2a/mcp: A2A agents as Effect AI tools (`AgentCall`, one call of a remote agent as a tool makes it), and the
  * MCP gateway serving them to MCP clients (`McpGateway`, on Effect's `McpServer`; its agents in an `AgentCatalog`,
- * their credentials from `GatewaySettings`).
+ * their credentials from `GatewaySettings`); the hosted agent's own MCP endpoint (`HostedMcp`).
  *
  * @example
  * ```ts
@@ -21,4 +21,5 @@
 export * as AgentCall from "./AgentCall.ts"
 export * as AgentCatalog from "./AgentCatalog.ts"
 export * as GatewaySettings from "./GatewaySettings.ts"
+export * as HostedMcp from "./HostedMcp.ts"
 export * as McpGateway from "./McpGateway.ts"

@@ -3,7 +3,7 @@
  * command, and over streamable HTTP), and behind it our server (bearer-secured: the credentials come from the
  * settings), the official @a2a-js/sdk server, a scripted agent, and an agent that is down at start.
  */
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Effect, Layer, Schedule, Scope } from "effect"
@@ -305,4 +305,24 @@ layer(
       const id = yield* cancelMidTask(client, OURS, "slow")
       expect(yield* awaitState(peers.ours, id, "TASK_STATE_CANCELED", { bearer: TOKEN })).toBe("TASK_STATE_CANCELED")
     }))
+})
+
+describe("effect-a2a mcp --refresh", () => {
+  it.live(
+    "re-reads the cards on its interval: an agent that comes up gets its tool, announced",
+    () =>
+      Effect.gen(function*() {
+        const port = yield* freePort
+        const { client } = yield* overStdio([`http://127.0.0.1:${port}`, "--refresh", "0.2"])
+        expect((yield* Effect.promise(() => client.listTools())).tools).toEqual([])
+        const announced = new Promise<void>((resolve) =>
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve())
+        )
+        yield* serveDemo({}, { port })
+        yield* Effect.promise(() => announced)
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        expect(tools.map((tool) => tool.name)).toEqual([OURS])
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
 })

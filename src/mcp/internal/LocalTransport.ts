@@ -2,16 +2,14 @@
  * A client transport that calls a RequestHandler in the same process, as one caller (a CallContext): no HTTP, no
  * encoding, the handler's typed errors as they are. The hosted agent's MCP tool (HostedMcp) calls its own server
  * through it, with the principal the MCP request authenticated as, so task ownership is what it is over A2A.
- *
- * @since 0.1.0
  */
-import type * as A2AClient from "../client/A2AClient.ts"
-import { fromTransport } from "../client/A2AClient.ts"
-import type { Transport, TransportMethods } from "../client/Transport.ts"
-import type * as v1 from "../generated/v1.ts"
-import * as Operations from "../protocol/Operations.ts"
-import type { CallContext } from "../server/CallContext.ts"
-import type { Handlers } from "../server/RequestHandler.ts"
+import type * as A2AClient from "../../client/A2AClient.ts"
+import { fromTransport } from "../../client/A2AClient.ts"
+import type { Transport, TransportMethods } from "../../client/Transport.ts"
+import type * as v1 from "../../generated/v1.ts"
+import * as Operations from "../../protocol/Operations.ts"
+import type { CallContext } from "../../server/CallContext.ts"
+import type { Handlers } from "../../server/RequestHandler.ts"
 
 /** The interface a local client reports as selected. */
 export const localInterface: v1.AgentInterface = { url: "local:", protocolBinding: "LOCAL", protocolVersion: "1.0" }
