@@ -47,14 +47,20 @@ const readSettings = (path: string) =>
 
 const seconds = (n: number | undefined) => n === undefined ? undefined : Duration.seconds(n)
 
-/** The gateway over HTTP: the `/mcp` endpoint on its own server, announced on stderr once listening. */
+/**
+ * The gateway over HTTP: the `/mcp` endpoint on its own server, announced on stderr once it is served (its
+ * registrations built: the cards read), so a client that waits for the line finds the endpoint answering.
+ */
 const httpLayer = (options: McpGateway.Options, host: string, port: number) =>
-  HttpRouter.serve(McpGateway.layerHttp(options), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(Layer.effectDiscard(Effect.gen(function*() {
-      const server = yield* HttpServer.HttpServer
-      yield* Effect.logInfo(`MCP gateway listening on ${NodeA2AServer.baseUrl(server.address)}/mcp`)
-    }))),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
+  Layer.effectDiscard(Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    yield* Effect.logInfo(`MCP gateway listening on ${NodeA2AServer.baseUrl(server.address)}/mcp`)
+  })).pipe(
+    Layer.provideMerge(
+      HttpRouter.serve(McpGateway.layerHttp(options), { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
+      )
+    )
   )
 
 export const run = (options: RunOptions) =>

@@ -127,11 +127,13 @@ export const resultOf = (toolName: string, outcome: AgentCall.Outcome): McpSchem
     )
   ]
   switch (outcome._tag) {
-    case "Completed":
+    case "Completed": {
+      const content = [...(outcome.text !== "" ? [text(outcome.text)] : []), ...extras(outcome.data, outcome.files)]
       return new McpSchema.CallToolResult({
-        content: [...(outcome.text !== "" ? [text(outcome.text)] : []), ...extras(outcome.data, outcome.files)],
+        content: content.length > 0 ? content : [text("The agent completed the task without output.")],
         structuredContent
       })
+    }
     case "InputRequired":
       return new McpSchema.CallToolResult({
         content: [

@@ -52,7 +52,7 @@ const peers = Layer.effect(
       sdk,
       scripted,
       late,
-      args: [ours, sdk, scripted, late.url, "--settings", settings, "--timeout", "2"],
+      args: [ours, sdk, scripted, late.url, "--settings", settings, "--timeout", "2", "--call-timeout", "3"],
       env: { GATEWAY_TEST_TOKEN: TOKEN }
     }
   })
@@ -224,6 +224,20 @@ layer(
       expect(hung.isError).toBe(true)
       expect(text(hung)).toMatch(/failed: .* within 2s/)
       expect(text(yield* call(client, SCRIPTED, { text: "drop" }))).toBe("resumed and done")
+    }))
+
+  it.effect("a call longer than --call-timeout is a tool error, and its A2A task is canceled", () =>
+    Effect.gen(function*() {
+      const { client } = yield* StdioGateway
+      const peers = yield* PeersService
+      const progress: Array<string> = []
+      const result = yield* call(client, OURS, { text: "slow" }, { progress })
+      expect(result.isError).toBe(true)
+      expect(text(result)).toBe(`The agent ${OURS} did not finish within 3s; its task was canceled`)
+      const taskId = taskIdOf(progress)!
+      expect(yield* awaitState(peers.ours, taskId, "TASK_STATE_CANCELED", { bearer: TOKEN })).toBe(
+        "TASK_STATE_CANCELED"
+      )
     }))
 
   it.effect("cards are resources; an agent down at start is reported, then served once it is up", () =>
