@@ -12,7 +12,7 @@ import { AgentMessage, call, CompletedTask, rpcBody, RpcResult, sendMessageParam
 import type { Sample } from "./Sample.ts"
 import type { BenchServer, ServerKind } from "./ServerProcess.ts"
 import { newMessageId, readOneStream, runStreams, type StreamLoad } from "./StreamDriver.ts"
-import { ECHO, STREAM, TASK } from "./TrivialAgent.ts"
+import { DELTAS, ECHO, LLM, LLM_DELTAS, STREAM, TASK } from "./TrivialAgent.ts"
 
 export interface RunSettings extends LoadSettings {
   readonly idle: IdleSettings
@@ -194,24 +194,61 @@ const streamIsComplete = (events: ReadonlyArray<string>) =>
   && (events[events.length - 1]?.includes("TASK_STATE_COMPLETED") ?? false)
   && events.every((e) => !e.includes("\"error\""))
 
-const rpcStream: Scenario = {
-  id: "rpc-stream",
-  title: "JSON-RPC SendStreamingMessage, 10 artifact chunks",
-  measures: "SSE streaming: task, 10 artifact-update events, final status; whole streams read and checked.",
+/** Whole SendStreamingMessage streams over JSON-RPC, each for `${word} hello`, read to their end and checked. */
+const streamScenario = (
+  fields: Pick<Scenario, "id" | "title" | "measures" | "servers">,
+  word: string,
+  verify: StreamLoad["verify"]
+): Scenario => ({
+  ...fields,
   unit: "streams/s",
-  servers: A2A,
   isolated: false,
   prepare: (server) =>
     Effect.gen(function*() {
       const load: StreamLoad = {
         url: server.endpoints.jsonRpc,
-        body: () => rpcBody("SendStreamingMessage", sendMessageParams(`${STREAM} hello`, newMessageId())),
-        verify: streamIsComplete
+        body: () => rpcBody("SendStreamingMessage", sendMessageParams(`${word} hello`, newMessageId())),
+        verify
       }
       yield* readOneStream(load)
       return (settings) => runStreams(load, settings)
     })
-}
+})
+
+const rpcStream = streamScenario(
+  {
+    id: "rpc-stream",
+    title: "JSON-RPC SendStreamingMessage, 10 artifact chunks",
+    measures: "SSE streaming: task, 10 artifact-update events, final status; whole streams read and checked.",
+    servers: A2A
+  },
+  STREAM,
+  streamIsComplete
+)
+
+/** An LLM agent's streamed answer: the task, LLM_DELTAS chunks of one artifact, completed; effect-a2a only. */
+const deltaStream = (id: string, word: string, title: string, measures: string): Scenario =>
+  streamScenario(
+    { id, title, measures, servers: ["ours"] },
+    word,
+    (events) => streamIsComplete(events) && events.length === LLM_DELTAS + 2
+  )
+
+const llmStream = deltaStream(
+  "llm-stream",
+  LLM,
+  `LLM agent (effect-a2a/ai) streaming ${LLM_DELTAS} text deltas`,
+  `LlmAgent over a scripted LanguageModel: each of ${LLM_DELTAS} deltas becomes an artifact chunk (one artifact, ` +
+    "appended, the last marked); the conversation kept per task in memory."
+)
+
+const llmStreamHand = deltaStream(
+  "llm-stream-hand",
+  DELTAS,
+  `Hand-written AgentExecutor sending the same ${LLM_DELTAS} chunks`,
+  `The same ${LLM_DELTAS + 2} events from AgentExecutor.task and TaskUpdater.artifact: what the bridge costs ` +
+    "above it."
+)
 
 /** Idle streams of one kind (see IdleStreams), on a server checked to park a task in input-required. */
 const idleStreams = (id: string, kind: IdleKind, title: string): Scenario => ({
@@ -352,6 +389,8 @@ export const scenarios: ReadonlyArray<Scenario> = [
   restGetTask,
   card,
   rpcStream,
+  llmStream,
+  llmStreamHand,
   idleSubscribe,
   idleSend,
   grpcMessage,

@@ -18,6 +18,17 @@ export const HOLD = "hold"
 
 export const STREAM_CHUNKS = 10
 
+/**
+ * llm: an LLM agent (effect-a2a/ai's LlmAgent) over a scripted model that streams LLM_DELTAS small text deltas:
+ * a Task (submitted) -> LLM_DELTAS artifact chunks -> completed. effect-a2a only (bench/servers/oursLlm.ts).
+ */
+export const LLM = "llm"
+/** deltas: the same events from a hand-written AgentExecutor, to set the bridge's cost beside. */
+export const DELTAS = "deltas"
+export const LLM_DELTAS = 100
+/** The text of one delta. */
+export const deltaText = (index: number): string => `t${index} `
+
 /** Events a server emits for one `stream` request: the task, the chunks, the final status. */
 export const STREAM_EVENTS = 1 + STREAM_CHUNKS + 1
 

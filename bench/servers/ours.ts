@@ -20,7 +20,8 @@ import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
 import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
 import { announce, installAllocationSampler, installGcOnSignal, installProfiler } from "./lifecycle.ts"
-import { card, executor } from "./oursAgent.ts"
+import { card } from "./oursAgent.ts"
+import { executor } from "./oursLlm.ts"
 
 const core = (() => {
   const store = process.env.BENCH_STORE

@@ -73,25 +73,35 @@ const placeholderInterface: v1.AgentInterface = {
 /** A SchemaError's message on one line: `Expected string, got 42 at ["name"]`. */
 export const oneLine = (text: string): string => text.split("\n").map((line) => line.trim()).join(" ").trim()
 
-const cardOf = (file: string, exported: unknown): Effect.Effect<CardTemplate, AgentModuleError> => {
-  if (exported === undefined) return Effect.succeed(derivedCard(file))
-  if (!Predicate.isObject(exported) || Array.isArray(exported)) {
+/**
+ * A card given as a plain object (an agent module's `card`, a card file), over `defaults` for the fields it leaves
+ * out, checked as an agent card; `where` names its source in the error.
+ */
+export const checkCard = (
+  where: string,
+  defaults: CardTemplate,
+  given: unknown
+): Effect.Effect<CardTemplate, AgentModuleError> => {
+  if (!Predicate.isObject(given) || Array.isArray(given)) {
     return Effect.fail(
       new AgentModuleError({
-        message: `${file}: \`card\` must be an agent card object (name, description, version, skills...), got ${
-          describeValue(exported)
+        message: `${where}: \`card\` must be an agent card object (name, description, version, skills...), got ${
+          describeValue(given)
         }`
       })
     )
   }
-  const card = { ...derivedCard(file), ...exported } as CardTemplate
+  const card = { ...defaults, ...given } as CardTemplate
   return decodeCard({ ...card, supportedInterfaces: card.supportedInterfaces ?? [placeholderInterface] }).pipe(
     Effect.as(card),
     Effect.mapError((error) =>
-      new AgentModuleError({ message: `${file}: \`card\` is not a valid agent card: ${oneLine(error.message)}` })
+      new AgentModuleError({ message: `${where}: \`card\` is not a valid agent card: ${oneLine(error.message)}` })
     )
   )
 }
+
+const cardOf = (file: string, exported: unknown): Effect.Effect<CardTemplate, AgentModuleError> =>
+  exported === undefined ? Effect.succeed(derivedCard(file)) : checkCard(file, derivedCard(file), exported)
 
 const describeValue = (u: unknown): string =>
   u === null

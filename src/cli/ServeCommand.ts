@@ -1,5 +1,6 @@
 /**
- * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule)
+ * `effect-a2a serve`: runs the demo agent (or, with `--agent <file>`, the user's agent module: see AgentModule;
+ * with `--model PROVIDER:MODEL`, an LLM agent on that model: see ModelAgent)
  * with every binding live (agent card, JSON-RPC, HTTP+JSON/REST)
  * on the durable stores (an embedded SQLite file under A2A_DATA_DIR by default, PostgreSQL when
  * A2A_DATABASE_URL is set; `--memory` keeps everything in memory), and the dev UI at /_dev (DevUi: on for the
@@ -27,6 +28,7 @@ import * as Observability from "../server/Observability.ts"
 import * as DurableServer from "../store/DurableServer.ts"
 import * as V03Server from "../v0_3/server/V03Server.ts"
 import * as AgentModule from "./AgentModule.ts"
+import type * as ModelAgent from "./ModelAgent.ts"
 import * as ServeFailure from "./ServeFailure.ts"
 import * as WatchMode from "./WatchMode.ts"
 
@@ -36,6 +38,10 @@ const pathFlag = (name: string, description: string) =>
     Flag.filter((s) => s.startsWith("/"), (s) => `--${name} must start with "/", got "${s}"`),
     Flag.optional
   )
+
+/** A flag of the LLM agent that `--model` serves. */
+const withModel = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(`With --model: ${description}`), Flag.optional)
 
 export interface ServeFlags {
   readonly host: Option.Option<string>
@@ -53,6 +59,19 @@ export interface ServeFlags {
   readonly ui?: Option.Option<boolean> | undefined
   /** Also serve the agent as an MCP tool at /mcp (HostedMcp). */
   readonly mcp?: boolean | undefined
+  /** An LLM agent on this `provider:model` (see ModelAgent), instead of the demo. */
+  readonly model?: Option.Option<string> | undefined
+  /** The LLM agent's system prompt, from this file. */
+  readonly instructions?: Option.Option<string> | undefined
+  /** The LLM agent's card: a JSON file, then these flags over it. */
+  readonly card?: Option.Option<string> | undefined
+  readonly name?: Option.Option<string> | undefined
+  readonly description?: Option.Option<string> | undefined
+  readonly skill?: ReadonlyArray<string> | undefined
+  /** The LLM agent's MCP servers: command lines or http(s) URLs. */
+  readonly mcpServer?: ReadonlyArray<string> | undefined
+  /** A2A agents the LLM agent may delegate to. */
+  readonly delegate?: ReadonlyArray<string> | undefined
 }
 
 /** The flags as serve options (absent flags leave the environment's values). */
@@ -114,10 +133,44 @@ export const serve = (flags: ServeFlags) =>
     ? Effect.flatMap(WatchMode.run, (code) => code === 0 ? Effect.void : Effect.sync(() => (process.exitCode = code)))
     : serveHere(flags)
 
+const given = <A>(flag: Option.Option<A> | undefined): A | undefined =>
+  flag === undefined ? undefined : Option.getOrUndefined(flag)
+
+/** The agent the flags ask for: an agent module, an LLM agent (`--model`), or the demo. */
+const chooseAgent = (
+  flags: ServeFlags
+): Effect.Effect<Agent<unknown>, AgentModule.AgentModuleError | Effect.Error<ReturnType<typeof ModelAgent.load>>> => {
+  const agentFile = given(flags.agent)
+  const model = given(flags.model)
+  const modelFlags = {
+    instructions: given(flags.instructions),
+    card: given(flags.card),
+    name: given(flags.name),
+    description: given(flags.description),
+    skills: flags.skill !== undefined && flags.skill.length > 0 ? flags.skill : undefined,
+    mcpServers: flags.mcpServer !== undefined && flags.mcpServer.length > 0 ? flags.mcpServer : undefined,
+    delegates: flags.delegate !== undefined && flags.delegate.length > 0 ? flags.delegate : undefined
+  }
+  if (model === undefined) {
+    const stray = Object.entries(modelFlags).find(([, value]) => value !== undefined)
+    if (stray !== undefined) {
+      const flag = { skills: "skill", mcpServers: "mcp-server", delegates: "delegate" }[stray[0]] ?? stray[0]
+      return Effect.fail(new AgentModule.AgentModuleError({ message: `--${flag} goes with --model PROVIDER:MODEL` }))
+    }
+    return agentFile === undefined ? Effect.succeed(demo) : AgentModule.load(agentFile)
+  }
+  if (agentFile !== undefined) {
+    return Effect.fail(new AgentModule.AgentModuleError({ message: "--model and --agent cannot be used together" }))
+  }
+  return Effect.flatMap(
+    Effect.promise(() => import("./ModelAgent.ts")),
+    (loaded) => loaded.load({ model, ...modelFlags })
+  )
+}
+
 const serveHere = (flags: ServeFlags) =>
   Effect.gen(function*() {
-    const agentFile = flags.agent !== undefined ? Option.getOrUndefined(flags.agent) : undefined
-    const agent: Agent<unknown> = agentFile === undefined ? demo : yield* AgentModule.load(agentFile)
+    const agent = yield* chooseAgent(flags)
     return yield* Layer.launch(server(flags, agent))
   }).pipe(
     Effect.asVoid,
@@ -174,6 +227,32 @@ export const serveCommand = Command.make(
       ),
       Flag.withDefault(false)
     ),
+    model: Flag.String("model").pipe(
+      Flag.withDescription(
+        "Serve an LLM agent on this model: openai:MODEL (OPENAI_API_KEY), anthropic:MODEL (ANTHROPIC_API_KEY) or " +
+          "openai-compat:MODEL (any OpenAI Chat Completions server at OPENAI_BASE_URL: Ollama, vLLM, llama.cpp)"
+      ),
+      Flag.optional
+    ),
+    instructions: withModel("instructions", "the system prompt, from this file"),
+    card: withModel("card", "the agent card, a JSON file (name, description, skills, ...)"),
+    name: withModel("name", "the card's name (default: the model's)"),
+    description: withModel("description", "the card's description"),
+    skill: Flag.String("skill").pipe(
+      Flag.withDescription("With --model: a skill of the card, \"ID: DESCRIPTION\" (repeat for more)"),
+      Flag.atLeast(0)
+    ),
+    mcpServer: Flag.String("mcp-server").pipe(
+      Flag.withDescription(
+        "With --model: an MCP server whose tools the model gets, \"CMD ARGS\" (stdio) or an http(s) URL " +
+          "(repeat for more)"
+      ),
+      Flag.atLeast(0)
+    ),
+    delegate: Flag.String("delegate").pipe(
+      Flag.withDescription("With --model: an A2A agent's URL the model may delegate to, as a tool (repeat for more)"),
+      Flag.atLeast(0)
+    ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
@@ -183,7 +262,9 @@ export const serveCommand = Command.make(
   },
   serve
 ).pipe(
-  Command.withDescription("Run an A2A agent (the demo, or yours with --agent) over JSON-RPC and HTTP+JSON/REST"),
+  Command.withDescription(
+    "Run an A2A agent (the demo, yours with --agent, or an LLM with --model) over JSON-RPC and HTTP+JSON/REST"
+  ),
   Command.withExamples([
     { command: "effect-a2a serve", description: "Serve on http://127.0.0.1:8080" },
     {
@@ -194,6 +275,19 @@ export const serveCommand = Command.make(
     { command: "effect-a2a serve --agent ./my-agent.ts --ui", description: "With the dev UI at /_dev" },
     { command: "effect-a2a serve --grpc-port 50051", description: "Serve gRPC too, on port 50051" },
     { command: "effect-a2a serve --mcp", description: "Serve MCP too, at http://127.0.0.1:8080/mcp" },
+    {
+      command: "effect-a2a serve --model openai:gpt-4o-mini --instructions ./prompt.md --name Helper",
+      description: "Serve an LLM agent on OpenAI's gpt-4o-mini (OPENAI_API_KEY)"
+    },
+    {
+      command: "effect-a2a serve --model openai:gpt-4o-mini --delegate http://127.0.0.1:8081 " +
+        "--mcp-server \"npx -y @modelcontextprotocol/server-memory\"",
+      description: "An LLM agent that delegates to an A2A agent and uses an MCP server's tools"
+    },
+    {
+      command: "OPENAI_BASE_URL=http://127.0.0.1:11434/v1 effect-a2a serve --model openai-compat:llama3.2",
+      description: "An LLM agent on a local Ollama"
+    },
     {
       command: "effect-a2a serve --agent ./my-agent.ts --memory --watch",
       description: "Develop it: the server restarts when the module changes"

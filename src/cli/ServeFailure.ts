@@ -83,12 +83,15 @@ export const describeServeError = (
   return `Cannot listen on ${address}: ${reason}`
 }
 
+/** Failures whose message is already the line for the user (it names the flag or file, and what to do). */
+const selfDescribing = new Set(["AgentModuleError", "ModelAgentError", "ModelSpecError"])
+
 /** Any other expected failure: its tag and the first line of its message. */
 export const describeOther = (error: unknown): string => {
   if (Predicate.isError(error) || Predicate.hasProperty(error, "message")) {
     const tag = Predicate.hasProperty(error, "_tag") && Predicate.isString(error._tag) ? error._tag : undefined
     const message = firstLine(String((error as { readonly message: unknown }).message))
-    if (tag === "AgentModuleError") return message
+    if (tag !== undefined && selfDescribing.has(tag)) return message
     return tag !== undefined && message !== "" ? `${tag}: ${message}` : message || (tag ?? "unknown error")
   }
   return firstLine(String(error))

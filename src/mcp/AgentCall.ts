@@ -64,7 +64,7 @@ export const Input = Schema.Struct({
   contextId: Schema.optionalKey(Schema.String).annotate({
     description: "To continue a conversation with this agent: its context id"
   })
-}).annotate({ identifier: "AgentCallInput" })
+})
 export type Input = typeof Input.Type
 
 // --- Outcome ---------------------------------------------------------------------------------------------------
@@ -190,6 +190,7 @@ const emptyTurn = (): Turn => ({
 const fold = (turn: Turn, event: v1.StreamResponse): void => {
   if ("message" in event) {
     turn.reply = event.message
+    turn.taskId ??= event.message.taskId
     turn.contextId ??= event.message.contextId
   } else if ("task" in event) {
     turn.taskId = event.task.id

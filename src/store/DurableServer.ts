@@ -3,6 +3,8 @@
  * migrations and restart recovery, webhook push notifications (SSRF guard at config creation and at delivery),
  * the in-process EventBus and Auth from configuration. Same services as `A2AServer.layer`, which keeps
  * everything in memory and delivers no webhooks; swap any of them the same way (see `A2AServer.layerCore`).
+ * The agent's layer is built over the stores, so an LLM agent (`effect-a2a/ai`) keeps its conversations in the same
+ * database (the SQL stores provide Effect's `BackingPersistence`), and they survive a restart.
  *
  * @example
  * ```ts

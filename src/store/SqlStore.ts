@@ -26,6 +26,7 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Persistence from "effect/persistence/Persistence"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import type { MigrationError } from "effect/sql/Migrator"
@@ -46,7 +47,11 @@ import * as SqlTaskRecovery from "./internal/SqlTaskRecovery.ts"
 import * as SqlTaskStore from "./internal/SqlTaskStore.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 
-/** Everything the SQL store layers provide. */
+/**
+ * Everything the SQL store layers provide. `BackingPersistence` is Effect's persistence in the same database (its
+ * own `effect_persistence` table, created on start, expired rows swept): what keeps state beside the tasks, such as
+ * an LLM agent's conversations (`effect-a2a/ai`).
+ */
 export type Services =
   | TaskStore
   | PushConfigStore
@@ -54,6 +59,7 @@ export type Services =
   | SqlNode.SqlNode
   | RecoveredTasks
   | EventBus.EventBus
+  | Persistence.BackingPersistence
 
 export type StoreError = SqlError | MigrationError | TaskStoreError
 
@@ -92,7 +98,7 @@ const compose = <C, E, R, NE>(
     ),
     SqlPushOutbox.layer({ interval: options.recovery?.interval })
   )
-  return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery)).pipe(
+  return Layer.mergeAll(stores, SqlTaskRecovery.layer(options.recovery), Persistence.layerBackingSql).pipe(
     Layer.provideMerge(nodes),
     Layer.provideMerge(prepared),
     Layer.provideMerge(SqlNode.layer),

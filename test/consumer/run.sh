@@ -39,7 +39,7 @@ cat > "$app/tsconfig.json" <<'JSON'
   "include": ["src"]
 }
 JSON
-cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$app/src/"
+cp "$repo/examples/echo-agent.ts" "$repo/examples/client.ts" "$repo/examples/llm-agent.ts" "$repo/examples/orchestrator.ts" "$app/src/"
 # Every entry point, so a consumer's tsc reads all of the declarations.
 cat > "$app/src/entries.ts" <<'TS'
 import { A2AError } from "effect-a2a/protocol"
@@ -52,20 +52,26 @@ import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
 import { A2AClient } from "effect-a2a/client"
 import { A2A03 } from "effect-a2a/v0_3"
+import { LlmAgent } from "effect-a2a/ai"
+import { AiSdkLanguageModel, ModelSpec } from "effect-a2a/ai-providers"
 import { AgentCall, McpGateway } from "effect-a2a/mcp"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer, AgentCall.call,
-  McpGateway.layerStdio] as const
+  NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve, A2A03.layer,
+  LlmAgent.layer, AiSdkLanguageModel.layer, ModelSpec.layer, AgentCall.call, McpGateway.layerStdio] as const
 export type Used = readonly [Task, Task03]
 TS
 
-echo "consumer: installing the tarball with its peers (effect, @effect/platform-node)"
+# @ai-sdk/provider for the types of effect-a2a/ai-providers; its declarations import "json-schema", whose types a
+# strict project (skipLibCheck false) needs as well, as any AI SDK user's does
+echo "consumer: installing the tarball with its peers (effect, @effect/platform-node, @ai-sdk/provider)"
 effect_version="$(cd "$repo" && "$node24" -p 'require("effect/package.json").version')"
 platform_version="$(cd "$repo" && "$node24" -p 'require("@effect/platform-node/package.json").version')"
+ai_provider_version="$(cd "$repo" && "$node24" -p 'require("@ai-sdk/provider/package.json").version')"
 (cd "$app" && PATH="$repo/node_modules/.bin:$PATH" npm install --silent --no-audit --no-fund \
   "$tarball" "effect@$effect_version" "@effect/platform-node@$platform_version" \
-  typescript@6.0.3 @types/node@24.19.2 >/dev/null)
+  "@ai-sdk/provider@$ai_provider_version" @types/json-schema@7.0.15 typescript@6.0.3 @types/node@24.19.2 >/dev/null)
+if [ -e "$app/node_modules/@ai-sdk/openai" ]; then echo "consumer: FAIL: the optional @ai-sdk/openai was installed"; exit 1; fi
 if [ -e "$app/node_modules/@effect/sql-pg" ]; then echo "consumer: FAIL: the optional @effect/sql-pg was installed"; exit 1; fi
 if [ -e "$app/node_modules/effect-a2a/node_modules/effect" ]; then echo "consumer: FAIL: a second copy of effect"; exit 1; fi
 # dist's own package.json: the nearest one Node's resolver reads on every import from our modules, so it holds only
@@ -102,6 +108,27 @@ run_examples() { # node binary
   grep -q "Echo agent" <<<"$out" || { echo "$out"; echo "consumer: FAIL: effect-a2a card"; exit 1; }
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
+  # the LLM agent example (effect-a2a/ai, its scripted stand-in model): it calls its tool, then answers
+  "$node" "$app/src/llm-agent.ts" > "$work/llm.log" 2>&1 &
+  server_pid=$!
+  if ! wait_for_port 8080 30; then echo "consumer: FAIL: llm-agent did not listen"; cat "$work/llm.log"; exit 1; fi
+  out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "what time is it" 2>&1)" || { echo "$out"; exit 1; }
+  echo "$out" | sed 's/^/    /'
+  grep -q "It is 20" <<<"$out" || { echo "consumer: FAIL: no answer from the LLM agent"; exit 1; }
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+  # the orchestrator example (effect-a2a/mcp): an LLM agent on 8080 delegating to the agents on 8081 and 8082
+  for port in 8081 8082; do
+    if wait_for_port "$port" 0; then echo "consumer: FAIL: port $port is taken (the orchestrator example listens there)"; exit 1; fi
+  done
+  "$node" "$app/src/orchestrator.ts" > "$work/orchestrator.log" 2>&1 &
+  server_pid=$!
+  if ! wait_for_port 8080 30; then echo "consumer: FAIL: orchestrator did not listen"; cat "$work/orchestrator.log"; exit 1; fi
+  out="$(cd "$app" && "$node" node_modules/.bin/effect-a2a send http://127.0.0.1:8080 "plan my Friday" 2>&1)" || { echo "$out"; exit 1; }
+  echo "$out" | sed 's/^/    /'
+  grep -q "Sunny in Paris, and you are free on Friday after 2pm." <<<"$out" || { echo "consumer: FAIL: no answer from the orchestrator"; exit 1; }
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
   # the command from the tarball: serve the demo (memory store), talk to it, stop it with SIGTERM
   (cd "$app" && PORT=8080 exec "$node" node_modules/.bin/effect-a2a serve --memory > "$work/serve.log" 2>&1) &
   server_pid=$!
@@ -112,6 +139,14 @@ run_examples() { # node binary
   "$node" -e "Promise.all(['/_dev','/_dev/app.js'].map(p=>fetch('http://127.0.0.1:8080'+p).then(r=>r.status))).then(s=>process.exit(s.every(x=>x===200)?0:1))" \
     || { echo "consumer: FAIL: the dev UI is not served"; exit 1; }
   kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
+  # serve --model without its provider package (an optional peer, not installed here): one line, exit 1
+  local code=0
+  out="$(cd "$app" && OPENAI_API_KEY=sk-consumer "$node" node_modules/.bin/effect-a2a serve --memory --port 0 \
+    --model openai:gpt-4o-mini 2>&1)" || code=$?
+  if [ "$code" != 1 ] || ! grep -q "needs the package @ai-sdk/openai: npm install @ai-sdk/openai zod" <<<"$out"; then
+    echo "$out"; echo "consumer: FAIL: serve --model without @ai-sdk/openai (exit $code)"; exit 1
+  fi
 }
 
 for major in $nodes; do

@@ -27,6 +27,21 @@ const callSeeing = (client: A2AClient.A2AClientShape, input: AgentCall.Input, op
     return { outcome, events }
   })
 
+/** Starts a call of a task that works until canceled, interrupts it once it works; the task's id. */
+const interruptedWhileWorking = (client: A2AClient.A2AClientShape, text: string) =>
+  Effect.gen(function*() {
+    const started = yield* Deferred.make<string>()
+    const fiber = yield* AgentCall.call(client, { text }, {
+      onEvent: (event) =>
+        "statusUpdate" in event && event.statusUpdate.status.state === "TASK_STATE_WORKING"
+          ? Deferred.succeed(started, event.statusUpdate.taskId).pipe(Effect.asVoid)
+          : Effect.void
+    }).pipe(Effect.forkChild)
+    const taskId = yield* Deferred.await(started)
+    yield* Fiber.interrupt(fiber)
+    return taskId
+  })
+
 layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClient.layer), {
   excludeTestServices: true
 })("AgentCall", (it) => {
@@ -131,17 +146,8 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
     it.effect("interrupting the call cancels the remote task", () =>
       Effect.gen(function*() {
         const client = yield* ours
-        const started = yield* Deferred.make<string>()
-        const fiber = yield* AgentCall.call(client, { text: "slow" }, {
-          onEvent: (event) =>
-            "statusUpdate" in event && event.statusUpdate.status.state === "TASK_STATE_WORKING"
-              ? Deferred.succeed(started, event.statusUpdate.taskId).pipe(Effect.asVoid)
-              : Effect.void
-        }).pipe(Effect.forkChild)
-        const taskId = yield* Deferred.await(started)
-        yield* Fiber.interrupt(fiber)
-        const task = yield* client.getTask({ id: taskId })
-        expect(task.status.state).toBe("TASK_STATE_CANCELED")
+        const taskId = yield* interruptedWhileWorking(client, "slow")
+        expect((yield* client.getTask({ id: taskId })).status.state).toBe("TASK_STATE_CANCELED")
       }))
 
     it.effect("credentials from the client's options are sent", () =>
@@ -197,17 +203,8 @@ layer(Layer.mergeAll(Ours.layer, OursSecured.layer, SdkPeer.layer, FetchHttpClie
     it.effect("interrupting the call cancels the remote task", () =>
       Effect.gen(function*() {
         const client = yield* sdk
-        const started = yield* Deferred.make<string>()
-        const fiber = yield* AgentCall.call(client, { text: "wait" }, {
-          onEvent: (event) =>
-            "statusUpdate" in event && event.statusUpdate.status.state === "TASK_STATE_WORKING"
-              ? Deferred.succeed(started, event.statusUpdate.taskId).pipe(Effect.asVoid)
-              : Effect.void
-        }).pipe(Effect.forkChild)
-        const taskId = yield* Deferred.await(started)
-        yield* Fiber.interrupt(fiber)
-        const task = yield* client.getTask({ id: taskId })
-        expect(task.status.state).toBe("TASK_STATE_CANCELED")
+        const taskId = yield* interruptedWhileWorking(client, "wait")
+        expect((yield* client.getTask({ id: taskId })).status.state).toBe("TASK_STATE_CANCELED")
       }))
   })
 })

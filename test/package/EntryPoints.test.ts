@@ -68,6 +68,8 @@ describe("package entry points", () => {
       "./client",
       "./grpc",
       "./v0_3",
+      "./ai",
+      "./ai-providers",
       "./mcp"
     ])
     for (const e of entries) {
@@ -85,23 +87,53 @@ describe("package entry points", () => {
     }
   })
 
-  it("effect and the platform are peers, never bundled dependencies; PostgreSQL, JWT and gRPC support optional ones", () => {
+  it("effect and the platform are peers, never bundled dependencies; PostgreSQL, JWT, gRPC and model provider support optional ones", () => {
     // The one dependency: SHA-256 that is synchronous on every runtime (server/internal/Sha256.ts).
     expect(Object.keys(pkg.dependencies ?? {})).toEqual(["@noble/hashes"])
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      "@ai-sdk/anthropic",
+      "@ai-sdk/openai",
+      "@ai-sdk/openai-compatible",
+      "@ai-sdk/provider",
       "@bufbuild/protobuf",
       "@effect/platform-node",
       "@effect/sql-pg",
       "@grpc/grpc-js",
       "effect",
-      "jose"
+      "jose",
+      "zod"
     ])
     expect(Object.keys(pkg.peerDependenciesMeta ?? {}).sort()).toEqual([
+      "@ai-sdk/anthropic",
+      "@ai-sdk/openai",
+      "@ai-sdk/openai-compatible",
+      "@ai-sdk/provider",
       "@bufbuild/protobuf",
       "@effect/sql-pg",
       "@grpc/grpc-js",
-      "jose"
+      "jose",
+      "zod"
     ])
+  })
+
+  it("the model providers are loaded by their own entry only, and each provider package only when it is asked for", () => {
+    for (const e of entries.filter((e) => e.name !== "./ai-providers")) {
+      const { files, specifiers } = entry(e.name, true)
+      expect(files.filter((f) => f.startsWith("src/ai-providers/")), e.name).toEqual([])
+      expect(specifiers.filter((s) => s.startsWith("@ai-sdk/")), e.name).toEqual([])
+    }
+    // at run time the entry needs effect alone: types from @ai-sdk/provider, the providers by dynamic import
+    expect(entry("./ai-providers").specifiers.filter((s) => !s.startsWith("effect/"))).toEqual([])
+    expect(entry("./ai-providers", true).specifiers.filter((s) => !s.startsWith("effect/"))).toEqual([
+      "@ai-sdk/provider"
+    ])
+    const modelSpec = readFileSync(join(root, "src/ai-providers/ModelSpec.ts"), "utf8")
+    for (const pkg of ["@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/openai-compatible"]) {
+      expect(modelSpec).toContain(`import("${pkg}")`)
+    }
+    const cli = staticGraph(join(root, "src", "cli", "main.ts"), true)
+    expect(cli.files.filter((f) => f.startsWith("src/ai-providers/"))).toEqual([])
+    expect(cli.specifiers.filter((s) => s.startsWith("@ai-sdk/"))).toEqual([])
   })
 
   it("gRPC is loaded by its own entry only: every other entry leaves grpc-js and protobuf out", () => {
@@ -186,6 +218,22 @@ describe("package entry points", () => {
       expect(entry(name).files.filter((f) => f.startsWith("src/v0_3/")), name).toEqual([])
     }
     expect(entry("./v0_3").files).toContain("src/v0_3/A2A03.ts")
+  })
+
+  it("the LLM bridge is on effect/ai and loads no provider package, no HTTP binding, no SQL store, no Node module", () => {
+    const { files, specifiers } = entry("./ai", true)
+    expect(specifiers.filter((s) => s.startsWith("effect/ai/")).length).toBeGreaterThan(0)
+    expect(
+      specifiers.filter((s) => !s.startsWith("effect/") && !s.startsWith("@noble/hashes/")),
+      "only effect (and the server core's hashes): no @effect/ai-openai, @effect/ai-anthropic, node: or platform"
+    ).toEqual([])
+    expect(specifiers.filter((s) => s.startsWith("effect/sql"))).toEqual([])
+    expect(
+      files.filter((f) =>
+        !f.startsWith("src/ai/") && !f.startsWith("src/server/") && !f.startsWith("src/protocol/")
+          && !f.startsWith("src/generated/") || f.startsWith("src/server/http/")
+      )
+    ).toEqual([])
   })
 
   it("the SQL stores load the PostgreSQL driver only when it is used", () => {

@@ -40,6 +40,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ],
   ["client", (f) => f.startsWith("src/client/")],
   ["bindings and stores", (f) => /^src\/(server\/http|server\/push|store)\//.test(f)],
+  // LLM agents on effect/ai: an AgentExecutor from a LanguageModel; conversations over the Persistence in context
+  ["ai", (f) => f.startsWith("src/ai/")],
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
   ["0.3 wing", (f) => f.startsWith("src/v0_3/")],
   // the gRPC binding, server and client transport: its own entry point, the only one loading grpc-js
@@ -47,6 +49,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["node runner", (f) => f.startsWith("src/node/")],
   // the server as a web-standard handler: beside the Node runner, on no Node module
   ["web runner", (f) => f.startsWith("src/web/")],
+  // model providers for Effect AI through the AI SDK's provider interface: on effect alone, none of the server
+  ["ai providers", (f) => f.startsWith("src/ai-providers/")],
   // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command; the hosted agent's MCP
   // endpoint (HostedMcp) is served by the runners beside the A2A bindings
   ["mcp", (f) => f.startsWith("src/mcp/")],
@@ -61,12 +65,25 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "server core": ["protocol"],
   "client": ["protocol"],
   "bindings and stores": ["protocol", "server core"],
+  "ai": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
   "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing", "mcp"],
   "web runner": ["protocol", "server core", "bindings and stores", "mcp"],
-  "mcp": ["protocol", "server core", "client", "bindings and stores"],
-  "cli": ["protocol", "server core", "client", "bindings and stores", "0.3 wing", "grpc wing", "node runner", "mcp"]
+  "ai providers": [],
+  "mcp": ["protocol", "server core", "client", "bindings and stores", "ai"],
+  "cli": [
+    "protocol",
+    "server core",
+    "client",
+    "bindings and stores",
+    "ai",
+    "0.3 wing",
+    "grpc wing",
+    "node runner",
+    "ai providers",
+    "mcp"
+  ]
 }
 
 /** The strongly connected components of more than one file, or of one that imports itself (Tarjan). */

@@ -7,7 +7,7 @@ const root = resolve(import.meta.dirname, "..", "..")
 const readme = readFileSync(join(root, "README.md"), "utf8")
 
 describe("README", () => {
-  for (const example of ["echo-agent.ts", "client.ts", "runtimes/worker.ts", "runtimes/hono.ts"]) {
+  for (const example of ["echo-agent.ts", "client.ts", "llm-agent.ts", "orchestrator.ts", "runtimes/worker.ts", "runtimes/hono.ts"]) {
     it(`shows examples/${example} as it is`, () => {
       const source = readFileSync(join(root, "examples", example), "utf8")
       expect(readme).toContain("```ts\n" + source + "```\n")
