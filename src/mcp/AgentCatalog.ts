@@ -25,6 +25,7 @@ import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as A2AClient from "../client/A2AClient.ts"
 import type * as Credentials from "../client/Credentials.ts"
 import type * as v1 from "../generated/v1.ts"
+import * as ToolSet from "./ToolSet.ts"
 
 /** One agent the gateway is told to serve. */
 export interface AgentSettings {
@@ -67,12 +68,6 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
 }
 
-/** MCP tool names: letters, digits, `_` and `-`, at most 64 characters (the length some clients enforce). */
-export const toolNameOf = (name: string): string => {
-  const cleaned = name.trim().toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 56)
-  return cleaned === "" ? "agent" : cleaned
-}
-
 /** The reason an agent is down, in one line for a human (never a credential: none is sent for a card). */
 const reasonOf = (error: { readonly _tag: string; readonly message?: string }): string =>
   error.message !== undefined && error.message !== "" ? error.message : error._tag
@@ -98,9 +93,9 @@ export const make = (
       const kept = current[index]!.toolName
       if (kept !== undefined) return kept
       const taken = new Set(current.flatMap((agent) => agent.toolName !== undefined ? [agent.toolName] : []))
-      const base = toolNameOf(card.name)
+      const base = ToolSet.toolName(card.name, "agent")
       let name = base
-      for (let n = 2; taken.has(name); n++) name = `${base}_${n}`
+      for (let n = 2; taken.has(name); n++) name = ToolSet.toolName(`${base.slice(0, 60)}_${n}`)
       return name
     }
 

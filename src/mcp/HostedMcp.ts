@@ -29,9 +29,9 @@ import { Auth } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
 import * as HttpErrors from "../server/http/internal/HttpErrors.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
-import * as AgentCatalog from "./AgentCatalog.ts"
 import * as LocalTransport from "./internal/LocalTransport.ts"
 import * as McpGateway from "./McpGateway.ts"
+import * as ToolSet from "./ToolSet.ts"
 
 export interface Options {
   /** Where the MCP endpoint is. Default "/mcp". */
@@ -67,7 +67,7 @@ const register = (options: Options) =>
     const cards = yield* AgentCardConfig
     const auth = yield* Auth
     const card = cards.publicCard([])
-    const toolName = AgentCatalog.toolNameOf(card.name)
+    const toolName = ToolSet.toolName(card.name, "agent")
     const callTimeout = Duration.fromInputUnsafe(options.callTimeout ?? Duration.minutes(10))
     yield* server.addTool({
       tool: McpGateway.toolOf(toolName, card),

@@ -45,6 +45,7 @@ import type * as A2AClient from "../client/A2AClient.ts"
 import type * as v1 from "../generated/v1.ts"
 import * as AgentCall from "./AgentCall.ts"
 import * as AgentCatalog from "./AgentCatalog.ts"
+import * as AgentTools from "./AgentTools.ts"
 
 export interface Options extends AgentCatalog.Options {
   /** The agents to serve (GatewaySettings reads them from a settings file). */
@@ -86,24 +87,12 @@ const inputSchema: McpSchema.ToolJson = (() => {
 const decodeInput = Schema.decodeUnknownEffect(AgentCall.Input)
 const encodeOutcome = Schema.encodeSync(AgentCall.Outcome)
 
-/** The tool's description: the card's, its skills, and how to go on with a task. */
-const describe = (card: v1.AgentCard): string => {
-  const skills = card.skills.map((skill) => `- ${skill.name}: ${skill.description}`)
-  return [
-    card.description,
-    ...(skills.length > 0 ? ["", "Skills:", ...skills] : []),
-    "",
-    "Sends `text` (with optional files and data) to this A2A agent and returns its answer. When the agent asks " +
-    "for input, call again with the `taskId` (and `contextId`) it returned to answer it."
-  ].join("\n")
-}
-
 /** The MCP tool of an agent: named `name`, described from its card, taking `AgentCall.Input`. */
 export const toolOf = (name: string, card: v1.AgentCard): McpSchema.Tool =>
   new McpSchema.Tool({
     name,
     title: card.name,
-    description: describe(card),
+    description: AgentTools.describeAgent(card),
     inputSchema,
     annotations: { title: card.name, readOnlyHint: false, openWorldHint: true }
   })

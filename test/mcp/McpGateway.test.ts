@@ -15,8 +15,8 @@ import { start as startSdk } from "../interop/client/SdkServer.ts"
 import { call, freePort, type Gateway, overHttp, overStdio, scriptedAgent, settingsFile, text } from "./GatewayPeers.ts"
 
 const OURS = "effect-a2a_demo_agent"
-const SDK = "sdk_interop_agent"
-const SCRIPTED = "scripted_agent"
+const SDK = "SDK_Interop_Agent"
+const SCRIPTED = "Scripted_Agent"
 
 interface Peers {
   readonly ours: string
@@ -119,7 +119,7 @@ layer(
     Effect.gen(function*() {
       const { client } = yield* StdioGateway
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((tool) => tool.name).sort()).toEqual([OURS, SCRIPTED, SDK])
+      expect(tools.map((tool) => tool.name).sort()).toEqual([OURS, SCRIPTED, SDK].sort())
       const ours = tools.find((tool) => tool.name === OURS)!
       expect(ours.title).toBe("effect-a2a demo agent")
       expect(ours.description).toContain("Multi-step task")
@@ -263,11 +263,11 @@ layer(
       // reading the catalog re-reads the cards
       const after = yield* Effect.promise(() => client.readResource({ uri: "a2a://agents" }))
       expect(JSON.parse((after.contents[0] as { text: string }).text)).toContainEqual(
-        expect.objectContaining({ url: peers.late.url, state: "up", tool: "late_agent" })
+        expect.objectContaining({ url: peers.late.url, state: "up", tool: "Late_Agent" })
       )
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((tool) => tool.name)).toContain("late_agent")
-      expect(text(yield* call(client, "late_agent", { text: "hi" }))).toBe("Echo: hi")
+      expect(tools.map((tool) => tool.name)).toContain("Late_Agent")
+      expect(text(yield* call(client, "Late_Agent", { text: "hi" }))).toBe("Echo: hi")
       expect(changed).toBeGreaterThan(0)
     }))
 
@@ -304,7 +304,7 @@ layer(
     Effect.gen(function*() {
       const { client } = yield* HttpGateway
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((tool) => tool.name).sort()).toEqual([OURS, SCRIPTED, SDK])
+      expect(tools.map((tool) => tool.name).sort()).toEqual([OURS, SCRIPTED, SDK].sort())
       const progress: Array<string> = []
       const result = yield* call(client, SDK, { text: "task" }, { progress })
       expect(text(result)).toBe("Hello, world\n\ndone")
