@@ -101,20 +101,21 @@ const cancelMidTask = (client: Client, name: string, textToSend: string) =>
     return taskIdOf(progress)!
   })
 
+/** A gateway in front of the peers, for the tests of one `layer`: with real time, a minute to start. */
+const inFront = <I>(
+  service: Context.Key<I, Gateway>,
+  start: (args: ReadonlyArray<string>, env: Record<string, string>) => Effect.Effect<Gateway, never, Scope.Scope>
+) =>
+  layer(
+    Layer.effect(service, Effect.flatMap(Effect.service(PeersService), (p) => start(p.args, p.env))).pipe(
+      Layer.provideMerge(peers)
+    ),
+    { timeout: 60_000, excludeTestServices: true }
+  )
+
 class StdioGateway extends Context.Service<StdioGateway, Gateway>()("test/mcp/StdioGateway") {}
 
-layer(
-  Layer.effect(
-    StdioGateway,
-    Effect.gen(function*() {
-      const p = yield* PeersService
-      return yield* overStdio(p.args, p.env)
-    })
-  ).pipe(
-    Layer.provideMerge(peers)
-  ),
-  { timeout: 60_000, excludeTestServices: true }
-)("effect-a2a mcp over stdio", (it) => {
+inFront(StdioGateway, overStdio)("effect-a2a mcp over stdio", (it) => {
   it.effect("lists one tool per agent that is up, described from its card", () =>
     Effect.gen(function*() {
       const { client } = yield* StdioGateway
@@ -288,18 +289,7 @@ layer(
 
 class HttpGateway extends Context.Service<HttpGateway, Gateway>()("test/mcp/HttpGateway") {}
 
-layer(
-  Layer.effect(
-    HttpGateway,
-    Effect.gen(function*() {
-      const p = yield* PeersService
-      return yield* overHttp(p.args, p.env)
-    })
-  ).pipe(
-    Layer.provideMerge(peers)
-  ),
-  { timeout: 60_000, excludeTestServices: true }
-)("effect-a2a mcp --http", (it) => {
+inFront(HttpGateway, overHttp)("effect-a2a mcp --http", (it) => {
   it.effect("lists the tools and calls one with progress over streamable HTTP", () =>
     Effect.gen(function*() {
       const { client } = yield* HttpGateway
