@@ -25,7 +25,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AgentCardConfig } from "../server/AgentCardConfig.ts"
-import { Auth } from "../server/Auth.ts"
+import { Auth, type AuthRequest } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
 import * as HttpErrors from "../server/http/internal/HttpErrors.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
@@ -42,7 +42,18 @@ export interface Options {
 
 export const DEFAULT_PATH = "/mcp"
 
-const headersOf = (request: HttpServerRequest.HttpServerRequest) => ({ headers: request.headers })
+/**
+ * What Auth reads of an MCP request: its headers and query parameters (an API key may travel in either). A client
+ * certificate is not read: an Auth that needs one (mTLS) refuses the MCP endpoint.
+ */
+const authRequest = (request: HttpServerRequest.HttpServerRequest): AuthRequest => {
+  const query: Record<string, string> = {}
+  const search = request.url.indexOf("?")
+  if (search !== -1) {
+    for (const [key, value] of new URLSearchParams(request.url.slice(search + 1))) query[key] ??= value
+  }
+  return { headers: request.headers, query }
+}
 
 /** Every request to the endpoint is authenticated first, as the A2A bindings do: a failure is their 401. */
 const authenticated = HttpRouter.middleware(Effect.gen(function*() {
@@ -50,7 +61,7 @@ const authenticated = HttpRouter.middleware(Effect.gen(function*() {
   return (app) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      return yield* auth.authenticate(headersOf(request)).pipe(
+      return yield* auth.authenticate(authRequest(request)).pipe(
         Effect.matchEffect({
           onFailure: (error) => Effect.succeed(HttpErrors.restError(error)),
           onSuccess: () => app
@@ -76,10 +87,14 @@ const register = (options: Options) =>
         Effect.gen(function*() {
           const input = yield* McpGateway.decodeArguments(toolName, payload)
           const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
-          const headers = Option.match(request, { onNone: () => ({}), onSome: (r) => r.headers })
+          const credentials: AuthRequest = Option.match(request, {
+            onNone: () => ({ headers: {} }),
+            onSome: authRequest
+          })
           // The route let the request in; its principal scopes the task as over A2A.
-          const principal = yield* auth.authenticate({ headers }).pipe(Effect.option)
+          const principal = yield* auth.authenticate(credentials).pipe(Effect.option)
           if (Option.isNone(principal)) return McpGateway.toolError("Unauthenticated")
+          const headers = credentials.headers
           const client = LocalTransport.client(
             card,
             handlers,

@@ -117,6 +117,30 @@ describe("the hosted agent as an MCP tool at /mcp", () => {
       expect(text(yield* call(client, TOOL, { text: "hi" }))).toBe("Echo: hi")
     }))
 
+  it.live("an API key in the query authenticates the MCP endpoint as it does A2A", () =>
+    Effect.gen(function*() {
+      const web = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          A2AWeb.make({
+            card: DemoAgent.card,
+            executor: DemoAgent.make(),
+            auth: Auth.apiKey({ keys: { "k-1": "alice" }, location: "query", name: "api_key" }),
+            mcp: true
+          })
+        ),
+        (web) => Effect.promise(() => web.dispose())
+      )
+      const fetch = (input: string | URL | Request, init?: RequestInit) => web.handler(new Request(input, init))
+      const refused = yield* Effect.promise(() =>
+        new Client({ name: "no-key", version: "1.0.0" })
+          .connect(new StreamableHTTPClientTransport(new URL("http://agent.test/mcp?api_key=wrong"), { fetch }))
+          .then(() => "connected", (error: unknown) => String(error))
+      )
+      expect(refused).toContain("401")
+      const client = yield* connect("http://agent.test/mcp?api_key=k-1", { fetch })
+      expect(text(yield* call(client, TOOL, { text: "hi" }))).toBe("Echo: hi")
+    }))
+
   it.live("effect-a2a serve --mcp", () =>
     Effect.gen(function*() {
       const served = yield* spawnCli(
