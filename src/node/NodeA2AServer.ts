@@ -39,6 +39,7 @@ import { readFileSync } from "node:fs"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
+import * as HostedMcpOption from "../mcp/internal/HostedMcpOption.ts"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import * as DevUi from "../server/http/DevUi.ts"
 import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
@@ -47,8 +48,6 @@ import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
-// Types only: the module itself is loaded when an MCP endpoint is asked for (mcpRoutes).
-import type * as HostedMcp from "../mcp/HostedMcp.ts"
 
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   /** Address to listen on. Default "127.0.0.1"; "0.0.0.0" or "::" listen on every interface. */
@@ -70,20 +69,8 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * Also serve the agent as an MCP tool (streamable HTTP) at `/mcp` (or the options' path), on this port and behind
    * the same Auth (HostedMcp). Default false.
    */
-  readonly mcp?: boolean | HostedMcpOptions | undefined
+  readonly mcp?: HostedMcpOption.McpOption
 }
-
-/** Where and how the hosted agent's MCP endpoint is served (HostedMcp.Options). */
-export type HostedMcpOptions = HostedMcp.Options
-
-/** The MCP endpoint of `options.mcp`, from a module loaded only then (it brings Effect's MCP server). */
-export const mcpRoutes = (mcp: boolean | HostedMcpOptions | undefined) =>
-  mcp === undefined || mcp === false ? Layer.empty : Layer.unwrap(
-    Effect.map(
-      Effect.promise(() => import("../mcp/HostedMcp.ts")),
-      (HostedMcp) => HostedMcp.routes(mcp === true ? {} : mcp).pipe(Layer.orDie)
-    )
-  )
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
 export type TlsOptions = ServerTls.TlsOptions
@@ -202,7 +189,7 @@ const serveHttp = (
           Layer.provide(NodeNativeHttp.layer)
         ),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
-        mcpRoutes(options.mcp),
+        HostedMcpOption.routes(options.mcp),
         A2AHttp.notFound
       ),
       {
@@ -232,11 +219,7 @@ const serveHttp = (
             resolved,
             options.tls !== undefined,
             options.devUi === true,
-            options.mcp === undefined || options.mcp === false
-              ? undefined
-              : options.mcp === true
-              ? "/mcp"
-              : options.mcp.path ?? "/mcp"
+            HostedMcpOption.pathOf(options.mcp)
           ))
         )
       ),

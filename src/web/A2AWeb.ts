@@ -25,10 +25,9 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
-import type * as HostedMcp from "../mcp/HostedMcp.ts"
+import * as HostedMcpOption from "../mcp/internal/HostedMcpOption.ts"
 import * as A2AServer from "../server/A2AServer.ts"
 import type * as AgentCardConfig from "../server/AgentCardConfig.ts"
 import * as AgentExecutor from "../server/AgentExecutor.ts"
@@ -70,7 +69,7 @@ export interface Options<E = never> extends AgentCardConfig.AgentCardOptions, Ht
   /** More layers for the server: the A2A 0.3 wing (`A2A03.server` from effect-a2a/v0_3), your own references. */
   readonly layers?: Layer.Layer<never, E> | undefined
   /** Also serve the agent as an MCP tool at `/mcp` (or the options' path), behind the same Auth (HostedMcp). */
-  readonly mcp?: boolean | HostedMcp.Options | undefined
+  readonly mcp?: HostedMcpOption.McpOption
 }
 
 const memoryStores: Layer.Layer<TaskStore.TaskStore | PushConfigStore.PushConfigStore> = Layer.merge(
@@ -109,17 +108,9 @@ export const layer = <E = never>(options: Options<E>): Layer.Layer<A2AServer.Ser
  */
 export const fromLayer = <E>(
   server: Layer.Layer<A2AHttp.Requirements, E>,
-  options: HttpBindingOptions.HttpBindingOptions & { readonly mcp?: boolean | HostedMcp.Options | undefined } = {}
+  options: HttpBindingOptions.HttpBindingOptions & { readonly mcp?: HostedMcpOption.McpOption } = {}
 ): WebHandler => {
-  const wanted = options.mcp
-  // Loaded only when asked for: it brings Effect's MCP server.
-  const mcp = wanted === undefined || wanted === false ? Layer.empty : Layer.unwrap(
-    Effect.map(
-      Effect.promise(() => import("../mcp/HostedMcp.ts")),
-      (HostedMcp) => HostedMcp.routes(wanted === true ? {} : wanted).pipe(Layer.orDie)
-    )
-  )
-  const routes = Layer.mergeAll(A2AHttp.routes(options), mcp, A2AHttp.notFound)
+  const routes = Layer.mergeAll(A2AHttp.routes(options), HostedMcpOption.routes(options.mcp), A2AHttp.notFound)
   // Released first when the handler is disposed: open streams end before the layers under them go.
   const app = ServerShutdown.raiseOnRelease.pipe(
     Layer.provideMerge(routes),
