@@ -62,6 +62,8 @@ export interface ServeFlags {
   readonly ui?: Option.Option<boolean> | undefined
   /** Serve the OpenAPI document and its page (`--api-docs` / `--no-api-docs`); None leaves A2A_API_DOCS (on). */
   readonly apiDocs?: Option.Option<boolean> | undefined
+  /** Also serve the agent as an MCP tool at /mcp (HostedMcp). */
+  readonly mcp?: boolean | undefined
   /** An LLM agent on this `provider:model` (see ModelAgent), instead of the demo. */
   readonly model?: Option.Option<string> | undefined
   /** The LLM agent's system prompt, from this file. */
@@ -88,7 +90,8 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
     publicUrl: Option.getOrUndefined(flags.publicUrl),
     devUi: flags.ui !== undefined ? Option.getOrUndefined(flags.ui) : undefined,
     apiDocs: flags.apiDocs !== undefined ? Option.getOrUndefined(flags.apiDocs) : undefined,
-    grpcPort: flags.grpcPort === undefined ? undefined : Option.getOrUndefined(flags.grpcPort)
+    grpcPort: flags.grpcPort === undefined ? undefined : Option.getOrUndefined(flags.grpcPort),
+    mcp: flags.mcp
   }
 }
 
@@ -234,6 +237,12 @@ export const serveCommand = Command.make(
       ),
       Flag.optional
     ),
+    mcp: Flag.Boolean("mcp").pipe(
+      Flag.withDescription(
+        "Also serve the agent as an MCP tool (streamable HTTP) at /mcp on the same port, behind the same auth"
+      ),
+      Flag.withDefault(false)
+    ),
     model: Flag.String("model").pipe(
       Flag.withDescription(
         "Serve an LLM agent on this model: openai:MODEL (OPENAI_API_KEY), anthropic:MODEL (ANTHROPIC_API_KEY) or " +
@@ -281,6 +290,7 @@ export const serveCommand = Command.make(
     { command: "effect-a2a serve --agent ./my-agent.ts", description: "Serve your own agent module" },
     { command: "effect-a2a serve --agent ./my-agent.ts --ui", description: "With the dev UI at /_dev" },
     { command: "effect-a2a serve --grpc-port 50051", description: "Serve gRPC too, on port 50051" },
+    { command: "effect-a2a serve --mcp", description: "Serve MCP too, at http://127.0.0.1:8080/mcp" },
     {
       command: "effect-a2a serve --model openai:gpt-4o-mini --instructions ./prompt.md --name Helper",
       description: "Serve an LLM agent on OpenAI's gpt-4o-mini (OPENAI_API_KEY)"

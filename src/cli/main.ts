@@ -19,6 +19,7 @@ import {
   subscribeCommand,
   tasksCommand
 } from "./ClientCommands.ts"
+import { mcpCommand } from "./McpCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 
 const subcommands = [
@@ -28,7 +29,8 @@ const subcommands = [
   getCommand,
   cancelCommand,
   subscribeCommand,
-  tasksCommand
+  tasksCommand,
+  mcpCommand
 ] as const
 
 export const cli = Command.make("effect-a2a").pipe(

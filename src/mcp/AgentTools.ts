@@ -101,7 +101,8 @@ export type Agent =
   | (A2AClient.Options & ToolOptions & { readonly card: v1.AgentCard })
   | (ToolOptions & { readonly client: A2AClient.A2AClientShape })
 
-const describeAgent = (card: v1.AgentCard): string => {
+/** A tool's description from an agent's card: what it does, its skills, how to answer a question it asks. */
+export const describeAgent = (card: v1.AgentCard): string => {
   const skills = card.skills.map((skill) => `- ${skill.name}: ${skill.description}${examples(skill)}`)
   return [
     `Sends a message to the A2A agent "${card.name}" and returns its answer. ${card.description}`,

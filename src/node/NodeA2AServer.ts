@@ -41,6 +41,7 @@ import { readFileSync } from "node:fs"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
+import * as HostedMcpOption from "../mcp/internal/HostedMcpOption.ts"
 import * as A2AHttp from "../server/http/A2AHttp.ts"
 import * as ApiDocs from "../server/http/ApiDocs.ts"
 import * as DevUi from "../server/http/DevUi.ts"
@@ -72,6 +73,11 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * that shows it (ApiDocs) at `/docs`, when REST is mounted. Default true.
    */
   readonly apiDocs?: boolean | undefined
+  /**
+   * Also serve the agent as an MCP tool (streamable HTTP) at `/mcp` (or the options' path), on this port and behind
+   * the same Auth (HostedMcp). Default false.
+   */
+  readonly mcp?: HostedMcpOption.McpOption
 }
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
@@ -94,7 +100,8 @@ const logListening = (
   options: HttpBindingOptions.ResolvedOptions,
   secure: boolean,
   devUi: boolean,
-  apiDocs: boolean
+  apiDocs: boolean,
+  mcpPath: string | undefined
 ) =>
   Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
@@ -105,6 +112,7 @@ const logListening = (
     if (apiDocs) {
       yield* Effect.logInfo(`API docs: ${base}${ApiDocs.DEFAULT_PATH} (OpenAPI: ${base}${options.openApiPath})`)
     }
+    if (mcpPath !== undefined) yield* Effect.logInfo(`MCP endpoint: ${base}${mcpPath}`)
   })
 
 /** Node's server: HTTP, or HTTPS with `tls`. */
@@ -201,6 +209,7 @@ const serveHttp = (
         A2AHttp.routes(binding).pipe(Layer.provide(NodeNativeHttp.layer)),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
         docsPage ? ApiDocs.routes({ documentPath: resolved.openApiPath }) : Layer.empty,
+        HostedMcpOption.routes(options.mcp),
         A2AHttp.notFound
       ),
       {
@@ -226,9 +235,13 @@ const serveHttp = (
       Layer.provideMerge(
         Layer.mergeAll(
           app,
-          Layer.effectDiscard(
-            logListening(resolved, options.tls !== undefined, options.devUi === true, docsPage)
-          )
+          Layer.effectDiscard(logListening(
+            resolved,
+            options.tls !== undefined,
+            options.devUi === true,
+            docsPage,
+            HostedMcpOption.pathOf(options.mcp)
+          ))
         )
       ),
       Layer.provideMerge(server)

@@ -27,6 +27,7 @@
  */
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
+import * as HostedMcpOption from "../mcp/internal/HostedMcpOption.ts"
 import * as A2AServer from "../server/A2AServer.ts"
 import type * as AgentCardConfig from "../server/AgentCardConfig.ts"
 import * as AgentExecutor from "../server/AgentExecutor.ts"
@@ -67,6 +68,8 @@ export interface Options<E = never> extends AgentCardConfig.AgentCardOptions, Ht
   readonly push?: WebPush.Options | false | undefined
   /** More layers for the server: the A2A 0.3 wing (`A2A03.server` from effect-a2a/v0_3), your own references. */
   readonly layers?: Layer.Layer<never, E> | undefined
+  /** Also serve the agent as an MCP tool at `/mcp` (or the options' path), behind the same Auth (HostedMcp). */
+  readonly mcp?: HostedMcpOption.McpOption
 }
 
 const memoryStores: Layer.Layer<TaskStore.TaskStore | PushConfigStore.PushConfigStore> = Layer.merge(
@@ -105,9 +108,9 @@ export const layer = <E = never>(options: Options<E>): Layer.Layer<A2AServer.Ser
  */
 export const fromLayer = <E>(
   server: Layer.Layer<A2AHttp.Requirements, E>,
-  options: HttpBindingOptions.HttpBindingOptions = {}
+  options: HttpBindingOptions.HttpBindingOptions & { readonly mcp?: HostedMcpOption.McpOption } = {}
 ): WebHandler => {
-  const routes = Layer.mergeAll(A2AHttp.routes(options), A2AHttp.notFound)
+  const routes = Layer.mergeAll(A2AHttp.routes(options), HostedMcpOption.routes(options.mcp), A2AHttp.notFound)
   // Released first when the handler is disposed: open streams end before the layers under them go.
   const app = ServerShutdown.raiseOnRelease.pipe(
     Layer.provideMerge(routes),

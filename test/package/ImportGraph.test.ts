@@ -56,7 +56,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ["web runner", (f) => f.startsWith("src/web/")],
   // model providers for Effect AI through the AI SDK's provider interface: on effect alone, none of the server
   ["ai providers", (f) => f.startsWith("src/ai-providers/")],
-  // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command
+  // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command; the hosted agent's MCP
+  // endpoint (HostedMcp) is served by the runners beside the A2A bindings
   ["mcp", (f) => f.startsWith("src/mcp/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
@@ -74,10 +75,10 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "0.1 wing": ["protocol", "server core", "client", "bindings and stores", "0.3 wing"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
-  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing"],
-  "web runner": ["protocol", "server core", "bindings and stores"],
+  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing", "mcp"],
+  "web runner": ["protocol", "server core", "bindings and stores", "mcp"],
   "ai providers": [],
-  "mcp": ["protocol", "server core", "client", "ai"],
+  "mcp": ["protocol", "server core", "client", "bindings and stores", "ai"],
   "cli": [
     "protocol",
     "server core",
