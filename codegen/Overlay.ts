@@ -29,7 +29,9 @@ export const Overlay = Schema.Struct({
   /** read the schema as protoc-gen-jsonschema output (ProtoJSON idioms: int32, bytes, enums, snake_case aliases) */
   protoJson: Schema.Boolean,
   enums: Schema.Record(Schema.String, OverlayEnum),
-  messages: Schema.Record(Schema.String, OverlayMessage)
+  messages: Schema.Record(Schema.String, OverlayMessage),
+  /** proto enums: other names read as one of the values (enum -> alias -> value name) */
+  enumAliases: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.String)))
 })
 export type Overlay = typeof Overlay.Type
 
