@@ -147,6 +147,15 @@ export const modelOf = (
       return { _tag: "Record", values: scalar(value, `${at} (map value)`) }
     }
 
+    const enumsOf = (type: Type): ReadonlyArray<string> =>
+      type._tag === "ProtoEnumRef"
+        ? [type.name]
+        : type._tag === "Array"
+        ? enumsOf(type.items)
+        : type._tag === "Record"
+        ? enumsOf(type.values)
+        : []
+
     const messageOf = (message: DescriptorProto, index: number): Definition => {
       const path = `${MESSAGE}.${index}`
       const required = new Set(overlay.messages[message.name]?.required ?? [])
@@ -199,7 +208,7 @@ export const modelOf = (
       if (!messages.has(name)) problems.push(`overlay: the proto has no message ${name}`)
     }
     // every definition after the ones it refers to: enums first, then messages depth first in file order
-    const ordered: Array<Definition> = file.enumType.map((_, i) => enumOf(i))
+    const ordered: Array<Definition> = []
     const done = new Set<string>()
     const visit = (name: string, trail: ReadonlyArray<string>) => {
       if (done.has(name)) return
@@ -222,7 +231,20 @@ export const modelOf = (
       done.add(name)
       ordered.push(definition)
     }
-    for (const message of file.messageType) visit(message.name, [])
+    const roots = overlay.roots ?? file.messageType.map((m) => m.name)
+    for (const name of roots) {
+      if (messages.has(name)) visit(name, [])
+      else problems.push(`overlay: the proto has no message ${name} (roots)`)
+    }
+    const used = new Set(
+      ordered.flatMap((d) => d._tag === "Object" ? d.shape.fields.flatMap((f) => enumsOf(f.type)) : [])
+    )
+    const enumDefinitions = file.enumType.flatMap((e, i) =>
+      overlay.roots === undefined || used.has(e.name) ? [enumOf(i)] : []
+    )
+    for (const name of Object.keys(overlay.messages)) {
+      if (messages.has(name) && !done.has(name)) problems.push(`overlay: ${name} is not generated (roots)`)
+    }
     if (problems.length > 0) return Effect.fail(new UnsupportedSchema({ problems }))
     return Effect.succeed({
       version: overlay.version,
@@ -232,7 +254,7 @@ export const modelOf = (
       summary: `A2A protocol ${overlay.version} as ProtoJSON (the HTTP+JSON bodies): an Effect Schema and type per ` +
         "message and enum of the proto.",
       fingerprintLabel: "Proto sha256",
-      definitions: ordered
+      definitions: [...enumDefinitions, ...ordered]
     })
   })
 

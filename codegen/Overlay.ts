@@ -30,6 +30,8 @@ export const Overlay = Schema.Struct({
   protoJson: Schema.Boolean,
   enums: Schema.Record(Schema.String, OverlayEnum),
   messages: Schema.Record(Schema.String, OverlayMessage),
+  /** (from a proto) the messages to generate, with those they refer to; default: every message and enum */
+  roots: Schema.optionalKey(Schema.Array(Schema.String)),
   /** proto enums: other names read as one of the values (enum -> alias -> value name) */
   enumAliases: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.String)))
 })

@@ -194,55 +194,6 @@ export type TaskState = typeof TaskState.Type
 export const Role = Schema.Literals(["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"])
 export type Role = typeof Role.Type
 
-/** Defines authentication details, used for push notifications. */
-export const AuthenticationInfo = Schema.Struct({
-  /** Supported authentication schemes - e.g. Basic, Bearer, etc */
-  schemes: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** Optional credentials */
-  credentials: Schema.optionalKey(Schema.String)
-}).pipe(message("AuthenticationInfo", {}))
-export type AuthenticationInfo = typeof AuthenticationInfo.Type
-
-/** Configuration for setting up push notifications for task updates. */
-export const PushNotificationConfig = Schema.Struct({
-  /** A unique id for this push notification. */
-  id: Schema.optionalKey(Schema.String),
-  /** Url to send the notification too */
-  url: Schema.String,
-  /** Token unique for this task/session */
-  token: Schema.optionalKey(Schema.String),
-  /** Information about the authentication to sent with the notification */
-  authentication: Schema.optionalKey(AuthenticationInfo)
-}).pipe(message("PushNotificationConfig", {}))
-export type PushNotificationConfig = typeof PushNotificationConfig.Type
-
-/** Configuration of a send message request. */
-export const SendMessageConfiguration = Schema.Struct({
-  /** The output modes that the agent is expected to respond with. */
-  acceptedOutputModes: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** A configuration of a webhook that can be used to receive updates */
-  pushNotification: Schema.optionalKey(PushNotificationConfig),
-  /**
-   * The maximum number of messages to include in the history. if 0, the
-   * history will be unlimited.
-   */
-  historyLength: Schema.optionalKey(Int32),
-  /**
-   * If true, the message will be blocking until the task is completed. If
-   * false, the message will be non-blocking and the task will be returned
-   * immediately. It is the caller's responsibility to check for any task
-   * updates.
-   */
-  blocking: Schema.optionalKey(Schema.Boolean)
-}).pipe(message("SendMessageConfiguration", {
-  aliases: [
-    ["accepted_output_modes", "acceptedOutputModes"],
-    ["push_notification", "pushNotification"],
-    ["history_length", "historyLength"]
-  ]
-}))
-export type SendMessageConfiguration = typeof SendMessageConfiguration.Type
-
 const FilePartFields = {
   mimeType: Schema.optionalKey(Schema.String)
 }
@@ -330,6 +281,63 @@ export const Message = Schema.Struct({
 }))
 export type Message = typeof Message.Type
 
+/** Defines authentication details, used for push notifications. */
+export const AuthenticationInfo = Schema.Struct({
+  /** Supported authentication schemes - e.g. Basic, Bearer, etc */
+  schemes: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** Optional credentials */
+  credentials: Schema.optionalKey(Schema.String)
+}).pipe(message("AuthenticationInfo", {}))
+export type AuthenticationInfo = typeof AuthenticationInfo.Type
+
+/** Configuration for setting up push notifications for task updates. */
+export const PushNotificationConfig = Schema.Struct({
+  /** A unique id for this push notification. */
+  id: Schema.optionalKey(Schema.String),
+  /** Url to send the notification too */
+  url: Schema.String,
+  /** Token unique for this task/session */
+  token: Schema.optionalKey(Schema.String),
+  /** Information about the authentication to sent with the notification */
+  authentication: Schema.optionalKey(AuthenticationInfo)
+}).pipe(message("PushNotificationConfig", {}))
+export type PushNotificationConfig = typeof PushNotificationConfig.Type
+
+/** Configuration of a send message request. */
+export const SendMessageConfiguration = Schema.Struct({
+  /** The output modes that the agent is expected to respond with. */
+  acceptedOutputModes: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** A configuration of a webhook that can be used to receive updates */
+  pushNotification: Schema.optionalKey(PushNotificationConfig),
+  /**
+   * The maximum number of messages to include in the history. if 0, the
+   * history will be unlimited.
+   */
+  historyLength: Schema.optionalKey(Int32),
+  /**
+   * If true, the message will be blocking until the task is completed. If
+   * false, the message will be non-blocking and the task will be returned
+   * immediately. It is the caller's responsibility to check for any task
+   * updates.
+   */
+  blocking: Schema.optionalKey(Schema.Boolean)
+}).pipe(message("SendMessageConfiguration", {
+  aliases: [
+    ["accepted_output_modes", "acceptedOutputModes"],
+    ["push_notification", "pushNotification"],
+    ["history_length", "historyLength"]
+  ]
+}))
+export type SendMessageConfiguration = typeof SendMessageConfiguration.Type
+
+/** /////////// Request Messages /////////// */
+export const SendMessageRequest = Schema.Struct({
+  message: Message,
+  configuration: Schema.optionalKey(SendMessageConfiguration),
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+}).pipe(message("SendMessageRequest", { aliases: [["request", "message"]] }))
+export type SendMessageRequest = typeof SendMessageRequest.Type
+
 /** A container for the status of a task */
 export const TaskStatus = Schema.Struct({
   /** The current state of this task */
@@ -390,6 +398,17 @@ export const Task = Schema.Struct({
 }).pipe(message("Task", { aliases: [["context_id", "contextId"]] }))
 export type Task = typeof Task.Type
 
+/** ////// Response Messages /////////// */
+export const SendMessageResponse = Schema.Union([
+  Schema.Struct({
+    task: Task
+  }),
+  Schema.Struct({
+    message: Message
+  })
+]).pipe(message("SendMessageResponse", { aliases: [["msg", "message"]], oneof: ["task", "message"] }))
+export type SendMessageResponse = typeof SendMessageResponse.Type
+
 /**
  * TaskStatusUpdateEvent is a delta even on a task indicating that a task
  * has changed.
@@ -430,525 +449,6 @@ export const TaskArtifactUpdateEvent = Schema.Struct({
 }))
 export type TaskArtifactUpdateEvent = typeof TaskArtifactUpdateEvent.Type
 
-/** Defines additional transport information for the agent. */
-export const AgentInterface = Schema.Struct({
-  /** The url this interface is found at. */
-  url: Schema.optionalKey(Schema.String),
-  /**
-   * The transport supported this url. This is an open form string, to be
-   * easily extended for many transport protocols. The core ones officially
-   * supported are JSONRPC, GRPC and HTTP+JSON.
-   */
-  transport: Schema.optionalKey(Schema.String)
-}).pipe(message("AgentInterface", {}))
-export type AgentInterface = typeof AgentInterface.Type
-
-/** Represents information about the service provider of an agent. */
-export const AgentProvider = Schema.Struct({
-  /**
-   * The providers reference url
-   * Example: "https://ai.google.dev"
-   */
-  url: Schema.optionalKey(Schema.String),
-  /**
-   * The providers organization name
-   * Example: "Google"
-   */
-  organization: Schema.optionalKey(Schema.String)
-}).pipe(message("AgentProvider", {}))
-export type AgentProvider = typeof AgentProvider.Type
-
-/** A declaration of an extension supported by an Agent. */
-export const AgentExtension = Schema.Struct({
-  /**
-   * The URI of the extension.
-   * Example: "https://developers.google.com/identity/protocols/oauth2"
-   */
-  uri: Schema.optionalKey(Schema.String),
-  /**
-   * A description of how this agent uses this extension.
-   * Example: "Google OAuth 2.0 authentication"
-   */
-  description: Schema.optionalKey(Schema.String),
-  /**
-   * Whether the client must follow specific requirements of the extension.
-   * Example: false
-   */
-  required: Schema.optionalKey(Schema.Boolean),
-  /** Optional configuration for the extension. */
-  params: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-}).pipe(message("AgentExtension", {}))
-export type AgentExtension = typeof AgentExtension.Type
-
-/** Defines the A2A feature set supported by the agent */
-export const AgentCapabilities = Schema.Struct({
-  /** If the agent will support streaming responses */
-  streaming: Schema.optionalKey(Schema.Boolean),
-  /** If the agent can send push notifications to the clients webhook */
-  pushNotifications: Schema.optionalKey(Schema.Boolean),
-  /** Extensions supported by this agent. */
-  extensions: Schema.optionalKey(Schema.Array(AgentExtension))
-}).pipe(message("AgentCapabilities", { aliases: [["push_notifications", "pushNotifications"]] }))
-export type AgentCapabilities = typeof AgentCapabilities.Type
-
-export const APIKeySecurityScheme = Schema.Struct({
-  /** Description of this security scheme. */
-  description: Schema.optionalKey(Schema.String),
-  /** Location of the API key, valid values are "query", "header", or "cookie" */
-  location: Schema.optionalKey(Schema.String),
-  /** Name of the header, query or cookie parameter to be used. */
-  name: Schema.optionalKey(Schema.String)
-}).pipe(message("APIKeySecurityScheme", {}))
-export type APIKeySecurityScheme = typeof APIKeySecurityScheme.Type
-
-export const HTTPAuthSecurityScheme = Schema.Struct({
-  /** Description of this security scheme. */
-  description: Schema.optionalKey(Schema.String),
-  /**
-   * The name of the HTTP Authentication scheme to be used in the
-   * Authorization header as defined in RFC7235. The values used SHOULD be
-   * registered in the IANA Authentication Scheme registry.
-   * The value is case-insensitive, as defined in RFC7235.
-   */
-  scheme: Schema.optionalKey(Schema.String),
-  /**
-   * A hint to the client to identify how the bearer token is formatted.
-   * Bearer tokens are usually generated by an authorization server, so
-   * this information is primarily for documentation purposes.
-   */
-  bearerFormat: Schema.optionalKey(Schema.String)
-}).pipe(message("HTTPAuthSecurityScheme", { aliases: [["bearer_format", "bearerFormat"]] }))
-export type HTTPAuthSecurityScheme = typeof HTTPAuthSecurityScheme.Type
-
-export const AuthorizationCodeOAuthFlow = Schema.Struct({
-  /**
-   * The authorization URL to be used for this flow. This MUST be in the
-   * form of a URL. The OAuth2 standard requires the use of TLS
-   */
-  authorizationUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The token URL to be used for this flow. This MUST be in the form of a URL.
-   * The OAuth2 standard requires the use of TLS.
-   */
-  tokenUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The URL to be used for obtaining refresh tokens. This MUST be in the
-   * form of a URL. The OAuth2 standard requires the use of TLS.
-   */
-  refreshUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The available scopes for the OAuth2 security scheme. A map between the
-   * scope name and a short description for it. The map MAY be empty.
-   */
-  scopes: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
-}).pipe(message("AuthorizationCodeOAuthFlow", {
-  aliases: [["authorization_url", "authorizationUrl"], ["token_url", "tokenUrl"], ["refresh_url", "refreshUrl"]]
-}))
-export type AuthorizationCodeOAuthFlow = typeof AuthorizationCodeOAuthFlow.Type
-
-export const ClientCredentialsOAuthFlow = Schema.Struct({
-  /**
-   * The token URL to be used for this flow. This MUST be in the form of a URL.
-   * The OAuth2 standard requires the use of TLS.
-   */
-  tokenUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The URL to be used for obtaining refresh tokens. This MUST be in the
-   * form of a URL. The OAuth2 standard requires the use of TLS.
-   */
-  refreshUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The available scopes for the OAuth2 security scheme. A map between the
-   * scope name and a short description for it. The map MAY be empty.
-   */
-  scopes: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
-}).pipe(message("ClientCredentialsOAuthFlow", { aliases: [["token_url", "tokenUrl"], ["refresh_url", "refreshUrl"]] }))
-export type ClientCredentialsOAuthFlow = typeof ClientCredentialsOAuthFlow.Type
-
-export const ImplicitOAuthFlow = Schema.Struct({
-  /**
-   * The authorization URL to be used for this flow. This MUST be in the
-   * form of a URL. The OAuth2 standard requires the use of TLS
-   */
-  authorizationUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The URL to be used for obtaining refresh tokens. This MUST be in the
-   * form of a URL. The OAuth2 standard requires the use of TLS.
-   */
-  refreshUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The available scopes for the OAuth2 security scheme. A map between the
-   * scope name and a short description for it. The map MAY be empty.
-   */
-  scopes: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
-}).pipe(message("ImplicitOAuthFlow", {
-  aliases: [["authorization_url", "authorizationUrl"], ["refresh_url", "refreshUrl"]]
-}))
-export type ImplicitOAuthFlow = typeof ImplicitOAuthFlow.Type
-
-export const PasswordOAuthFlow = Schema.Struct({
-  /**
-   * The token URL to be used for this flow. This MUST be in the form of a URL.
-   * The OAuth2 standard requires the use of TLS.
-   */
-  tokenUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The URL to be used for obtaining refresh tokens. This MUST be in the
-   * form of a URL. The OAuth2 standard requires the use of TLS.
-   */
-  refreshUrl: Schema.optionalKey(Schema.String),
-  /**
-   * The available scopes for the OAuth2 security scheme. A map between the
-   * scope name and a short description for it. The map MAY be empty.
-   */
-  scopes: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
-}).pipe(message("PasswordOAuthFlow", { aliases: [["token_url", "tokenUrl"], ["refresh_url", "refreshUrl"]] }))
-export type PasswordOAuthFlow = typeof PasswordOAuthFlow.Type
-
-export const OAuthFlows = Schema.Union([
-  Schema.Struct({
-    authorizationCode: AuthorizationCodeOAuthFlow
-  }),
-  Schema.Struct({
-    clientCredentials: ClientCredentialsOAuthFlow
-  }),
-  Schema.Struct({
-    implicit: ImplicitOAuthFlow
-  }),
-  Schema.Struct({
-    password: PasswordOAuthFlow
-  })
-]).pipe(message("OAuthFlows", {
-  aliases: [["authorization_code", "authorizationCode"], ["client_credentials", "clientCredentials"]],
-  oneof: ["authorizationCode", "clientCredentials", "implicit", "password"]
-}))
-export type OAuthFlows = typeof OAuthFlows.Type
-
-export const OAuth2SecurityScheme = Schema.Struct({
-  /** Description of this security scheme. */
-  description: Schema.optionalKey(Schema.String),
-  /** An object containing configuration information for the flow types supported */
-  flows: Schema.optionalKey(OAuthFlows),
-  /**
-   * URL to the oauth2 authorization server metadata
-   * [RFC8414](https://datatracker.ietf.org/doc/html/rfc8414). TLS is required.
-   */
-  oauth2MetadataUrl: Schema.optionalKey(Schema.String)
-}).pipe(message("OAuth2SecurityScheme", { aliases: [["oauth2_metadata_url", "oauth2MetadataUrl"]] }))
-export type OAuth2SecurityScheme = typeof OAuth2SecurityScheme.Type
-
-export const OpenIdConnectSecurityScheme = Schema.Struct({
-  /** Description of this security scheme. */
-  description: Schema.optionalKey(Schema.String),
-  /**
-   * Well-known URL to discover the [[OpenID-Connect-Discovery]] provider
-   * metadata.
-   */
-  openIdConnectUrl: Schema.optionalKey(Schema.String)
-}).pipe(message("OpenIdConnectSecurityScheme", { aliases: [["open_id_connect_url", "openIdConnectUrl"]] }))
-export type OpenIdConnectSecurityScheme = typeof OpenIdConnectSecurityScheme.Type
-
-export const MutualTlsSecurityScheme = Schema.Struct({
-  /** Description of this security scheme. */
-  description: Schema.optionalKey(Schema.String)
-}).pipe(message("MutualTlsSecurityScheme", {}))
-export type MutualTlsSecurityScheme = typeof MutualTlsSecurityScheme.Type
-
-export const SecurityScheme = Schema.Union([
-  Schema.Struct({
-    apiKeySecurityScheme: APIKeySecurityScheme
-  }),
-  Schema.Struct({
-    httpAuthSecurityScheme: HTTPAuthSecurityScheme
-  }),
-  Schema.Struct({
-    oauth2SecurityScheme: OAuth2SecurityScheme
-  }),
-  Schema.Struct({
-    openIdConnectSecurityScheme: OpenIdConnectSecurityScheme
-  }),
-  Schema.Struct({
-    mtlsSecurityScheme: MutualTlsSecurityScheme
-  })
-]).pipe(message("SecurityScheme", {
-  aliases: [
-    ["api_key_security_scheme", "apiKeySecurityScheme"],
-    ["http_auth_security_scheme", "httpAuthSecurityScheme"],
-    ["oauth2_security_scheme", "oauth2SecurityScheme"],
-    ["open_id_connect_security_scheme", "openIdConnectSecurityScheme"],
-    ["mtls_security_scheme", "mtlsSecurityScheme"]
-  ],
-  oneof: [
-    "apiKeySecurityScheme",
-    "httpAuthSecurityScheme",
-    "oauth2SecurityScheme",
-    "openIdConnectSecurityScheme",
-    "mtlsSecurityScheme"
-  ]
-}))
-export type SecurityScheme = typeof SecurityScheme.Type
-
-export const StringList = Schema.Struct({
-  list: Schema.optionalKey(Schema.Array(Schema.String))
-}).pipe(message("StringList", {}))
-export type StringList = typeof StringList.Type
-
-export const Security = Schema.Struct({
-  schemes: Schema.optionalKey(Schema.Record(Schema.String, StringList))
-}).pipe(message("Security", {}))
-export type Security = typeof Security.Type
-
-/**
- * AgentSkill represents a unit of action/solution that the agent can perform.
- * One can think of this as a type of highly reliable solution that an agent
- * can be tasked to provide. Agents have the autonomy to choose how and when
- * to use specific skills, but clients should have confidence that if the
- * skill is defined that unit of action can be reliably performed.
- */
-export const AgentSkill = Schema.Struct({
-  /** Unique id of the skill within this agent. */
-  id: Schema.optionalKey(Schema.String),
-  /** A human readable name for the skill. */
-  name: Schema.optionalKey(Schema.String),
-  /**
-   * A human (or llm) readable description of the skill
-   * details and behaviors.
-   */
-  description: Schema.optionalKey(Schema.String),
-  /**
-   * A set of tags for the skill to enhance categorization/utilization.
-   * Example: ["cooking", "customer support", "billing"]
-   */
-  tags: Schema.optionalKey(Schema.Array(Schema.String)),
-  /**
-   * A set of example queries that this skill is designed to address.
-   * These examples should help the caller to understand how to craft requests
-   * to the agent to achieve specific goals.
-   * Example: ["I need a recipe for bread"]
-   */
-  examples: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** Possible input modalities supported. */
-  inputModes: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** Possible output modalities produced */
-  outputModes: Schema.optionalKey(Schema.Array(Schema.String)),
-  /**
-   * Security schemes necessary for the agent to leverage this skill.
-   * As in the overall AgentCard.security, this list represents a logical OR of
-   * security requirement objects. Each object is a set of security schemes
-   * that must be used together (a logical AND).
-   */
-  security: Schema.optionalKey(Schema.Array(Security))
-}).pipe(message("AgentSkill", { aliases: [["input_modes", "inputModes"], ["output_modes", "outputModes"]] }))
-export type AgentSkill = typeof AgentSkill.Type
-
-/**
- * AgentCardSignature represents a JWS signature of an AgentCard.
- * This follows the JSON format of an RFC 7515 JSON Web Signature (JWS).
- */
-export const AgentCardSignature = Schema.Struct({
-  /**
-   * The protected JWS header for the signature. This is always a
-   * base64url-encoded JSON object. Required.
-   */
-  protected: Schema.optionalKey(Schema.String),
-  /** The computed signature, base64url-encoded. Required. */
-  signature: Schema.optionalKey(Schema.String),
-  /** The unprotected JWS header values. */
-  header: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-}).pipe(message("AgentCardSignature", {}))
-export type AgentCardSignature = typeof AgentCardSignature.Type
-
-/**
- * AgentCard conveys key information:
- * - Overall details (version, name, description, uses)
- * - Skills; a set of actions/solutions the agent can perform
- * - Default modalities/content types supported by the agent.
- * - Authentication requirements
- * Next ID: 18
- */
-export const AgentCard = Schema.Struct({
-  /** The version of the A2A protocol this agent supports. */
-  protocolVersion: Schema.optionalKey(Schema.String),
-  /**
-   * A human readable name for the agent.
-   * Example: "Recipe Agent"
-   */
-  name: Schema.optionalKey(Schema.String),
-  /**
-   * A description of the agent's domain of action/solution space.
-   * Example: "Agent that helps users with recipes and cooking."
-   */
-  description: Schema.optionalKey(Schema.String),
-  /**
-   * A URL to the address the agent is hosted at. This represents the
-   * preferred endpoint as declared by the agent.
-   */
-  url: Schema.optionalKey(Schema.String),
-  /** The transport of the preferred endpoint. If empty, defaults to JSONRPC. */
-  preferredTransport: Schema.optionalKey(Schema.String),
-  /**
-   * Announcement of additional supported transports. Client can use any of
-   * the supported transports.
-   */
-  additionalInterfaces: Schema.optionalKey(Schema.Array(AgentInterface)),
-  /** The service provider of the agent. */
-  provider: Schema.optionalKey(AgentProvider),
-  /**
-   * The version of the agent.
-   * Example: "1.0.0"
-   */
-  version: Schema.optionalKey(Schema.String),
-  /** A url to provide additional documentation about the agent. */
-  documentationUrl: Schema.optionalKey(Schema.String),
-  /** A2A Capability set supported by the agent. */
-  capabilities: Schema.optionalKey(AgentCapabilities),
-  /** The security scheme details used for authenticating with this agent. */
-  securitySchemes: Schema.optionalKey(Schema.Record(Schema.String, SecurityScheme)),
-  /**
-   * Security requirements for contacting the agent.
-   * This list can be seen as an OR of ANDs. Each object in the list describes
-   * one possible set of security requirements that must be present on a
-   * request. This allows specifying, for example, "callers must either use
-   * OAuth OR an API Key AND mTLS."
-   * Example:
-   * security {
-   *   schemes { key: "oauth" value { list: ["read"] } }
-   * }
-   * security {
-   *   schemes { key: "api-key" }
-   *   schemes { key: "mtls" }
-   * }
-   */
-  security: Schema.optionalKey(Schema.Array(Security)),
-  /**
-   * The set of interaction modes that the agent supports across all skills.
-   * This can be overridden per skill. Defined as mime types.
-   */
-  defaultInputModes: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** The mime types supported as outputs from this agent. */
-  defaultOutputModes: Schema.optionalKey(Schema.Array(Schema.String)),
-  /**
-   * Skills represent a unit of ability an agent can perform. This may
-   * somewhat abstract but represents a more focused set of actions that the
-   * agent is highly likely to succeed at.
-   */
-  skills: Schema.optionalKey(Schema.Array(AgentSkill)),
-  /**
-   * Whether the agent supports providing an extended agent card when
-   * the user is authenticated, i.e. is the card from .well-known
-   * different than the card from GetAgentCard.
-   */
-  supportsAuthenticatedExtendedCard: Schema.optionalKey(Schema.Boolean),
-  /** JSON Web Signatures computed for this AgentCard. */
-  signatures: Schema.optionalKey(Schema.Array(AgentCardSignature))
-}).pipe(message("AgentCard", {
-  aliases: [
-    ["protocol_version", "protocolVersion"],
-    ["preferred_transport", "preferredTransport"],
-    ["additional_interfaces", "additionalInterfaces"],
-    ["documentation_url", "documentationUrl"],
-    ["security_schemes", "securitySchemes"],
-    ["default_input_modes", "defaultInputModes"],
-    ["default_output_modes", "defaultOutputModes"],
-    ["supports_authenticated_extended_card", "supportsAuthenticatedExtendedCard"]
-  ]
-}))
-export type AgentCard = typeof AgentCard.Type
-
-export const TaskPushNotificationConfig = Schema.Struct({
-  /** name=tasks/{id}/pushNotificationConfigs/{id} */
-  name: Schema.optionalKey(Schema.String),
-  pushNotificationConfig: PushNotificationConfig
-}).pipe(message("TaskPushNotificationConfig", { aliases: [["push_notification_config", "pushNotificationConfig"]] }))
-export type TaskPushNotificationConfig = typeof TaskPushNotificationConfig.Type
-
-/** /////////// Request Messages /////////// */
-export const SendMessageRequest = Schema.Struct({
-  message: Message,
-  configuration: Schema.optionalKey(SendMessageConfiguration),
-  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-}).pipe(message("SendMessageRequest", { aliases: [["request", "message"]] }))
-export type SendMessageRequest = typeof SendMessageRequest.Type
-
-export const GetTaskRequest = Schema.Struct({
-  /** name=tasks/{id} */
-  name: Schema.optionalKey(Schema.String),
-  historyLength: Schema.optionalKey(Int32)
-}).pipe(message("GetTaskRequest", { aliases: [["history_length", "historyLength"]] }))
-export type GetTaskRequest = typeof GetTaskRequest.Type
-
-export const CancelTaskRequest = Schema.Struct({
-  /** name=tasks/{id} */
-  name: Schema.optionalKey(Schema.String)
-}).pipe(message("CancelTaskRequest", {}))
-export type CancelTaskRequest = typeof CancelTaskRequest.Type
-
-export const GetTaskPushNotificationConfigRequest = Schema.Struct({
-  /** name=tasks/{id}/pushNotificationConfigs/{push_id} */
-  name: Schema.optionalKey(Schema.String)
-}).pipe(message("GetTaskPushNotificationConfigRequest", {}))
-export type GetTaskPushNotificationConfigRequest = typeof GetTaskPushNotificationConfigRequest.Type
-
-export const DeleteTaskPushNotificationConfigRequest = Schema.Struct({
-  /** name=tasks/{id}/pushNotificationConfigs/{push_id} */
-  name: Schema.optionalKey(Schema.String)
-}).pipe(message("DeleteTaskPushNotificationConfigRequest", {}))
-export type DeleteTaskPushNotificationConfigRequest = typeof DeleteTaskPushNotificationConfigRequest.Type
-
-export const CreateTaskPushNotificationConfigRequest = Schema.Struct({
-  /**
-   * The task resource for this config.
-   * Format: tasks/{id}
-   */
-  parent: Schema.optionalKey(Schema.String),
-  configId: Schema.optionalKey(Schema.String),
-  config: Schema.optionalKey(TaskPushNotificationConfig)
-}).pipe(message("CreateTaskPushNotificationConfigRequest", { aliases: [["config_id", "configId"]] }))
-export type CreateTaskPushNotificationConfigRequest = typeof CreateTaskPushNotificationConfigRequest.Type
-
-export const TaskSubscriptionRequest = Schema.Struct({
-  /** name=tasks/{id} */
-  name: Schema.optionalKey(Schema.String)
-}).pipe(message("TaskSubscriptionRequest", {}))
-export type TaskSubscriptionRequest = typeof TaskSubscriptionRequest.Type
-
-export const ListTaskPushNotificationConfigRequest = Schema.Struct({
-  /** parent=tasks/{id} */
-  parent: Schema.optionalKey(Schema.String),
-  /**
-   * For AIP-158 these fields are present. Usually not used/needed.
-   * The maximum number of configurations to return.
-   * If unspecified, all configs will be returned.
-   */
-  pageSize: Schema.optionalKey(Int32),
-  /**
-   * A page token received from a previous
-   * ListTaskPushNotificationConfigRequest call.
-   * Provide this to retrieve the subsequent page.
-   * When paginating, all other parameters provided to
-   * `ListTaskPushNotificationConfigRequest` must match the call that provided
-   * the page token.
-   */
-  pageToken: Schema.optionalKey(Schema.String)
-}).pipe(message("ListTaskPushNotificationConfigRequest", {
-  aliases: [["page_size", "pageSize"], ["page_token", "pageToken"]]
-}))
-export type ListTaskPushNotificationConfigRequest = typeof ListTaskPushNotificationConfigRequest.Type
-
-export const GetAgentCardRequest = Schema.Struct({}).pipe(message("GetAgentCardRequest", {}))
-export type GetAgentCardRequest = typeof GetAgentCardRequest.Type
-
-/** ////// Response Messages /////////// */
-export const SendMessageResponse = Schema.Union([
-  Schema.Struct({
-    task: Task
-  }),
-  Schema.Struct({
-    message: Message
-  })
-]).pipe(message("SendMessageResponse", { aliases: [["msg", "message"]], oneof: ["task", "message"] }))
-export type SendMessageResponse = typeof SendMessageResponse.Type
-
 /**
  * The stream response for a message. The stream should be one of the following
  * sequences:
@@ -978,6 +478,13 @@ export const StreamResponse = Schema.Union([
   oneof: ["task", "message", "statusUpdate", "artifactUpdate"]
 }))
 export type StreamResponse = typeof StreamResponse.Type
+
+export const TaskPushNotificationConfig = Schema.Struct({
+  /** name=tasks/{id}/pushNotificationConfigs/{id} */
+  name: Schema.optionalKey(Schema.String),
+  pushNotificationConfig: PushNotificationConfig
+}).pipe(message("TaskPushNotificationConfig", { aliases: [["push_notification_config", "pushNotificationConfig"]] }))
+export type TaskPushNotificationConfig = typeof TaskPushNotificationConfig.Type
 
 export const ListTaskPushNotificationConfigResponse = Schema.Struct({
   configs: Schema.optionalKey(Schema.Array(TaskPushNotificationConfig)),

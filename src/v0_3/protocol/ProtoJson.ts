@@ -20,6 +20,9 @@
  * absence: an empty `contextId` / `taskId` / `mimeType`, `historyLength` 0 (no limit). `blocking` is a plain
  * proto3 bool: a request with a configuration but no `blocking` does not wait (as the reference SDKs read it);
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
+ *
+ * The bodies' Schemas are generated from the proto (src/generated/v0_3ProtoJson.ts, codegen/FromProtoJson.ts);
+ * this module translates them.
  */
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -194,7 +197,10 @@ const opaque = new Set(["metadata", "params", "header"])
 // Map fields: their keys are names (schemes, scopes), their values messages.
 const maps = new Set(["securitySchemes", "schemes"])
 
-/** The input with proto field names replaced by JSON ones (the JSON name wins when both are present). */
+/**
+ * The input with proto field names replaced by JSON ones (the JSON name wins when both are present): for the
+ * card, read with the 0.3 JSON Schema's AgentCard. (The generated Schemas take the proto names themselves.)
+ */
 export const normalizeNames = (u: unknown, parent?: string): unknown => {
   if (Array.isArray(u)) return u.map((item) => normalizeNames(item, parent))
   if (!Predicate.isReadonlyObject(u)) return u
@@ -262,11 +268,7 @@ const checkRequestMessage = FieldViolations.decoder(RequestMessage)
 
 /** A 0.3 REST `message:send` / `message:stream` body as a 1.0 SendMessageRequest. */
 export const decodeSendMessageRequest = (body: unknown): Result.Result<v1.SendMessageRequest, InvalidParams> => {
-  const normalized = normalizeNames(body)
-  const decoded = Result.flatMap(
-    decodeSend(normalized),
-    (request) => Result.map(checkRequestMessage(normalized), () => request)
-  )
+  const decoded = Result.flatMap(decodeSend(body), (request) => Result.map(checkRequestMessage(request), () => request))
   return Result.map(decoded, (request) => {
     const config = request.configuration
     return {
@@ -306,7 +308,7 @@ export const decodeTaskPushConfig = (
   const unwrapped = Predicate.isReadonlyObject(body) && Predicate.isReadonlyObject(body["config"])
     ? body["config"]
     : body
-  return Result.map(decodeConfig(normalizeNames(unwrapped)), (config) => {
+  return Result.map(decodeConfig(unwrapped), (config) => {
     const translated = toV1PushConfig(config.pushNotificationConfig, taskId)
     return { ...translated, id: translated.id ?? taskId }
   })
