@@ -30,6 +30,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import { CodegenConfigError, ProtoNotFound, SchemaSourceError } from "./CodegenError.ts"
+import { writeModule } from "./Generate.ts"
 import { PinnedSource } from "./Overlay.ts"
 import { checkPin, locate, sha256, specLocations } from "./SchemaSource.ts"
 
@@ -268,14 +269,6 @@ export const renderProto = (options: ProtoRenderOptions) =>
 /** Renders and writes `<outDir>/v1Proto.ts`; returns the file written. */
 export const generateProto = (options: ProtoRenderOptions & { readonly outDir?: string | undefined }) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
     const rendered = yield* renderProto(options)
-    const outDir = options.outDir ?? path.join(options.root, "src", "generated")
-    const file = path.join(outDir, `${rendered.module}.ts`)
-    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
-      Effect.andThen(fs.writeFileString(file, rendered.text)),
-      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
-    )
-    return { ...rendered, file }
+    return { ...rendered, file: yield* writeModule(rendered, options) }
   })

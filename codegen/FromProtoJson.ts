@@ -29,6 +29,7 @@ import * as Schema from "effect/Schema"
 import { CodegenConfigError, UnsupportedSchema } from "./CodegenError.ts"
 import { emit, parsePrelude } from "./Emitter.ts"
 import { compile, compiledFile, readPinnedProto } from "./FromProto.ts"
+import { readJson, writeModule } from "./Generate.ts"
 import type { Definition, Field, Module, Type } from "./Model.ts"
 import { Overlay, PinnedSource } from "./Overlay.ts"
 import { sha256 } from "./SchemaSource.ts"
@@ -49,17 +50,6 @@ export interface ProtoJsonRenderOptions {
   /** a proto file to read instead of the pinned one (unchecked) */
   readonly proto?: string | undefined
 }
-
-const readJson = <A, I>(file: string, schema: Schema.Codec<A, I>) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
-    )
-    return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(schema))(text).pipe(
-      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
-    )
-  })
 
 /** Whether schema/sources.json pins a 0.3 proto. */
 export const protoJsonPinned = (root: string) =>
@@ -286,14 +276,6 @@ export const renderProtoJson = (options: ProtoJsonRenderOptions) =>
 /** Renders and writes `<outDir>/v0_3ProtoJson.ts`; returns the file written. */
 export const generateProtoJson = (options: ProtoJsonRenderOptions & { readonly outDir?: string | undefined }) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
     const rendered = yield* renderProtoJson(options)
-    const outDir = options.outDir ?? path.join(options.root, "src", "generated")
-    const file = path.join(outDir, `${rendered.module}.ts`)
-    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
-      Effect.andThen(fs.writeFileString(file, rendered.text)),
-      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
-    )
-    return { ...rendered, file }
+    return { ...rendered, file: yield* writeModule(rendered, options) }
   })
