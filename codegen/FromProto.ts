@@ -174,7 +174,6 @@ const stripMessage = (message: DescriptorProto): void => {
   message.nestedType.forEach(stripMessage)
 }
 
-/** The A2A file's descriptor with the google/api options, imports and source info taken out. */
 /** The A2A file's descriptor as buf compiled it (options and source info included). */
 export const compiledFile = (setBytes: Uint8Array): Effect.Effect<FileDescriptorProto, CodegenConfigError> =>
   Effect.gen(function*() {
@@ -187,6 +186,7 @@ export const compiledFile = (setBytes: Uint8Array): Effect.Effect<FileDescriptor
     return file
   })
 
+/** The A2A file's descriptor with the google/api options, imports and source info taken out. */
 export const descriptorOf = (setBytes: Uint8Array): Effect.Effect<FileDescriptorProto, CodegenConfigError> =>
   Effect.gen(function*() {
     const file = yield* compiledFile(setBytes)
