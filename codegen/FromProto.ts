@@ -30,6 +30,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import { CodegenConfigError, ProtoNotFound, SchemaSourceError } from "./CodegenError.ts"
+import { writeModule } from "./Generate.ts"
 import { PinnedSource } from "./Overlay.ts"
 import { checkPin, locate, sha256, specLocations } from "./SchemaSource.ts"
 
@@ -99,23 +100,29 @@ export const protoPinned = (root: string) =>
     )
   })
 
+/** A pinned proto's bytes: from `explicit` (any file, unchecked), else the pin wherever it is, checked. */
+export const readPinnedProto = (root: string, pin: PinnedSource, explicit?: string) =>
+  Effect.gen(function*() {
+    if (explicit !== undefined) return { source: explicit, bytes: yield* readFile(explicit) }
+    const locations = yield* specLocations(root)
+    return yield* locate(pin.file, { module: "", overlay: "", pinned: [pin] }, locations).pipe(
+      Effect.catchTag("SchemaNotFound", (e) => Effect.fail(new ProtoNotFound({ where: e.where, file: pin.file })))
+    )
+  })
+
 /** The proto's bytes and where they came from (see the module comment). */
 export const readProto = (options: ProtoRenderOptions) =>
   Effect.gen(function*() {
     const sources = yield* readSources(options.root)
     const pin = sources.proto.pinned
-    if (options.proto !== undefined) return { source: options.proto, bytes: yield* readFile(options.proto), sources }
     const fromEnv = yield* Config.option(Config.String("A2A_PROTO")).pipe(
       Effect.mapError((e) => new CodegenConfigError({ message: e.message }))
     )
-    if (Option.isSome(fromEnv) && fromEnv.value.trim() !== "") {
+    if (options.proto === undefined && Option.isSome(fromEnv) && fromEnv.value.trim() !== "") {
       const found = yield* checkPin(pin, fromEnv.value, yield* readFile(fromEnv.value))
       return { source: found.source, bytes: found.bytes, sources }
     }
-    const locations = yield* specLocations(options.root)
-    const found = yield* locate("1.0", { module: sources.proto.module, overlay: "", pinned: [pin] }, locations).pipe(
-      Effect.catchTag("SchemaNotFound", (e) => Effect.fail(new ProtoNotFound({ where: e.where, file: pin.file })))
-    )
+    const found = yield* readPinnedProto(options.root, pin, options.proto)
     return { source: found.source, bytes: found.bytes, sources }
   })
 
@@ -127,7 +134,7 @@ const bufBinary = Effect.try({
 })
 
 /** Compiles the proto with buf in a temporary folder; the FileDescriptorSet's bytes. */
-const compile = (root: string, protoBytes: Uint8Array) =>
+export const compile = (root: string, protoBytes: Uint8Array) =>
   Effect.scoped(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -167,8 +174,8 @@ const stripMessage = (message: DescriptorProto): void => {
   message.nestedType.forEach(stripMessage)
 }
 
-/** The A2A file's descriptor with the google/api options, imports and source info taken out. */
-export const descriptorOf = (setBytes: Uint8Array): Effect.Effect<FileDescriptorProto, CodegenConfigError> =>
+/** The A2A file's descriptor as buf compiled it (options and source info included). */
+export const compiledFile = (setBytes: Uint8Array): Effect.Effect<FileDescriptorProto, CodegenConfigError> =>
   Effect.gen(function*() {
     const set = yield* Effect.try({
       try: () => fromBinary(FileDescriptorSetSchema, setBytes),
@@ -176,6 +183,13 @@ export const descriptorOf = (setBytes: Uint8Array): Effect.Effect<FileDescriptor
     })
     const file = set.file.find((f) => f.name === PROTO_FILE)
     if (file === undefined) return yield* new CodegenConfigError({ message: `buf build output has no ${PROTO_FILE}` })
+    return file
+  })
+
+/** The A2A file's descriptor with the google/api options, imports and source info taken out. */
+export const descriptorOf = (setBytes: Uint8Array): Effect.Effect<FileDescriptorProto, CodegenConfigError> =>
+  Effect.gen(function*() {
+    const file = yield* compiledFile(setBytes)
     const unexpected = file.dependency.filter((d) => !d.startsWith("google/api/") && !WELL_KNOWN.some(([w]) => w === d))
     if (unexpected.length > 0) {
       return yield* new CodegenConfigError({
@@ -255,14 +269,6 @@ export const renderProto = (options: ProtoRenderOptions) =>
 /** Renders and writes `<outDir>/v1Proto.ts`; returns the file written. */
 export const generateProto = (options: ProtoRenderOptions & { readonly outDir?: string | undefined }) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
     const rendered = yield* renderProto(options)
-    const outDir = options.outDir ?? path.join(options.root, "src", "generated")
-    const file = path.join(outDir, `${rendered.module}.ts`)
-    yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
-      Effect.andThen(fs.writeFileString(file, rendered.text)),
-      Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
-    )
-    return { ...rendered, file }
+    return { ...rendered, file: yield* writeModule(rendered, options) }
   })

@@ -61,7 +61,8 @@ export type GenerateError =
 
 const isUrl = (input: string) => /^https?:\/\//i.test(input)
 
-const readJson = <A, I>(file: string, schema: Schema.Codec<A, I>) =>
+/** A JSON file of ours (schema/), decoded. */
+export const readJson = <A, I>(file: string, schema: Schema.Codec<A, I>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(file).pipe(
@@ -182,17 +183,26 @@ export const render = (options: RenderOptions) =>
     return { module: entry.module, text, fingerprint } satisfies Rendered
   })
 
-/** Renders one protocol version and writes `<outDir>/<module>.ts`; returns the file written. */
-export const generate = (options: GenerateOptions) =>
+/** Writes `<outDir>/<module>.ts` (default outDir: `<root>/src/generated`); returns the file written. */
+export const writeModule = (
+  rendered: { readonly module: string; readonly text: string },
+  options: { readonly root?: string | undefined; readonly outDir?: string | undefined }
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const rendered = yield* render(options)
     const outDir = options.outDir ?? path.join(options.root ?? repositoryRoot, "src", "generated")
     const file = path.join(outDir, `${rendered.module}.ts`)
     yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
       Effect.andThen(fs.writeFileString(file, rendered.text)),
       Effect.mapError((e) => new CodegenConfigError({ message: `${file}: ${e.message}` }))
     )
-    return { ...rendered, file }
+    return file
+  })
+
+/** Renders one protocol version and writes `<outDir>/<module>.ts`; returns the file written. */
+export const generate = (options: GenerateOptions) =>
+  Effect.gen(function*() {
+    const rendered = yield* render(options)
+    return { ...rendered, file: yield* writeModule(rendered, options) }
   })

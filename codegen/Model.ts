@@ -59,6 +59,8 @@ export type Definition =
     readonly description: string | undefined
     /** value names in number order, from 0 */
     readonly values: ReadonlyArray<string>
+    /** other names read as one of the values: [alias, value name] */
+    readonly aliases?: ReadonlyArray<readonly [string, string]> | undefined
   }
 
 export interface Module {
@@ -68,6 +70,10 @@ export interface Module {
   readonly description: string | undefined
   /** where the schema came from, for the header */
   readonly source: string
+  /** the header's first line, when not the JSON Schema one */
+  readonly summary?: string | undefined
+  /** what the header's fingerprint is of, when not the normalised JSON Schema */
+  readonly fingerprintLabel?: string | undefined
   /** in emission order: every definition after the ones it refers to */
   readonly definitions: ReadonlyArray<Definition>
 }

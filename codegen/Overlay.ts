@@ -29,7 +29,11 @@ export const Overlay = Schema.Struct({
   /** read the schema as protoc-gen-jsonschema output (ProtoJSON idioms: int32, bytes, enums, snake_case aliases) */
   protoJson: Schema.Boolean,
   enums: Schema.Record(Schema.String, OverlayEnum),
-  messages: Schema.Record(Schema.String, OverlayMessage)
+  messages: Schema.Record(Schema.String, OverlayMessage),
+  /** (from a proto) the messages to generate, with those they refer to; default: every message and enum */
+  roots: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** proto enums: other names read as one of the values (enum -> alias -> value name) */
+  enumAliases: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.String)))
 })
 export type Overlay = typeof Overlay.Type
 

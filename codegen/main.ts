@@ -10,7 +10,8 @@
  *                                                          its URL: codegen/FromProto.ts) or another proto file
  *   [--out <dir>]                                          write somewhere else than src/generated
  *
- * Without --version or --grpc, every JSON Schema version and then the gRPC descriptor are generated.
+ * Without --version or --grpc, every JSON Schema version, the gRPC descriptor and the 0.3 ProtoJSON Schemas
+ * (src/generated/v0_3ProtoJson.ts from the pinned 0.3 a2a.proto: codegen/FromProtoJson.ts) are generated.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -21,6 +22,7 @@ import * as Layer from "effect/Layer"
 import { parseArgs } from "node:util"
 import { CodegenConfigError } from "./CodegenError.ts"
 import { generateProto, protoPinned } from "./FromProto.ts"
+import { generateProtoJson, protoJsonPinned } from "./FromProtoJson.ts"
 import { generate, knownVersions, repositoryRoot } from "./Generate.ts"
 
 const program = Effect.gen(function*() {
@@ -53,6 +55,10 @@ const program = Effect.gen(function*() {
   if (values.grpc === true || (values.version === undefined && (yield* protoPinned(repositoryRoot)))) {
     const result = yield* generateProto({ root: repositoryRoot, proto: values.proto, outDir: values.out })
     yield* Console.log(`A2A 1.0 gRPC: wrote ${result.file} (proto sha256 ${result.protoSha256.slice(0, 12)}…)`)
+  }
+  if (values.version === undefined && values.grpc !== true && (yield* protoJsonPinned(repositoryRoot))) {
+    const result = yield* generateProtoJson({ root: repositoryRoot, outDir: values.out })
+    yield* Console.log(`A2A 0.3 ProtoJSON: wrote ${result.file} (proto sha256 ${result.protoSha256.slice(0, 12)}…)`)
   }
 })
 

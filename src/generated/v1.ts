@@ -153,20 +153,28 @@ const RFC3339 = Schema.String.check(
 
 /**
  * A proto enum field: the value names, or (ProtoJSON) their numbers on input; always encoded as names. The names
- * are listed in number order, starting at 0.
+ * are listed in number order, starting at 0. `aliases` are other names read as one of them.
  */
-const protoEnum = <const Names extends ReadonlyArray<string>>(names: Schema.Literals<Names>) =>
-  Schema.Union([
-    names,
-    Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: names.literals.length - 1 }))
-  ]).pipe(
-    Schema.decodeTo(names, {
-      decode: SchemaGetter.transform((v: Names[number] | number) =>
-        typeof v === "number" ? names.literals[v] as Names[number] : v
-      ),
-      encode: SchemaGetter.transform((v: Names[number]): Names[number] | number => v)
-    })
+const protoEnum = <const Names extends ReadonlyArray<string>>(
+  names: Schema.Literals<Names>,
+  aliases?: { readonly [alias: string]: Names[number] }
+) => {
+  const numbers = Schema.Number.check(
+    Schema.isInt(),
+    Schema.isBetween({ minimum: 0, maximum: names.literals.length - 1 })
   )
+  return Schema.Union(
+    aliases === undefined ? [names, numbers] : [names, Schema.Literals(Object.keys(aliases)), numbers]
+  )
+    .pipe(
+      Schema.decodeTo(names, {
+        decode: SchemaGetter.transform((v: string | number) =>
+          (typeof v === "number" ? names.literals[v] : aliases?.[v] ?? v) as Names[number]
+        ),
+        encode: SchemaGetter.transform((v: Names[number]): string | number => v)
+      })
+    )
+}
 
 // --- Definitions ---
 

@@ -49,6 +49,7 @@ import * as Observability from "../server/Observability.ts"
 import { clientCertificateOf, type Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import type * as ServerTls from "../server/ServerTls.ts"
+import * as ProtoJsonBinary from "./internal/ProtoJsonBinary.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
 
@@ -177,6 +178,7 @@ export const make = Effect.fnUntraced(function*(
   const supportedExtensions = new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? []))
   const host = options.host ?? "0.0.0.0"
   const maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
+  const encode = ProtoJsonBinary.makeEncoder()
 
   const server = new grpc.Server({
     "grpc.max_receive_message_length": maxMessageBytes,
@@ -269,7 +271,7 @@ export const make = Effect.fnUntraced(function*(
           Effect.flatMap(({ ctx, operation, responseMetadata }) =>
             Effect.flatMap(operation(handler, ctx), (result) => {
               if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
-              const out = Wire.fromProtoJson(method.output, result)
+              const out = Wire.fromProtoJson(method.output, result, encode)
               return out.ok ? Effect.succeed(toBuffer(out.bytes)) : Effect.fail(out.error)
             })
           ),
@@ -288,7 +290,7 @@ export const make = Effect.fnUntraced(function*(
         call.once("drain", () => resume(Effect.void))
       })
       const write = (event: unknown) => {
-        const out = Wire.fromProtoJson(method.output, event)
+        const out = Wire.fromProtoJson(method.output, event, encode)
         if (!out.ok) return Effect.fail(out.error)
         return call.write(toBuffer(out.bytes)) ? Effect.void : drained
       }

@@ -39,6 +39,7 @@ import { type A2AClientError, A2AResponseError, A2ATransportError } from "../cli
 import type { Call, Transport, TransportFactory, TransportMethods } from "../client/Transport.ts"
 import * as A2AError from "../protocol/A2AError.ts"
 import * as Operations from "../protocol/Operations.ts"
+import * as ProtoJsonBinary from "./internal/ProtoJsonBinary.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
 
@@ -94,6 +95,7 @@ export const make = (options: {
   readonly protocolVersion?: string | undefined
 }): Transport => {
   const { client, url } = options
+  const encode = ProtoJsonBinary.makeEncoder()
 
   const method = (op: Operations.Any) => {
     const wire = Wire.byName.get(op.name)!
@@ -105,7 +107,7 @@ export const make = (options: {
       encodeRequest(params).pipe(
         Effect.mapError((e) => new A2AError.InvalidParams({ message: `Invalid ${op.name} params: ${e.message}` })),
         Effect.flatMap((json) => {
-          const out = Wire.fromProtoJson(wire.input, json)
+          const out = Wire.fromProtoJson(wire.input, json, encode)
           return out.ok
             ? Effect.succeed(toBuffer(out.bytes))
             : Effect.fail(

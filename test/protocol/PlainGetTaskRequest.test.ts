@@ -1,10 +1,12 @@
 /**
  * The hand-written GetTaskRequest decoder (src/protocol/internal/PlainGetTaskRequest.ts) held to the generated
  * Schema it stands in for: on every input it decodes, its result is the Schema's, to the key order; it decodes
- * nothing the Schema refuses; and it does take the common forms. Inputs: hand-picked cases, then seeded random ones.
+ * nothing the Schema refuses; and it does take the common forms. Inputs: hand-picked cases, seeded random ones, and
+ * the values the Schema's own Arbitrary (effect/Arbitrary) derives, encoded.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
+import * as Arbitrary from "effect/Arbitrary"
 import * as v1 from "../../src/generated/v1.ts"
 import * as FieldViolations from "../../src/protocol/FieldViolations.ts"
 import * as PlainGetTaskRequest from "../../src/protocol/internal/PlainGetTaskRequest.ts"
@@ -86,6 +88,16 @@ describe("PlainGetTaskRequest", () => {
     }
     assert.isAbove(decoded, 200)
   })
+
+  it.effect("agrees with the Schema on every value its Arbitrary derives, as it arrives on the wire (seeded)", () =>
+    Effect.gen(function*() {
+      // any value of the Schema's type, encoded and through JSON text: the inputs a valid request can take
+      const values = yield* Arbitrary.sampleEffect(Arbitrary.schema(v1.GetTaskRequest), { count: 500, seed: 32 })
+      const encode = Schema.encodeSync(v1.GetTaskRequest)
+      let decoded = 0
+      for (const value of values) if (agrees(JSON.parse(JSON.stringify(encode(value))))) decoded++
+      assert.isAbove(decoded, 400)
+    }))
 
   it("is what the server's GetTask decoder uses", () => {
     const decode = FieldViolations.decoder(v1.GetTaskRequest)

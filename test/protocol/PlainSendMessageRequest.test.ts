@@ -2,10 +2,12 @@
  * The hand-written SendMessageRequest decoder (src/protocol/internal/PlainSendMessageRequest.ts) held to the
  * generated Schema it stands in for: on every input it decodes, its result is the Schema's, to the key order; it
  * decodes nothing the Schema refuses; and it does take the common forms (else it would be a slower path that no
- * test notices). Inputs: hand-picked cases, then a seeded run of random requests with random mutations.
+ * test notices). Inputs: hand-picked cases, a seeded run of random requests with random mutations, and the values
+ * the Schema's own Arbitrary (effect/Arbitrary) derives, encoded.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
+import * as Arbitrary from "effect/Arbitrary"
 import * as v1 from "../../src/generated/v1.ts"
 import * as FieldViolations from "../../src/protocol/FieldViolations.ts"
 import * as PlainSendMessageRequest from "../../src/protocol/internal/PlainSendMessageRequest.ts"
@@ -248,6 +250,16 @@ describe("PlainSendMessageRequest", () => {
     // the common form is most of what this generates: the hand-written path must be the one taken
     assert.isAbove(decodedByHand, runs / 4)
   })
+
+  it.effect("agrees with the Schema on every value its Arbitrary derives, as it arrives on the wire (seeded)", () =>
+    Effect.gen(function*() {
+      // any value of the Schema's type, encoded and through JSON text: the inputs a valid request can take
+      const values = yield* Arbitrary.sampleEffect(Arbitrary.schema(v1.SendMessageRequest), { count: 500, seed: 32 })
+      const encode = Schema.encodeSync(v1.SendMessageRequest)
+      let decoded = 0
+      for (const value of values) if (agrees(JSON.parse(JSON.stringify(encode(value))))) decoded++
+      assert.isAbove(decoded, 40)
+    }))
 
   it("is what FieldViolations' decoder of SendMessageRequest tries first", () => {
     const decode = FieldViolations.decoder(v1.SendMessageRequest)

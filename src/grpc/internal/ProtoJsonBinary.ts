@@ -63,7 +63,7 @@ const writeTimestamp = (w: BinaryWriter, json: Json): void => {
   if (nanos !== 0) w.tag(2, WireType.Varint).int32(nanos)
 }
 
-const readTimestamp = (r: BinaryReader, end: number): string => {
+const readTimestamp = (r: Reader, end: number): string => {
   let seconds = 0
   let nanos = 0
   while (r.pos < end) {
@@ -141,7 +141,7 @@ const writeValue = (w: BinaryWriter, json: Json, depth: number): void => {
   }
 }
 
-const readStruct = (r: BinaryReader, end: number, depth: number): JsonObject => {
+const readStruct = (r: Reader, end: number, depth: number): JsonObject => {
   if (depth > MAX_DEPTH) return unhandled()
   const out: JsonObject = {}
   while (r.pos < end) {
@@ -163,7 +163,7 @@ const readStruct = (r: BinaryReader, end: number, depth: number): JsonObject => 
   return out
 }
 
-const readValue = (r: BinaryReader, end: number, depth: number): Json => {
+const readValue = (r: Reader, end: number, depth: number): Json => {
   if (depth > MAX_DEPTH) return unhandled()
   let value: Json = undefined
   while (r.pos < end) {
@@ -195,16 +195,21 @@ const readValue = (r: BinaryReader, end: number, depth: number): Json => {
   return value
 }
 
-const EMPTY = Buffer.alloc(0)
-
-/** The message `decode` reads (a Buffer view of it), for `readString`. Reading is synchronous, never nested. */
-let input: Buffer = EMPTY
+/** A reader that keeps the message as a Buffer, for `readString`'s one-call ASCII slices. */
+class Reader extends BinaryReader {
+  readonly input: Buffer
+  constructor(input: Buffer) {
+    super(input)
+    this.input = input
+  }
+}
 
 /**
  * A string field. ASCII (ids, enums' peers, most text) is sliced from the Buffer in one native call; the reader's
  * own path (a TextDecoder past 32 bytes) takes the rest, with its strict UTF-8 check.
  */
-const readString = (r: BinaryReader): string => {
+const readString = (r: Reader): string => {
+  const input = r.input
   const at = r.pos
   const length = r.uint32()
   const start = r.pos
@@ -227,7 +232,7 @@ const readString = (r: BinaryReader): string => {
 }
 
 /** The end of the length-delimited record at the reader (checked against the buffer). */
-const endOf = (r: BinaryReader): number => {
+const endOf = (r: Reader): number => {
   const end = r.uint32() + r.pos
   if (end > r.len) return unhandled()
   return end
@@ -239,7 +244,7 @@ interface Codec {
   /** Writes the fields of a message given as ProtoJSON. */
   write: (w: BinaryWriter, json: Json, depth: number) => void
   /** Reads a message's fields up to `end` as ProtoJSON. */
-  read: (r: BinaryReader, end: number, depth: number) => Json
+  read: (r: Reader, end: number, depth: number) => Json
 }
 
 const codecs = new WeakMap<DescMessage, Codec>()
@@ -257,7 +262,7 @@ interface ValueCodec {
   /** Writes the tag and the value. */
   readonly write: (w: BinaryWriter, no: number, json: Json, depth: number) => void
   /** Reads the value (the tag is read). */
-  readonly read: (r: BinaryReader, depth: number) => Json
+  readonly read: (r: Reader, depth: number) => Json
   /** Whether a value is the zero value (left out under implicit presence). */
   readonly isZero: (json: Json) => boolean
 }
@@ -404,7 +409,7 @@ interface FieldCodec {
   readonly oneof: number
   readonly write: (w: BinaryWriter, json: Json, depth: number) => void
   /** Reads one record of the field into `slots[index]` (lists append, maps add). */
-  readonly read: (r: BinaryReader, wireType: WireType, slots: Array<Json>, index: number, depth: number) => void
+  readonly read: (r: Reader, wireType: WireType, slots: Array<Json>, index: number, depth: number) => void
   /** The slot's value as ProtoJSON, or undefined when it is left out. */
   readonly emit: (slot: Json) => Json
 }
@@ -581,32 +586,50 @@ const compile = (desc: DescMessage): Codec => {
 /** Binary -> ProtoJSON, as `toJson(desc, fromBinary(desc, bytes))`; undefined when left to @bufbuild/protobuf. */
 export const decode = (desc: DescMessage, bytes: Uint8Array): Json | undefined => {
   try {
-    input = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    return codecOf(desc).read(new BinaryReader(bytes), bytes.byteLength, 0)
+    const input = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    return codecOf(desc).read(new Reader(input), bytes.byteLength, 0)
   } catch {
     return undefined
-  } finally {
-    input = EMPTY
   }
 }
 
-/**
- * One writer for every encode (writing is synchronous, never nested): its buffer, grown once to the size of the
- * answers, is reused (`finish` copies the bytes out), where a new writer grows its buffer from 128 bytes each time.
- */
-let writer = new BinaryWriter()
-const KEPT_BUFFER_BYTES = 64 * 1024
+const write = (writer: BinaryWriter, desc: DescMessage, json: Json): Uint8Array => {
+  codecOf(desc).write(writer, json, 0)
+  return writer.finish()
+}
 
 /** ProtoJSON -> binary, as `toBinary(desc, fromJson(desc, json, { ignoreUnknownFields }))`; undefined likewise. */
-export const encode = (desc: DescMessage, json: Json): Uint8Array | undefined => {
+export type Encode = (desc: DescMessage, json: Json) => Uint8Array | undefined
+
+/** `Encode` with a writer of its own for the call. */
+export const encode: Encode = (desc, json) => {
   try {
-    codecOf(desc).write(writer, json, 0)
-    const bytes = writer.finish()
-    // a large message leaves a large buffer: not kept
-    if (bytes.byteLength > KEPT_BUFFER_BYTES) writer = new BinaryWriter()
-    return bytes
+    return write(new BinaryWriter(), desc, json)
   } catch {
-    writer = new BinaryWriter()
     return undefined
+  }
+}
+
+/** A writer's buffer larger than this (left by a large message) is not kept. */
+const KEPT_BUFFER_BYTES = 64 * 1024
+
+/**
+ * An `Encode` that keeps one writer: its buffer, grown once to the size of the answers, is reused (`finish`
+ * copies the bytes out), where a new writer grows its buffer from 128 bytes each time (\~10% of a Task's encode,
+ * BENCHMARKS.md). Encoding is synchronous and never nested, so one encoder serves a whole server or client; each
+ * makes its own.
+ */
+export const makeEncoder = (): Encode => {
+  let writer = new BinaryWriter()
+  return (desc, json) => {
+    try {
+      const bytes = write(writer, desc, json)
+      if (bytes.byteLength > KEPT_BUFFER_BYTES) writer = new BinaryWriter()
+      return bytes
+    } catch {
+      // a failed write leaves the writer mid-message
+      writer = new BinaryWriter()
+      return undefined
+    }
   }
 }

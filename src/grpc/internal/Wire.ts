@@ -69,13 +69,15 @@ export const toProtoJson = (
 /**
  * A ProtoJSON value (as the handler answers it) -> binary. Fields the proto does not know are left out. A value the
  * descriptor cannot take is InternalError: the handler's answers are valid by construction, so this is a bug.
- * In one pass (ProtoJsonBinary) when it takes the value; through @bufbuild/protobuf's message otherwise.
+ * In one pass (ProtoJsonBinary) when it takes the value, with `encode` (a server's or client's own
+ * `ProtoJsonBinary.makeEncoder()`, which reuses its writer); through @bufbuild/protobuf's message otherwise.
  */
 export const fromProtoJson = (
   desc: DescMessage,
-  value: unknown
+  value: unknown,
+  encode: ProtoJsonBinary.Encode = ProtoJsonBinary.encode
 ): { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly error: A2AError.A2AError } => {
-  const direct = ProtoJsonBinary.encode(desc, value)
+  const direct = encode(desc, value)
   if (direct !== undefined) return { ok: true, bytes: direct }
   const options = { ignoreUnknownFields: true }
   try {

@@ -101,7 +101,7 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
     const decode = Http.decode(schema, what)
     return send(method, path, body, call, Http.JSON_CONTENT_TYPE, query).pipe(
       Effect.flatMap(readJson),
-      Effect.flatMap(([value, r, text]) => decode(ProtoJson.normalizeNames(value), r, text)),
+      Effect.flatMap(([value, r, text]) => decode(value, r, text)),
       Effect.map(translate)
     )
   }
@@ -124,7 +124,7 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
                 : Http.responseError(r, "SchemaMismatch", event.data, "an A2A 0.3 error event")
             )
           }
-          return Effect.map(decodeEvent(ProtoJson.normalizeNames(value), r, event.data), ProtoJson.toV1StreamResponse)
+          return Effect.map(decodeEvent(value, r, event.data), ProtoJson.toV1StreamResponse)
         })
       ),
       Stream.unwrap

@@ -20,19 +20,22 @@
  * absence: an empty `contextId` / `taskId` / `mimeType`, `historyLength` 0 (no limit). `blocking` is a plain
  * proto3 bool: a request with a configuration but no `blocking` does not wait (as the reference SDKs read it);
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
+ *
+ * The bodies' Schemas are generated from the proto (src/generated/v0_3ProtoJson.ts, codegen/FromProtoJson.ts);
+ * this module translates them.
  */
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as v0_3 from "../../generated/v0_3.ts"
+import * as Proto from "../../generated/v0_3ProtoJson.ts"
 import * as v1 from "../../generated/v1.ts"
-import { type FieldViolation, InvalidParams } from "../../protocol/A2AError.ts"
+import type { InvalidParams } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
 import * as AgentCards from "./AgentCards.ts"
 import { optional } from "./Messages.ts"
 import { finalForSend, type FinalRule } from "./Tasks.ts"
-import { normalizeBase64 } from "./WireInput.ts"
 
 type Json = { readonly [key: string]: unknown }
 
@@ -194,7 +197,10 @@ const opaque = new Set(["metadata", "params", "header"])
 // Map fields: their keys are names (schemes, scopes), their values messages.
 const maps = new Set(["securitySchemes", "schemes"])
 
-/** The input with proto field names replaced by JSON ones (the JSON name wins when both are present). */
+/**
+ * The input with proto field names replaced by JSON ones (the JSON name wins when both are present): for the
+ * card, read with the 0.3 JSON Schema's AgentCard. (The generated Schemas take the proto names themselves.)
+ */
 export const normalizeNames = (u: unknown, parent?: string): unknown => {
   if (Array.isArray(u)) return u.map((item) => normalizeNames(item, parent))
   if (!Predicate.isReadonlyObject(u)) return u
@@ -210,87 +216,40 @@ export const normalizeNames = (u: unknown, parent?: string): unknown => {
   return out
 }
 
-const Struct = Schema.Record(Schema.String, Schema.Unknown)
-
-const ProtoPart = Schema.Union([
-  Schema.Struct({ text: Schema.String }),
-  Schema.Struct({
-    file: Schema.Union([
-      Schema.Struct({ fileWithUri: Schema.String, mimeType: Schema.optionalKey(Schema.String) }),
-      Schema.Struct({ fileWithBytes: Schema.String, mimeType: Schema.optionalKey(Schema.String) })
-    ])
-  }),
-  Schema.Struct({ data: Schema.Struct({ data: Struct }) })
-])
-
-const ProtoRole = Schema.Union([
-  Schema.Literals(["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"]),
-  Schema.Literals([0, 1, 2])
-])
-
-const ProtoMessage = Schema.Struct({
-  messageId: Schema.String,
-  contextId: Schema.optionalKey(Schema.String),
-  taskId: Schema.optionalKey(Schema.String),
-  role: ProtoRole,
-  content: Schema.Array(ProtoPart),
-  metadata: Schema.optionalKey(Struct),
-  extensions: Schema.optionalKey(Schema.Array(Schema.String))
-})
-
-const ProtoPushConfig = Schema.Struct({
-  id: Schema.optionalKey(Schema.String),
-  url: Schema.String,
-  token: Schema.optionalKey(Schema.String),
-  authentication: Schema.optionalKey(Schema.Struct({
-    schemes: Schema.optionalKey(Schema.Array(Schema.String)),
-    credentials: Schema.optionalKey(Schema.String)
-  }))
-})
-
-const ProtoSendMessageRequest = Schema.Struct({
-  message: ProtoMessage,
-  configuration: Schema.optionalKey(Schema.Struct({
-    acceptedOutputModes: Schema.optionalKey(Schema.Array(Schema.String)),
-    pushNotification: Schema.optionalKey(ProtoPushConfig),
-    historyLength: Schema.optionalKey(Schema.Int),
-    blocking: Schema.optionalKey(Schema.Boolean)
-  })),
-  metadata: Schema.optionalKey(Struct)
+/**
+ * What a request's message must carry. The proto lets every field be absent (proto3), as a response's message may
+ * be; a request without these is refused, as a 0.3 JSON-RPC one is.
+ */
+const RequestMessage = Schema.Struct({
+  message: Schema.Struct({ messageId: Schema.String, role: Schema.Unknown, content: Schema.Unknown })
 })
 
 /** A 0.3 REST TaskPushNotificationConfig. */
-export const ProtoTaskPushConfig = Schema.Struct({
-  name: Schema.optionalKey(Schema.String),
-  pushNotificationConfig: ProtoPushConfig
-})
+export const ProtoTaskPushConfig = Proto.TaskPushNotificationConfig
 
-const roles: ReadonlyArray<v1.Role> = ["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"]
+const nonEmptyList = <A>(
+  list: ReadonlyArray<A> | undefined
+) => (list !== undefined && list.length > 0 ? list : undefined)
 
-const toV1Part = (part: typeof ProtoPart.Type): v1.Part => {
+const toV1Part = (part: Proto.Part): v1.Part => {
   if ("text" in part) return { text: part.text }
   if ("data" in part) return { data: part.data.data }
   const file = part.file
   const mediaType = optional("mediaType", nonEmpty(file.mimeType))
-  return "fileWithUri" in file
-    ? { url: file.fileWithUri, ...mediaType }
-    : { raw: normalizeBase64(file.fileWithBytes) ?? file.fileWithBytes, ...mediaType }
+  return "fileWithUri" in file ? { url: file.fileWithUri, ...mediaType } : { raw: file.fileWithBytes, ...mediaType }
 }
 
-const toV1Message = (message: typeof ProtoMessage.Type): v1.Message => ({
-  messageId: message.messageId,
-  role: typeof message.role === "number" ? roles[message.role]! : message.role,
-  parts: message.content.map(toV1Part),
-  ...optional("contextId", nonEmpty(message.contextId)),
-  ...optional("taskId", nonEmpty(message.taskId)),
-  ...optional("metadata", message.metadata),
-  ...optional(
-    "extensions",
-    message.extensions !== undefined && message.extensions.length > 0 ? message.extensions : undefined
-  )
+const toV1Message = (m: Proto.Message): v1.Message => ({
+  messageId: m.messageId ?? "",
+  role: m.role ?? "ROLE_UNSPECIFIED",
+  parts: (m.content ?? []).map(toV1Part),
+  ...optional("contextId", nonEmpty(m.contextId)),
+  ...optional("taskId", nonEmpty(m.taskId)),
+  ...optional("metadata", m.metadata),
+  ...optional("extensions", nonEmptyList(m.extensions))
 })
 
-const toV1PushConfig = (config: typeof ProtoPushConfig.Type, taskId?: string): v1.TaskPushNotificationConfig => ({
+const toV1PushConfig = (config: Proto.PushNotificationConfig, taskId?: string): v1.TaskPushNotificationConfig => ({
   url: config.url,
   ...optional("taskId", taskId),
   ...optional("id", nonEmpty(config.id)),
@@ -304,30 +263,15 @@ const toV1PushConfig = (config: typeof ProtoPushConfig.Type, taskId?: string): v
   )
 })
 
-const bytesViolations = (message: typeof ProtoMessage.Type): ReadonlyArray<FieldViolation> =>
-  message.content.flatMap((part, i) =>
-    "file" in part && "fileWithBytes" in part.file && normalizeBase64(part.file.fileWithBytes) === undefined
-      ? [{ field: `message.content[${i}].file.fileWithBytes`, description: "Must be base64-encoded bytes" }]
-      : []
-  )
-
-const decodeSend = FieldViolations.decoder(ProtoSendMessageRequest)
+const decodeSend = FieldViolations.decoder(Proto.SendMessageRequest)
+const checkRequestMessage = FieldViolations.decoder(RequestMessage)
 
 /** A 0.3 REST `message:send` / `message:stream` body as a 1.0 SendMessageRequest. */
-export const decodeSendMessageRequest = (body: unknown): Result.Result<v1.SendMessageRequest, InvalidParams> =>
-  Result.flatMap(decodeSend(normalizeNames(body)), (request) => {
-    const violations = bytesViolations(request.message)
-    if (violations.length > 0) {
-      const first = violations[0]!
-      return Result.fail(
-        new InvalidParams({
-          message: `Invalid parameters: ${first.field}: ${first.description}`,
-          fieldViolations: violations
-        })
-      )
-    }
+export const decodeSendMessageRequest = (body: unknown): Result.Result<v1.SendMessageRequest, InvalidParams> => {
+  const decoded = Result.flatMap(decodeSend(body), (request) => Result.map(checkRequestMessage(request), () => request))
+  return Result.map(decoded, (request) => {
     const config = request.configuration
-    return Result.succeed({
+    return {
       message: toV1Message(request.message),
       ...optional("metadata", request.metadata),
       ...optional(
@@ -347,8 +291,9 @@ export const decodeSendMessageRequest = (body: unknown): Result.Result<v1.SendMe
           )
         }
       )
-    })
+    }
   })
+}
 
 const decodeConfig = FieldViolations.decoder(ProtoTaskPushConfig)
 
@@ -363,7 +308,7 @@ export const decodeTaskPushConfig = (
   const unwrapped = Predicate.isReadonlyObject(body) && Predicate.isReadonlyObject(body["config"])
     ? body["config"]
     : body
-  return Result.map(decodeConfig(normalizeNames(unwrapped)), (config) => {
+  return Result.map(decodeConfig(unwrapped), (config) => {
     const translated = toV1PushConfig(config.pushNotificationConfig, taskId)
     return { ...translated, id: translated.id ?? taskId }
   })
@@ -391,131 +336,30 @@ export const toProtoSendMessageRequest = (request: v1.SendMessageRequest): Json 
   }
 }
 
-const ProtoState = Schema.Union([
-  Schema.Literals([
-    "TASK_STATE_UNSPECIFIED",
-    "TASK_STATE_SUBMITTED",
-    "TASK_STATE_WORKING",
-    "TASK_STATE_COMPLETED",
-    "TASK_STATE_FAILED",
-    "TASK_STATE_CANCELLED",
-    "TASK_STATE_CANCELED",
-    "TASK_STATE_INPUT_REQUIRED",
-    "TASK_STATE_REJECTED",
-    "TASK_STATE_AUTH_REQUIRED"
-  ]),
-  Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 8 }))
-])
-
-const states: ReadonlyArray<v1.TaskState> = [
-  "TASK_STATE_UNSPECIFIED",
-  "TASK_STATE_SUBMITTED",
-  "TASK_STATE_WORKING",
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_REJECTED",
-  "TASK_STATE_AUTH_REQUIRED"
-]
-
-const toV1State = (state: typeof ProtoState.Type): v1.TaskState =>
-  typeof state === "number" ? states[state]! : state === "TASK_STATE_CANCELLED" ? "TASK_STATE_CANCELED" : state
-
-// Proto3 writers omit empty and zero fields: everything may be absent.
-const ResponseMessage = Schema.Struct({
-  messageId: Schema.optionalKey(Schema.String),
-  contextId: Schema.optionalKey(Schema.String),
-  taskId: Schema.optionalKey(Schema.String),
-  role: Schema.optionalKey(ProtoRole),
-  content: Schema.optionalKey(Schema.Array(ProtoPart)),
-  metadata: Schema.optionalKey(Struct),
-  extensions: Schema.optionalKey(Schema.Array(Schema.String))
-})
-
-const ProtoStatus = Schema.Struct({
-  state: Schema.optionalKey(ProtoState),
-  message: Schema.optionalKey(ResponseMessage),
-  timestamp: Schema.optionalKey(Schema.String)
-})
-
-const ProtoArtifact = Schema.Struct({
-  artifactId: Schema.optionalKey(Schema.String),
-  name: Schema.optionalKey(Schema.String),
-  description: Schema.optionalKey(Schema.String),
-  parts: Schema.optionalKey(Schema.Array(ProtoPart)),
-  metadata: Schema.optionalKey(Struct),
-  extensions: Schema.optionalKey(Schema.Array(Schema.String))
-})
+/** 0.3 spells it CANCELLED (1.0's CANCELED, which some 0.3 servers write, is read as it: the overlay). */
+const toV1State = (state: Proto.TaskState): v1.TaskState =>
+  state === "TASK_STATE_CANCELLED" ? "TASK_STATE_CANCELED" : state
 
 /** A 0.3 REST Task. */
-export const ProtoTask = Schema.Struct({
-  id: Schema.String,
-  contextId: Schema.optionalKey(Schema.String),
-  status: Schema.optionalKey(ProtoStatus),
-  artifacts: Schema.optionalKey(Schema.Array(ProtoArtifact)),
-  history: Schema.optionalKey(Schema.Array(ResponseMessage)),
-  metadata: Schema.optionalKey(Struct)
-})
-
-const ProtoStatusUpdate = Schema.Struct({
-  taskId: Schema.String,
-  contextId: Schema.optionalKey(Schema.String),
-  status: Schema.optionalKey(ProtoStatus),
-  final: Schema.optionalKey(Schema.Boolean),
-  metadata: Schema.optionalKey(Struct)
-})
-
-const ProtoArtifactUpdate = Schema.Struct({
-  taskId: Schema.String,
-  contextId: Schema.optionalKey(Schema.String),
-  artifact: ProtoArtifact,
-  append: Schema.optionalKey(Schema.Boolean),
-  lastChunk: Schema.optionalKey(Schema.Boolean),
-  metadata: Schema.optionalKey(Struct)
-})
+export const ProtoTask = Proto.Task
 
 /** A 0.3 REST SendMessageResponse. */
-export const ProtoSendMessageResponse = Schema.Union([
-  Schema.Struct({ task: ProtoTask }),
-  Schema.Struct({ message: ResponseMessage })
-])
+export const ProtoSendMessageResponse = Proto.SendMessageResponse
 
 /** A 0.3 REST stream event (a StreamResponse). */
-export const ProtoStreamResponse = Schema.Union([
-  Schema.Struct({ task: ProtoTask }),
-  Schema.Struct({ message: ResponseMessage }),
-  Schema.Struct({ statusUpdate: ProtoStatusUpdate }),
-  Schema.Struct({ artifactUpdate: ProtoArtifactUpdate })
-])
+export const ProtoStreamResponse = Proto.StreamResponse
 
 /** A 0.3 REST ListTaskPushNotificationConfigResponse. */
-export const ProtoListPushConfigs = Schema.Struct({
-  configs: Schema.optionalKey(Schema.Array(ProtoTaskPushConfig)),
-  nextPageToken: Schema.optionalKey(Schema.String)
-})
+export const ProtoListPushConfigs = Proto.ListTaskPushNotificationConfigResponse
 
-const nonEmptyList = <A>(
-  list: ReadonlyArray<A> | undefined
-) => (list !== undefined && list.length > 0 ? list : undefined)
-
-const responseMessage = (m: typeof ResponseMessage.Type): v1.Message => ({
-  messageId: m.messageId ?? "",
-  role: m.role === undefined ? "ROLE_UNSPECIFIED" : typeof m.role === "number" ? roles[m.role]! : m.role,
-  parts: (m.content ?? []).map(toV1Part),
-  ...optional("contextId", nonEmpty(m.contextId)),
-  ...optional("taskId", nonEmpty(m.taskId)),
-  ...optional("metadata", m.metadata),
-  ...optional("extensions", nonEmptyList(m.extensions))
-})
-
-const responseStatus = (s: typeof ProtoStatus.Type | undefined): v1.TaskStatus => ({
+// Proto3 writers omit empty and zero fields: what may be absent reads as its default.
+const responseStatus = (s: Proto.TaskStatus | undefined): v1.TaskStatus => ({
   state: s?.state === undefined ? "TASK_STATE_UNSPECIFIED" : toV1State(s.state),
-  ...optional("message", s?.message === undefined ? undefined : responseMessage(s.message)),
+  ...optional("message", s?.message === undefined ? undefined : toV1Message(s.message)),
   ...optional("timestamp", nonEmpty(s?.timestamp))
 })
 
-const responseArtifact = (a: typeof ProtoArtifact.Type): v1.Artifact => ({
+const responseArtifact = (a: Proto.Artifact): v1.Artifact => ({
   artifactId: a.artifactId ?? "",
   parts: (a.parts ?? []).map(toV1Part),
   ...optional("name", nonEmpty(a.name)),
@@ -524,21 +368,21 @@ const responseArtifact = (a: typeof ProtoArtifact.Type): v1.Artifact => ({
   ...optional("extensions", nonEmptyList(a.extensions))
 })
 
-export const toV1Task = (t: typeof ProtoTask.Type): v1.Task => ({
+export const toV1Task = (t: Proto.Task): v1.Task => ({
   id: t.id,
   contextId: t.contextId ?? "",
   status: responseStatus(t.status),
   ...optional("artifacts", nonEmptyList(t.artifacts)?.map(responseArtifact)),
-  ...optional("history", nonEmptyList(t.history)?.map(responseMessage)),
+  ...optional("history", nonEmptyList(t.history)?.map(toV1Message)),
   ...optional("metadata", t.metadata)
 })
 
-export const toV1SendMessageResponse = (r: typeof ProtoSendMessageResponse.Type): v1.SendMessageResponse =>
-  "task" in r ? { task: toV1Task(r.task) } : { message: responseMessage(r.message) }
+export const toV1SendMessageResponse = (r: Proto.SendMessageResponse): v1.SendMessageResponse =>
+  "task" in r ? { task: toV1Task(r.task) } : { message: toV1Message(r.message) }
 
-export const toV1StreamResponse = (r: typeof ProtoStreamResponse.Type): v1.StreamResponse => {
+export const toV1StreamResponse = (r: Proto.StreamResponse): v1.StreamResponse => {
   if ("task" in r) return { task: toV1Task(r.task) }
-  if ("message" in r) return { message: responseMessage(r.message) }
+  if ("message" in r) return { message: toV1Message(r.message) }
   if ("statusUpdate" in r) {
     const e = r.statusUpdate
     return {
@@ -567,7 +411,7 @@ const configNamePattern = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]*)$/
 
 /** A 0.3 REST TaskPushNotificationConfig (task and config ids from its `name`, else the given task). */
 export const toV1TaskPushConfig = (
-  c: typeof ProtoTaskPushConfig.Type,
+  c: Proto.TaskPushNotificationConfig,
   taskId: string
 ): v1.TaskPushNotificationConfig => {
   const named = c.name === undefined ? null : configNamePattern.exec(c.name)
