@@ -152,6 +152,15 @@ describe("import graph of src/", () => {
     expect(upward).toEqual([])
   })
 
+  it("the 0.3 and 0.1 wings plug in through the seams alone: no module of theirs imports an internal one of the server", () => {
+    const wings = (file: string) => layerOf(file) === "0.3 wing" || layerOf(file) === "0.1 wing"
+    const internal = (target: string) => target.startsWith("src/server/") && target.split("/").includes("internal")
+    const reaching = [...graph].flatMap(([file, imports]) =>
+      wings(file) ? imports.filter(internal).map((target) => `${file} -> ${target}`) : []
+    )
+    expect(reaching).toEqual([])
+  })
+
   it("has no cycles", () => {
     expect(cycles()).toEqual([])
   })
