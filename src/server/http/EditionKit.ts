@@ -17,10 +17,10 @@
 import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { A2AError } from "../../protocol/A2AError.ts"
+import { type A2AError, errorTable } from "../../protocol/A2AError.ts"
 import * as Ids from "../internal/Ids.ts"
 import * as PushStream from "../internal/PushStream.ts"
 import type { BindingEnv } from "./HttpCallContext.ts"
@@ -39,7 +39,7 @@ export const JSON_CONTENT_TYPE = HttpErrors.JSON_CONTENT_TYPE
 
 /**
  * A request's body as a JSON object, read as the 1.0 routes read theirs: a JSON media type, the binding's size and
- * nesting limits (413 beyond the size), one parse; an empty body is `{}`, anything but an object an invalid
+ * nesting limits (415 for another media type, 413 beyond the size), one parse; an empty body is `{}`, anything but an object an invalid
  * request.
  */
 export const readObject = (
@@ -56,8 +56,21 @@ export const splitVerb: (url: string) => { readonly id: string; readonly verb: s
 
 // --- Errors ---
 
-/** The headers an error response carries beside its body: `WWW-Authenticate` on 401, `Retry-After` when asked. */
-export const errorHeaders: (error: A2AError) => Record<string, string> | undefined = HttpErrors.errorHeaders
+/**
+ * An error response: `body` (the edition's shape of `error`) as JSON, with the error table's HTTP status unless
+ * `status` overrides it, and what HTTP says beside it (`WWW-Authenticate` on 401, `Retry-After` when the server asks
+ * for a retry later) before `headers`.
+ */
+export const errorResponse = (
+  error: A2AError,
+  body: unknown,
+  options?: { readonly status?: number | undefined; readonly headers?: Record<string, string> | undefined }
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(JSON.stringify(body), {
+    status: options?.status ?? errorTable[error._tag].httpStatus,
+    contentType: HttpErrors.JSON_CONTENT_TYPE,
+    headers: { ...HttpErrors.errorHeaders(error), ...options?.headers }
+  })
 
 /**
  * The A2A error a failed operation answers with: its typed failure, or InternalError for a defect (logged, and
@@ -78,9 +91,7 @@ export const sseEvent: (data: string, event?: string) => Uint8Array = Sse.frame
 export const mapEvents: <A, E, B>(self: Stream.Stream<A, E>, f: (event: A) => B) => Stream.Stream<B, E> = PushStream.map
 
 /** A route's answer: a response, or the effect that opens its event stream (`HttpCallContext.streamAnswer`). */
-export type Answer =
-  | HttpServerResponse.HttpServerResponse
-  | Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
+export type Answer = Sse.Answer
 
 /**
  * A route handler answering with an `Answer`, its stream opened once the handler has returned: an open stream

@@ -84,11 +84,7 @@ export const errorBody = (error: A2AError) => ({
 const errorEvent = (error: A2AError): Uint8Array => EditionKit.sseEvent(JSON.stringify(errorBody(error)), "error")
 
 const errorResponse = (error: A2AError, status?: number | undefined, headers?: Record<string, string> | undefined) =>
-  HttpServerResponse.text(JSON.stringify(errorBody(error)), {
-    status: status ?? errorTable[error._tag].httpStatus,
-    contentType: EditionKit.JSON_CONTENT_TYPE,
-    headers: { ...EditionKit.errorHeaders(error), ...headers }
-  })
+  EditionKit.errorResponse(error, errorBody(error), { status, headers })
 
 const events = { encode: (event: unknown) => EditionKit.sseEvent(JSON.stringify(event)), encodeError: errorEvent }
 
