@@ -4,7 +4,8 @@
  * runner / CLI, the client beside the server on the protocol, A2A 0.3 in a wing of its own that only the Node
  * runner and the CLI load (the 1.0 core reaches it through its seams), A2A 0.1 in one above it that only the CLI
  * loads, and no module reaches its own importers (no
- * cycles). A failure names the files, so the fix starts from the message.
+ * cycles). The two wings plug in through the server's public seams (Edition, EditionKit, Operations, ...), never
+ * one of its internal/ modules. A failure names the files, so the fix starts from the message.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
@@ -154,6 +155,15 @@ describe("import graph of src/", () => {
         .map((target) => `${file} (${from}) -> ${target} (${layerOf(target)})`)
     })
     expect(upward).toEqual([])
+  })
+
+  it("the 0.3 and 0.1 wings plug in through the seams alone: no module of theirs imports an internal one of the server", () => {
+    const wings = (file: string) => layerOf(file) === "0.3 wing" || layerOf(file) === "0.1 wing"
+    const internal = (target: string) => target.startsWith("src/server/") && target.split("/").includes("internal")
+    const reaching = [...graph].flatMap(([file, imports]) =>
+      wings(file) ? imports.filter(internal).map((target) => `${file} -> ${target}`) : []
+    )
+    expect(reaching).toEqual([])
   })
 
   it("has no cycles", () => {

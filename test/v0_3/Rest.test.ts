@@ -5,6 +5,8 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as Auth from "../../src/server/Auth.ts"
+import { serveDemo, TOKEN } from "../client/OurServer.ts"
 import { at, Both, OnlyV1, request, sse } from "./fixtures/Server.ts"
 
 const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
@@ -211,6 +213,24 @@ layer(Layer.mergeAll(Both.layer, OnlyV1.layer), { excludeTestServices: true })("
         expect(reply.status).toBe(400)
         expect(reply.json).toMatchObject({ code: -32009, message: expect.stringContaining("/v1") })
       }))
+
+    it.effect("what HTTP says beside a 0.3 error: 401 with its challenge, 413 beyond the body limit", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const server = yield* serveDemo(
+          { auth: Auth.bearer({ tokens: { [TOKEN]: "alice" } }) },
+          { versions: ["1.0", "0.3"], maxBodyBytes: 1024 }
+        )
+        const anonymous = yield* request(`${server.url}/v1/message:send`, json(message("hi")))
+        expect(anonymous.status).toBe(401)
+        expect(anonymous.headers.get("www-authenticate")).toBe(`Bearer realm="a2a"`)
+        expect(anonymous.json).toMatchObject({ code: -32040 })
+        const authorization = { authorization: `Bearer ${TOKEN}` }
+        const large = yield* request(`${server.url}/v1/message:send`, json(message("x".repeat(2048)), authorization))
+        expect(large.status).toBe(413)
+        expect(large.json).toMatchObject({ code: -32600, message: expect.stringContaining("1024 bytes") })
+        const fine = yield* request(`${server.url}/v1/message:send`, json(message("hi"), authorization))
+        expect(fine.json).toMatchObject({ message: { content: [{ text: "Echo: hi" }] } })
+      })))
 
     it.effect("with 0.3 off there are no /v1 routes", () =>
       Effect.gen(function*() {

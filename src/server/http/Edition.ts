@@ -2,7 +2,9 @@
  * The seam for protocol versions served beside A2A 1.0: an edition brings its JSON-RPC methods (an `Edge`), the
  * REST routes of its own, and the card its clients read. The 1.0 bindings know no other version; A2A 0.3 is the
  * edition of `effect-a2a/v0_3`, which plugs in by providing `HttpCallContext.Editions`, and A2A 0.1 the edition of
- * `effect-a2a/v0_1` (whose JSON-RPC method names tell its requests apart: `Edge.methodsNameVersion`).
+ * `effect-a2a/v0_1` (whose JSON-RPC method names tell its requests apart: `Edge.methodsNameVersion`). An edition
+ * builds its routes from the public modules alone: this one, Operations, HttpCallContext and EditionKit (request
+ * bodies, REST paths, error headers, event streams), so the bindings' internals stay theirs to change.
  *
  * @example
  * ```ts

@@ -4,15 +4,17 @@
  * client's id prefixed with its owner's digest (`a2a0.1:<digest>:<id>`), and the id is the client's again on its
  * way back. The core takes such a message as naming a new task (CallContext.namesTasks).
  */
-import * as Sha256 from "../../server/internal/Sha256.ts"
+import { sha256 } from "@noble/hashes/sha2.js"
 
 const PREFIX = "a2a0.1:"
+
+const encoder = new TextEncoder()
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 /** The 1.0 id of the task `clientId` of the caller `owner` (a principal id). */
 export const toServer = (owner: string, clientId: string): string =>
-  `${PREFIX}${hex(Sha256.digest(owner).subarray(0, 16))}:${clientId}`
+  `${PREFIX}${hex(sha256(encoder.encode(owner)).subarray(0, 16))}:${clientId}`
 
 /** The id the 0.1 client knows a task by; a task made over another version keeps its id. */
 export const toClient = (serverId: string): string =>

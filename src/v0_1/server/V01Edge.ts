@@ -35,9 +35,8 @@ import {
   VersionNotSupported
 } from "../../protocol/A2AError.ts"
 import type * as CallContext from "../../server/CallContext.ts"
+import * as EditionKit from "../../server/http/EditionKit.ts"
 import type { Edge, Operation, OperationName } from "../../server/http/Operations.ts"
-import * as Ids from "../../server/internal/Ids.ts"
-import * as PushStream from "../../server/internal/PushStream.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as Tasks from "../../v0_3/protocol/Tasks.ts"
 import * as WireInput from "../../v0_3/protocol/WireInput.ts"
@@ -146,7 +145,7 @@ const { present } = Translation
 
 /** `tasks/send` params as a 1.0 send to the task the client names (a new one if the caller has none by that id). */
 const toSend = (params: V01.TaskSendParams, call: Call): Effect.Effect<v1.SendMessageRequest> =>
-  Effect.map(Ids.randomId, (messageId) => {
+  Effect.map(EditionKit.randomId, (messageId) => {
     const push = present(params.pushNotification)
     const historyLength = present(params.historyLength)
     const metadata = present(params.metadata)
@@ -199,9 +198,9 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
       "SendStreamingMessage",
       decodeSend,
       (params, call) =>
-        PushStream.unwrap(Effect.map(toSend(params, call), (request) => {
+        Stream.unwrap(Effect.map(toSend(params, call), (request) => {
           const events = new Translation.StreamEvents(params.id, Tasks.finalForSend)
-          return PushStream.map(call.handler.sendStreamingMessage(request, naming(call.ctx)), events.next)
+          return EditionKit.mapEvents(call.handler.sendStreamingMessage(request, naming(call.ctx)), events.next)
         }))
     )
   ],
@@ -225,7 +224,7 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
     methods.SubscribeToTask,
     streaming<typeof V01.TaskQueryParams>("SubscribeToTask", decodeQuery, (params, call) => {
       const events = new Translation.StreamEvents(params.id, Tasks.finalForSubscription)
-      return PushStream.map(call.handler.subscribeToTask({ id: call.taskId }, call.ctx), events.next)
+      return EditionKit.mapEvents(call.handler.subscribeToTask({ id: call.taskId }, call.ctx), events.next)
     })
   ],
   [

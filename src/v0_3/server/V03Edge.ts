@@ -39,6 +39,7 @@ import type * as v1 from "../../generated/v1.ts"
 import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../protocol/A2AError.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import type * as CallContext from "../../server/CallContext.ts"
+import * as EditionKit from "../../server/http/EditionKit.ts"
 import {
   type Edge,
   type Operation,
@@ -47,7 +48,6 @@ import {
   type Unary,
   v1Edge
 } from "../../server/http/Operations.ts"
-import * as PushStream from "../../server/internal/PushStream.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as AgentCards from "../protocol/AgentCards.ts"
 import * as PushConfigs from "../protocol/PushConfigs.ts"
@@ -160,7 +160,7 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
       "SendStreamingMessage",
       decodeSend,
       (h, params, ctx) =>
-        PushStream.map(
+        EditionKit.mapEvents(
           h.sendStreamingMessage(Requests.toV1SendMessageRequest(params), ctx),
           (event) => Tasks.fromV1StreamResponse(event, Tasks.finalForSend)
         )
@@ -188,7 +188,7 @@ const operations: ReadonlyArray<readonly [string, Operation]> = [
       "SubscribeToTask",
       decodeTaskId,
       (h, params, ctx) =>
-        PushStream.map(
+        EditionKit.mapEvents(
           h.subscribeToTask(Requests.toV1SubscribeRequest(params), ctx),
           (event) => Tasks.fromV1StreamResponse(event, Tasks.finalForSubscription)
         )

@@ -39,12 +39,8 @@ import {
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
 import type { CallContext } from "../../server/CallContext.ts"
 import type { RouteHandler } from "../../server/http/Edition.ts"
+import * as EditionKit from "../../server/http/EditionKit.ts"
 import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
-import { errorHeaders, fromCause, type HttpFailure, JSON_CONTENT_TYPE } from "../../server/http/internal/HttpErrors.ts"
-import * as RequestBody from "../../server/http/internal/RequestBody.ts"
-import * as RestPath from "../../server/http/internal/RestPath.ts"
-import * as Sse from "../../server/http/internal/Sse.ts"
-import * as PushStream from "../../server/internal/PushStream.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as RestQuery from "../protocol/internal/RestQuery.ts"
 import * as ProtoJson from "../protocol/ProtoJson.ts"
@@ -63,8 +59,8 @@ type Resolve = (
   request: HttpServerRequest.HttpServerRequest,
   params: RouteParams,
   searchParams: HttpCallContext.SearchParams,
-  read: RequestBody.Reader
-) => Effect.Effect<Operation, HttpFailure>
+  env: HttpCallContext.BindingEnv
+) => Effect.Effect<Operation, EditionKit.HttpFailure>
 
 const unary = (run: (h: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError>): Operation => ({
   _tag: "Unary",
@@ -85,30 +81,23 @@ export const errorBody = (error: A2AError) => ({
 })
 
 /** Mid-stream failures: an `error` event carrying the bare error body. */
-const errorEvent = (error: A2AError): Uint8Array => Sse.frame(JSON.stringify(errorBody(error)), "error")
+const errorEvent = (error: A2AError): Uint8Array => EditionKit.sseEvent(JSON.stringify(errorBody(error)), "error")
 
 const errorResponse = (error: A2AError, status?: number | undefined, headers?: Record<string, string> | undefined) =>
-  HttpServerResponse.text(JSON.stringify(errorBody(error)), {
-    status: status ?? errorTable[error._tag].httpStatus,
-    contentType: JSON_CONTENT_TYPE,
-    headers: { ...errorHeaders(error), ...headers }
-  })
+  EditionKit.errorResponse(error, errorBody(error), { status, headers })
 
-const events = { encode: Sse.jsonEvent, encodeError: errorEvent }
+const events = { encode: (event: unknown) => EditionKit.sseEvent(JSON.stringify(event)), encodeError: errorEvent }
 
 const failed = (headers: Record<string, string> | undefined) => (error: A2AError) =>
   errorResponse(error, undefined, headers)
 
-const notFound = (request: HttpServerRequest.HttpServerRequest): HttpFailure => ({
+const notFound = (request: HttpServerRequest.HttpServerRequest): EditionKit.HttpFailure => ({
   error: new MethodNotFound({ message: `No A2A 0.3 operation at ${request.method} ${request.url.split("?")[0]}` })
 })
 
 // --- Request parameters ---
 
-const objectBody = (request: HttpServerRequest.HttpServerRequest, read: RequestBody.Reader) =>
-  RequestBody.readObject(read, request)
-
-const fromResult = <A>(result: Result.Result<A, A2AError>): Effect.Effect<A, HttpFailure> =>
+const fromResult = <A>(result: Result.Result<A, A2AError>): Effect.Effect<A, EditionKit.HttpFailure> =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail({ error: result.failure })
 
 const decodeHistoryLength = Schema.decodeUnknownResult(RestQuery.HistoryLength)
@@ -126,30 +115,33 @@ const historyLength = (search: HttpCallContext.SearchParams): Result.Result<numb
 
 const subscribe = (id: string) =>
   streaming((h, ctx) =>
-    PushStream.map(h.subscribeToTask({ id }, ctx), (e) => ProtoJson.fromV1StreamResponse(e, Tasks.finalForSubscription))
+    EditionKit.mapEvents(
+      h.subscribeToTask({ id }, ctx),
+      (e) => ProtoJson.fromV1StreamResponse(e, Tasks.finalForSubscription)
+    )
   )
 
-const send: Resolve = (request, _params, _search, read) =>
+const send: Resolve = (request, _params, _search, env) =>
   Effect.flatMap(
-    objectBody(request, read),
+    EditionKit.readObject(env, request),
     (body) =>
       Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
         unary((h, ctx) => Effect.map(h.sendMessage(req, ctx), ProtoJson.fromV1SendMessageResponse)))
   )
 
-const stream: Resolve = (request, _params, _search, read) =>
+const stream: Resolve = (request, _params, _search, env) =>
   Effect.flatMap(
-    objectBody(request, read),
+    EditionKit.readObject(env, request),
     (body) =>
       Effect.map(fromResult(ProtoJson.decodeSendMessageRequest(body)), (req) =>
         streaming((h, ctx) =>
-          PushStream.map(h.sendStreamingMessage(req, ctx), (e) =>
+          EditionKit.mapEvents(h.sendStreamingMessage(req, ctx), (e) =>
             ProtoJson.fromV1StreamResponse(e, Tasks.finalForSend))
         ))
   )
 
 const getTaskOrSubscribe: Resolve = (request, _params, search) => {
-  const split = RestPath.splitVerb(request.url)
+  const split = EditionKit.splitVerb(request.url)
   if (split === undefined) return Effect.fail(notFound(request))
   if (split.verb === "subscribe") return Effect.succeed(subscribe(split.id))
   if (split.verb !== undefined) return Effect.fail(notFound(request))
@@ -166,16 +158,16 @@ const getTaskOrSubscribe: Resolve = (request, _params, search) => {
  * POST /v1/tasks/{id}:cancel and :subscribe. Their body carries nothing more than the path, but it is read as every
  * other body is (a JSON media type, valid JSON, an object; empty is fine), as the 1.0 routes do.
  */
-const taskVerb: Resolve = (request, _params, _search, read) => {
-  const split = RestPath.splitVerb(request.url)
+const taskVerb: Resolve = (request, _params, _search, env) => {
+  const split = EditionKit.splitVerb(request.url)
   if (split?.verb === "cancel") {
     const id = split.id
     return Effect.as(
-      objectBody(request, read),
+      EditionKit.readObject(env, request),
       unary((h, ctx) => Effect.map(h.cancelTask({ id }, ctx), ProtoJson.fromV1Task))
     )
   }
-  if (split?.verb === "subscribe") return Effect.as(objectBody(request, read), subscribe(split.id))
+  if (split?.verb === "subscribe") return Effect.as(EditionKit.readObject(env, request), subscribe(split.id))
   return Effect.fail(notFound(request))
 }
 
@@ -189,9 +181,9 @@ const routeTable: ReadonlyArray<readonly [HttpRouter.Route<never>["method"], `/$
   [
     "POST",
     "/v1/tasks/:id/pushNotificationConfigs",
-    (request, params, _search, read) =>
+    (request, params, _search, env) =>
       Effect.flatMap(
-        objectBody(request, read),
+        EditionKit.readObject(env, request),
         (body) =>
           Effect.map(fromResult(ProtoJson.decodeTaskPushConfig(body, taskId(params))), (config) =>
             unary((h, ctx) =>
@@ -253,7 +245,7 @@ const handle = (
   env: HttpCallContext.BindingEnv,
   resolve: Resolve
 ): RouteHandler =>
-  Sse.answering(Effect.gen(function*() {
+  EditionKit.answering(Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const searchParams = yield* HttpServerRequest.ParsedSearchParams
     const params = yield* HttpRouter.params
@@ -262,7 +254,7 @@ const handle = (
     const { ctx, edge, headers } = call.success
     if (edge.version !== VERSION) return errorResponse(notThisVersion(edge.version))
 
-    const operation = yield* Effect.result(resolve(request, params, searchParams, env.readJson))
+    const operation = yield* Effect.result(resolve(request, params, searchParams, env))
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)
 
     if (operation.success._tag === "Stream") {
@@ -275,10 +267,13 @@ const handle = (
       )
     }
     const result = yield* Effect.result(
-      operation.success.run(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(fromCause(cause))))
+      operation.success.run(env.handler, ctx).pipe(Effect.catchCause((cause) => Effect.flip(EditionKit.errorOf(cause))))
     )
     if (Result.isFailure(result)) return errorResponse(result.failure, undefined, headers)
-    return HttpServerResponse.text(JSON.stringify(result.success), { contentType: JSON_CONTENT_TYPE, headers })
+    return HttpServerResponse.text(JSON.stringify(result.success), {
+      contentType: EditionKit.JSON_CONTENT_TYPE,
+      headers
+    })
   }))
 
 /** The 0.3 REST routes, relative to the REST base path; `wrap` applies middleware to each handler. */
