@@ -285,7 +285,7 @@ export const memoryNote = "RSS after start: each server as its bench/servers/*.t
 
 export const formatMemory = (memory: BenchReport["memory"]): string =>
   table(
-    ["server", "RSS after start MiB", "RSS after a scenario (highest) MiB", "peak RSS MiB"],
+    ["server", "RSS after start MiB", "RSS 5 s after a scenario's load (highest) MiB", "peak RSS MiB"],
     Object.entries(memory).map(([kind, m]) => [
       serverLabel[kind as ServerKind],
       mb(m.atStart.rssKb),

@@ -29,9 +29,9 @@ import { type Runner, type RunSettings, type Scenario, scenarios } from "./Scena
 import {
   type BenchServer,
   defaultServerKinds,
-  type ServerKind,
   pinHarness,
   SERVER_CPUS,
+  type ServerKind,
   serverKinds,
   serverLabel,
   start,
@@ -69,7 +69,9 @@ const flags = {
   scenarios: list("scenarios", "BENCH_SCENARIOS", `Comma list of: ${scenarios.map((s) => s.id).join(", ")}`),
   servers: list("servers", "BENCH_SERVERS", `Comma list of: ${serverKinds.join(", ")}`),
   pin: Flag.Boolean("pin").pipe(
-    Flag.withDescription("Run each server on CPU 0 only (as a 1-CPU container runs it), the load generator on the others"),
+    Flag.withDescription(
+      "Run each server on CPU 0 only (as a 1-CPU container runs it), the load generator on the others"
+    ),
     Flag.withFallbackConfig(Config.Boolean("BENCH_PIN")),
     Flag.withDefault(false)
   ),
@@ -129,6 +131,9 @@ const resolveSettings = (f: Flags): Effect.Effect<Settings, BenchError> =>
     }
     return settings
   })
+
+/** Seconds between the end of a scenario's load and the reading of each server's RSS for the memory table. */
+const SETTLE_SEC = 5
 
 const progress = (text: string) => Effect.sync(() => process.stderr.write(`${text}\n`))
 
@@ -245,6 +250,8 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
             )
           }
         }
+        // Read once the load has been over for a while: what a server keeps after a spell of load, not its peak.
+        if (servers.length > 0) yield* Effect.sleep(`${SETTLE_SEC} seconds`)
         for (const server of servers) record(server.kind, yield* server.memory)
       }))
     }

@@ -48,6 +48,7 @@ import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
 import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
+import * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
@@ -72,6 +73,11 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * that shows it (ApiDocs) at `/docs`, when REST is mounted. Default true.
    */
   readonly apiDocs?: boolean | undefined
+  /**
+   * Once a spell of load ends, give the heap V8 grew for it back to the system (IdleMemoryRelease): without it the
+   * RSS a burst left stays for good. Options, or false to turn it off. Default on.
+   */
+  readonly releaseMemoryWhenIdle?: boolean | IdleMemoryRelease.Options | undefined
 }
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
@@ -220,12 +226,21 @@ const serveHttp = (
           })
         ))
     )
+    const release = options.releaseMemoryWhenIdle ?? true
+    const idleRelease = release === false ? Layer.empty : Layer.effectDiscard(
+      Effect.suspend(() =>
+        listening === undefined
+          ? Effect.void
+          : IdleMemoryRelease.watch(listening, release === true ? {} : release)
+      )
+    )
     // Built last so they are released first: the signal, then the drain, then the server's own close.
     return ServerShutdown.raiseOnRelease.pipe(
       Layer.provideMerge(drain),
       Layer.provideMerge(
         Layer.mergeAll(
           app,
+          idleRelease,
           Layer.effectDiscard(
             logListening(resolved, options.tls !== undefined, options.devUi === true, docsPage)
           )

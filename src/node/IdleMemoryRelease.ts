@@ -1,0 +1,102 @@
+/**
+ * Gives V8's heap back to the system once a Node server goes quiet after a spell of load.
+ *
+ * Under sustained load V8 sizes its heap for the allocation rate: the young generation doubles, up to 64 MiB per
+ * semi-space (Node builds V8 without pointer compression), and old space grows with what was promoted or pretenured.
+ * V8's memory reducer, which shrinks the heap again, is started by a full collection made while the allocation rate
+ * is low; a server that has gone quiet allocates nothing, so no such collection comes and the memory a spell of load
+ * grew stays resident for good (BENCHMARKS.md, "Memory under load"). This counts the server's requests and, once a
+ * spell of at least `minRequests` is followed by `quietFor` without any, runs V8's last-resort collection once: it
+ * shrinks the young generation, compacts old space and releases the pages V8 keeps pooled.
+ *
+ * The collection pauses the process (tens of milliseconds for a heap of ~50 MiB) while no request is being served.
+ * V8 only offers it to code holding `gc`, which it hands out once `--expose-gc` is set: the flag is set at the first
+ * release, and `gc` is taken from a fresh context, so the application's global scope does not change.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Server } from "node:net"
+import * as V8 from "node:v8"
+import * as Vm from "node:vm"
+
+/** @since 0.1.0 */
+export interface Options {
+  /** How long without a request counts as quiet. Default 2 s. */
+  readonly quietFor?: Duration.Input | undefined
+  /** Requests a spell of load must have served before its end is worth a collection. Default 10,000. */
+  readonly minRequests?: number | undefined
+}
+
+/** What one release did, as logged. */
+export interface Released {
+  readonly requests: number
+  readonly rssBeforeMiB: number
+  readonly rssAfterMiB: number
+  readonly pauseMs: number
+}
+
+type Gc = (options: { readonly type: "major"; readonly execution: "sync"; readonly flavor: "last-resort" }) => void
+
+let lastResort: Gc | undefined
+
+const gcFunction = (): Gc | undefined => {
+  if (lastResort !== undefined) return lastResort
+  V8.setFlagsFromString("--expose-gc")
+  const gc: unknown = Vm.runInNewContext("gc")
+  if (typeof gc === "function") lastResort = gc as Gc
+  return lastResort
+}
+
+const mib = (bytes: number) => Math.round(bytes / 1048576)
+
+/** V8's last-resort collection, timed; undefined where V8 does not hand out `gc`. */
+const collect = (requests: number): Released | undefined => {
+  const gc = gcFunction()
+  if (gc === undefined) return undefined
+  const rssBefore = process.memoryUsage.rss()
+  const start = performance.now()
+  gc({ type: "major", execution: "sync", flavor: "last-resort" })
+  const pauseMs = Math.round(performance.now() - start)
+  return { requests, rssBeforeMiB: mib(rssBefore), rssAfterMiB: mib(process.memoryUsage.rss()), pauseMs }
+}
+
+/**
+ * Watches `server`'s requests for the scope's lifetime and releases memory at the end of each spell of load (see the
+ * module). Costs a counter increment per request and a check per `quietFor`.
+ *
+ * @since 0.1.0
+ */
+export const watch = (server: Server, options: Options = {}): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const quietFor = Duration.fromInputUnsafe(options.quietFor ?? Duration.seconds(2))
+    const minRequests = options.minRequests ?? 10_000
+    // Requests since the last check, and in the spell of load under way.
+    let recent = 0
+    let spell = 0
+    const onRequest = () => {
+      recent++
+    }
+    server.on("request", onRequest)
+    yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", onRequest)))
+    const check = Effect.suspend(() => {
+      if (recent > 0) {
+        spell += recent
+        recent = 0
+        return Effect.void
+      }
+      if (spell < minRequests) {
+        spell = 0
+        return Effect.void
+      }
+      const released = collect(spell)
+      spell = 0
+      return released === undefined ? Effect.void : Effect.logInfo(
+        `Load ended after ${released.requests} requests: heap collected, RSS ${released.rssBeforeMiB} -> `
+          + `${released.rssAfterMiB} MiB (${released.pauseMs} ms)`
+      ).pipe(Effect.annotateLogs({ ...released }))
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(quietFor), check)))
+  })

@@ -1,0 +1,75 @@
+/**
+ * IdleMemoryRelease on a real node:http server: a spell of at least `minRequests` requests followed by a quiet
+ * period gets one last-resort collection (logged with what it did); a shorter spell, or load that goes on, gets none.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Logger } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as IdleMemoryRelease from "../../src/node/IdleMemoryRelease.ts"
+
+/** A node:http server answering 204, listening on 127.0.0.1 for the scope's lifetime. */
+const server = Effect.acquireRelease(
+  Effect.promise(() =>
+    new Promise<Http.Server>((resolve) => {
+      const s = Http.createServer((_req, res) => res.writeHead(204).end())
+      s.listen(0, "127.0.0.1", () => resolve(s))
+    })
+  ),
+  (s) => Effect.promise(() => new Promise<void>((resolve) => s.close(() => resolve())))
+)
+
+const requests = (s: Http.Server, n: number) =>
+  Effect.promise(async () => {
+    const { port } = s.address() as AddressInfo
+    for (let i = 0; i < n; i++) await fetch(`http://127.0.0.1:${port}/`)
+  })
+
+/** Runs `body` with a watched server; returns the release lines logged. */
+const watched = (
+  options: IdleMemoryRelease.Options,
+  body: (s: Http.Server) => Effect.Effect<void>
+) => {
+  const logged: Array<string> = []
+  return Effect.gen(function*() {
+    const s = yield* server
+    yield* IdleMemoryRelease.watch(s, options)
+    yield* body(s)
+    return logged
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
+  )
+}
+
+describe("IdleMemoryRelease", () => {
+  it.live("collects once when a spell of load is followed by quiet", () =>
+    Effect.gen(function*() {
+      const logged = yield* watched(
+        { quietFor: "150 millis", minRequests: 5 },
+        (s) => Effect.andThen(requests(s, 8), Effect.sleep("700 millis"))
+      )
+      assert.strictEqual(logged.length, 1)
+      assert.match(logged[0] ?? "", /^Load ended after 8 requests: heap collected, RSS \d+ -> \d+ MiB \(\d+ ms\)$/)
+    }))
+
+  it.live("leaves a spell shorter than minRequests alone", () =>
+    Effect.gen(function*() {
+      const logged = yield* watched(
+        { quietFor: "150 millis", minRequests: 50 },
+        (s) => Effect.andThen(requests(s, 8), Effect.sleep("700 millis"))
+      )
+      assert.deepStrictEqual(logged, [])
+    }))
+
+  it.live("does not collect while the load goes on", () =>
+    Effect.gen(function*() {
+      // a request every 10 ms for ~800 ms: never 300 ms without one
+      const logged = yield* watched(
+        { quietFor: "300 millis", minRequests: 1 },
+        (s) =>
+          Effect.forEach(Array.from({ length: 80 }), () => Effect.andThen(requests(s, 1), Effect.sleep("10 millis")))
+      )
+      assert.deepStrictEqual(logged, [])
+    }))
+})
