@@ -6,8 +6,9 @@
  * V8's memory reducer, which shrinks the heap again, is started by a full collection made while the allocation rate
  * is low; a server that has gone quiet allocates nothing, so no such collection comes and the memory a spell of load
  * grew stays resident for good (BENCHMARKS.md, "Memory under load"). This counts the server's requests and, once a
- * spell of at least `minRequests` is followed by `quietFor` without any, runs V8's last-resort collection once: it
- * shrinks the young generation, compacts old space and releases the pages V8 keeps pooled.
+ * spell of load is followed by `quietFor` without any while the process's RSS has grown by `minGrowthMiB` or more since
+ * it started (or since the last release), runs V8's last-resort collection once: it shrinks the young generation,
+ * compacts old space and releases the pages V8 keeps pooled.
  *
  * The collection pauses the process (tens of milliseconds for a heap of ~50 MiB) while no request is being served.
  * V8 only offers it to code holding `gc`, which it hands out once `--expose-gc` is set: the flag is set at the first
@@ -26,8 +27,8 @@ import * as Vm from "node:vm"
 export interface Options {
   /** How long without a request counts as quiet. Default 2 s. */
   readonly quietFor?: Duration.Input | undefined
-  /** Requests a spell of load must have served before its end is worth a collection. Default 10,000. */
-  readonly minRequests?: number | undefined
+  /** RSS growth, in MiB, that makes the end of a spell of load worth a collection. Default 32. */
+  readonly minGrowthMiB?: number | undefined
 }
 
 /** What one release did, as logged. */
@@ -65,17 +66,18 @@ const collect = (requests: number): Released | undefined => {
 
 /**
  * Watches `server`'s requests for the scope's lifetime and releases memory at the end of each spell of load (see the
- * module). Costs a counter increment per request and a check per `quietFor`.
+ * module). Costs a counter increment per request, and a check per `quietFor` (reading the RSS once quiet).
  *
  * @since 0.1.0
  */
 export const watch = (server: Server, options: Options = {}): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const quietFor = Duration.fromInputUnsafe(options.quietFor ?? Duration.seconds(2))
-    const minRequests = options.minRequests ?? 10_000
-    // Requests since the last check, and in the spell of load under way.
+    const minGrowth = (options.minGrowthMiB ?? 32) * 1048576
+    // Requests since the last check, and since the last release (or the start).
     let recent = 0
     let spell = 0
+    let baseline = process.memoryUsage.rss()
     const onRequest = () => {
       recent++
     }
@@ -87,12 +89,10 @@ export const watch = (server: Server, options: Options = {}): Effect.Effect<void
         recent = 0
         return Effect.void
       }
-      if (spell < minRequests) {
-        spell = 0
-        return Effect.void
-      }
+      if (spell === 0 || process.memoryUsage.rss() - baseline < minGrowth) return Effect.void
       const released = collect(spell)
       spell = 0
+      baseline = process.memoryUsage.rss()
       return released === undefined ? Effect.void : Effect.logInfo(
         `Load ended after ${released.requests} requests: heap collected, RSS ${released.rssBeforeMiB} -> `
           + `${released.rssAfterMiB} MiB (${released.pauseMs} ms)`

@@ -46,17 +46,17 @@ describe("IdleMemoryRelease", () => {
   it.live("collects once when a spell of load is followed by quiet", () =>
     Effect.gen(function*() {
       const logged = yield* watched(
-        { quietFor: "150 millis", minRequests: 5 },
+        { quietFor: "150 millis", minGrowthMiB: 0 },
         (s) => Effect.andThen(requests(s, 8), Effect.sleep("700 millis"))
       )
       assert.strictEqual(logged.length, 1)
       assert.match(logged[0] ?? "", /^Load ended after 8 requests: heap collected, RSS \d+ -> \d+ MiB \(\d+ ms\)$/)
     }))
 
-  it.live("leaves a spell shorter than minRequests alone", () =>
+  it.live("leaves a spell that grew the RSS less than minGrowthMiB alone", () =>
     Effect.gen(function*() {
       const logged = yield* watched(
-        { quietFor: "150 millis", minRequests: 50 },
+        { quietFor: "150 millis", minGrowthMiB: 1024 },
         (s) => Effect.andThen(requests(s, 8), Effect.sleep("700 millis"))
       )
       assert.deepStrictEqual(logged, [])
@@ -66,7 +66,7 @@ describe("IdleMemoryRelease", () => {
     Effect.gen(function*() {
       // a request every 10 ms for ~800 ms: never 300 ms without one
       const logged = yield* watched(
-        { quietFor: "300 millis", minRequests: 1 },
+        { quietFor: "300 millis", minGrowthMiB: 0 },
         (s) =>
           Effect.forEach(Array.from({ length: 80 }), () => Effect.andThen(requests(s, 1), Effect.sleep("10 millis")))
       )
