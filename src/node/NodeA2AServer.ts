@@ -316,6 +316,12 @@ export const devUiConfig: Config.Config<boolean> = switchConfig("A2A_DEV_UI")
 /** `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case). */
 export const apiDocsConfig: Config.Config<boolean> = switchConfig("A2A_API_DOCS")
 
+/**
+ * `A2A_RELEASE_MEMORY_WHEN_IDLE`: whether to give the heap back once a spell of load ends (IdleMemoryRelease); one
+ * of BOOLEAN_WORDS (any case).
+ */
+export const releaseMemoryWhenIdleConfig: Config.Config<boolean> = switchConfig("A2A_RELEASE_MEMORY_WHEN_IDLE")
+
 /** The contents of the PEM file whose path the variable `name` holds. */
 const pemFile = (name: string): Config.Config<string> =>
   Config.String(name).pipe(Config.mapEffect((path) =>
@@ -360,8 +366,9 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` and `A2A_API_DOCS` (true or false; unset
- * leaves the default), plus the binding settings of HttpBindingOptions.config.
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS` and
+ * `A2A_RELEASE_MEMORY_WHEN_IDLE` (true or false; unset leaves the default), plus the binding settings of
+ * HttpBindingOptions.config.
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -379,14 +386,18 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   tls: tlsConfig,
   devUi: Config.option(devUiConfig),
   apiDocs: Config.option(apiDocsConfig),
+  releaseMemoryWhenIdle: Config.option(releaseMemoryWhenIdleConfig),
   binding: HttpBindingOptions.config
-}).pipe(Config.map(({ apiDocs, binding, devUi, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
+}).pipe(Config.map((
+  { apiDocs, binding, devUi, host, port, releaseMemoryWhenIdle, requestTimeout, shutdownTimeout, tls }
+): ServeOptions => ({
   ...binding,
   host,
   port,
   tls,
   devUi: Option.getOrUndefined(devUi),
   apiDocs: Option.getOrUndefined(apiDocs),
+  releaseMemoryWhenIdle: Option.getOrUndefined(releaseMemoryWhenIdle),
   requestTimeout: Option.getOrUndefined(requestTimeout),
   shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
 })))

@@ -3,10 +3,11 @@
  * period gets one last-resort collection (logged with what it did); a shorter spell, or load that goes on, gets none.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { ConfigProvider, Effect, Exit, Logger } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as IdleMemoryRelease from "../../src/node/IdleMemoryRelease.ts"
+import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 
 /** A node:http server answering 204, listening on 127.0.0.1 for the scope's lifetime. */
 const server = Effect.acquireRelease(
@@ -71,5 +72,22 @@ describe("IdleMemoryRelease", () => {
           Effect.forEach(Array.from({ length: 80 }), () => Effect.andThen(requests(s, 1), Effect.sleep("10 millis")))
       )
       assert.deepStrictEqual(logged, [])
+    }))
+
+  it.effect("A2A_RELEASE_MEMORY_WHEN_IDLE turns it off in serve's configuration; a bad value is refused", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.gen(function*() {
+          return yield* NodeA2AServer.serveConfig
+        }).pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)),
+          Effect.exit
+        )
+      const off = yield* read({ A2A_RELEASE_MEMORY_WHEN_IDLE: "off" })
+      assert.isTrue(Exit.isSuccess(off) && off.value.releaseMemoryWhenIdle === false)
+      const unset = yield* read({})
+      assert.isTrue(Exit.isSuccess(unset) && unset.value.releaseMemoryWhenIdle === undefined)
+      const bad = yield* read({ A2A_RELEASE_MEMORY_WHEN_IDLE: "maybe" })
+      assert.isTrue(Exit.isFailure(bad))
     }))
 })
