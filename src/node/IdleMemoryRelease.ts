@@ -13,8 +13,17 @@
  * The collection pauses the process (tens of milliseconds for a heap of ~50 MiB) while no request is being served.
  * V8 only offers it to code holding `gc`, which it hands out once `--expose-gc` is set: the flag is set at the first
  * release, and `gc` is taken from a fresh context, so the application's global scope does not change.
+ * `NodeA2AServer.serve` watches its server this way unless told not to (`releaseMemoryWhenIdle`).
  *
- * @since 0.1.0
+ * @example
+ * ```ts
+ * import { NodeA2AServer } from "effect-a2a/node"
+ *
+ * // on by default; here only after 5 s without a request and 64 MiB of growth
+ * const tuned = NodeA2AServer.serve({ port: 8080, releaseMemoryWhenIdle: { quietFor: "5 seconds", minGrowthMiB: 64 } })
+ * // off
+ * const plain = NodeA2AServer.serve({ port: 8080, releaseMemoryWhenIdle: false })
+ * ```
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -23,7 +32,7 @@ import type { Server } from "node:net"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
 
-/** @since 0.1.0 */
+/** When a release is worth it. */
 export interface Options {
   /** How long without a request counts as quiet. Default 2 s. */
   readonly quietFor?: Duration.Input | undefined
@@ -67,8 +76,6 @@ const collect = (requests: number): Released | undefined => {
 /**
  * Watches `server`'s requests for the scope's lifetime and releases memory at the end of each spell of load (see the
  * module). Costs a counter increment per request, and a check per `quietFor` (reading the RSS once quiet).
- *
- * @since 0.1.0
  */
 export const watch = (server: Server, options: Options = {}): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
