@@ -74,8 +74,8 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    */
   readonly apiDocs?: boolean | undefined
   /**
-   * Once a spell of load ends, give the heap V8 grew for it back to the system (IdleMemoryRelease): without it the
-   * RSS a burst left stays for good. Options, or false to turn it off. Default on.
+   * Once started, and once a spell of load ends, give the heap V8 grew back to the system (IdleMemoryRelease):
+   * without it the RSS start-up or a burst left stays for good. Options, or false to turn it off. Default on.
    */
   readonly releaseMemoryWhenIdle?: boolean | IdleMemoryRelease.Options | undefined
 }
