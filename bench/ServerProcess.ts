@@ -13,7 +13,8 @@ import {
   GC_SIGNAL,
   PROFILE_ENV,
   PROFILE_START_SIGNAL,
-  READY_PREFIX
+  READY_PREFIX,
+  RELEASE_MEMORY_ENV
 } from "./TrivialAgent.ts"
 
 export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling", "sse-floor"] as const
@@ -81,6 +82,11 @@ export interface StartOptions {
    * so the load generator, then runs on the others (see `pinHarness`).
    */
   readonly cpus?: string | undefined
+  /**
+   * false: our servers do not give memory back when quiet (IdleMemoryRelease, on in production). For the idle-stream
+   * readings, where a collection between two readings would be counted as the streams' memory.
+   */
+  readonly releaseMemory?: boolean | undefined
 }
 
 const benchDir = import.meta.dirname
@@ -205,7 +211,8 @@ export const start = Effect.fnUntraced(function*(
       env: {
         NODE_ENV: "production",
         [PROFILE_ENV]: options.cpuProfile,
-        [ALLOCATION_PROFILE_ENV]: options.allocationProfile
+        [ALLOCATION_PROFILE_ENV]: options.allocationProfile,
+        [RELEASE_MEMORY_ENV]: options.releaseMemory === false ? "false" : undefined
       },
       extendEnv: true,
       stdout: "pipe",

@@ -210,7 +210,8 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
             // A fresh process per round too (see the scenario).
             const run = (rs: RunSettings) =>
               Effect.gen(function*() {
-                const fresh = yield* start(kind, startOptions(settings, kind))
+                // Without the idle release: a collection between two readings would count as the streams' memory.
+                const fresh = yield* start(kind, { ...startOptions(settings, kind), releaseMemory: false })
                 return yield* measure(fresh, yield* scenario.prepare(fresh), rs)
               }).pipe(Effect.scoped)
             entries.push({ scenario, kind, run })
