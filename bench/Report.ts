@@ -17,6 +17,10 @@ export interface Settings {
   readonly scenarios: ReadonlyArray<string>
   readonly servers: ReadonlyArray<ServerKind>
   readonly quick: boolean
+  /** Servers on CPU 0 only, the harness on the others. */
+  readonly pin: boolean
+  /** Node/V8 options our servers ran with (none by default). */
+  readonly oursNodeOptions: ReadonlyArray<string>
   readonly profile?: ServerKind | undefined
 }
 
@@ -26,6 +30,7 @@ export interface Ratios {
     Record<"throughput" | "p50Ms" | "p99Ms" | "cpuUsPerOp" | "rssKb" | "perStreamKb" | "perStreamGcKb", number>
   >
   readonly oursVsCeiling?: Partial<Record<"throughput" | "cpuUsPerOp", number>>
+  readonly sdkVsCeiling?: Partial<Record<"throughput", number>>
 }
 
 export interface ScenarioResult {
@@ -61,8 +66,12 @@ const defined = <K extends string>(record: Partial<Record<K, number | undefined>
 
 export const ratiosOf = (median: Partial<Record<ServerKind, Sample>>): Ratios => {
   const { ceiling, ours, sdk } = median
-  if (ours === undefined) return {}
+  const sdkVsCeiling = sdk === undefined || ceiling === undefined
+    ? {}
+    : { sdkVsCeiling: defined({ throughput: ratio(sdk.throughput, ceiling.throughput) }) }
+  if (ours === undefined) return sdkVsCeiling
   return {
+    ...sdkVsCeiling,
     ...(sdk === undefined ? {} : {
       oursVsSdk: defined({
         throughput: ratio(ours.throughput, sdk.throughput),
@@ -109,6 +118,8 @@ const loadTable = (result: ScenarioResult): string => {
     "p50 ms",
     "p99 ms",
     "CPU µs/op",
+    "server CPU %",
+    "generator CPU %",
     "errors",
     "RSS MiB"
   ]
@@ -119,6 +130,8 @@ const loadTable = (result: ScenarioResult): string => {
     ms(s.p50Ms),
     ms(s.p99Ms),
     int(s.cpuUsPerOp),
+    s.serverCpuPct === undefined ? "-" : int(s.serverCpuPct),
+    s.harnessCpuPct === undefined ? "-" : int(s.harnessCpuPct),
     int(s.errors),
     mb(s.rssKb)
   ])
@@ -175,7 +188,74 @@ const ratioLine = (result: ScenarioResult): string => {
   if (oursVsCeiling !== undefined) {
     parts.push(`ours/ceiling: ${result.unit} ${x(oursVsCeiling.throughput)}, CPU/op ${x(oursVsCeiling.cpuUsPerOp)}`)
   }
+  if (result.ratios.sdkVsCeiling !== undefined) {
+    parts.push(`sdk/ceiling: ${result.unit} ${x(result.ratios.sdkVsCeiling.throughput)}`)
+  }
   return parts.join("\n")
+}
+
+/** Below this share of its core a server was not the bottleneck: it waited for the load generator. */
+const BUSY_PCT = 85
+
+/** What held a server back in a run: its own core, the load generator, or neither (other load on the machine). */
+export const limitOf = (sample: Sample): "server" | "generator" | "machine" | "unknown" =>
+  sample.serverCpuPct === undefined || sample.harnessCpuPct === undefined
+    ? "unknown"
+    : sample.serverCpuPct >= BUSY_PCT
+    ? "server"
+    : sample.harnessCpuPct >= BUSY_PCT
+    ? "generator"
+    : "machine"
+
+const pct = (n: number | undefined) => n === undefined ? "-" : `${Math.round(n * 100)}%`
+const busy = (s: Sample | undefined) => s?.serverCpuPct === undefined ? "-" : `${Math.round(s.serverCpuPct)}%`
+
+/**
+ * The headline: per request/response scenario, the share of the bare node:http ceiling that ours and the SDK reached
+ * in the same run, their p99, how busy each server and the load generator were, and ours/sdk only where both A2A
+ * servers were the bottleneck: a ratio against a server that waited for the load generator (or for a busy machine)
+ * says nothing about the server.
+ */
+export const formatHeadline = (results: ReadonlyArray<ScenarioResult>): string => {
+  const rows = results.filter((r) => r.unit === "req/s").map((r) => {
+    const { ceiling, ours, sdk } = r.median
+    const limits = (["ours", "sdk", "ceiling"] as const).flatMap((name) => {
+      const s = r.median[name]
+      return s === undefined ? [] : [`${name}: ${limitOf(s)}`]
+    })
+    const ratioCell = ours === undefined || sdk === undefined
+      ? "-"
+      : limitOf(ours) === "server" && limitOf(sdk) === "server"
+      ? x(r.ratios.oursVsSdk?.throughput)
+      : `(${x(r.ratios.oursVsSdk?.throughput)}, not server-bound)`
+    return [
+      r.id,
+      ceiling === undefined ? "-" : int(ceiling.throughput),
+      pct(r.ratios.oursVsCeiling?.throughput),
+      pct(r.ratios.sdkVsCeiling?.throughput),
+      ratioCell,
+      `${ours === undefined ? "-" : ms(ours.p99Ms)} / ${sdk === undefined ? "-" : ms(sdk.p99Ms)}`,
+      `${busy(ours)} / ${busy(sdk)} / ${busy(ceiling)}`,
+      ceiling?.harnessCpuPct === undefined ? "-" : `${Math.round(ceiling.harnessCpuPct)}%`,
+      limits.join(", ")
+    ]
+  })
+  return table(
+    [
+      "scenario",
+      "ceiling req/s",
+      "ours/ceiling",
+      "sdk/ceiling",
+      "ours/sdk",
+      "p99 ms ours / sdk",
+      "server CPU ours / sdk / ceiling",
+      "generator CPU (ceiling run)",
+      "limit"
+    ],
+    rows
+  ) + `\n\nCPU in % of one core. limit: "server" when the server used ${BUSY_PCT}% of a core or more; "generator" `
+    + `when it did not and the load generator did (its req/s is the generator's limit); "machine" when neither did `
+    + "(other processes held the CPUs: no figure of that run says much)."
 }
 
 export const formatScenario = (result: ScenarioResult, rounds: number): string =>
@@ -195,6 +275,8 @@ export const formatMachine = (machine: Machine): string =>
 export const formatSettings = (settings: Settings): string =>
   `Settings: ${settings.rounds} round(s) x ${settings.durationSec} s per scenario and server, warm-up ${settings.warmupSec} s, `
   + `${settings.connections} connections, ${settings.idleStreams} idle streams${settings.quick ? " (quick)" : ""}`
+  + (settings.pin ? "; servers pinned to CPU 0, load generator on the others" : "; not pinned")
+  + (settings.oursNodeOptions.length === 0 ? "" : `; our servers run with ${settings.oursNodeOptions.join(" ")}`)
 
 // Under the memory table, so that its "RSS after start" is not read as the package's start-up.
 export const memoryNote = "RSS after start: each server as its bench/servers/*.ts file through Node's type stripping "
@@ -203,7 +285,7 @@ export const memoryNote = "RSS after start: each server as its bench/servers/*.t
 
 export const formatMemory = (memory: BenchReport["memory"]): string =>
   table(
-    ["server", "RSS after start MiB", "RSS after a scenario (highest) MiB", "peak RSS MiB"],
+    ["server", "RSS after start MiB", "RSS 5 s after a scenario's load (highest) MiB", "peak RSS MiB"],
     Object.entries(memory).map(([kind, m]) => [
       serverLabel[kind as ServerKind],
       mb(m.atStart.rssKb),

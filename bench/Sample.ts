@@ -13,6 +13,12 @@ export interface Sample {
   readonly completed: number
   /** Server CPU time (user + system) per completed request or stream, µs: robust on a busy machine. */
   readonly cpuUsPerOp: number
+  /**
+   * How busy the server and the harness (the load generator) were during the run, in % of one core. A server below
+   * ~90 % while the harness is near 100 % was waiting for the load generator: its req/s is the generator's limit.
+   */
+  readonly serverCpuPct?: number
+  readonly harnessCpuPct?: number
   /** Server RSS right after the run, KiB. */
   readonly rssKb: number
   /** Idle-subscription scenario only. */
@@ -64,6 +70,8 @@ const medianOf = <K extends string>(samples: ReadonlyArray<{ readonly [k in K]?:
 /** Field-wise median of the rounds (each field on its own); errors are summed, so none goes unseen. */
 export const medianSample = (samples: ReadonlyArray<Sample>): Sample => {
   const eventsPerSec = medianOf(samples, "eventsPerSec")
+  const serverCpuPct = medianOf(samples, "serverCpuPct")
+  const harnessCpuPct = medianOf(samples, "harnessCpuPct")
   const idles = samples.flatMap((s) => s.idle === undefined ? [] : [s.idle])
   return {
     throughput: median(samples.map((s) => s.throughput)),
@@ -73,6 +81,8 @@ export const medianSample = (samples: ReadonlyArray<Sample>): Sample => {
     errors: samples.reduce((sum, s) => sum + s.errors, 0),
     completed: median(samples.map((s) => s.completed)),
     cpuUsPerOp: median(samples.map((s) => s.cpuUsPerOp)),
+    ...(serverCpuPct === undefined ? {} : { serverCpuPct }),
+    ...(harnessCpuPct === undefined ? {} : { harnessCpuPct }),
     rssKb: median(samples.map((s) => s.rssKb)),
     ...(idles.length === 0 ? {} : {
       idle: {

@@ -13,7 +13,8 @@ import {
   GC_SIGNAL,
   PROFILE_ENV,
   PROFILE_START_SIGNAL,
-  READY_PREFIX
+  READY_PREFIX,
+  RELEASE_MEMORY_ENV
 } from "./TrivialAgent.ts"
 
 export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling", "sse-floor"] as const
@@ -76,6 +77,16 @@ export interface StartOptions {
   readonly nodeOptions?: ReadonlyArray<string> | undefined
   /** Takes each line the server prints other than its ready line (default: passed through to stderr). */
   readonly output?: ((line: string) => void) | undefined
+  /**
+   * Runs the server on these CPUs only (`taskset -c`, e.g. "0"): what a 1-CPU container gives it. The harness, and
+   * so the load generator, then runs on the others (see `pinHarness`).
+   */
+  readonly cpus?: string | undefined
+  /**
+   * false: our servers do not give memory back when quiet (IdleMemoryRelease, on in production). For the idle-stream
+   * readings, where a collection between two readings would be counted as the streams' memory.
+   */
+  readonly releaseMemory?: boolean | undefined
 }
 
 const benchDir = import.meta.dirname
@@ -112,6 +123,23 @@ const fetchCard = Effect.fnUntraced(function*(origin: string) {
   const grpc = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")?.url
   return { card: url, jsonRpc: yield* find("JSONRPC"), rest: yield* find("HTTP+JSON"), grpc } satisfies Endpoints
 })
+
+/** The CPUs a pinned server runs on, and those left to the harness (and its load generator). */
+export const SERVER_CPUS = "0"
+
+/**
+ * Pins the harness process (its threads included) to every CPU but the server's: with `--pin`, the load generator
+ * never competes with the server for its core. Fails on a machine with one CPU, or without `taskset`.
+ */
+export const pinHarness = (cores: number): Effect.Effect<void, BenchError, ChildProcessSpawner.ChildProcessSpawner> =>
+  cores < 2
+    ? Effect.fail(new BenchError({ message: "--pin needs at least 2 CPUs (server and load generator)" }))
+    : Effect.gen(function*() {
+      const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+      yield* spawner.string(ChildProcess.make("taskset", ["-a", "-pc", `1-${cores - 1}`, String(process.pid)])).pipe(
+        Effect.mapError((cause) => new BenchError({ message: "cannot pin the harness with taskset", cause }))
+      )
+    })
 
 /** VmRSS and VmHWM of a process, in KiB (Linux /proc). */
 export const readMemory = (pid: number): Effect.Effect<Memory, BenchError, FileSystem.FileSystem> =>
@@ -170,16 +198,21 @@ export const start = Effect.fnUntraced(function*(
   const fs = yield* FileSystem.FileSystem
   const script = Path.join(benchDir, "servers", `${kind}.ts`)
   // The Bun server runs on the bun devDependency's runtime (Node options do not apply there).
-  const [command, args] = kind === "bun"
+  const [program, programArgs] = kind === "bun"
     ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
     : [process.execPath, ["--expose-gc", ...(options.nodeOptions ?? []), script]]
+  // taskset execs the server in place, so the pid is still the server's.
+  const [command, args] = options.cpus === undefined
+    ? [program, programArgs]
+    : ["taskset", ["-c", options.cpus, program, ...programArgs]]
   const handle = yield* spawner.spawn(
     ChildProcess.make(command, args, {
       cwd: repoRoot,
       env: {
         NODE_ENV: "production",
         [PROFILE_ENV]: options.cpuProfile,
-        [ALLOCATION_PROFILE_ENV]: options.allocationProfile
+        [ALLOCATION_PROFILE_ENV]: options.allocationProfile,
+        [RELEASE_MEMORY_ENV]: options.releaseMemory === false ? "false" : undefined
       },
       extendEnv: true,
       stdout: "pipe",

@@ -91,6 +91,8 @@ export const readyLine = (ready: ReadyLine): string => `${READY_PREFIX}${JSON.st
 export const PROFILE_ENV = "BENCH_CPU_PROFILE"
 /** Set to a file path, a server process samples its allocations into it (see servers/lifecycle.ts). */
 export const ALLOCATION_PROFILE_ENV = "BENCH_ALLOCATION_PROFILE"
+/** "false": our servers run without IdleMemoryRelease (see ServerProcess.StartOptions.releaseMemory). */
+export const RELEASE_MEMORY_ENV = "BENCH_RELEASE_MEMORY"
 /** The signal that starts the profiler in a server process. */
 export const PROFILE_START_SIGNAL = "SIGUSR2"
 

@@ -41,7 +41,8 @@ const measure = Effect.fnUntraced(function*(kind: "ours" | "sdk", idleKind: Idle
   const dir = Path.join(root, kind)
   yield* fs.makeDirectory(dir, { recursive: true })
   const server = yield* start(kind, {
-    nodeOptions: [`--heapsnapshot-signal=${SNAPSHOT_SIGNAL}`, `--diagnostic-dir=${dir}`]
+    nodeOptions: [`--heapsnapshot-signal=${SNAPSHOT_SIGNAL}`, `--diagnostic-dir=${dir}`],
+    releaseMemory: false
   })
   const idle = yield* runIdle(server, idleKind, {
     streams,
@@ -90,7 +91,7 @@ const measureAllocations = Effect.fnUntraced(
     const fs = yield* FileSystem.FileSystem
     yield* fs.makeDirectory(root, { recursive: true })
     const file = Path.join(root, `${kind}-${idleKind}.heapprofile`)
-    const server = yield* start(kind, { allocationProfile: file })
+    const server = yield* start(kind, { allocationProfile: file, releaseMemory: false })
     const idle = yield* runIdle(server, idleKind, {
       streams,
       parallel: 32,

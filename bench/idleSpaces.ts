@@ -95,6 +95,7 @@ const measure = Effect.fnUntraced(function*(
   let waiting: Deferred.Deferred<string> | undefined
   const server = yield* start(kind, {
     nodeOptions: ["--import", reporter, "--trace-gc-nvp", ...flags],
+    releaseMemory: false,
     output: (line) => {
       if (line.startsWith(HEAP_SPACES) && waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.succeed(line))
       else lines.push(line)

@@ -14,6 +14,7 @@ import { formatSummary, summariseDir } from "./CpuProfile.ts"
 import * as Machine from "./Machine.ts"
 import {
   type BenchReport,
+  formatHeadline,
   formatMachine,
   formatMemory,
   formatScenario,
@@ -28,10 +29,13 @@ import { type Runner, type RunSettings, type Scenario, scenarios } from "./Scena
 import {
   type BenchServer,
   defaultServerKinds,
+  pinHarness,
+  SERVER_CPUS,
   type ServerKind,
   serverKinds,
   serverLabel,
-  start
+  start,
+  type StartOptions
 } from "./ServerProcess.ts"
 
 const resultsDir = Path.join(import.meta.dirname, "results")
@@ -64,6 +68,20 @@ const flags = {
   idleStreams: number("idle-streams", "BENCH_IDLE_STREAMS", "Idle streams per idle scenario (default 1000)"),
   scenarios: list("scenarios", "BENCH_SCENARIOS", `Comma list of: ${scenarios.map((s) => s.id).join(", ")}`),
   servers: list("servers", "BENCH_SERVERS", `Comma list of: ${serverKinds.join(", ")}`),
+  pin: Flag.Boolean("pin").pipe(
+    Flag.withDescription(
+      "Run each server on CPU 0 only (as a 1-CPU container runs it), the load generator on the others"
+    ),
+    Flag.withFallbackConfig(Config.Boolean("BENCH_PIN")),
+    Flag.withDefault(false)
+  ),
+  oursNodeOptions: Flag.String("ours-node-options").pipe(
+    Flag.withDescription(
+      "Node/V8 options for our servers only, space-separated (e.g. \"--max-semi-space-size=8\" or a heap limit)"
+    ),
+    Flag.withFallbackConfig(Config.String("BENCH_OURS_NODE_OPTIONS")),
+    Flag.optional
+  ),
   profile: Flag.Literals("profile", serverKinds).pipe(
     Flag.withDescription("Profile this server's CPU during the measured rounds and summarise the profile"),
     Flag.withFallbackConfig(Config.Literals(serverKinds, "BENCH_PROFILE")),
@@ -101,6 +119,11 @@ const resolveSettings = (f: Flags): Effect.Effect<Settings, BenchError> =>
       scenarios: chosenScenarios,
       servers,
       quick: f.quick,
+      pin: f.pin,
+      oursNodeOptions: Option.getOrElse(
+        Option.map(f.oursNodeOptions, (o) => o.split(" ").filter((x) => x.length > 0)),
+        () => []
+      ),
       profile: Option.getOrUndefined(f.profile)
     }
     if (settings.profile !== undefined && !servers.includes(settings.profile)) {
@@ -108,6 +131,9 @@ const resolveSettings = (f: Flags): Effect.Effect<Settings, BenchError> =>
     }
     return settings
   })
+
+/** Seconds between the end of a scenario's load and the reading of each server's RSS for the memory table. */
+const SETTLE_SEC = 5
 
 const progress = (text: string) => Effect.sync(() => process.stderr.write(`${text}\n`))
 
@@ -127,12 +153,29 @@ interface Entry {
 const measure = (server: BenchServer, runner: Runner, settings: RunSettings) =>
   Effect.gen(function*() {
     const cpuBefore = yield* server.cpuMs
+    const harnessBefore = process.cpuUsage()
+    const wallBefore = performance.now()
     const sample = yield* runner(settings)
+    const wallMs = performance.now() - wallBefore
+    const harness = process.cpuUsage(harnessBefore)
     const cpuAfter = yield* server.cpuMs
     const rssKb = yield* server.rssKb
     const cpuUsPerOp = sample.completed === 0 ? 0 : ((cpuAfter - cpuBefore) * 1000) / sample.completed
-    return { ...sample, cpuUsPerOp, rssKb } satisfies Sample
+    const pct = (ms: number) => wallMs === 0 ? 0 : (ms / wallMs) * 100
+    return {
+      ...sample,
+      cpuUsPerOp,
+      serverCpuPct: pct(cpuAfter - cpuBefore),
+      harnessCpuPct: pct((harness.user + harness.system) / 1000),
+      rssKb
+    } satisfies Sample
   })
+
+const startOptions = (settings: Settings, kind: ServerKind): StartOptions => ({
+  cpus: settings.pin ? SERVER_CPUS : undefined,
+  // Our servers on Node (Bun takes no Node options).
+  nodeOptions: kind.startsWith("ours") ? settings.oursNodeOptions : undefined
+})
 
 /**
  * Runs each scenario on fresh server processes: warm-up, then the rounds, each server in turn (the order
@@ -167,7 +210,8 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
             // A fresh process per round too (see the scenario).
             const run = (rs: RunSettings) =>
               Effect.gen(function*() {
-                const fresh = yield* start(kind, {})
+                // Without the idle release: a collection between two readings would count as the streams' memory.
+                const fresh = yield* start(kind, { ...startOptions(settings, kind), releaseMemory: false })
                 return yield* measure(fresh, yield* scenario.prepare(fresh), rs)
               }).pipe(Effect.scoped)
             entries.push({ scenario, kind, run })
@@ -177,7 +221,7 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
           const cpuProfile = kind === settings.profile && profileDir !== undefined
             ? Path.join(profileDir, `${kind}-${scenario.id}.cpuprofile`)
             : undefined
-          const server = yield* start(kind, { cpuProfile })
+          const server = yield* start(kind, { ...startOptions(settings, kind), cpuProfile })
           if (memory[kind] === undefined) record(kind, yield* server.memory)
           servers.push(server)
           // Prepared once: the setup and the probe run before any measurement.
@@ -207,6 +251,8 @@ const benchmark = (settings: Settings, profileDir: string | undefined) =>
             )
           }
         }
+        // Read once the load has been over for a while: what a server keeps after a spell of load, not its peak.
+        if (servers.length > 0) yield* Effect.sleep(`${SETTLE_SEC} seconds`)
         for (const server of servers) record(server.kind, yield* server.memory)
       }))
     }
@@ -251,6 +297,7 @@ const main = Command.make("bench", flags, (f) =>
     const settings = yield* resolveSettings(f)
     const startedAt = new Date().toISOString()
     const machine = yield* Machine.describe
+    if (settings.pin) yield* pinHarness(machine.cores)
     yield* Console.log(`# effect-a2a benchmarks, ${startedAt}\n${formatMachine(machine)}\n${formatSettings(settings)}`)
 
     const profileDir = settings.profile === undefined
@@ -264,6 +311,7 @@ const main = Command.make("bench", flags, (f) =>
     }
 
     const { memory, results } = yield* benchmark(settings, profileDir)
+    if (results.some((r) => r.unit === "req/s")) yield* Console.log(`\n## Headline\n${formatHeadline(results)}`)
     for (const result of results) yield* Console.log(`\n${formatScenario(result, settings.rounds)}`)
     yield* Console.log(`\n## Server memory\n${formatMemory(memory)}`)
 

@@ -18,7 +18,7 @@ import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
-import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH } from "../TrivialAgent.ts"
+import { AGENT_CARD_PATH, JSONRPC_PATH, RELEASE_MEMORY_ENV, REST_PATH } from "../TrivialAgent.ts"
 import { announce, installAllocationSampler, installGcOnSignal, installProfiler } from "./lifecycle.ts"
 import { card } from "./oursAgent.ts"
 import { executor } from "./oursLlm.ts"
@@ -55,7 +55,8 @@ const main = announceOrigin.pipe(
     // gRPC beside HTTP, on a free port the card lists
     grpcPort: 0,
     // Open SSE streams must not hold the process on SIGTERM.
-    shutdownTimeout: 0
+    shutdownTimeout: 0,
+    releaseMemoryWhenIdle: process.env[RELEASE_MEMORY_ENV] !== "false"
   })),
   Layer.provide(core)
 )

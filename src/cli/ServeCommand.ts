@@ -105,7 +105,7 @@ export interface Agent<E> {
 /** The server: A2A core (the agent, durable or memory stores, Auth from the environment) behind the bindings. */
 export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   const core = { card: agent.card, executor: agent.executor }
-  return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false }).pipe(
+  return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false, releaseMemoryWhenIdle: true }).pipe(
     Layer.provide(
       (flags.memory
         ? DurableServer.layerWithStores(

@@ -49,6 +49,7 @@ import * as HttpBindingOptions from "../server/http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../server/http/ServerShutdown.ts"
 import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
+import * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
@@ -78,6 +79,13 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * the same Auth (HostedMcp). Default false.
    */
   readonly mcp?: HostedMcpOption.McpOption
+  /**
+   * Once started, and once a spell of load ends, give the heap V8 grew back to the system (IdleMemoryRelease):
+   * without it the RSS start-up or a burst left stays for good. Options, or true for the defaults. Default off: it
+   * runs a full collection in the whole process (a pause while no request comes), the application's to choose;
+   * `effect-a2a serve` turns it on.
+   */
+  readonly releaseMemoryWhenIdle?: boolean | IdleMemoryRelease.Options | undefined
 }
 
 /** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
@@ -229,12 +237,21 @@ const serveHttp = (
           })
         ))
     )
+    const release = options.releaseMemoryWhenIdle ?? false
+    const idleRelease = release === false ? Layer.empty : Layer.effectDiscard(
+      Effect.suspend(() =>
+        listening === undefined
+          ? Effect.void
+          : IdleMemoryRelease.watch(listening, release === true ? {} : release)
+      )
+    )
     // Built last so they are released first: the signal, then the drain, then the server's own close.
     return ServerShutdown.raiseOnRelease.pipe(
       Layer.provideMerge(drain),
       Layer.provideMerge(
         Layer.mergeAll(
           app,
+          idleRelease,
           Layer.effectDiscard(logListening(
             resolved,
             options.tls !== undefined,
@@ -314,6 +331,12 @@ export const devUiConfig: Config.Config<boolean> = switchConfig("A2A_DEV_UI")
 /** `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case). */
 export const apiDocsConfig: Config.Config<boolean> = switchConfig("A2A_API_DOCS")
 
+/**
+ * `A2A_RELEASE_MEMORY_WHEN_IDLE`: whether to give the heap back once a spell of load ends (IdleMemoryRelease); one
+ * of BOOLEAN_WORDS (any case).
+ */
+export const releaseMemoryWhenIdleConfig: Config.Config<boolean> = switchConfig("A2A_RELEASE_MEMORY_WHEN_IDLE")
+
 /** The contents of the PEM file whose path the variable `name` holds. */
 const pemFile = (name: string): Config.Config<string> =>
   Config.String(name).pipe(Config.mapEffect((path) =>
@@ -358,8 +381,9 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI` and `A2A_API_DOCS` (true or false; unset
- * leaves the default), plus the binding settings of HttpBindingOptions.config.
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS` and
+ * `A2A_RELEASE_MEMORY_WHEN_IDLE` (true or false; unset leaves the default), plus the binding settings of
+ * HttpBindingOptions.config.
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -377,14 +401,18 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   tls: tlsConfig,
   devUi: Config.option(devUiConfig),
   apiDocs: Config.option(apiDocsConfig),
+  releaseMemoryWhenIdle: Config.option(releaseMemoryWhenIdleConfig),
   binding: HttpBindingOptions.config
-}).pipe(Config.map(({ apiDocs, binding, devUi, host, port, requestTimeout, shutdownTimeout, tls }): ServeOptions => ({
+}).pipe(Config.map((
+  { apiDocs, binding, devUi, host, port, releaseMemoryWhenIdle, requestTimeout, shutdownTimeout, tls }
+): ServeOptions => ({
   ...binding,
   host,
   port,
   tls,
   devUi: Option.getOrUndefined(devUi),
   apiDocs: Option.getOrUndefined(apiDocs),
+  releaseMemoryWhenIdle: Option.getOrUndefined(releaseMemoryWhenIdle),
   requestTimeout: Option.getOrUndefined(requestTimeout),
   shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
 })))
