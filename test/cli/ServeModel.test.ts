@@ -112,6 +112,29 @@ describe("effect-a2a serve --model", () => {
   )
 
   it.live(
+    "a conversation survives a restart: serve killed (SIGKILL) after an answer, started again on its data directory",
+    () =>
+      Effect.gen(function*() {
+        const env = { A2A_DATA_DIR: join(mkdtempSync(join(tmpdir(), "a2a-serve-model-restart-")), "data") }
+        const contextId = yield* Effect.scoped(Effect.gen(function*() {
+          const { client } = yield* serveModel(() => ProviderServer.OpenAi.text(["Snow ", "in Oslo"]), [], env)
+          const events = yield* collect(client.sendMessageStream(request("Weather in Oslo?")))
+          assert.strictEqual(lastStatus(events)?.state, TaskState.TASK_STATE_COMPLETED)
+          return events[0]?.payload?.$case === "task" ? events[0].payload.value.contextId : ""
+        }))
+        assert.notStrictEqual(contextId, "")
+        // a new process on the same SQLite file (the first was killed when its scope closed)
+        const { client, provider } = yield* serveModel(() => ProviderServer.OpenAi.text(["Rain"]), [], env)
+        yield* collect(
+          client.sendMessageStream({ ...request("And tomorrow?"), message: message("And tomorrow?", { contextId }) })
+        )
+        const history = JSON.stringify(provider.requests[0]!.body["messages"])
+        for (const said of ["Weather in Oslo?", "Snow in Oslo", "And tomorrow?"]) assert.include(history, said)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
     "refused credentials end the task AUTH_REQUIRED; an error in the stream FAILED, naming it, never the key",
     () =>
       Effect.gen(function*() {
