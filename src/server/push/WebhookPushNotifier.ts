@@ -39,7 +39,6 @@
  */
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -57,6 +56,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as v1 from "../../generated/v1.ts"
+import * as KeyedLanes from "../internal/KeyedLanes.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
@@ -266,64 +266,6 @@ interface Queued {
   readonly parent: Tracer.AnySpan | undefined
 }
 
-/** Keyed lanes: jobs with the same key run one at a time in submission order; different keys run concurrently. */
-const makeLanes = (scope: Scope.Scope, maxQueued: number) => {
-  const lanes = new Map<string, Array<Effect.Effect<void>>>()
-  let pending = 0
-  let waiters: Array<Deferred.Deferred<void>> = []
-
-  const finished = () => {
-    pending--
-    if (pending === 0) {
-      const ready = waiters
-      waiters = []
-      for (const waiter of ready) Deferred.doneUnsafe(waiter, Effect.void)
-    }
-  }
-
-  const run = (key: string, lane: Array<Effect.Effect<void>>): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const job = lane[0]
-      if (job === undefined) {
-        lanes.delete(key)
-        return Effect.void
-      }
-      return job.pipe(
-        Effect.ensuring(Effect.sync(() => {
-          lane.shift()
-          finished()
-        })),
-        Effect.andThen(run(key, lane))
-      )
-    })
-
-  /** Enqueues; false when the lane is full (the job is dropped). */
-  const submit = (key: string, job: Effect.Effect<void>): Effect.Effect<boolean> =>
-    Effect.suspend(() => {
-      const lane = lanes.get(key)
-      if (lane !== undefined) {
-        // lane[0] is running; the rest wait.
-        if (lane.length > maxQueued) return Effect.succeed(false)
-        lane.push(job)
-        pending++
-        return Effect.succeed(true)
-      }
-      const fresh = [job]
-      lanes.set(key, fresh)
-      pending++
-      return Effect.as(Effect.forkIn(run(key, fresh), scope), true)
-    })
-
-  const idle = Effect.suspend(() => {
-    if (pending === 0) return Effect.void
-    const waiter = Deferred.makeUnsafe<void>()
-    waiters.push(waiter)
-    return Deferred.await(waiter)
-  })
-
-  return { submit, idle }
-}
-
 export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const configs = yield* PushConfigStore
   const guard = yield* WebhookGuard
@@ -341,9 +283,16 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
 
   // Lanes live in their own scope, closed after a bounded drain when the layer shuts down.
   const lanesScope = yield* Scope.fork(layerScope)
-  const lanes = makeLanes(lanesScope, maxQueued)
+  const activity = KeyedLanes.makeActivity()
+  // One lane per (task, config): its deliveries, one at a time.
+  const webhookLanes = yield* KeyedLanes.make<Effect.Effect<void>>({
+    capacity: maxQueued,
+    take: KeyedLanes.one,
+    run: (_, jobs) => Effect.forEach(jobs, identity, { discard: true }),
+    activity
+  }).pipe(Scope.provide(lanesScope))
   yield* Effect.addFinalizer(() =>
-    lanes.idle.pipe(
+    activity.idle.pipe(
       Effect.timeoutOption(options.drainTimeout ?? Duration.seconds(5)),
       Effect.andThen(Scope.close(lanesScope, Exit.void))
     )
@@ -521,7 +470,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
         for (const config of targets) {
           const { body, contentType } = payloads.for(config)
           const outboxId = yield* outbox.add({ taskId, configId: config.id, body, contentType, kind })
-          const queued = yield* lanes.submit(
+          const queued = yield* webhookLanes.offer(
             statusKey(taskId, config.id),
             deliver(taskId, config.id, (current) => payloads.for(current), kind, outboxId, parent)
           )
@@ -534,36 +483,21 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     }
   )
 
-  // Per task, the events waiting for the task's lane; the lane takes them all when their turn comes.
-  const waiting = new Map<string, Array<Queued>>()
+  // One lane per task: the events queued while it works are taken together.
+  const taskLanes = yield* KeyedLanes.make<Queued>({
+    capacity: maxQueued,
+    take: Queue.takeAll,
+    run: dispatch,
+    activity
+  }).pipe(
+    Scope.provide(lanesScope)
+  )
 
   const submit = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const taskId = event.taskId
-      const batch = waiting.get(taskId)
-      if (batch !== undefined) {
-        if (batch.length >= maxQueued) return queueFull({ taskId })
-        batch.push({ event, parent })
-        return Effect.void
-      }
-      const fresh: Array<Queued> = [{ event, parent }]
-      waiting.set(taskId, fresh)
-      // Emptied once taken: the Map's old tables keep the arrays it held until a full GC (see LiveSet), and then
-      // keep nothing of the events.
-      const done = Effect.sync(() => {
-        fresh.length = 0
-      })
-      const job = Effect.suspend(() => {
-        waiting.delete(taskId)
-        return Effect.ensuring(dispatch(taskId, fresh), done)
-      })
-      return Effect.flatMap(lanes.submit(taskId, job), (queued) => {
-        if (queued) return Effect.void
-        waiting.delete(taskId)
-        fresh.length = 0
-        return queueFull({ taskId })
-      })
-    })
+    Effect.flatMap(
+      taskLanes.offer(event.taskId, { event, parent }),
+      (queued) => queued ? Effect.void : queueFull({ taskId: event.taskId })
+    )
 
   const notify = (event: PushEvent): Effect.Effect<void> =>
     observed
@@ -574,7 +508,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   yield* outbox.orphans.pipe(
     Stream.runForEach((pending) =>
       Effect.flatMap(
-        lanes.submit(
+        webhookLanes.offer(
           statusKey(pending.taskId, pending.configId),
           deliver(
             pending.taskId,
@@ -603,7 +537,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const deliveries = WebhookDeliveries.of({
     status: (taskId, configId) => Effect.sync(() => Option.fromNullishOr(statuses.get(statusKey(taskId, configId)))),
     all: Effect.sync(() => Array.from(statuses.values())),
-    idle: lanes.idle
+    idle: activity.idle
   })
   return { notifier: PushNotifier.of({ notify }), deliveries }
 })
