@@ -75,11 +75,12 @@ export const one = <A>(queue: Queue.Dequeue<A>): Effect.Effect<ReadonlyArray<A>>
 export const make = Effect.fnUntraced(function*<A>(options: Options<A>) {
   const { activity, capacity, run, take } = options
 
+  // The leases first: once idle, the lanes are released.
   const letGo = (taken: ReadonlyArray<Held<A>>) =>
-    Effect.suspend(() => {
-      activity.done(taken.length)
-      return Effect.forEach(taken, (held) => Scope.close(held.lease, Exit.void), { discard: true })
-    })
+    Effect.andThen(
+      Effect.forEach(taken, (held) => Scope.close(held.lease, Exit.void), { discard: true }),
+      Effect.sync(() => activity.done(taken.length))
+    )
 
   const consume = (key: string, queue: Queue.Dequeue<Held<A>>): Effect.Effect<never> =>
     Effect.forever(

@@ -1,0 +1,134 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Queue, Scope } from "effect"
+import * as KeyedLanes from "../../src/server/internal/KeyedLanes.ts"
+
+/** Lanes whose items are effects, run one at a time, in `scope`. */
+const jobLanes = (scope: Scope.Scope, activity = KeyedLanes.makeActivity(), capacity = 100) =>
+  KeyedLanes.make<Effect.Effect<void>>({
+    capacity,
+    take: KeyedLanes.one,
+    run: (_, jobs) => Effect.forEach(jobs, (job) => job, { discard: true }),
+    activity
+  }).pipe(Scope.provide(scope))
+
+describe("KeyedLanes", () => {
+  it.effect("runs the items of a key in order, one at a time, and different keys concurrently", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const lanes = yield* jobLanes(scope, activity)
+      const seen: Array<string> = []
+      const gate = yield* Deferred.make<void>()
+      // a's first item waits for the gate; a's next ones wait behind it, b's run meanwhile.
+      yield* lanes.offer("a", Effect.andThen(Deferred.await(gate), Effect.sync(() => seen.push("a1"))))
+      for (const name of ["a2", "a3"]) yield* lanes.offer("a", Effect.sync(() => seen.push(name)))
+      for (const name of ["b1", "b2"]) yield* lanes.offer("b", Effect.sync(() => seen.push(name)))
+      yield* Effect.yieldNow
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(seen, ["b1", "b2"])
+      assert.strictEqual(yield* lanes.size, 1)
+      yield* Deferred.succeed(gate, undefined)
+      yield* activity.idle
+      assert.deepStrictEqual(seen, ["b1", "b2", "a1", "a2", "a3"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("an idle lane is released: nothing is left of it, and the key opens a new lane later", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const lanes = yield* jobLanes(scope, activity)
+      let runs = 0
+      for (let i = 0; i < 3; i++) yield* lanes.offer(`task-${i}`, Effect.sync(() => runs++))
+      assert.strictEqual(yield* lanes.size, 3)
+      yield* activity.idle
+      assert.strictEqual(yield* lanes.size, 0)
+      yield* lanes.offer("task-0", Effect.sync(() => runs++))
+      yield* activity.idle
+      assert.strictEqual(runs, 4)
+      assert.strictEqual(yield* lanes.size, 0)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("refuses what does not fit in a full lane, and takes more once there is room", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const lanes = yield* jobLanes(scope, activity, 2)
+      const gate = yield* Deferred.make<void>()
+      const seen: Array<number> = []
+      const job = (n: number) => Effect.sync(() => seen.push(n))
+      assert.isTrue(yield* lanes.offer("k", Effect.andThen(Deferred.await(gate), job(1))))
+      yield* Effect.yieldNow // the first is taken: running, it leaves room for two
+      assert.isTrue(yield* lanes.offer("k", job(2)))
+      assert.isTrue(yield* lanes.offer("k", job(3)))
+      assert.isFalse(yield* lanes.offer("k", job(4)))
+      // Another key has its own room.
+      assert.isTrue(yield* lanes.offer("other", job(10)))
+      yield* Deferred.succeed(gate, undefined)
+      yield* activity.idle
+      assert.isTrue(yield* lanes.offer("k", job(5)))
+      yield* activity.idle
+      assert.deepStrictEqual(seen.filter((n) => n < 10), [1, 2, 3, 5])
+      assert.include(seen, 10)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("takeAll hands a lane everything queued while it worked, in one batch", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const batches: Array<ReadonlyArray<number>> = []
+      const gate = yield* Deferred.make<void>()
+      const lanes = yield* KeyedLanes.make<number>({
+        capacity: 3,
+        take: Queue.takeAll,
+        run: (_, items) =>
+          Effect.andThen(Effect.sync(() => batches.push(items)), items[0] === 1 ? Deferred.await(gate) : Effect.void),
+        activity
+      }).pipe(Scope.provide(scope))
+      yield* lanes.offer("task", 1)
+      yield* Effect.yieldNow
+      // While the first batch runs, four more come: three fit, the fourth is dropped.
+      const offered = yield* Effect.forEach([2, 3, 4, 5], (n) => lanes.offer("task", n))
+      assert.deepStrictEqual(offered, [true, true, true, false])
+      yield* Deferred.succeed(gate, undefined)
+      yield* activity.idle
+      assert.deepStrictEqual(batches, [[1], [2, 3, 4]])
+    }).pipe(Effect.scoped))
+
+  it.effect("closing the scope interrupts what runs, drops what waits, and ignores later offers", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const lanes = yield* jobLanes(scope)
+      const seen: Array<string> = []
+      const started = yield* Deferred.make<void>()
+      yield* lanes.offer(
+        "k",
+        Effect.andThen(Deferred.succeed(started, undefined), Effect.never).pipe(
+          Effect.onInterrupt(() => Effect.sync(() => seen.push("interrupted")))
+        )
+      )
+      yield* lanes.offer("k", Effect.sync(() => seen.push("waiting")))
+      yield* Deferred.await(started)
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* lanes.offer("k", Effect.sync(() => seen.push("later"))))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(seen, ["interrupted"])
+    }))
+
+  it.effect("a lane that releases itself ends its fiber", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const lanes = yield* jobLanes(scope, activity)
+      let fiber: Fiber.Fiber<unknown, unknown> | undefined
+      yield* lanes.offer("k", Effect.withFiber((f) => Effect.sync(() => (fiber = f))))
+      yield* activity.idle
+      yield* Effect.yieldNow
+      assert.isDefined(fiber)
+      const exit = yield* Fiber.await(fiber!)
+      assert.isTrue(Exit.hasInterrupts(exit))
+      yield* Scope.close(scope, Exit.void)
+    }))
+})
