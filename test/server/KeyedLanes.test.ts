@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Queue, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import * as KeyedLanes from "../../src/server/internal/KeyedLanes.ts"
 
 /** Lanes whose items are effects, run one at a time, in `scope`. */
@@ -46,6 +47,31 @@ describe("KeyedLanes", () => {
       yield* lanes.offer("task-0", Effect.sync(() => runs++))
       yield* activity.idle
       assert.strictEqual(runs, 4)
+      assert.strictEqual(yield* lanes.size, 0)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("with an idle time to live, an empty lane is kept that long, then released", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const lanes = yield* KeyedLanes.make<number>({
+        capacity: 10,
+        take: KeyedLanes.one,
+        run: () => Effect.void,
+        activity,
+        idleTimeToLive: "1 second"
+      }).pipe(Scope.provide(scope))
+      yield* lanes.offer("k", 1)
+      yield* activity.idle
+      assert.strictEqual(yield* lanes.size, 1)
+      yield* TestClock.adjust("500 millis")
+      // Used again: kept another second from now.
+      yield* lanes.offer("k", 2)
+      yield* activity.idle
+      yield* TestClock.adjust("900 millis")
+      assert.strictEqual(yield* lanes.size, 1)
+      yield* TestClock.adjust("200 millis")
       assert.strictEqual(yield* lanes.size, 0)
       yield* Scope.close(scope, Exit.void)
     }))

@@ -1,17 +1,18 @@
 /**
  * Keyed lanes, from Effect's RcMap and Queue: the items offered under one key are run by that key's fiber, in the
  * order they were offered, as its `take` takes them (one at a time, or all those waiting); different keys run
- * concurrently. The webhook notifier's per-task and per-webhook lanes.
+ * concurrently. The webhook notifier's lanes, one per task and webhook: each delivery waits for the one before.
  *
  * A lane, its bounded Queue and the fiber reading it, is an entry of an RcMap, and each item queued in it holds a
  * reference to it (a scope of its own, closed once the item has run): when the last has run, the entry is released
- * at once (idle time to live zero), its Queue shut and its fiber ended, so an idle lane holds nothing. Closing the
+ * (at once, or after `idleTimeToLive`), its Queue shut and its fiber ended, so an idle lane holds nothing. Closing the
  * lanes' scope interrupts them all and drops what they still held. One `Activity` may count the items of several
  * lane sets, whose `idle` then waits for all of them.
  *
  * @internal
  */
 import * as Arr from "effect/Array"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Latch from "effect/Latch"
@@ -65,6 +66,8 @@ export interface Options<A> {
   /** Runs what was taken; the lane takes again once it is done. */
   readonly run: (key: string, items: ReadonlyArray<A>) => Effect.Effect<void>
   readonly activity: Activity
+  /** How long a lane is kept once empty, for the next item of its key; default zero (released at once). */
+  readonly idleTimeToLive?: Duration.Input | undefined
 }
 
 /** Takes one item. */
@@ -84,7 +87,9 @@ export const make = Effect.fnUntraced(function*<A>(options: Options<A>) {
 
   const consume = (key: string, queue: Queue.Dequeue<Held<A>>): Effect.Effect<never> =>
     Effect.forever(
-      Effect.flatMap(take(queue), (taken) => Effect.ensuring(run(key, taken.map((held) => held.item)), letGo(taken)))
+      Effect.flatMap(take(queue), (taken) => Effect.ensuring(run(key, taken.map((held) => held.item)), letGo(taken))),
+      // No yield between turns: an empty queue suspends the fiber anyway.
+      { disableYield: true }
     )
 
   // Made once, not per lane (BENCHMARKS.md, "Generator functions made per call").
@@ -95,7 +100,7 @@ export const make = Effect.fnUntraced(function*<A>(options: Options<A>) {
     yield* Effect.forkScoped(consume(key, queue))
     return queue
   })
-  const lanes = yield* RcMap.make({ lookup: open })
+  const lanes = yield* RcMap.make({ lookup: open, idleTimeToLive: options.idleTimeToLive })
 
   const offer = (key: string, item: A): Effect.Effect<boolean> =>
     Effect.suspend(() => {

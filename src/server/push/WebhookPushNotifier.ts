@@ -42,6 +42,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import { identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -57,6 +58,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as v1 from "../../generated/v1.ts"
 import * as KeyedLanes from "../internal/KeyedLanes.ts"
+import * as LiveSet from "../internal/LiveSet.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
@@ -260,10 +262,15 @@ class Payloads {
   }
 }
 
-/** An event waiting for its task's lane, with the span that published it. */
+/** An event waiting for its task's turn, with the span that published it. */
 interface Queued {
   readonly event: PushEvent
   readonly parent: Tracer.AnySpan | undefined
+}
+
+/** A task's turn: the events that came since it last took them. */
+interface Turn {
+  next: Array<Queued>
 }
 
 export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
@@ -284,12 +291,15 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   // Lanes live in their own scope, closed after a bounded drain when the layer shuts down.
   const lanesScope = yield* Scope.fork(layerScope)
   const activity = KeyedLanes.makeActivity()
-  // One lane per (task, config): its deliveries, one at a time.
+  // One lane per (task, config): its deliveries, one at a time. Kept a second once empty: a task's events often come
+  // further apart than a POST takes, and a lane made anew for each cost ~50 µs of CPU more per delivery
+  // (bench/pushDeliveries.ts).
   const webhookLanes = yield* KeyedLanes.make<Effect.Effect<void>>({
     capacity: maxQueued,
     take: KeyedLanes.one,
     run: (_, jobs) => Effect.forEach(jobs, identity, { discard: true }),
-    activity
+    activity,
+    idleTimeToLive: Duration.seconds(1)
   }).pipe(Scope.provide(lanesScope))
   yield* Effect.addFinalizer(() =>
     activity.idle.pipe(
@@ -483,21 +493,52 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     }
   )
 
-  // One lane per task: the events queued while it works are taken together.
-  const taskLanes = yield* KeyedLanes.make<Queued>({
-    capacity: maxQueued,
-    take: Queue.takeAll,
-    run: dispatch,
-    activity
-  }).pipe(
-    Scope.provide(lanesScope)
-  )
+  // Per task while its turn runs, the events that came since the turn last took them. A turn (a fiber) takes them
+  // all, dispatches them, and ends once none came meanwhile. Not a KeyedLanes lane: this is all the notifier costs
+  // an event of a task without configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost
+  // more per burst of a task's events than this Map's record and one fiber (BENCHMARKS.md).
+  const turns = new Map<string, Turn>()
+  // The turns' fibers, interrupted with the lanes. Not forkIn(lanesScope): that adds and removes an entry of the
+  // scope's Map per turn, kept reachable from the Map's old tables (see LiveSet).
+  const running = LiveSet.make<Fiber.Fiber<void>>()
+  yield* Scope.addFinalizer(lanesScope, Effect.suspend(() => Fiber.interruptAll(LiveSet.takeAll(running))))
+
+  const turn = (taskId: string, current: Turn): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const batch = current.next
+      if (batch.length === 0) {
+        turns.delete(taskId)
+        return Effect.void
+      }
+      current.next = []
+      return dispatch(taskId, batch).pipe(
+        Effect.ensuring(Effect.sync(() => activity.done(batch.length))),
+        Effect.andThen(turn(taskId, current))
+      )
+    })
+
+  const track = (fiber: Fiber.Fiber<void>): void => {
+    const entry = LiveSet.add(running, fiber)
+    fiber.addObserver(() => LiveSet.remove(running, entry))
+  }
 
   const submit = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
-    Effect.flatMap(
-      taskLanes.offer(event.taskId, { event, parent }),
-      (queued) => queued ? Effect.void : queueFull({ taskId: event.taskId })
-    )
+    Effect.suspend(() => {
+      const taskId = event.taskId
+      const current = turns.get(taskId)
+      if (current !== undefined) {
+        if (current.next.length >= maxQueued) return queueFull({ taskId })
+        current.next.push({ event, parent })
+        activity.add()
+        return Effect.void
+      }
+      // Shut down: nothing more is delivered.
+      if (lanesScope.state._tag === "Closed") return Effect.void
+      const fresh: Turn = { next: [{ event, parent }] }
+      turns.set(taskId, fresh)
+      activity.add()
+      return Effect.map(Effect.forkDetach(turn(taskId, fresh)), track)
+    })
 
   const notify = (event: PushEvent): Effect.Effect<void> =>
     observed
