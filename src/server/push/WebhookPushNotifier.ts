@@ -5,10 +5,10 @@
  * - Each webhook is sent payloads of the protocol version its config was registered with: a config created
  *   over A2A 0.3 receives, for every event, the task as it then is, as a 0.3 Task (`kind: "task"`) in
  *   `application/json` (spec 0.3 section 9.5: "Task object is sent as JSON payload"), not 1.0 StreamResponses.
- * - Never blocks the task: `notify` only enqueues. Each task has a lane that reads the task's configs when the
- *   event's turn comes (once for the events queued meanwhile), then hands each event to one lane per (task,
- *   config); lanes run one job at a time, so events reach each webhook in the order they happened, and a slow
- *   webhook delays no other.
+ * - Never blocks the task: `notify` only enqueues. A task's turn reads the task's configs when the event's turn
+ *   comes (once for the events queued meanwhile), then hands each event to one lane per (task, config)
+ *   (KeyedLanes: an RcMap entry with a Queue and its fiber); lanes run one delivery at a time, so events reach each
+ *   webhook in the order they happened, and a slow webhook delays no other.
  * - Each POST carries `Authorization: <scheme> <credentials>` (AuthenticationInfo) and the config's token as
  *   `X-A2A-Notification-Token`, has a timeout, and is retried with capped, jittered exponential backoff on
  *   network errors, timeouts, 408, 429 and 5xx. Other answers (3xx, 4xx) are final: retrying cannot help.
@@ -494,9 +494,10 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   )
 
   // Per task while its turn runs, the events that came since the turn last took them. A turn (a fiber) takes them
-  // all, dispatches them, and ends once none came meanwhile. Not a KeyedLanes lane: this is all the notifier costs
-  // an event of a task without configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost
-  // more per burst of a task's events than this Map's record and one fiber (BENCHMARKS.md).
+  // all, dispatches them, and ends once none came meanwhile, its record then empty (the Map's old tables keep it
+  // until a full GC: see LiveSet). Not a KeyedLanes lane: this is all the notifier costs an event of a task without
+  // configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost ~9 µs more per burst of a
+  // task's events than this record and one fiber (BENCHMARKS.md, "Webhook lanes from RcMap and Queue").
   const turns = new Map<string, Turn>()
   // The turns' fibers, interrupted with the lanes. Not forkIn(lanesScope): that adds and removes an entry of the
   // scope's Map per turn, kept reachable from the Map's old tables (see LiveSet).
