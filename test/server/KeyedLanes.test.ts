@@ -1,16 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Queue, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as KeyedLanes from "../../src/server/internal/KeyedLanes.ts"
 
-/** Lanes whose items are effects, run one at a time, in `scope`. */
+/** Lanes in `scope`. */
 const jobLanes = (scope: Scope.Scope, activity = KeyedLanes.makeActivity(), capacity = 100) =>
-  KeyedLanes.make<Effect.Effect<void>>({
-    capacity,
-    take: KeyedLanes.one,
-    run: (_, jobs) => Effect.forEach(jobs, (job) => job, { discard: true }),
-    activity
-  }).pipe(Scope.provide(scope))
+  KeyedLanes.make({ capacity, activity }).pipe(Scope.provide(scope))
 
 describe("KeyedLanes", () => {
   it.effect("runs the items of a key in order, one at a time, and different keys concurrently", () =>
@@ -55,19 +50,15 @@ describe("KeyedLanes", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const activity = KeyedLanes.makeActivity()
-      const lanes = yield* KeyedLanes.make<number>({
-        capacity: 10,
-        take: KeyedLanes.one,
-        run: () => Effect.void,
-        activity,
-        idleTimeToLive: "1 second"
-      }).pipe(Scope.provide(scope))
-      yield* lanes.offer("k", 1)
+      const lanes = yield* KeyedLanes.make({ capacity: 10, activity, idleTimeToLive: "1 second" }).pipe(
+        Scope.provide(scope)
+      )
+      yield* lanes.offer("k", Effect.void)
       yield* activity.idle
       assert.strictEqual(yield* lanes.size, 1)
       yield* TestClock.adjust("500 millis")
       // Used again: kept another second from now.
-      yield* lanes.offer("k", 2)
+      yield* lanes.offer("k", Effect.void)
       yield* activity.idle
       yield* TestClock.adjust("900 millis")
       assert.strictEqual(yield* lanes.size, 1)
@@ -99,29 +90,6 @@ describe("KeyedLanes", () => {
       assert.include(seen, 10)
       yield* Scope.close(scope, Exit.void)
     }))
-
-  it.effect("takeAll hands a lane everything queued while it worked, in one batch", () =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const activity = KeyedLanes.makeActivity()
-      const batches: Array<ReadonlyArray<number>> = []
-      const gate = yield* Deferred.make<void>()
-      const lanes = yield* KeyedLanes.make<number>({
-        capacity: 3,
-        take: Queue.takeAll,
-        run: (_, items) =>
-          Effect.andThen(Effect.sync(() => batches.push(items)), items[0] === 1 ? Deferred.await(gate) : Effect.void),
-        activity
-      }).pipe(Scope.provide(scope))
-      yield* lanes.offer("task", 1)
-      yield* Effect.yieldNow
-      // While the first batch runs, four more come: three fit, the fourth is dropped.
-      const offered = yield* Effect.forEach([2, 3, 4, 5], (n) => lanes.offer("task", n))
-      assert.deepStrictEqual(offered, [true, true, true, false])
-      yield* Deferred.succeed(gate, undefined)
-      yield* activity.idle
-      assert.deepStrictEqual(batches, [[1], [2, 3, 4]])
-    }).pipe(Effect.scoped))
 
   it.effect("closing the scope interrupts what runs, drops what waits, and ignores later offers", () =>
     Effect.gen(function*() {

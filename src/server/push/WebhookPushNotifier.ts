@@ -294,13 +294,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   // One lane per (task, config): its deliveries, one at a time. Kept a second once empty: a task's events often come
   // further apart than a POST takes, and a lane made anew for each cost ~50 µs of CPU more per delivery
   // (bench/pushDeliveries.ts).
-  const webhookLanes = yield* KeyedLanes.make<Effect.Effect<void>>({
-    capacity: maxQueued,
-    take: KeyedLanes.one,
-    run: (_, jobs) => Effect.forEach(jobs, identity, { discard: true }),
-    activity,
-    idleTimeToLive: Duration.seconds(1)
-  }).pipe(Scope.provide(lanesScope))
+  const webhookLanes = yield* KeyedLanes.make({ capacity: maxQueued, activity, idleTimeToLive: Duration.seconds(1) })
+    .pipe(Scope.provide(lanesScope))
   yield* Effect.addFinalizer(() =>
     activity.idle.pipe(
       Effect.timeoutOption(options.drainTimeout ?? Duration.seconds(5)),
