@@ -111,7 +111,7 @@ describe("KeyedLanes", () => {
       assert.deepStrictEqual(seen, ["interrupted"])
     }))
 
-  it.effect("a lane that releases itself ends its fiber", () =>
+  it.effect("a lane that releases itself ends its fiber, on its own", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const activity = KeyedLanes.makeActivity()
@@ -122,7 +122,25 @@ describe("KeyedLanes", () => {
       yield* Effect.yieldNow
       assert.isDefined(fiber)
       const exit = yield* Fiber.await(fiber!)
-      assert.isTrue(Exit.hasInterrupts(exit))
+      assert.isTrue(Exit.isSuccess(exit))
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("a kept lane's fiber ends once the lane is released", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const activity = KeyedLanes.makeActivity()
+      const lanes = yield* KeyedLanes.make({ capacity: 10, activity, idleTimeToLive: "1 second" }).pipe(
+        Scope.provide(scope)
+      )
+      let fiber: Fiber.Fiber<unknown, unknown> | undefined
+      yield* lanes.offer("k", Effect.withFiber((f) => Effect.sync(() => (fiber = f))))
+      yield* activity.idle
+      yield* Effect.yieldNow
+      assert.isUndefined(fiber!.pollUnsafe())
+      yield* TestClock.adjust("2 seconds")
+      assert.strictEqual(yield* lanes.size, 0)
+      yield* Fiber.await(fiber!)
       yield* Scope.close(scope, Exit.void)
     }))
 })
