@@ -7,7 +7,7 @@
  *   `application/json` (spec 0.3 section 9.5: "Task object is sent as JSON payload"), not 1.0 StreamResponses.
  * - Never blocks the task: `notify` only enqueues. A task's turn reads the task's configs when the event's turn
  *   comes (once for the events queued meanwhile), then hands each event to one lane per (task, config)
- *   (KeyedLanes: an RcMap entry with a Queue and its fiber); lanes run one delivery at a time, so events reach each
+ *   (KeyedLanes: a Queue and its fiber, in a FiberMap); lanes run one delivery at a time, so events reach each
  *   webhook in the order they happened, and a slow webhook delays no other.
  * - Each POST carries `Authorization: <scheme> <credentials>` (AuthenticationInfo) and the config's token as
  *   `X-A2A-Notification-Token`, has a timeout, and is retried with capped, jittered exponential backoff on
