@@ -5,10 +5,10 @@
  * - Each webhook is sent payloads of the protocol version its config was registered with: a config created
  *   over A2A 0.3 receives, for every event, the task as it then is, as a 0.3 Task (`kind: "task"`) in
  *   `application/json` (spec 0.3 section 9.5: "Task object is sent as JSON payload"), not 1.0 StreamResponses.
- * - Never blocks the task: `notify` only enqueues. Each task has a lane that reads the task's configs when the
- *   event's turn comes (once for the events queued meanwhile), then hands each event to one lane per (task,
- *   config); lanes run one job at a time, so events reach each webhook in the order they happened, and a slow
- *   webhook delays no other.
+ * - Never blocks the task: `notify` only enqueues. A task's turn reads the task's configs when the event's turn
+ *   comes (once for the events queued meanwhile), then hands each event to one lane per (task, config)
+ *   (KeyedLanes: a Queue and its fiber, in a FiberMap); lanes run one delivery at a time, so events reach each
+ *   webhook in the order they happened, and a slow webhook delays no other.
  * - Each POST carries `Authorization: <scheme> <credentials>` (AuthenticationInfo) and the config's token as
  *   `X-A2A-Notification-Token`, has a timeout, and is retried with capped, jittered exponential backoff on
  *   network errors, timeouts, 408, 429 and 5xx. Other answers (3xx, 4xx) are final: retrying cannot help.
@@ -39,10 +39,10 @@
  */
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import { identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -57,6 +57,8 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as v1 from "../../generated/v1.ts"
+import * as KeyedLanes from "../internal/KeyedLanes.ts"
+import * as LiveSet from "../internal/LiveSet.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
@@ -260,68 +262,15 @@ class Payloads {
   }
 }
 
-/** An event waiting for its task's lane, with the span that published it. */
+/** An event waiting for its task's turn, with the span that published it. */
 interface Queued {
   readonly event: PushEvent
   readonly parent: Tracer.AnySpan | undefined
 }
 
-/** Keyed lanes: jobs with the same key run one at a time in submission order; different keys run concurrently. */
-const makeLanes = (scope: Scope.Scope, maxQueued: number) => {
-  const lanes = new Map<string, Array<Effect.Effect<void>>>()
-  let pending = 0
-  let waiters: Array<Deferred.Deferred<void>> = []
-
-  const finished = () => {
-    pending--
-    if (pending === 0) {
-      const ready = waiters
-      waiters = []
-      for (const waiter of ready) Deferred.doneUnsafe(waiter, Effect.void)
-    }
-  }
-
-  const run = (key: string, lane: Array<Effect.Effect<void>>): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const job = lane[0]
-      if (job === undefined) {
-        lanes.delete(key)
-        return Effect.void
-      }
-      return job.pipe(
-        Effect.ensuring(Effect.sync(() => {
-          lane.shift()
-          finished()
-        })),
-        Effect.andThen(run(key, lane))
-      )
-    })
-
-  /** Enqueues; false when the lane is full (the job is dropped). */
-  const submit = (key: string, job: Effect.Effect<void>): Effect.Effect<boolean> =>
-    Effect.suspend(() => {
-      const lane = lanes.get(key)
-      if (lane !== undefined) {
-        // lane[0] is running; the rest wait.
-        if (lane.length > maxQueued) return Effect.succeed(false)
-        lane.push(job)
-        pending++
-        return Effect.succeed(true)
-      }
-      const fresh = [job]
-      lanes.set(key, fresh)
-      pending++
-      return Effect.as(Effect.forkIn(run(key, fresh), scope), true)
-    })
-
-  const idle = Effect.suspend(() => {
-    if (pending === 0) return Effect.void
-    const waiter = Deferred.makeUnsafe<void>()
-    waiters.push(waiter)
-    return Deferred.await(waiter)
-  })
-
-  return { submit, idle }
+/** A task's turn: the events that came since it last took them. */
+interface Turn {
+  next: Array<Queued>
 }
 
 export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
@@ -341,9 +290,14 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
 
   // Lanes live in their own scope, closed after a bounded drain when the layer shuts down.
   const lanesScope = yield* Scope.fork(layerScope)
-  const lanes = makeLanes(lanesScope, maxQueued)
+  const activity = KeyedLanes.makeActivity()
+  // One lane per (task, config): its deliveries, one at a time. Kept a second once empty: a task's events often come
+  // further apart than a POST takes, and a lane made anew for each cost ~50 µs of CPU more per delivery
+  // (bench/pushDeliveries.ts).
+  const webhookLanes = yield* KeyedLanes.make({ capacity: maxQueued, activity, idleTimeToLive: Duration.seconds(1) })
+    .pipe(Scope.provide(lanesScope))
   yield* Effect.addFinalizer(() =>
-    lanes.idle.pipe(
+    activity.idle.pipe(
       Effect.timeoutOption(options.drainTimeout ?? Duration.seconds(5)),
       Effect.andThen(Scope.close(lanesScope, Exit.void))
     )
@@ -521,7 +475,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
         for (const config of targets) {
           const { body, contentType } = payloads.for(config)
           const outboxId = yield* outbox.add({ taskId, configId: config.id, body, contentType, kind })
-          const queued = yield* lanes.submit(
+          const queued = yield* webhookLanes.offer(
             statusKey(taskId, config.id),
             deliver(taskId, config.id, (current) => payloads.for(current), kind, outboxId, parent)
           )
@@ -534,35 +488,52 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     }
   )
 
-  // Per task, the events waiting for the task's lane; the lane takes them all when their turn comes.
-  const waiting = new Map<string, Array<Queued>>()
+  // Per task while its turn runs, the events that came since the turn last took them. A turn (a fiber) takes them
+  // all, dispatches them, and ends once none came meanwhile, its record then empty (the Map's old tables keep it
+  // until a full GC: see LiveSet). Not a KeyedLanes lane: this is all the notifier costs an event of a task without
+  // configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost ~9 µs more per burst of a
+  // task's events than this record and one fiber (BENCHMARKS.md, "Webhook lanes from RcMap and Queue").
+  const turns = new Map<string, Turn>()
+  // The turns' fibers, interrupted with the lanes. Not forkIn(lanesScope): that adds and removes an entry of the
+  // scope's Map per turn, kept reachable from the Map's old tables (see LiveSet).
+  const running = LiveSet.make<Fiber.Fiber<void>>()
+  yield* Scope.addFinalizer(lanesScope, Effect.suspend(() => Fiber.interruptAll(LiveSet.takeAll(running))))
+
+  const turn = (taskId: string, current: Turn): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const batch = current.next
+      if (batch.length === 0) {
+        turns.delete(taskId)
+        return Effect.void
+      }
+      current.next = []
+      return dispatch(taskId, batch).pipe(
+        Effect.ensuring(Effect.sync(() => activity.done(batch.length))),
+        Effect.andThen(turn(taskId, current))
+      )
+    })
+
+  const track = (fiber: Fiber.Fiber<void>): void => {
+    const entry = LiveSet.add(running, fiber)
+    fiber.addObserver(() => LiveSet.remove(running, entry))
+  }
 
   const submit = (event: PushEvent, parent: Tracer.AnySpan | undefined): Effect.Effect<void> =>
     Effect.suspend(() => {
       const taskId = event.taskId
-      const batch = waiting.get(taskId)
-      if (batch !== undefined) {
-        if (batch.length >= maxQueued) return queueFull({ taskId })
-        batch.push({ event, parent })
+      const current = turns.get(taskId)
+      if (current !== undefined) {
+        if (current.next.length >= maxQueued) return queueFull({ taskId })
+        current.next.push({ event, parent })
+        activity.add()
         return Effect.void
       }
-      const fresh: Array<Queued> = [{ event, parent }]
-      waiting.set(taskId, fresh)
-      // Emptied once taken: the Map's old tables keep the arrays it held until a full GC (see LiveSet), and then
-      // keep nothing of the events.
-      const done = Effect.sync(() => {
-        fresh.length = 0
-      })
-      const job = Effect.suspend(() => {
-        waiting.delete(taskId)
-        return Effect.ensuring(dispatch(taskId, fresh), done)
-      })
-      return Effect.flatMap(lanes.submit(taskId, job), (queued) => {
-        if (queued) return Effect.void
-        waiting.delete(taskId)
-        fresh.length = 0
-        return queueFull({ taskId })
-      })
+      // Shut down: nothing more is delivered.
+      if (lanesScope.state._tag === "Closed") return Effect.void
+      const fresh: Turn = { next: [{ event, parent }] }
+      turns.set(taskId, fresh)
+      activity.add()
+      return Effect.map(Effect.forkDetach(turn(taskId, fresh)), track)
     })
 
   const notify = (event: PushEvent): Effect.Effect<void> =>
@@ -574,7 +545,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   yield* outbox.orphans.pipe(
     Stream.runForEach((pending) =>
       Effect.flatMap(
-        lanes.submit(
+        webhookLanes.offer(
           statusKey(pending.taskId, pending.configId),
           deliver(
             pending.taskId,
@@ -603,7 +574,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const deliveries = WebhookDeliveries.of({
     status: (taskId, configId) => Effect.sync(() => Option.fromNullishOr(statuses.get(statusKey(taskId, configId)))),
     all: Effect.sync(() => Array.from(statuses.values())),
-    idle: lanes.idle
+    idle: activity.idle
   })
   return { notifier: PushNotifier.of({ notify }), deliveries }
 })

@@ -1,6 +1,6 @@
 import { NodeDns } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Result, Tracer } from "effect"
+import { Effect, Exit, Layer, Option, Result, Scope, Stream, Tracer } from "effect"
 import type * as v1 from "../../../src/generated/v1.ts"
 import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
 import * as PinnedDeliveryClient from "../../../src/server/push/PinnedDeliveryClient.ts"
@@ -8,6 +8,7 @@ import * as WebhookGuard from "../../../src/server/push/WebhookGuard.ts"
 import * as WebhookPushNotifier from "../../../src/server/push/WebhookPushNotifier.ts"
 import { type PushConfig, PushConfigStore } from "../../../src/server/PushConfigStore.ts"
 import { PushNotifier } from "../../../src/server/PushNotifier.ts"
+import { PushOutbox } from "../../../src/server/PushOutbox.ts"
 import * as Receiver from "./receiver.ts"
 
 const guardLayer = (allowlist: string) =>
@@ -365,4 +366,41 @@ describe("WebhookPushNotifier", () => {
       yield* idle
       assert.deepStrictEqual(receiver.on("/bounded").map((r) => JSON.parse(r.body)), [...events.slice(0, 3), later])
     }).pipe(Effect.provide(notifierLayer("127.0.0.1,localhost", { ...testOptions, maxQueuedPerTask: 3 }))))
+  it.live("at shutdown, what the drain timeout cuts short stays written down; what was made is forgotten", () =>
+    Effect.gen(function*() {
+      const receiver = yield* Receiver.make
+      const release = yield* receiver.hold("/stuck")
+      // An outbox in memory: the deliveries written down and not yet made, by id.
+      const pending = new Map<string, string>()
+      let ids = 0
+      const outbox = Layer.succeed(PushOutbox, {
+        add: (delivery) =>
+          Effect.sync(() => {
+            const id = String(++ids)
+            pending.set(id, `${delivery.configId} ${JSON.parse(delivery.body).statusUpdate.status.state}`)
+            return id
+          }),
+        done: (id) => Effect.sync(() => void pending.delete(id)),
+        orphans: Stream.empty
+      })
+      const scope = yield* Scope.make()
+      const services = yield* Layer.buildWithScope(
+        notifierLayer("127.0.0.1", { ...testOptions, drainTimeout: "100 millis" }).pipe(Layer.provide(outbox)),
+        scope
+      )
+      const id = taskId()
+      yield* Effect.gen(function*() {
+        yield* addConfig({ id: "fast", taskId: id, url: receiver.url("/fast") })
+        yield* addConfig({ id: "stuck", taskId: id, url: receiver.url("/stuck") })
+        yield* notify(id, status(id, "TASK_STATE_WORKING", 1))
+        yield* notify(id, status(id, "TASK_STATE_COMPLETED", 2))
+      }).pipe(Effect.provide(services))
+      yield* receiver.waitFor("/fast", 2)
+      yield* receiver.waitFor("/stuck", 1)
+      yield* Scope.close(scope, Exit.void)
+      // The first POST to /stuck is in flight, the second waits behind it: both are left for the next start.
+      assert.deepStrictEqual(Array.from(pending.values()), ["stuck TASK_STATE_WORKING", "stuck TASK_STATE_COMPLETED"])
+      yield* release
+      assert.strictEqual(receiver.on("/stuck").length, 1)
+    }))
 })
