@@ -9,6 +9,8 @@
  * - a reader (`query_only`) for a lone SELECT outside a transaction: it reads the last commit at once, never
  *   queued behind writes and transactions that wait on the semaphore (WAL readers do not block the writer, nor
  *   the writer them).
+ * Lone writes (outside a transaction) from concurrent fibers share commits (see SqliteGroupCommit): under load,
+ * the saves of many tasks cost one commit, and each caller resumes once its write committed.
  *
  * Checkpoints (copying the WAL back into the database file, the only step that syncs to disk under `NORMAL`) run
  * on a worker thread with its own connection, a passive one every `CHECKPOINT_INTERVAL`, instead of inside
@@ -52,6 +54,7 @@ import { chmodSync, existsSync, mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 import { Worker } from "node:worker_threads"
+import * as SqliteGroupCommit from "./internal/SqliteGroupCommit.ts"
 
 export interface SqliteClientConfig {
   /** Database file, or `":memory:"`. Missing parent directories are created. */
@@ -288,27 +291,39 @@ const startCheckpointer = (config: SqliteClientConfig) =>
 
 const isRead = (sql: string) => /^\s*select\b/i.test(sql)
 
-/** Sends a lone SELECT to the reader, anything else to the writer under its semaphore. */
+/** Statements that must run alone: transaction control and connection settings never join a group. */
+const runsAlone = (sql: string) =>
+  /^\s*(begin|commit|end|rollback|savepoint|release|pragma|vacuum|attach|detach)\b/i.test(sql)
+
+/**
+ * The connection lone statements (outside a transaction) run on: a SELECT on the reader, a write in the next group
+ * commit, anything else on the writer under its semaphore.
+ */
 const routed = (
   reader: SqliteConnection,
   writer: Connection.Borrower,
-  lease: Effect.Effect<Connection.Connection, SqlError, Scope.Scope>
-): Connection.Connection => ({
-  execute: (sql, params, transformRows) =>
-    isRead(sql)
-      ? reader.execute(sql, params, transformRows)
-      : writer((conn) => conn.execute(sql, params, transformRows)),
-  executeRaw: (sql, params) => writer((conn) => conn.executeRaw(sql, params)),
-  executeValues: (sql, params) =>
-    isRead(sql) ? reader.executeValues(sql, params) : writer((conn) => conn.executeValues(sql, params)),
-  executeValuesUnprepared: (sql, params) => writer((conn) => conn.executeValuesUnprepared(sql, params)),
-  executeUnprepared: (sql, params, transformRows) =>
-    writer((conn) => conn.executeUnprepared(sql, params, transformRows)),
-  executeStream: (sql, params, transformRows) =>
-    isRead(sql)
-      ? reader.executeStream(sql, params, transformRows)
-      : Stream.unwrap(Effect.map(lease, (conn) => conn.executeStream(sql, params, transformRows)))
-})
+  lease: Effect.Effect<Connection.Connection, SqlError, Scope.Scope>,
+  group: SqliteGroupCommit.GroupCommit
+): Connection.Connection => {
+  const write = <A>(sql: string, run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>) =>
+    runsAlone(sql) ? writer(run) : group.write(run)
+  return {
+    execute: (sql, params, transformRows) =>
+      isRead(sql)
+        ? reader.execute(sql, params, transformRows)
+        : write(sql, (conn) => conn.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => write(sql, (conn) => conn.executeRaw(sql, params)),
+    executeValues: (sql, params) =>
+      isRead(sql) ? reader.executeValues(sql, params) : write(sql, (conn) => conn.executeValues(sql, params)),
+    executeValuesUnprepared: (sql, params) => write(sql, (conn) => conn.executeValuesUnprepared(sql, params)),
+    executeUnprepared: (sql, params, transformRows) =>
+      write(sql, (conn) => conn.executeUnprepared(sql, params, transformRows)),
+    executeStream: (sql, params, transformRows) =>
+      isRead(sql)
+        ? reader.executeStream(sql, params, transformRows)
+        : Stream.unwrap(Effect.map(lease, (conn) => conn.executeStream(sql, params, transformRows)))
+  }
+}
 
 /** Opens the database for the life of the current scope. */
 export const make = Effect.fnUntraced(function*(
@@ -329,7 +344,11 @@ export const make = Effect.fnUntraced(function*(
     yield* startCheckpointer(config)
     const readerDb = yield* Effect.acquireRelease(open(config, "reader"), (db) => close(db, false))
     const reader = new SqliteConnection(readerDb, config.statementCacheSize ?? 200)
-    const writer = routed(reader, acquirers.borrower, acquirers.acquirer)
+    const group = yield* SqliteGroupCommit.make(
+      acquirers.borrower,
+      (conn) => (conn as SqliteConnection).db.isTransaction
+    )
+    const writer = routed(reader, acquirers.borrower, acquirers.acquirer, group)
     borrower = (f) => f(writer)
   }
   const client = yield* SqlClient.make({
