@@ -155,7 +155,11 @@ const main = async () => {
     const rssHeld = rssMiB(child.pid!)
     probing = false
     await prober
-    console.error(`held ${holdMs} ms: RSS ${Math.round(rssHeld)} MiB, ${getTaskMs.length} GetTasks`)
+    console.error(
+      `held ${holdMs} ms: opened ${ok.length} of ${streams}, first event max ` +
+        `${Math.round(quantile(ok.map((s) => s.firstEventMs), 1))} ms, GetTask p99 ` +
+        `${Math.round(quantile(getTaskMs, 0.99))} ms, RSS ${Math.round(rssHeld)} MiB`
+    )
     let canceled = 0
     const cancelStarted = performance.now()
     const cancelMs = await timed(() =>
