@@ -13,7 +13,7 @@
  * the saves of many tasks cost one commit, and each caller resumes once its write committed.
  *
  * Checkpoints (copying the WAL back into the database file, the only step that syncs to disk under `NORMAL`) run
- * on a worker thread with its own connection, a passive one every `CHECKPOINT_INTERVAL`, instead of inside
+ * on a worker thread with its own connection, a passive one every `CHECKPOINT_INTERVAL_MS`, instead of inside
  * whichever commit crosses SQLite's 1,000-page mark: a commit then costs a write to the WAL, never an fsync on the
  * event loop.
  *
@@ -267,8 +267,8 @@ const close = (db: DatabaseSync, optimize: boolean) =>
     db.close()
   })
 
-/** Starts the checkpoint worker for the life of the current scope. */
-const startCheckpointer = (config: SqliteClientConfig) =>
+/** Starts the checkpoint worker for the life of the current scope; `writer` checkpoints again if it fails. */
+const startCheckpointer = (config: SqliteClientConfig, writer: DatabaseSync) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const worker = new Worker(checkpointer, {
@@ -282,8 +282,11 @@ const startCheckpointer = (config: SqliteClientConfig) =>
         resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 }
       })
       worker.unref()
-      // A worker that cannot run leaves the WAL to grow until the next open checkpoints it: say so, once.
-      worker.once("error", (error) => Effect.runFork(Effect.logWarning("SQLite checkpoint worker failed", error)))
+      // Without the worker the WAL would grow until the next open: the writer checkpoints as SQLite does by default.
+      worker.once("error", (error) => {
+        if (writer.isOpen) writer.exec("PRAGMA wal_autocheckpoint = 1000")
+        Effect.runFork(Effect.logWarning("SQLite checkpoint worker failed; the writer checkpoints instead", error))
+      })
       return worker
     }),
     (worker) => Effect.promise(() => worker.terminate())
@@ -341,7 +344,7 @@ export const make = Effect.fnUntraced(function*(
   // Released before the writer closes (scopes release in reverse): the last connection out checkpoints the WAL.
   let borrower = acquirers.borrower
   if (onDisk) {
-    yield* startCheckpointer(config)
+    yield* startCheckpointer(config, db)
     const readerDb = yield* Effect.acquireRelease(open(config, "reader"), (db) => close(db, false))
     const reader = new SqliteConnection(readerDb, config.statementCacheSize ?? 200)
     const group = yield* SqliteGroupCommit.make(
