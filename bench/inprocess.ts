@@ -7,7 +7,8 @@
  *
  * With BENCH_STORE=sqlite (or sqlite-full) the trivial agent's server runs over what `effect-a2a serve` runs, the
  * SQLite store (a file in a fresh temporary directory, synchronous NORMAL or FULL), and each figure also says how
- * many task saves a call made; BENCH_COALESCE=0 turns coalescing off (one save per event, as before).
+ * many task saves a call made; BENCH_COALESCE=0 turns coalescing off (one save per event, as before);
+ * BENCH_RECEIPTS=0 keeps no message receipts (idempotency window zero: what a send cost before safe retries).
  *
  *   node bench/inprocess.ts [calls] [name filter, e.g. "Stream"]
  */
@@ -55,7 +56,8 @@ const sqlite = (() => {
   )
   const stores = counted.pipe(Layer.provideMerge(SqlStore.layerSqlite({
     filename: Path.join(dir, "a2a.db"),
-    synchronous: store === "sqlite-full" ? "FULL" : "NORMAL"
+    synchronous: store === "sqlite-full" ? "FULL" : "NORMAL",
+    ...(process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {})
   })))
   return DurableServer.layerWithStores(stores, { card, executor })
 })()

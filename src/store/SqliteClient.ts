@@ -2,9 +2,20 @@
  * An `effect/sql` SqlClient over Node's built-in `node:sqlite` (`DatabaseSync`): the embedded default store,
  * one file, no server, no native addon to install.
  *
- * One connection, shared through a semaphore (SQLite allows one writer at a time anyway). Statements are
- * synchronous, so a query never yields mid-flight; keep them small (the task store's are point lookups and
- * index range scans).
+ * Statements are synchronous, so a query never yields mid-flight; keep them small (the task store's are point
+ * lookups and index range scans). A file database has two connections:
+ * - the writer, shared through a semaphore (SQLite allows one writer at a time anyway): every write, every
+ *   transaction, every stream;
+ * - a reader (`query_only`) for a lone SELECT outside a transaction: it reads the last commit at once, never
+ *   queued behind writes and transactions that wait on the semaphore (WAL readers do not block the writer, nor
+ *   the writer them).
+ * Lone writes (outside a transaction) from concurrent fibers share commits (see SqliteGroupCommit): under load,
+ * the saves of many tasks cost one commit, and each caller resumes once its write committed.
+ *
+ * Checkpoints (copying the WAL back into the database file, the only step that syncs to disk under `NORMAL`) run
+ * on a worker thread with its own connection, a passive one every `CHECKPOINT_INTERVAL_MS`, instead of inside
+ * whichever commit crosses SQLite's 1,000-page mark: a commit then costs a write to the WAL, never an fsync on the
+ * event loop.
  *
  * Settings, and why:
  * - `journal_mode=WAL`: readers never block the writer; a crash (even `kill -9`) never corrupts the file.
@@ -35,13 +46,15 @@ import * as ReactivityLayer from "effect/reactivity/Reactivity"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { Connection } from "effect/sql/SqlConnection"
+import type * as Connection from "effect/sql/SqlConnection"
 import { classifySqliteError, ConnectionError, SqlError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import { chmodSync, existsSync, mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+import { Worker } from "node:worker_threads"
+import * as SqliteGroupCommit from "./internal/SqliteGroupCommit.ts"
 
 export interface SqliteClientConfig {
   /** Database file, or `":memory:"`. Missing parent directories are created. */
@@ -90,7 +103,7 @@ const toInput = (value: unknown): SQLInputValue => {
 
 const toInputs = (params: ReadonlyArray<unknown>): Array<SQLInputValue> => params.map(toInput)
 
-class SqliteConnection implements Connection {
+class SqliteConnection implements Connection.Connection {
   readonly db: DatabaseSync
   private readonly cache = new Map<string, StatementSync>()
   private readonly cacheSize: number
@@ -190,7 +203,23 @@ class SqliteConnection implements Connection {
   }
 }
 
-const open = (config: SqliteClientConfig): Effect.Effect<DatabaseSync, SqlError> =>
+/** How often the checkpoint worker copies the WAL back into the database file. */
+const CHECKPOINT_INTERVAL_MS = 500
+
+/**
+ * The checkpoint worker: its own connection, a passive checkpoint (never waits for, nor blocks, the writer) on
+ * every tick. Plain JavaScript evaluated in the worker, so that it runs the same from the sources and the build.
+ */
+const checkpointer = `
+const { workerData } = require("node:worker_threads")
+const { DatabaseSync } = require("node:sqlite")
+const db = new DatabaseSync(workerData.filename, { timeout: workerData.timeout })
+const tick = () => { try { db.exec("PRAGMA wal_checkpoint(PASSIVE)") } catch {} }
+setInterval(tick, workerData.interval)
+`
+
+/** `writer`: the connection that writes; a reader is opened `query_only`. */
+const open = (config: SqliteClientConfig, role: "writer" | "reader"): Effect.Effect<DatabaseSync, SqlError> =>
   Effect.try({
     try: () => {
       const onDisk = config.filename !== ":memory:"
@@ -203,7 +232,12 @@ const open = (config: SqliteClientConfig): Effect.Effect<DatabaseSync, SqlError>
       })
       try {
         if (created) chmodSync(config.filename, 0o600)
-        if (onDisk) db.exec("PRAGMA journal_mode = WAL")
+        if (onDisk && role === "writer") {
+          db.exec("PRAGMA journal_mode = WAL")
+          // The checkpoint worker checkpoints instead (see the module comment).
+          db.exec("PRAGMA wal_autocheckpoint = 0")
+        }
+        if (role === "reader") db.exec("PRAGMA query_only = 1")
         db.exec(`PRAGMA synchronous = ${config.synchronous === "FULL" ? "FULL" : "NORMAL"}`)
       } catch (error) {
         db.close()
@@ -221,21 +255,85 @@ const open = (config: SqliteClientConfig): Effect.Effect<DatabaseSync, SqlError>
       })
   })
 
+const close = (db: DatabaseSync, optimize: boolean) =>
+  Effect.sync(() => {
+    if (!db.isOpen) return
+    // Lets the query planner keep its statistics fresh; cheap, and skipped when nothing changed.
+    try {
+      if (optimize) db.exec("PRAGMA optimize")
+    } catch {
+      // best effort only
+    }
+    db.close()
+  })
+
+/** Starts the checkpoint worker for the life of the current scope; `writer` checkpoints again if it fails. */
+const startCheckpointer = (config: SqliteClientConfig, writer: DatabaseSync) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const worker = new Worker(checkpointer, {
+        eval: true,
+        workerData: {
+          filename: config.filename,
+          timeout: config.busyTimeoutMillis ?? 5000,
+          interval: CHECKPOINT_INTERVAL_MS
+        },
+        // A checkpoint needs little: keep the worker's heap small.
+        resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 }
+      })
+      worker.unref()
+      // Without the worker the WAL would grow until the next open: the writer checkpoints as SQLite does by default.
+      worker.once("error", (error) => {
+        if (writer.isOpen) writer.exec("PRAGMA wal_autocheckpoint = 1000")
+        Effect.runFork(Effect.logWarning("SQLite checkpoint worker failed; the writer checkpoints instead", error))
+      })
+      return worker
+    }),
+    (worker) => Effect.promise(() => worker.terminate())
+  )
+
+const isRead = (sql: string) => /^\s*select\b/i.test(sql)
+
+/** Statements that must run alone: transaction control and connection settings never join a group. */
+const runsAlone = (sql: string) =>
+  /^\s*(begin|commit|end|rollback|savepoint|release|pragma|vacuum|attach|detach)\b/i.test(sql)
+
+/**
+ * The connection lone statements (outside a transaction) run on: a SELECT on the reader, a write in the next group
+ * commit, anything else on the writer under its semaphore.
+ */
+const routed = (
+  reader: SqliteConnection,
+  writer: Connection.Borrower,
+  lease: Effect.Effect<Connection.Connection, SqlError, Scope.Scope>,
+  group: SqliteGroupCommit.GroupCommit
+): Connection.Connection => {
+  const write = <A>(sql: string, run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>) =>
+    runsAlone(sql) ? writer(run) : group.write(run)
+  return {
+    execute: (sql, params, transformRows) =>
+      isRead(sql)
+        ? reader.execute(sql, params, transformRows)
+        : write(sql, (conn) => conn.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => write(sql, (conn) => conn.executeRaw(sql, params)),
+    executeValues: (sql, params) =>
+      isRead(sql) ? reader.executeValues(sql, params) : write(sql, (conn) => conn.executeValues(sql, params)),
+    executeValuesUnprepared: (sql, params) => write(sql, (conn) => conn.executeValuesUnprepared(sql, params)),
+    executeUnprepared: (sql, params, transformRows) =>
+      write(sql, (conn) => conn.executeUnprepared(sql, params, transformRows)),
+    executeStream: (sql, params, transformRows) =>
+      isRead(sql)
+        ? reader.executeStream(sql, params, transformRows)
+        : Stream.unwrap(Effect.map(lease, (conn) => conn.executeStream(sql, params, transformRows)))
+  }
+}
+
 /** Opens the database for the life of the current scope. */
 export const make = Effect.fnUntraced(function*(
   config: SqliteClientConfig
 ): Effect.fn.Return<SqliteClient, SqlError, Scope.Scope | Reactivity> {
-  const db = yield* Effect.acquireRelease(open(config), (db) =>
-    Effect.sync(() => {
-      if (!db.isOpen) return
-      // Lets the query planner keep its statistics fresh; cheap, and skipped when nothing changed.
-      try {
-        db.exec("PRAGMA optimize")
-      } catch {
-        // best effort only
-      }
-      db.close()
-    }))
+  const onDisk = config.filename !== ":memory:"
+  const db = yield* Effect.acquireRelease(open(config, "writer"), (db) => close(db, true))
   const connection = new SqliteConnection(db, config.statementCacheSize ?? 200)
   const semaphore = yield* Semaphore.make(1)
   const acquirers = SqlClient.makeSqliteAcquirers({
@@ -243,8 +341,22 @@ export const make = Effect.fnUntraced(function*(
     semaphore,
     isTransaction: (conn) => conn.db.isTransaction
   })
+  // Released before the writer closes (scopes release in reverse): the last connection out checkpoints the WAL.
+  let borrower = acquirers.borrower
+  if (onDisk) {
+    yield* startCheckpointer(config, db)
+    const readerDb = yield* Effect.acquireRelease(open(config, "reader"), (db) => close(db, false))
+    const reader = new SqliteConnection(readerDb, config.statementCacheSize ?? 200)
+    const group = yield* SqliteGroupCommit.make(
+      acquirers.borrower,
+      (conn) => (conn as SqliteConnection).db.isTransaction
+    )
+    const writer = routed(reader, acquirers.borrower, acquirers.acquirer, group)
+    borrower = (f) => f(writer)
+  }
   const client = yield* SqlClient.make({
     ...acquirers,
+    borrower,
     driver: "sqlite-node-builtin",
     compiler: Statement.makeCompilerSqlite(),
     beginTransaction: "BEGIN IMMEDIATE",

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -96,6 +96,69 @@ describe("SqliteClient (node:sqlite)", () => {
         assert.strictEqual(pk.reason._tag, "ConstraintError")
         const dup = yield* sql`INSERT INTO u (id, email) VALUES ('y', 'a@example.com')`.pipe(Effect.flip)
         assert.strictEqual(dup.reason._tag, "UniqueViolation")
+      })
+    ))
+
+  it.effect("concurrent lone writes share commits, each caller answered once its write committed", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)`
+        // An empty WAL: every commit appends at least one frame (the table's page) to it.
+        yield* sql`PRAGMA wal_checkpoint(TRUNCATE)`
+        const ids = Array.from({ length: 40 }, (_, i) => i)
+        const inserted = yield* Effect.forEach(
+          ids,
+          (id) => sql<{ id: number }>`INSERT INTO t (id, body) VALUES (${id}, ${"x".repeat(100)}) RETURNING id`,
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(inserted.map(([row]) => row?.id), ids)
+        const [wal] = yield* sql<{ log: number }>`PRAGMA wal_checkpoint(PASSIVE)`
+        // One commit each would be 40 frames at least; grouped, a few.
+        assert.isBelow(wal!.log, 10)
+        // Read on the reader connection: all of them committed.
+        const [count] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM t`
+        assert.strictEqual(count?.n, 40)
+      })
+    ))
+
+  it.effect("a write that fails in a group fails alone: the others of its group are stored", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY)`
+        yield* sql`INSERT INTO t (id) VALUES (7)`
+        const exits = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (id) => Effect.exit(sql`INSERT INTO t (id) VALUES (${id})`),
+          { concurrency: "unbounded" }
+        )
+        const failed = exits.flatMap((exit, id) => Exit.isFailure(exit) ? [id] : [])
+        assert.deepStrictEqual(failed, [7])
+        const rows = yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => r.id), Array.from({ length: 20 }, (_, i) => i))
+      })
+    ))
+
+  it.effect("reads the last commit while a transaction holds the writer", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY)`
+        yield* sql`INSERT INTO t (id) VALUES (1)`
+        const gate = yield* Deferred.make<void>()
+        const open = yield* Deferred.make<void>()
+        const tx = yield* sql.withTransaction(
+          sql`INSERT INTO t (id) VALUES (2)`.pipe(
+            Effect.andThen(Deferred.succeed(open, undefined)),
+            Effect.andThen(Deferred.await(gate))
+          )
+        ).pipe(Effect.forkChild)
+        yield* Deferred.await(open)
+        // Not queued behind the open transaction, and without its uncommitted row.
+        const rows = yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`
+        assert.deepStrictEqual(rows.map((r) => r.id), [1])
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(tx)
+        const after = yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`
+        assert.deepStrictEqual(after.map((r) => r.id), [1, 2])
       })
     ))
 

@@ -1,0 +1,202 @@
+/**
+ * Write load (issue #33): N concurrent streaming tasks of the demo agent's "slow" (a status every 200 ms), on
+ * `effect-a2a serve` over its default SQLite store or `--memory`, on 127.0.0.1.
+ *
+ * Measures, per run: the time from sending each SendStreamingMessage to its first event (opened `--parallel` at a
+ * time, 100 by default), the latency of GetTask calls made every 100 ms while the streams run, the server's RSS
+ * with the streams running, the time to cancel every task (100 at a time) and the RSS after. A stream whose first
+ * event is not there within 30 s counts as not opened; canceling stops after 60 s (the count canceled says).
+ *
+ *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import * as Http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const BIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
+const OPEN_TIMEOUT_MS = 30_000
+/** How long canceling may take before the run gives up on the rest. */
+const CANCEL_LIMIT_MS = 60_000
+const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
+
+const argument = (name: string, fallback: number) => {
+  const at = process.argv.indexOf(name)
+  return at === -1 ? fallback : Number(process.argv[at + 1])
+}
+const streams = Number(process.argv[2] ?? 300)
+const store = process.argv[3] === "memory" ? "memory" : "sqlite"
+const holdMs = argument("--hold", 10) * 1000
+const parallel = argument("--parallel", 100)
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const rssMiB = (pid: number) => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024
+}
+
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
+}
+
+const startServer = async (dir: string): Promise<{ child: ChildProcess; base: string }> => {
+  const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
+  const child = spawn(process.execPath, store === "memory" ? [...args, "--memory"] : args, {
+    env: { ...process.env, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  for (let i = 0; i < 3000; i++) {
+    const m = /listening on (https?:\/\/\S+);/.exec(output)
+    if (m !== null) return { child, base: m[1]! }
+    if (child.exitCode !== null) throw new Error(`serve exited: ${output}`)
+    await sleep(20)
+  }
+  throw new Error(`serve did not start: ${output}`)
+}
+
+interface Stream {
+  readonly taskId: string
+  readonly firstEventMs: number
+  readonly request: Http.ClientRequest
+}
+
+/** Sends one SendStreamingMessage ("slow"); resolves at its first event, null if none came in time. */
+const openStream = (base: string, n: number): Promise<Stream | null> =>
+  new Promise((resolve) => {
+    const body = JSON.stringify({ message: { messageId: `slow-${n}`, role: "ROLE_USER", parts: [{ text: "slow" }] } })
+    const started = performance.now()
+    let settled = false
+    const settle = (value: Stream | null) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (value === null) request.destroy()
+      resolve(value)
+    }
+    const timer = setTimeout(() => settle(null), OPEN_TIMEOUT_MS)
+    const request = Http.request(`${base}/message:stream`, {
+      method: "POST",
+      agent: false,
+      headers: { ...HEADERS, accept: "text/event-stream", "content-length": Buffer.byteLength(body) }
+    }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => {
+        if (settled) return // later events are read and dropped, as a client that keeps up
+        text += chunk
+        const end = text.indexOf("\n\n")
+        if (end === -1) return
+        const data = text.slice(0, end).split("\n").find((line) => line.startsWith("data:"))?.slice(5)
+        const taskId = (JSON.parse(data ?? "{}") as { task?: { id?: string } }).task?.id
+        settle(taskId === undefined ? null : { taskId, firstEventMs: performance.now() - started, request })
+      })
+      res.on("close", () => settle(null))
+    })
+    request.on("error", () => settle(null))
+    request.end(body)
+  })
+
+/** Runs `f` over `items`, `concurrency` at a time. */
+const pool = async <A, B>(items: ReadonlyArray<A>, concurrency: number, f: (a: A) => Promise<B>) => {
+  const out: Array<B> = new Array(items.length)
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await f(items[i]!)
+    }
+  }))
+  return out
+}
+
+const timed = async (f: () => Promise<unknown>) => {
+  const started = performance.now()
+  await f()
+  return performance.now() - started
+}
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "a2a-slow-streams-"))
+  const { base, child } = await startServer(dir)
+  try {
+    await sleep(1000)
+    const rssBefore = rssMiB(child.pid!)
+    // GetTask latency, every 100 ms, from the first stream opened to the end of the hold.
+    const getTaskMs: Array<number> = []
+    let probe: string | undefined
+    let probing = true
+    const prober = (async () => {
+      while (probing) {
+        if (probe !== undefined) {
+          const id = probe
+          getTaskMs.push(await timed(() => fetch(`${base}/tasks/${id}`, { headers: HEADERS }).then((r) => r.text())))
+        }
+        await sleep(100)
+      }
+    })()
+    const openStarted = performance.now()
+    const opened = await pool(Array.from({ length: streams }, (_, i) => i), parallel, async (i) => {
+      const stream = await openStream(base, i)
+      if (stream !== null) probe ??= stream.taskId
+      return stream
+    })
+    const openAllMs = performance.now() - openStarted
+    const ok = opened.filter((s): s is Stream => s !== null)
+    console.error(`opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
+    await sleep(holdMs)
+    const rssHeld = rssMiB(child.pid!)
+    probing = false
+    await prober
+    console.error(
+      `held ${holdMs} ms: opened ${ok.length} of ${streams}, first event max ` +
+        `${Math.round(quantile(ok.map((s) => s.firstEventMs), 1))} ms, GetTask p99 ` +
+        `${Math.round(quantile(getTaskMs, 0.99))} ms, RSS ${Math.round(rssHeld)} MiB`
+    )
+    let canceled = 0
+    const cancelStarted = performance.now()
+    const cancelMs = await timed(() =>
+      pool(ok, 100, async (s) => {
+        if (performance.now() - cancelStarted > CANCEL_LIMIT_MS) return
+        await fetch(`${base}/tasks/${s.taskId}:cancel`, { method: "POST", headers: HEADERS, body: "{}" })
+          .then((r) => r.text())
+        canceled++
+      })
+    )
+    for (const s of ok) s.request.destroy()
+    await sleep(2000)
+    const rssAfter = rssMiB(child.pid!)
+    const first = ok.map((s) => s.firstEventMs)
+    console.log(JSON.stringify({
+      store,
+      streams,
+      opened: ok.length,
+      firstEventP50Ms: Math.round(quantile(first, 0.5)),
+      firstEventMaxMs: Math.round(quantile(first, 1)),
+      openAllMs: Math.round(openAllMs),
+      getTasks: getTaskMs.length,
+      getTaskP50Ms: Math.round(quantile(getTaskMs, 0.5)),
+      getTaskP99Ms: Math.round(quantile(getTaskMs, 0.99)),
+      getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
+      rssBeforeMiB: Math.round(rssBefore),
+      rssHeldMiB: Math.round(rssHeld),
+      canceled,
+      cancelMs: Math.round(cancelMs),
+      rssAfterCancelMiB: Math.round(rssAfter)
+    }))
+  } finally {
+    child.kill("SIGTERM")
+    await Promise.race([new Promise((resolve) => child.once("exit", resolve)), sleep(10_000)])
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
