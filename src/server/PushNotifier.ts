@@ -1,7 +1,8 @@
 /**
  * The hook for push notification delivery (spec 3.5.3, 4.3): called with every event persisted for a task,
  * in order. Webhook delivery (timeouts, retries, SSRF guard) is a separate implementation; the default
- * does nothing.
+ * does nothing. Beside it, the payload editions: the bodies webhooks registered over another protocol version
+ * (A2A 0.3, 0.1) receive, the seam by which those versions' wings deliver.
  *
  * @example
  * ```ts
@@ -40,3 +41,32 @@ export class PushNotifier extends Context.Service<PushNotifier, {
 export const noop: PushNotifier["Service"] = { notify: () => Effect.void }
 
 export const layerNoop: Layer.Layer<PushNotifier> = Layer.succeed(PushNotifier, noop)
+
+// --- Payload editions ---
+
+/**
+ * How webhooks registered over another protocol version receive events: `accepts` the version a config recorded,
+ * `encode` one event's body for them. A config no edition accepts gets the 1.0 StreamResponse.
+ *
+ * @since 0.1.0
+ * @category Payload editions
+ */
+export interface PayloadEdition {
+  readonly accepts: (protocolVersion: string) => boolean
+  readonly contentType: string
+  readonly encode: (task: v1.Task, event: v1.StreamResponse) => string
+}
+
+/**
+ * The payload editions a webhook notifier (`WebhookPushNotifier` of `effect-a2a/node`, `WebPush` of
+ * `effect-a2a/web`) delivers in: the seam by which `effect-a2a/v0_3` and `effect-a2a/v0_1` send their versions'
+ * payloads to the configs registered over them, as `HttpCallContext.Editions` is for their requests. None by
+ * default.
+ *
+ * @since 0.1.0
+ * @category Payload editions
+ */
+export const PayloadEditions = Context.Reference<ReadonlyArray<PayloadEdition>>(
+  "effect-a2a/server/PushNotifier/PayloadEditions",
+  { defaultValue: () => [] }
+)

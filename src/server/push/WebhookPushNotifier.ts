@@ -61,24 +61,13 @@ import * as KeyedLanes from "../internal/KeyedLanes.ts"
 import * as LiveSet from "../internal/LiveSet.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
-import { type PushEvent, PushNotifier } from "../PushNotifier.ts"
+import { type PayloadEdition, PayloadEditions, type PushEvent, PushNotifier } from "../PushNotifier.ts"
 import { PushOutbox } from "../PushOutbox.ts"
 import { RecoveredTasks } from "../RecoveredTasks.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
 
 export const TOKEN_HEADER = "X-A2A-Notification-Token"
 export const CONTENT_TYPE = "application/a2a+json"
-
-/**
- * How webhooks registered over another protocol version receive events: `accepts` the version a config recorded,
- * `encode` one event's body for them. The seam by which `effect-a2a/v0_3` delivers 0.3 payloads to 0.3 configs;
- * a config no edition accepts gets the 1.0 StreamResponse.
- */
-export interface PayloadEdition {
-  readonly accepts: (protocolVersion: string) => boolean
-  readonly contentType: string
-  readonly encode: (task: v1.Task, event: v1.StreamResponse) => string
-}
 
 /**
  * The HTTP client webhook POSTs go through, following no redirects. The seam between the notifier, which runs
@@ -88,11 +77,6 @@ export interface PayloadEdition {
 export class DeliveryClient extends Context.Service<DeliveryClient, HttpClient.HttpClient>()(
   "effect-a2a/server/push/DeliveryClient"
 ) {}
-
-export const PayloadEditions = Context.Reference<ReadonlyArray<PayloadEdition>>(
-  "effect-a2a/server/push/PayloadEditions",
-  { defaultValue: () => [] }
-)
 
 export interface WebhookOptions {
   /** Per attempt (spec recommends 10-30 s). Default 10 seconds. */

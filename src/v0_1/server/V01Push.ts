@@ -1,9 +1,9 @@
 /**
  * Webhooks registered over A2A 0.1 receive the 0.1 Task, under the id its client gave it, as `application/json`.
  * 0.1 leaves the payload to the server (spec 0.1 section 9.4: it SHOULD carry the task id and status); the whole
- * task is what 0.3 servers later settled on. The push notifier's seam (`WebhookPushNotifier.PayloadEditions`).
+ * task is what 0.3 servers later settled on. The push notifier's seam (`PushNotifier.PayloadEditions`).
  */
-import type { PayloadEdition } from "../../server/push/WebhookPushNotifier.ts"
+import type { PayloadEdition } from "../../server/PushNotifier.ts"
 import * as Translation from "../protocol/Translation.ts"
 import * as TaskIds from "./TaskIds.ts"
 import { VERSION } from "./V01Edge.ts"

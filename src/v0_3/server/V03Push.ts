@@ -1,8 +1,8 @@
 /**
  * Webhooks registered over A2A 0.3 receive what 0.3 servers sent: the whole 0.3 Task as `application/json` (spec
- * 0.3 section 9.5), whatever the event. The push notifier's seam (`WebhookPushNotifier.PayloadEditions`).
+ * 0.3 section 9.5), whatever the event. The push notifier's seam (`PushNotifier.PayloadEditions`).
  */
-import type { PayloadEdition } from "../../server/push/WebhookPushNotifier.ts"
+import type { PayloadEdition } from "../../server/PushNotifier.ts"
 import { isLegacyVersion } from "../protocol/AgentCards.ts"
 import * as Tasks from "../protocol/Tasks.ts"
 

@@ -5,7 +5,7 @@
  */
 import * as Layer from "effect/Layer"
 import { Editions } from "../../server/http/HttpCallContext.ts"
-import { PayloadEditions } from "../../server/push/WebhookPushNotifier.ts"
+import { PayloadEditions } from "../../server/PushNotifier.ts"
 import * as V03Edition from "./V03Edition.ts"
 import * as V03Push from "./V03Push.ts"
 
