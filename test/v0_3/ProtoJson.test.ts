@@ -87,7 +87,7 @@ describe("0.3 REST (ProtoJSON)", () => {
     [Arbitrary.filter(Arbitrary.schema(v1.StreamResponse), jsonSafe)],
     ([event]) => {
       const written = wire(ProtoJson.fromV1StreamResponse(event))
-      same(ProtoJson.toV1StreamResponse(decodeEvent(ProtoJson.normalizeNames(written))), expressible(event))
+      same(ProtoJson.toV1StreamResponse(decodeEvent(written)), expressible(event))
     }
   )
 
@@ -202,5 +202,68 @@ describe("0.3 REST (ProtoJSON)", () => {
       capabilities: { extendedAgentCard: true }
     })
     expect(ProtoJson.toV1AgentCard({ name: 1 })).toStrictEqual(Option.none())
+  })
+
+  it("a proto card written with the proto field names reads as the one with the JSON names", () => {
+    const camel = {
+      protocolVersion: "0.3.0",
+      name: "a",
+      description: "d",
+      url: "http://h",
+      preferredTransport: "HTTP+JSON",
+      additionalInterfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }],
+      version: "1",
+      documentationUrl: "https://docs",
+      capabilities: { streaming: true, pushNotifications: true, extensions: [{ uri: "u", params: { snake_key: 1 } }] },
+      securitySchemes: {
+        o: {
+          oauth2SecurityScheme: {
+            flows: { clientCredentials: { tokenUrl: "https://t", scopes: { read_all: "r" } } },
+            oauth2MetadataUrl: "https://m"
+          }
+        },
+        h: { httpAuthSecurityScheme: { scheme: "bearer", bearerFormat: "JWT" } }
+      },
+      security: [{ schemes: { o: { list: ["read_all"] } } }],
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["application/json"],
+      skills: [{ id: "s", name: "s", description: "d", tags: ["t"], inputModes: ["text/plain"], security: [] }],
+      supportsAuthenticatedExtendedCard: true
+    }
+    const snake = {
+      protocol_version: "0.3.0",
+      name: "a",
+      description: "d",
+      url: "http://h",
+      preferred_transport: "HTTP+JSON",
+      additional_interfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }],
+      version: "1",
+      documentation_url: "https://docs",
+      capabilities: { streaming: true, push_notifications: true, extensions: [{ uri: "u", params: { snake_key: 1 } }] },
+      security_schemes: {
+        o: {
+          oauth2_security_scheme: {
+            flows: { client_credentials: { token_url: "https://t", scopes: { read_all: "r" } } },
+            oauth2_metadata_url: "https://m"
+          }
+        },
+        h: { http_auth_security_scheme: { scheme: "bearer", bearer_format: "JWT" } }
+      },
+      security: [{ schemes: { o: { list: ["read_all"] } } }],
+      default_input_modes: ["text/plain"],
+      default_output_modes: ["application/json"],
+      skills: [{ id: "s", name: "s", description: "d", tags: ["t"], input_modes: ["text/plain"], security: [] }],
+      supports_authenticated_extended_card: true
+    }
+    const read = ProtoJson.toV1AgentCard(camel)
+    expect(Option.isSome(read) && read.value).toMatchObject({
+      capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+      securitySchemes: { h: { httpAuthSecurityScheme: { scheme: "bearer", bearerFormat: "JWT" } } },
+      securityRequirements: [{ schemes: { o: { list: ["read_all"] } } }],
+      skills: [{ id: "s", inputModes: ["text/plain"], securityRequirements: [] }]
+    })
+    same(ProtoJson.toV1AgentCard(snake), read)
+    // a malformed field is no card
+    expect(ProtoJson.toV1AgentCard({ ...camel, capabilities: { streaming: "yes" } })).toStrictEqual(Option.none())
   })
 })

@@ -21,8 +21,10 @@
  * proto3 bool: a request with a configuration but no `blocking` does not wait (as the reference SDKs read it);
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
  *
- * The bodies' Schemas are generated from the proto (src/generated/v0_3ProtoJson.ts, codegen/FromProtoJson.ts);
- * this module translates them.
+ * The bodies' Schemas, the card's included, are generated from the proto (src/generated/v0_3ProtoJson.ts,
+ * codegen/FromProtoJson.ts): they hold its field names, enums and oneofs; this module only translates.
+ *
+ * @since 0.1.0
  */
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -43,12 +45,21 @@ const nonEmpty = (s: string | undefined): string | undefined => (s === undefined
 
 // --- Enums ---
 
-/** 1.0 state -> 0.3 proto name: the same names, but CANCELLED with two Ls. */
+/**
+ * 1.0 state -> 0.3 proto name: the same names, but CANCELLED with two Ls.
+ *
+ * @since 0.1.0
+ * @category Output
+ */
 export const toProtoState = (state: v1.TaskState): string =>
   state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : state
 
 // --- Output (1.0 -> 0.3 ProtoJSON) ---
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1Part = (part: v1.Part): Json => {
   if ("text" in part) return { text: part.text }
   if ("raw" in part) return { file: { fileWithBytes: part.raw, ...optional("mimeType", part.mediaType) } }
@@ -56,6 +67,10 @@ export const fromV1Part = (part: v1.Part): Json => {
   return { data: { data: Predicate.isReadonlyObject(part.data) ? part.data : { value: part.data } } }
 }
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1Message = (message: v1.Message): Json => ({
   messageId: message.messageId,
   role: message.role,
@@ -66,12 +81,20 @@ export const fromV1Message = (message: v1.Message): Json => ({
   ...optional("extensions", message.extensions)
 })
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1TaskStatus = (status: v1.TaskStatus): Json => ({
   state: toProtoState(status.state),
   ...optional("message", status.message === undefined ? undefined : fromV1Message(status.message)),
   ...optional("timestamp", status.timestamp)
 })
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1Artifact = (artifact: v1.Artifact): Json => ({
   artifactId: artifact.artifactId,
   parts: artifact.parts.map(fromV1Part),
@@ -81,6 +104,10 @@ export const fromV1Artifact = (artifact: v1.Artifact): Json => ({
   ...optional("extensions", artifact.extensions)
 })
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1Task = (task: v1.Task): Json => ({
   id: task.id,
   contextId: task.contextId ?? "",
@@ -90,9 +117,17 @@ export const fromV1Task = (task: v1.Task): Json => ({
   ...optional("metadata", task.metadata)
 })
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1SendMessageResponse = (response: v1.SendMessageResponse): Json =>
   "task" in response ? { task: fromV1Task(response.task) } : { message: fromV1Message(response.message) }
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1StreamResponse = (event: v1.StreamResponse, final: FinalRule = finalForSend): Json => {
   if ("task" in event) return { task: fromV1Task(event.task) }
   if ("message" in event) return { message: fromV1Message(event.message) }
@@ -121,9 +156,17 @@ export const fromV1StreamResponse = (event: v1.StreamResponse, final: FinalRule 
   }
 }
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const configName = (taskId: string, configId: string): string =>
   `tasks/${taskId}/pushNotificationConfigs/${configId}`
 
+/**
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1PushConfig = (config: v1.TaskPushNotificationConfig): Json => ({
   name: configName(config.taskId ?? "", config.id ?? ""),
   pushNotificationConfig: {
@@ -157,7 +200,12 @@ const protoScheme = (scheme: v1.SecurityScheme): v1.SecurityScheme | undefined =
   return { oauth2SecurityScheme: { ...scheme.oauth2SecurityScheme, flows: expressed } }
 }
 
-/** The 0.3 proto AgentCard for a 1.0 card (see AgentCards for the endpoint and field rules). */
+/**
+ * The 0.3 proto AgentCard for a 1.0 card (see AgentCards for the endpoint and field rules).
+ *
+ * @since 0.1.0
+ * @category Output
+ */
 export const fromV1AgentCard = (card: v1.AgentCard): Json => {
   const {
     iconUrl: _icon,
@@ -184,38 +232,6 @@ export const fromV1AgentCard = (card: v1.AgentCard): Json => {
 
 // --- Input (0.3 ProtoJSON -> 1.0) ---
 
-/** `message_id` -> `messageId`: a proto field name as its JSON name. */
-const camel = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
-
-/** Fields whose proto name differs from its JSON name other than by case (`json_name`). */
-const renamed: Readonly<Record<string, string>> = { request: "message", msg: "message", update: "message" }
-
-// Struct-valued fields: their keys are the user's, never renamed. (A DataPart is `{ data: { data: Struct } }`:
-// only the inner `data` is the user's.)
-const opaque = new Set(["metadata", "params", "header"])
-
-// Map fields: their keys are names (schemes, scopes), their values messages.
-const maps = new Set(["securitySchemes", "schemes"])
-
-/**
- * The input with proto field names replaced by JSON ones (the JSON name wins when both are present): for the
- * card, read with the 0.3 JSON Schema's AgentCard. (The generated Schemas take the proto names themselves.)
- */
-export const normalizeNames = (u: unknown, parent?: string): unknown => {
-  if (Array.isArray(u)) return u.map((item) => normalizeNames(item, parent))
-  if (!Predicate.isReadonlyObject(u)) return u
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(u)) {
-    const name = renamed[key] ?? camel(key)
-    if (name !== key && Object.hasOwn(u, name)) continue
-    if (opaque.has(name) || name === "scopes" || (name === "data" && parent === "data")) out[name] = value
-    else if (maps.has(name) && Predicate.isReadonlyObject(value)) {
-      out[name] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalizeNames(v, name)]))
-    } else out[name] = normalizeNames(value, name)
-  }
-  return out
-}
-
 /**
  * What a request's message must carry. The proto lets every field be absent (proto3), as a response's message may
  * be; a request without these is refused, as a 0.3 JSON-RPC one is.
@@ -224,7 +240,12 @@ const RequestMessage = Schema.Struct({
   message: Schema.Struct({ messageId: Schema.String, role: Schema.Unknown, content: Schema.Unknown })
 })
 
-/** A 0.3 REST TaskPushNotificationConfig. */
+/**
+ * A 0.3 REST TaskPushNotificationConfig.
+ *
+ * @since 0.1.0
+ * @category Input
+ */
 export const ProtoTaskPushConfig = Proto.TaskPushNotificationConfig
 
 const nonEmptyList = <A>(
@@ -266,7 +287,12 @@ const toV1PushConfig = (config: Proto.PushNotificationConfig, taskId?: string): 
 const decodeSend = FieldViolations.decoder(Proto.SendMessageRequest)
 const checkRequestMessage = FieldViolations.decoder(RequestMessage)
 
-/** A 0.3 REST `message:send` / `message:stream` body as a 1.0 SendMessageRequest. */
+/**
+ * A 0.3 REST `message:send` / `message:stream` body as a 1.0 SendMessageRequest.
+ *
+ * @since 0.1.0
+ * @category Input
+ */
 export const decodeSendMessageRequest = (body: unknown): Result.Result<v1.SendMessageRequest, InvalidParams> => {
   const decoded = Result.flatMap(decodeSend(body), (request) => Result.map(checkRequestMessage(request), () => request))
   return Result.map(decoded, (request) => {
@@ -300,6 +326,9 @@ const decodeConfig = FieldViolations.decoder(ProtoTaskPushConfig)
 /**
  * A 0.3 REST push config body (the TaskPushNotificationConfig itself, or wrapped as `{ config }`) for a task.
  * Without an id, the task id is the config id (as 0.3 servers did).
+ *
+ * @since 0.1.0
+ * @category Input
  */
 export const decodeTaskPushConfig = (
   body: unknown,
@@ -316,7 +345,12 @@ export const decodeTaskPushConfig = (
 
 // --- Client side: requests to a 0.3 REST server, and its responses ---
 
-/** The body of `message:send` / `message:stream` for a 1.0 request (ROLE_UNSPECIFIED goes out as ROLE_USER). */
+/**
+ * The body of `message:send` / `message:stream` for a 1.0 request (ROLE_UNSPECIFIED goes out as ROLE_USER).
+ *
+ * @since 0.1.0
+ * @category Client side
+ */
 export const toProtoSendMessageRequest = (request: v1.SendMessageRequest): Json => {
   const config = request.configuration
   const push = config?.taskPushNotificationConfig
@@ -340,16 +374,36 @@ export const toProtoSendMessageRequest = (request: v1.SendMessageRequest): Json 
 const toV1State = (state: Proto.TaskState): v1.TaskState =>
   state === "TASK_STATE_CANCELLED" ? "TASK_STATE_CANCELED" : state
 
-/** A 0.3 REST Task. */
+/**
+ * A 0.3 REST Task.
+ *
+ * @since 0.1.0
+ * @category Client side
+ */
 export const ProtoTask = Proto.Task
 
-/** A 0.3 REST SendMessageResponse. */
+/**
+ * A 0.3 REST SendMessageResponse.
+ *
+ * @since 0.1.0
+ * @category Client side
+ */
 export const ProtoSendMessageResponse = Proto.SendMessageResponse
 
-/** A 0.3 REST stream event (a StreamResponse). */
+/**
+ * A 0.3 REST stream event (a StreamResponse).
+ *
+ * @since 0.1.0
+ * @category Client side
+ */
 export const ProtoStreamResponse = Proto.StreamResponse
 
-/** A 0.3 REST ListTaskPushNotificationConfigResponse. */
+/**
+ * A 0.3 REST ListTaskPushNotificationConfigResponse.
+ *
+ * @since 0.1.0
+ * @category Client side
+ */
 export const ProtoListPushConfigs = Proto.ListTaskPushNotificationConfigResponse
 
 // Proto3 writers omit empty and zero fields: what may be absent reads as its default.
@@ -368,6 +422,10 @@ const responseArtifact = (a: Proto.Artifact): v1.Artifact => ({
   ...optional("extensions", nonEmptyList(a.extensions))
 })
 
+/**
+ * @since 0.1.0
+ * @category Client side
+ */
 export const toV1Task = (t: Proto.Task): v1.Task => ({
   id: t.id,
   contextId: t.contextId ?? "",
@@ -377,9 +435,17 @@ export const toV1Task = (t: Proto.Task): v1.Task => ({
   ...optional("metadata", t.metadata)
 })
 
+/**
+ * @since 0.1.0
+ * @category Client side
+ */
 export const toV1SendMessageResponse = (r: Proto.SendMessageResponse): v1.SendMessageResponse =>
   "task" in r ? { task: toV1Task(r.task) } : { message: toV1Message(r.message) }
 
+/**
+ * @since 0.1.0
+ * @category Client side
+ */
 export const toV1StreamResponse = (r: Proto.StreamResponse): v1.StreamResponse => {
   if ("task" in r) return { task: toV1Task(r.task) }
   if ("message" in r) return { message: toV1Message(r.message) }
@@ -409,7 +475,12 @@ export const toV1StreamResponse = (r: Proto.StreamResponse): v1.StreamResponse =
 
 const configNamePattern = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]*)$/
 
-/** A 0.3 REST TaskPushNotificationConfig (task and config ids from its `name`, else the given task). */
+/**
+ * A 0.3 REST TaskPushNotificationConfig (task and config ids from its `name`, else the given task).
+ *
+ * @since 0.1.0
+ * @category Client side
+ */
 export const toV1TaskPushConfig = (
   c: Proto.TaskPushNotificationConfig,
   taskId: string
@@ -420,40 +491,36 @@ export const toV1TaskPushConfig = (
   return id === undefined ? translated : { ...translated, id }
 }
 
-const decodeSchemes = Schema.decodeUnknownOption(Schema.Record(Schema.String, v1.SecurityScheme))
-const decodeRequirements = Schema.decodeUnknownOption(Schema.Array(v1.SecurityRequirement))
+const decodeProtoCard = Schema.decodeUnknownOption(Proto.AgentCard)
 const decodeCard03 = Schema.decodeUnknownOption(v0_3.AgentCard)
+const decodeSchemes = Schema.decodeUnknownOption(Schema.Record(Schema.String, v1.SecurityScheme))
+const decodeRequirements = (security: ReadonlyArray<Proto.Security> | undefined) =>
+  security === undefined ? Option.none() : Schema.decodeUnknownOption(Schema.Array(v1.SecurityRequirement))(security)
 
 /**
- * A 0.3 proto AgentCard (`GET /v1/card`) as a 1.0 card: read like a 0.3 JSON card (AgentCards), except the
- * security fields, which the proto already writes in the 1.0 forms (member-discriminated schemes, `{ schemes }`
- * requirements). None when it is not a card.
+ * A 0.3 proto AgentCard (`GET /v1/card`, JSON or proto field names) as a 1.0 card: read like a 0.3 JSON card
+ * (AgentCards), except the security fields, which the proto already writes in the 1.0 forms (member-discriminated
+ * schemes, `{ schemes }` requirements; left out when they are not). None when it is not a card.
+ *
+ * @since 0.1.0
+ * @category Client side
  */
-export const toV1AgentCard = (json: unknown): Option.Option<v1.AgentCard> => {
-  const normalized = normalizeNames(json)
-  if (!Predicate.isReadonlyObject(normalized)) return Option.none()
-  const { security, securitySchemes, skills, ...rest } = normalized
-  const skillList = Array.isArray(skills) ? skills : []
-  const plainSkills = skillList.map((skill) =>
-    Predicate.isReadonlyObject(skill)
-      ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== "security"))
-      : skill
+export const toV1AgentCard = (json: unknown): Option.Option<v1.AgentCard> =>
+  Option.flatMap(
+    decodeProtoCard(json),
+    ({ security, securitySchemes, skills = [], ...rest }) =>
+      Option.map(decodeCard03({ ...rest, skills: skills.map(({ security: _, ...skill }) => skill) }), (card03) => {
+        const card = AgentCards.toV1AgentCard(card03)
+        const schemes = securitySchemes === undefined ? Option.none() : decodeSchemes(securitySchemes)
+        const requirements = decodeRequirements(security)
+        return {
+          ...card,
+          skills: card.skills.map((skill, i) => {
+            const own = decodeRequirements(skills[i]?.security)
+            return Option.isSome(own) ? { ...skill, securityRequirements: own.value } : skill
+          }),
+          ...(Option.isSome(schemes) ? { securitySchemes: schemes.value } : {}),
+          ...(Option.isSome(requirements) ? { securityRequirements: requirements.value } : {})
+        }
+      })
   )
-  return Option.map(decodeCard03({ ...rest, skills: plainSkills }), (card03) => {
-    const card = AgentCards.toV1AgentCard(card03)
-    const schemes = securitySchemes === undefined ? Option.none() : decodeSchemes(securitySchemes)
-    const requirements = security === undefined ? Option.none() : decodeRequirements(security)
-    return {
-      ...card,
-      skills: card.skills.map((skill, i) => {
-        const raw = skillList[i]
-        const own = Predicate.isReadonlyObject(raw) && raw["security"] !== undefined
-          ? decodeRequirements(raw["security"])
-          : Option.none()
-        return Option.isSome(own) ? { ...skill, securityRequirements: own.value } : skill
-      }),
-      ...(Option.isSome(schemes) ? { securitySchemes: schemes.value } : {}),
-      ...(Option.isSome(requirements) ? { securityRequirements: requirements.value } : {})
-    }
-  })
-}
