@@ -178,7 +178,7 @@ export const make = Effect.fnUntraced(function*(
   const supportedExtensions = new Set((card.capabilities.extensions ?? []).flatMap((e) => e.uri ?? []))
   const host = options.host ?? "0.0.0.0"
   const maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
-  const encode = ProtoJsonBinary.makeEncoder()
+  const converter = ProtoJsonBinary.make()
 
   const server = new grpc.Server({
     "grpc.max_receive_message_length": maxMessageBytes,
@@ -213,7 +213,7 @@ export const make = Effect.fnUntraced(function*(
       extensions: CallContext.parseExtensions(headers["a2a-extensions"]),
       headers
     })
-    const input = Wire.toProtoJson(method.input, request)
+    const input = Wire.toProtoJson(method.input, request, converter)
     if (!input.ok) return Result.fail(input.error)
     const operation = prepare(input.value)
     if (Result.isFailure(operation)) return Result.fail(operation.failure)
@@ -271,7 +271,7 @@ export const make = Effect.fnUntraced(function*(
           Effect.flatMap(({ ctx, operation, responseMetadata }) =>
             Effect.flatMap(operation(handler, ctx), (result) => {
               if (responseMetadata !== undefined) call.sendMetadata(responseMetadata)
-              const out = Wire.fromProtoJson(method.output, result, encode)
+              const out = Wire.fromProtoJson(method.output, result, converter)
               return out.ok ? Effect.succeed(toBuffer(out.bytes)) : Effect.fail(out.error)
             })
           ),
@@ -290,7 +290,7 @@ export const make = Effect.fnUntraced(function*(
         call.once("drain", () => resume(Effect.void))
       })
       const write = (event: unknown) => {
-        const out = Wire.fromProtoJson(method.output, event, encode)
+        const out = Wire.fromProtoJson(method.output, event, converter)
         if (!out.ok) return Effect.fail(out.error)
         return call.write(toBuffer(out.bytes)) ? Effect.void : drained
       }

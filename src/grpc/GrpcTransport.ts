@@ -95,7 +95,7 @@ export const make = (options: {
   readonly protocolVersion?: string | undefined
 }): Transport => {
   const { client, url } = options
-  const encode = ProtoJsonBinary.makeEncoder()
+  const converter = ProtoJsonBinary.make()
 
   const method = (op: Operations.Any) => {
     const wire = Wire.byName.get(op.name)!
@@ -107,7 +107,7 @@ export const make = (options: {
       encodeRequest(params).pipe(
         Effect.mapError((e) => new A2AError.InvalidParams({ message: `Invalid ${op.name} params: ${e.message}` })),
         Effect.flatMap((json) => {
-          const out = Wire.fromProtoJson(wire.input, json, encode)
+          const out = Wire.fromProtoJson(wire.input, json, converter)
           return out.ok
             ? Effect.succeed(toBuffer(out.bytes))
             : Effect.fail(
@@ -116,7 +116,7 @@ export const make = (options: {
         })
       )
     const answer = (bytes: Buffer): Effect.Effect<unknown, A2AResponseError> => {
-      const json = Wire.toProtoJson(wire.output, bytes)
+      const json = Wire.toProtoJson(wire.output, bytes, converter)
       const mismatch = (message: string) =>
         new A2AResponseError({ reason: "SchemaMismatch", method: op.name, url, status: 0, message })
       if (!json.ok) return Effect.fail(mismatch(json.error.message))

@@ -16,6 +16,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { file_a2a } from "../../src/generated/v1Proto.ts"
 import * as ProtoJsonBinary from "../../src/grpc/internal/ProtoJsonBinary.ts"
 
+/** One converter for the file, as a server keeps one: its codecs and writer reused from test to test. */
+const converter = ProtoJsonBinary.make()
+
 const desc = (name: string): DescMessage => {
   const found = file_a2a.messages.find((m) => m.name === name)
   if (found === undefined) throw new Error(name)
@@ -141,10 +144,10 @@ describe("ProtoJsonBinary", () => {
     for (const [name, json] of samples) {
       const d = desc(name)
       const expected = oracleEncode(d, json)
-      const bytes = ProtoJsonBinary.encode(d, json)
+      const bytes = converter.encode(d, json)
       assert.isDefined(bytes, `${name} encodes`)
       assert.deepStrictEqual(bytes, expected, `${name} bytes`)
-      const back = ProtoJsonBinary.decode(d, expected)
+      const back = converter.decode(d, expected)
       assert.isDefined(back, `${name} decodes`)
       assert.deepStrictEqual(back, oracleDecode(d, expected), `${name} JSON`)
       // the key order too (what a Schema sees first)
@@ -170,7 +173,7 @@ describe("ProtoJsonBinary", () => {
     ]
     for (const timestamp of stamps) {
       const json = { state: "TASK_STATE_WORKING", timestamp }
-      const ours = ProtoJsonBinary.encode(status, json)
+      const ours = converter.encode(status, json)
       let oracle: Uint8Array | undefined
       try {
         oracle = oracleEncode(status, json)
@@ -180,16 +183,16 @@ describe("ProtoJsonBinary", () => {
       if (oracle === undefined) assert.isUndefined(ours, timestamp)
       else if (ours !== undefined) {
         assert.deepStrictEqual(ours, oracle, timestamp)
-        assert.deepStrictEqual(ProtoJsonBinary.decode(status, ours), oracleDecode(status, oracle), timestamp)
+        assert.deepStrictEqual(converter.decode(status, ours), oracleDecode(status, oracle), timestamp)
       }
     }
-    assert.isDefined(ProtoJsonBinary.encode(status, { timestamp: stamps[0] }))
+    assert.isDefined(converter.encode(status, { timestamp: stamps[0] }))
   })
 
   it("reads google.protobuf.Empty", () => {
     const method = file_a2a.services[0]!.methods.find((m) => m.name === "DeleteTaskPushNotificationConfig")!
-    assert.deepStrictEqual(ProtoJsonBinary.encode(method.output, {}), new Uint8Array())
-    assert.deepStrictEqual(ProtoJsonBinary.decode(method.output, new Uint8Array()), {})
+    assert.deepStrictEqual(converter.encode(method.output, {}), new Uint8Array())
+    assert.deepStrictEqual(converter.decode(method.output, new Uint8Array()), {})
   })
 
   it("leaves to the oracle what it does not take", () => {
@@ -214,32 +217,41 @@ describe("ProtoJsonBinary", () => {
       [desc("Task"), new Date()]
     ]
     for (const [d, json] of leftOut) {
-      assert.isUndefined(ProtoJsonBinary.encode(d, json), JSON.stringify(json))
+      assert.isUndefined(converter.encode(d, json), JSON.stringify(json))
       // a write given up half-way leaves nothing behind for the next one
-      assert.deepStrictEqual(ProtoJsonBinary.encode(desc("Task"), task), oracleEncode(desc("Task"), task))
+      assert.deepStrictEqual(converter.encode(desc("Task"), task), oracleEncode(desc("Task"), task))
     }
+  })
+
+  it("two converters share nothing: each compiles its own codecs and keeps its own writer", () => {
+    const other = ProtoJsonBinary.make()
+    const d = desc("Task")
+    // one converter left mid-message by a failed write answers as one that never wrote
+    assert.isUndefined(other.encode(d, { history: [null] }))
+    assert.deepStrictEqual(other.encode(d, task), converter.encode(d, task))
+    assert.deepStrictEqual(other.decode(d, oracleEncode(d, task)), converter.decode(d, oracleEncode(d, task)))
   })
 
   it("writes a large message, then small ones, as the oracle does", () => {
     const big = { ...task, artifacts: [{ artifactId: "a", parts: [{ text: "x".repeat(100_000) }] }] }
     for (const json of [big, task, big, { id: "t" }]) {
-      assert.deepStrictEqual(ProtoJsonBinary.encode(desc("Task"), json), oracleEncode(desc("Task"), json))
+      assert.deepStrictEqual(converter.encode(desc("Task"), json), oracleEncode(desc("Task"), json))
     }
   })
 
   it("reads bytes, unknown enum numbers and unknown fields as the oracle does, or leaves them to it", () => {
     const part = desc("Part")
     const raw = oracleEncode(part, { raw: "aGk=" })
-    assert.isUndefined(ProtoJsonBinary.decode(part, raw))
+    assert.isUndefined(converter.decode(part, raw))
     const status = desc("TaskStatus")
     const unknownState = new Uint8Array([0x08, 0x63]) // state = 99
-    assert.isUndefined(ProtoJsonBinary.decode(status, unknownState))
+    assert.isUndefined(converter.decode(status, unknownState))
     // an unknown field (number 15, a string) is skipped, as toJson leaves it out
     const withUnknown = new Uint8Array([...oracleEncode(status, { state: "TASK_STATE_WORKING" }), 0x7a, 0x01, 0x41])
-    assert.deepStrictEqual(ProtoJsonBinary.decode(status, withUnknown), oracleDecode(status, withUnknown))
+    assert.deepStrictEqual(converter.decode(status, withUnknown), oracleDecode(status, withUnknown))
     // two members of a oneof: the last wins in the oracle
     const twoMembers = new Uint8Array([0x0a, 0x01, 0x61, 0x1a, 0x01, 0x62])
-    assert.isUndefined(ProtoJsonBinary.decode(part, twoMembers))
+    assert.isUndefined(converter.decode(part, twoMembers))
   })
 
   it("never answers where the oracle fails or answers otherwise (mutated messages)", () => {
@@ -255,7 +267,7 @@ describe("ProtoJsonBinary", () => {
       for (let i = 0; i < 300; i++) {
         const mutated = bytes.slice(0, bytes.length - (random(4) === 0 ? random(bytes.length + 1) : 0))
         for (let k = random(3) + 1; k > 0 && mutated.length > 0; k--) mutated[random(mutated.length)] = random(256)
-        const ours = ProtoJsonBinary.decode(d, mutated)
+        const ours = converter.decode(d, mutated)
         if (ours === undefined) continue
         decoded++
         let oracle: unknown

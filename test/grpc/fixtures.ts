@@ -4,6 +4,7 @@
 import * as grpc from "@grpc/grpc-js"
 import { Context, Duration, Effect, Layer, Logger, type Scope } from "effect"
 import * as GrpcServer from "../../src/grpc/GrpcServer.ts"
+import * as ProtoJsonBinary from "../../src/grpc/internal/ProtoJsonBinary.ts"
 import * as RpcStatus from "../../src/grpc/internal/RpcStatus.ts"
 import * as Wire from "../../src/grpc/internal/Wire.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
@@ -109,7 +110,7 @@ export const unary = (
 
 /** A request's bytes from its ProtoJSON form. */
 export const encode = (name: string, json: unknown) => {
-  const out = Wire.fromProtoJson(Wire.byName.get(name as "GetTask")!.input, json)
+  const out = Wire.fromProtoJson(Wire.byName.get(name as "GetTask")!.input, json, ProtoJsonBinary.make())
   if (!out.ok) throw new Error(out.error.message)
   return out.bytes
 }

@@ -1,14 +1,17 @@
 /**
  * Protobuf binary <-> ProtoJSON in one pass, without @bufbuild/protobuf's message objects: the hot path of every
- * gRPC call (profile of grpc-get-task: the two passes, binary -> message -> JSON and back, were ~12% of the
- * server's CPU). Compiled once per message descriptor from the same descriptor, with @bufbuild/protobuf's wire
- * reader and writer, so the bytes and the JSON are the ones its `fromBinary`/`toJson` and `fromJson`/`toBinary`
- * give.
+ * gRPC call, where the two passes (binary -> message -> JSON and back) cost three to four times as much
+ * (BENCHMARKS.md, "Wire code generated instead of written"). Compiled once per message descriptor from the same
+ * descriptor, with @bufbuild/protobuf's wire reader and writer, so the bytes and the JSON are the ones its
+ * `fromBinary`/`toJson` and `fromJson`/`toBinary` give. The compiled codecs and the kept writer belong to a
+ * `Converter` (`make`): the module holds no state.
  *
  * It only takes what it is sure to convert as @bufbuild/protobuf does (the shapes A2A's messages use: strings,
  * bools, int32, enums by name, messages, repeated, string maps, Struct, Value, Timestamp, Empty). Anything else
  * (bytes, null, numbers in strings, an unknown enum name, two members of a oneof, a malformed message...)
  * answers `undefined`, and the caller takes @bufbuild/protobuf's path, whose answer or error stays the one given.
+ *
+ * @since 0.1.0
  */
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf"
 import { BinaryReader, BinaryWriter, getTextEncoding, WireType } from "@bufbuild/protobuf/wire"
@@ -247,14 +250,10 @@ interface Codec {
   read: (r: Reader, end: number, depth: number) => Json
 }
 
-const codecs = new WeakMap<DescMessage, Codec>()
+/** The codecs a converter has compiled, by message descriptor (see `make`). */
+type Codecs = WeakMap<DescMessage, Codec>
 
-const codecOf = (desc: DescMessage): Codec => {
-  const known = codecs.get(desc)
-  if (known !== undefined) return known
-  const codec = compile(desc)
-  return codec
-}
+const codecOf = (codecs: Codecs, desc: DescMessage): Codec => codecs.get(desc) ?? compile(codecs, desc)
 
 /** A singular value of a field (or of a list's item, or a map's value): how it is written and read. */
 interface ValueCodec {
@@ -299,7 +298,7 @@ const valueKindOf = (field: DescField): ValueKind => {
   }
 }
 
-const valueCodecOf = (of: ValueKind): ValueCodec => {
+const valueCodecOf = (codecs: Codecs, of: ValueKind): ValueCodec => {
   if (of.kind === "message") {
     const message = of.message
     const wkt = message.typeName
@@ -323,12 +322,12 @@ const valueCodecOf = (of: ValueKind): ValueCodec => {
       wireType: WireType.LengthDelimited,
       write: (w, no, json, depth) => {
         w.tag(no, WireType.LengthDelimited).fork()
-        ;(nested ?? codecOf(message)).write(w, json, depth + 1)
+        ;(nested ?? codecOf(codecs, message)).write(w, json, depth + 1)
         w.join()
       },
       read: (r, depth) => {
         const end = endOf(r)
-        const value = (nested ?? codecOf(message)).read(r, end, depth + 1)
+        const value = (nested ?? codecOf(codecs, message)).read(r, end, depth + 1)
         if (r.pos !== end) return unhandled()
         return value
       },
@@ -414,7 +413,7 @@ interface FieldCodec {
   readonly emit: (slot: Json) => Json
 }
 
-const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]>): FieldCodec => {
+const compileField = (codecs: Codecs, field: DescField, oneofs: ReadonlyArray<DescField["oneof"]>): FieldCodec => {
   const no = field.number
   const base = {
     no,
@@ -426,7 +425,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
     case "scalar":
     case "enum":
     case "message": {
-      const value = valueCodecOf(valueKindOf(field))
+      const value = valueCodecOf(codecs, valueKindOf(field))
       const implicit = field.presence === FeatureSet_FieldPresence.IMPLICIT && field.oneof === undefined
       return {
         ...base,
@@ -445,7 +444,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
       }
     }
     case "list": {
-      const item = valueCodecOf(valueKindOf(field))
+      const item = valueCodecOf(codecs, valueKindOf(field))
       // numbers are packed in proto3: not in A2A's messages
       if (item.wireType !== WireType.LengthDelimited) {
         return { ...base, write: unhandled, read: unhandled, emit: unhandled }
@@ -469,7 +468,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
     }
     case "map": {
       if (field.mapKey !== ScalarType.STRING) return { ...base, write: unhandled, read: unhandled, emit: unhandled }
-      const entry = valueCodecOf(valueKindOf(field))
+      const entry = valueCodecOf(codecs, valueKindOf(field))
       if (entry.wireType !== WireType.LengthDelimited) {
         return { ...base, write: unhandled, read: unhandled, emit: unhandled }
       }
@@ -507,7 +506,7 @@ const compileField = (field: DescField, oneofs: ReadonlyArray<DescField["oneof"]
   }
 }
 
-const compile = (desc: DescMessage): Codec => {
+const compile = (codecs: Codecs, desc: DescMessage): Codec => {
   const oneofs = desc.oneofs
   const fields: Array<FieldCodec> = []
   const byNumber = new Map<number, number>()
@@ -578,58 +577,59 @@ const compile = (desc: DescMessage): Codec => {
       return codec
     }
     byNumber.set(field.number, fields.length)
-    fields.push(compileField(field, oneofs))
+    fields.push(compileField(codecs, field, oneofs))
   }
   return codec
-}
-
-/** Binary -> ProtoJSON, as `toJson(desc, fromBinary(desc, bytes))`; undefined when left to @bufbuild/protobuf. */
-export const decode = (desc: DescMessage, bytes: Uint8Array): Json | undefined => {
-  try {
-    const input = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    return codecOf(desc).read(new Reader(input), bytes.byteLength, 0)
-  } catch {
-    return undefined
-  }
-}
-
-const write = (writer: BinaryWriter, desc: DescMessage, json: Json): Uint8Array => {
-  codecOf(desc).write(writer, json, 0)
-  return writer.finish()
-}
-
-/** ProtoJSON -> binary, as `toBinary(desc, fromJson(desc, json, { ignoreUnknownFields }))`; undefined likewise. */
-export type Encode = (desc: DescMessage, json: Json) => Uint8Array | undefined
-
-/** `Encode` with a writer of its own for the call. */
-export const encode: Encode = (desc, json) => {
-  try {
-    return write(new BinaryWriter(), desc, json)
-  } catch {
-    return undefined
-  }
 }
 
 /** A writer's buffer larger than this (left by a large message) is not kept. */
 const KEPT_BUFFER_BYTES = 64 * 1024
 
 /**
- * An `Encode` that keeps one writer: its buffer, grown once to the size of the answers, is reused (`finish`
- * copies the bytes out), where a new writer grows its buffer from 128 bytes each time (\~10% of a Task's encode,
- * BENCHMARKS.md). Encoding is synchronous and never nested, so one encoder serves a whole server or client; each
- * makes its own.
+ * Binary <-> ProtoJSON for the messages of any descriptor, each compiled on first use and kept by the converter
+ * that compiled it. `undefined` stands for "left to @bufbuild/protobuf" (see the module comment).
+ *
+ * @since 0.1.0
+ * @category Converters
  */
-export const makeEncoder = (): Encode => {
+export interface Converter {
+  /** Binary -> ProtoJSON, as `toJson(desc, fromBinary(desc, bytes))`. */
+  readonly decode: (desc: DescMessage, bytes: Uint8Array) => Json | undefined
+  /** ProtoJSON -> binary, as `toBinary(desc, fromJson(desc, json, { ignoreUnknownFields: true }))`. */
+  readonly encode: (desc: DescMessage, json: Json) => Uint8Array | undefined
+}
+
+/**
+ * A converter of its own: its compiled codecs, and one writer whose buffer, grown once to the size of the answers,
+ * is reused (`finish` copies the bytes out). Encoding is synchronous and never nested, so one converter serves a
+ * whole server or client; each GrpcServer and GrpcTransport makes its own.
+ *
+ * @since 0.1.0
+ * @category Converters
+ */
+export const make = (): Converter => {
+  const codecs: Codecs = new WeakMap()
   let writer = new BinaryWriter()
-  return (desc, json) => {
-    try {
-      const bytes = write(writer, desc, json)
-      if (bytes.byteLength > KEPT_BUFFER_BYTES) writer = new BinaryWriter()
-      return bytes
-    } catch {
-      // a failed write leaves the writer mid-message
-      writer = new BinaryWriter()
-      return undefined
+  return {
+    decode: (desc, bytes) => {
+      try {
+        const input = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        return codecOf(codecs, desc).read(new Reader(input), bytes.byteLength, 0)
+      } catch {
+        return undefined
+      }
+    },
+    encode: (desc, json) => {
+      try {
+        codecOf(codecs, desc).write(writer, json, 0)
+        const bytes = writer.finish()
+        if (bytes.byteLength > KEPT_BUFFER_BYTES) writer = new BinaryWriter()
+        return bytes
+      } catch {
+        // a failed write leaves the writer mid-message
+        writer = new BinaryWriter()
+        return undefined
+      }
     }
   }
 }

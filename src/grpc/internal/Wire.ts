@@ -3,6 +3,8 @@
  * method path and the binary <-> ProtoJSON conversions @bufbuild/protobuf makes from the descriptor. ProtoJSON is
  * where the rest of the library lives: requests decoded to it are validated by the generated Schemas (one source
  * of truth for what a valid request is and how it is reported), and answers are written from it.
+ *
+ * @since 0.1.0
  */
 import {
   type DescMessage,
@@ -17,8 +19,12 @@ import {
 import { A2AService } from "../../generated/v1Proto.ts"
 import * as A2AError from "../../protocol/A2AError.ts"
 import * as Operations from "../../protocol/Operations.ts"
-import * as ProtoJsonBinary from "./ProtoJsonBinary.ts"
+import type * as ProtoJsonBinary from "./ProtoJsonBinary.ts"
 
+/**
+ * @since 0.1.0
+ * @category Methods
+ */
 export interface Method {
   readonly operation: Operations.Any
   /** `/lf.a2a.v1.A2AService/<Name>` */
@@ -41,23 +47,37 @@ const methodOf = (op: Operations.Any): Method => {
   }
 }
 
-/** Every operation's gRPC method, in the table's order. */
+/**
+ * Every operation's gRPC method, in the table's order.
+ *
+ * @since 0.1.0
+ * @category Methods
+ */
 export const methods: ReadonlyArray<Method> = Operations.all.map(methodOf)
 
+/**
+ * @since 0.1.0
+ * @category Methods
+ */
 export const byName: ReadonlyMap<Operations.Name, Method> = new Map(methods.map((m) => [m.operation.name, m]))
 
 const message = (e: unknown) => e instanceof Error ? e.message : String(e)
 
 /**
  * Binary -> ProtoJSON (camelCase names, enums by name, only the fields set). A message that does not parse is
- * ParseError, the gRPC form of the JSON bindings' "not JSON". In one pass (ProtoJsonBinary) when it takes the
- * message; through @bufbuild/protobuf's message otherwise (and for every error).
+ * ParseError, the gRPC form of the JSON bindings' "not JSON". In one pass (the server's or client's
+ * `ProtoJsonBinary.Converter`) when it takes the message; through @bufbuild/protobuf's message otherwise (and for
+ * every error).
+ *
+ * @since 0.1.0
+ * @category Conversions
  */
 export const toProtoJson = (
   desc: DescMessage,
-  bytes: Uint8Array
+  bytes: Uint8Array,
+  converter: ProtoJsonBinary.Converter
 ): { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly error: A2AError.A2AError } => {
-  const direct = ProtoJsonBinary.decode(desc, bytes)
+  const direct = converter.decode(desc, bytes)
   if (direct !== undefined) return { ok: true, value: direct as JsonValue }
   try {
     return { ok: true, value: toJson(desc, fromBinary(desc, bytes)) }
@@ -69,21 +89,23 @@ export const toProtoJson = (
 /**
  * A ProtoJSON value (as the handler answers it) -> binary. Fields the proto does not know are left out. A value the
  * descriptor cannot take is InternalError: the handler's answers are valid by construction, so this is a bug.
- * In one pass (ProtoJsonBinary) when it takes the value, with `encode` (a server's or client's own
- * `ProtoJsonBinary.makeEncoder()`, which reuses its writer); through @bufbuild/protobuf's message otherwise.
+ * In one pass (the server's or client's `ProtoJsonBinary.Converter`) when it takes the value; through
+ * @bufbuild/protobuf's message otherwise.
+ *
+ * @since 0.1.0
+ * @category Conversions
  */
 export const fromProtoJson = (
   desc: DescMessage,
   value: unknown,
-  encode: ProtoJsonBinary.Encode = ProtoJsonBinary.encode
+  converter: ProtoJsonBinary.Converter
 ): { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly error: A2AError.A2AError } => {
-  const direct = encode(desc, value)
+  const direct = converter.encode(desc, value)
   if (direct !== undefined) return { ok: true, bytes: direct }
   const options = { ignoreUnknownFields: true }
   try {
-    // Straight from the value: a round trip through JSON text cost ~20% of a unary call (profile of
-    // grpc-get-task). A value holding `undefined` somewhere (which the reader refuses and JSON text drops) takes
-    // the round trip instead.
+    // Straight from the value, without a round trip through JSON text. A value holding `undefined` somewhere
+    // (which the reader refuses and JSON text drops) takes the round trip instead.
     return { ok: true, bytes: toBinary(desc, fromJson(desc, (value ?? {}) as JsonValue, options)) }
   } catch {
     try {
