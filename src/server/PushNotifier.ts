@@ -22,6 +22,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as v1 from "../generated/v1.ts"
 
+/**
+ * One persisted event of a task, as the notifier is given it.
+ *
+ * @since 0.1.0
+ * @category Models
+ */
 export interface PushEvent {
   readonly taskId: string
   /** The event as a StreamResponse, the push payload shape (spec 4.3.3). */
@@ -30,6 +36,12 @@ export interface PushEvent {
   readonly task: v1.Task
 }
 
+/**
+ * The hook: `notify` is called with every event persisted for a task, in order.
+ *
+ * @since 0.1.0
+ * @category Services
+ */
 export class PushNotifier extends Context.Service<PushNotifier, {
   /**
    * Must not fail nor block the task for long: delivery problems are the notifier's to log and retry.
@@ -38,8 +50,20 @@ export class PushNotifier extends Context.Service<PushNotifier, {
   readonly notify: (event: PushEvent) => Effect.Effect<void>
 }>()("effect-a2a/server/PushNotifier") {}
 
+/**
+ * A notifier that delivers nothing (the server's default).
+ *
+ * @since 0.1.0
+ * @category Notifiers
+ */
 export const noop: PushNotifier["Service"] = { notify: () => Effect.void }
 
+/**
+ * `noop` as a layer.
+ *
+ * @since 0.1.0
+ * @category Layers
+ */
 export const layerNoop: Layer.Layer<PushNotifier> = Layer.succeed(PushNotifier, noop)
 
 // --- Payload editions ---
