@@ -3,11 +3,11 @@
  * with one of its own fields (at any depth) removed, renamed to its proto name, or set to a value of another JSON
  * kind. The hand-written decoders are held to their Schemas on these (test/protocol/Plain*.test.ts).
  */
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import * as Arbitrary from "effect/Arbitrary"
 
 /** Values of every JSON kind, and the edges the fast paths check by hand (-0, int32 bounds, null). */
-const odd: ReadonlyArray<unknown> = [
+export const odd: ReadonlyArray<unknown> = [
   null,
   0,
   -0,
@@ -29,7 +29,7 @@ const odd: ReadonlyArray<unknown> = [
 ]
 
 /** A seeded generator of numbers in [0, 1) (mulberry32). */
-const seeded = (seed: number) => () => {
+export const seeded = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) >>> 0
   let t = seed
   t = Math.imul(t ^ (t >>> 15), t | 1)
@@ -80,3 +80,24 @@ export const mutatedSamples = <S extends Schema.Codec<unknown, unknown>>(
       })
     }
   )
+
+/**
+ * Runs a fast path's check (`agrees`: true when it decoded the input, having asserted its answer is the Schema's)
+ * on the mutated samples; how many it decoded and how many the Schema refused, so that a test can tell the
+ * comparison was not vacuous.
+ */
+export const checkMutations = <S extends Schema.Codec<unknown, unknown>>(
+  schema: S,
+  agrees: (input: unknown) => boolean,
+  options: { readonly count: number; readonly perValue: number; readonly seed: number }
+): Effect.Effect<{ readonly decoded: number; readonly refused: number }> =>
+  Effect.map(mutatedSamples(schema, options), (inputs) => {
+    const refuses = (input: unknown) => Result.isFailure(Schema.decodeUnknownResult(schema)(input))
+    let decoded = 0
+    let refused = 0
+    for (const input of inputs) {
+      if (agrees(input)) decoded++
+      else if (refuses(input)) refused++
+    }
+    return { decoded, refused }
+  })
