@@ -52,7 +52,7 @@ const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}
 export const mutatedSamples = <S extends Schema.Codec<unknown, unknown>>(
   schema: S,
   options: { readonly count: number; readonly perValue: number; readonly seed: number }
-): Effect.Effect<Array<unknown>> =>
+): Effect.Effect<Array<unknown>, Arbitrary.SampleError> =>
   Effect.map(
     Arbitrary.sampleEffect(Arbitrary.schema(schema), { count: options.count, seed: options.seed }),
     (values) => {
@@ -90,7 +90,7 @@ export const checkMutations = <S extends Schema.Codec<unknown, unknown>>(
   schema: S,
   agrees: (input: unknown) => boolean,
   options: { readonly count: number; readonly perValue: number; readonly seed: number }
-): Effect.Effect<{ readonly decoded: number; readonly refused: number }> =>
+): Effect.Effect<{ readonly decoded: number; readonly refused: number }, Arbitrary.SampleError> =>
   Effect.map(mutatedSamples(schema, options), (inputs) => {
     const refuses = (input: unknown) => Result.isFailure(Schema.decodeUnknownResult(schema)(input))
     let decoded = 0

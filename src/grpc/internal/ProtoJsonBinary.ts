@@ -1,10 +1,10 @@
 /**
  * Protobuf binary <-> ProtoJSON in one pass, without @bufbuild/protobuf's message objects: the hot path of every
- * gRPC call, where the two passes (binary -> message -> JSON and back) cost three to four times as much
- * (BENCHMARKS.md, "Wire code generated instead of written"). Compiled once per message descriptor from the same
- * descriptor, with @bufbuild/protobuf's wire reader and writer, so the bytes and the JSON are the ones its
- * `fromBinary`/`toJson` and `fromJson`/`toBinary` give. The compiled codecs and the kept writer belong to a
- * `Converter` (`make`): the module holds no state.
+ * gRPC call, where @bufbuild/protobuf's two passes (binary -> message -> JSON and back) cost about twice as much
+ * for a send's request and a task's answer (BENCHMARKS.md, "Wire code generated instead of written"). Compiled
+ * once per message descriptor from the same descriptor, with @bufbuild/protobuf's wire reader and writer, so the
+ * bytes and the JSON are the ones its `fromBinary`/`toJson` and `fromJson`/`toBinary` give. The compiled codecs
+ * and the kept writer belong to a `Converter` (`make`): the module holds no state.
  *
  * It only takes what it is sure to convert as @bufbuild/protobuf does (the shapes A2A's messages use: strings,
  * bools, int32, enums by name, messages, repeated, string maps, Struct, Value, Timestamp, Empty). Anything else
