@@ -494,13 +494,15 @@ export const toV1TaskPushConfig = (
 const decodeProtoCard = Schema.decodeUnknownOption(Proto.AgentCard)
 const decodeCard03 = Schema.decodeUnknownOption(v0_3.AgentCard)
 const decodeSchemes = Schema.decodeUnknownOption(Schema.Record(Schema.String, v1.SecurityScheme))
+const decodeV1Requirements = Schema.decodeUnknownOption(Schema.Array(v1.SecurityRequirement))
 const decodeRequirements = (security: ReadonlyArray<Proto.Security> | undefined) =>
-  security === undefined ? Option.none() : Schema.decodeUnknownOption(Schema.Array(v1.SecurityRequirement))(security)
+  security === undefined ? Option.none() : decodeV1Requirements(security)
 
 /**
  * A 0.3 proto AgentCard (`GET /v1/card`, JSON or proto field names) as a 1.0 card: read like a 0.3 JSON card
  * (AgentCards), except the security fields, which the proto already writes in the 1.0 forms (member-discriminated
- * schemes, `{ schemes }` requirements; left out when they are not). None when it is not a card.
+ * schemes, `{ schemes }` requirements; left out when 1.0 cannot read them). None when it is not a card: not the
+ * proto's AgentCard (the generated Schema), or not a 0.3 card.
  *
  * @since 0.1.0
  * @category Client side
