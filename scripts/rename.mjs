@@ -119,7 +119,8 @@ const moved = (p) => {
   return p
 }
 
-// --- 3. Identifiers: declared in `file` (new path); `in` names the interface/type holding a property ---
+// --- 3. Identifiers: declared in `file` (new path); `in` names the interface/type holding a property (its names
+// before and after the renames) ---
 
 const RENAMES = [
   // src/http/MethodTable.ts (was server/http/Operations.ts)
@@ -131,12 +132,14 @@ const RENAMES = [
   { file: "src/v0_1/server/V01MethodTable.ts", name: "v01Edge", to: "v01Methods" },
   // the server's edition, and the properties that held an "edge"
   { file: "src/http/HttpEdition.ts", name: "Edition", to: "HttpEdition" },
-  { file: "src/http/HttpEdition.ts", in: "HttpEdition", name: "edge", to: "methods" },
+  { file: "src/http/HttpEdition.ts", in: ["Edition", "HttpEdition"], name: "edge", to: "methods" },
   { file: "src/http/HttpCallContext.ts", name: "Editions", to: "HttpEditions" },
-  { file: "src/http/HttpCallContext.ts", in: "BindingEnv", name: "edges", to: "tablesByVersion" },
-  { file: "src/http/HttpCallContext.ts", in: "BindingEnv", name: "methodEdges", to: "tablesByMethod" },
-  { file: "src/http/HttpCallContext.ts", in: "RouteCall", name: "edge", to: "table" },
-  { file: "src/http/internal/JsonRpcBinding.ts", in: "Call", name: "edge", to: "table" },
+  // (named as the locals that fill them will be, by LOCAL_WORDS: the language service cannot follow a shorthand
+  // property of an object that no type annotation ties to its interface)
+  { file: "src/http/HttpCallContext.ts", in: ["BindingEnv"], name: "edges", to: "tables" },
+  { file: "src/http/HttpCallContext.ts", in: ["BindingEnv"], name: "methodEdges", to: "tablesByMethod" },
+  { file: "src/http/HttpCallContext.ts", in: ["RouteCall"], name: "edge", to: "table" },
+  { file: "src/http/internal/JsonRpcBinding.ts", in: ["Call"], name: "edge", to: "table" },
   // webhooks' side of an edition
   { file: "src/server/push/WebhookPushNotifier.ts", name: "PayloadEdition", to: "WebhookEdition" },
   { file: "src/server/push/WebhookPushNotifier.ts", name: "PayloadEditions", to: "WebhookEditions" },
@@ -159,6 +162,7 @@ const WORDS = [
   ["methodEdges", "tablesByMethod"],
   ["Edge.methodsNameVersion", "MethodTable.methodsNameVersion"],
   ["HttpCallContext.Editions", "HttpCallContext.HttpEditions"],
+  ["e.edge.version", "e.methods.version"],
   ["server/http/Edition", "http/HttpEdition"],
   ["server/http/Operations", "http/MethodTable"]
 ]
@@ -320,7 +324,60 @@ const textFiles = listFiles().filter((f) =>
   && !/^src\/protocol\/generated\//.test(f) && f !== "package-lock.json" && f !== "openapi.json"
 )
 
+/** README: the layout's lines (aligned again), and the names this step settled, under Layout. */
+const NAMES_SECTION = `### Names
+
+One name per concept, and the folder of an entry point is named as the entry point (\`effect-a2a/sql\` is
+\`src/sql/\`, \`effect-a2a/http\` \`src/http/\`, \`effect-a2a/protocol/v1\` \`src/protocol/v1.ts\`):
+
+- \`Operations.Operation\` (\`effect-a2a/protocol\`): an A2A operation as the spec defines it (name, JSON-RPC methods,
+  REST route, Schemas). \`MethodTable.Method\` (\`effect-a2a/http\`): one method of a protocol version as the bindings
+  dispatch it (decode, then run on the RequestHandler); a version's methods are its \`MethodTable\` (\`v1Methods\`,
+  \`V03MethodTable.v03Methods\`, \`V01MethodTable.v01Methods\`). \`OpenApiDocument.OperationObject\`: OpenAPI's own name.
+- An edition is a protocol version spoken beside 1.0, one interface per side: \`HttpEdition\` (the server's bindings:
+  its \`MethodTable\`, REST routes and card; listed in \`HttpCallContext.HttpEditions\`), \`ClientEdition\` (the
+  client: card reading and transports), \`WebhookEdition\` (webhook payloads for configs made over that version).
+- Server-Sent Events: \`SseParser\` (\`effect-a2a/client\`, on \`effect/encoding/Sse\`), \`http/internal/SseResponse\`
+  (the server's event-stream responses), \`bench/SseBody.ts\` (whole bodies, for the benchmarks).
+- Node-only code lives under the Node runner: \`src/node/WebhookPush.ts\` and \`PinnedDeliveryClient.ts\` (delivery over
+  Node's HTTP client, pinned to vetted addresses); \`src/server/push/\` keeps what runs anywhere (the notifier, the
+  guard), which \`effect-a2a/web\`'s \`WebPush\` shares.
+
+\`scripts/rename.mjs\` made these renames (see its header).
+`
+
+const readmeLayout = (s) => {
+  let out = s
+    .replace(
+      "page; the NativeHttp and Edition seams (EditionKit: what an edition builds its routes from, so",
+      "page; the NativeHttp and HttpEdition seams (EditionKit: what an edition builds its routes from, so"
+    )
+    .replace(
+      /^src\/protocol\/generated\/(\s+)its output, one module per spec version \(never edited by hand\)$/m,
+      "src/protocol/generated/ its output, one module per spec version (never edited by hand; v1.ts and v0_3.ts beside\n" +
+        "                   it are their entry points)"
+    )
+    .replace(
+      /^src\/node\/(\s+)the Node runner \(NodeA2AServer\), (?!webhook)/m,
+      "src/node/$1the Node runner (NodeA2AServer), webhook delivery over Node's client (WebhookPush,\n" +
+        "                   PinnedDeliveryClient), "
+    )
+    .replace(/^src\/server\/push\/(\s+)webhook delivery with the SSRF guard$/m, "src/server/push/$1webhook push that runs anywhere: the notifier and the SSRF guard")
+  // the tree's first column, 19 wide again after the renames
+  out = out.replace(/(\n## Layout\n[\s\S]*?\n```\n)([\s\S]*?)(\n```\n)/, (_, head, tree, tail) =>
+    head + tree.replace(/^((?:src|test|bench|codegen|schema)\/[\w/-]*\/?) +(?=\S)/gm, (line, name) =>
+      name.length >= 19 ? name + " " : name.padEnd(19)) + tail)
+  if (!out.includes("\n### Names\n")) {
+    out = out.replace(
+      /(\nEach folder's `internal\/` holds what is not public[^\n]*\n(?:[^\n]+\n)*)/,
+      `$1\n${NAMES_SECTION}`
+    )
+  }
+  return out
+}
+
 const special = {
+  "README.md": readmeLayout,
   "test/package/ImportGraph.test.ts": (s) =>
     s
       .replace(
@@ -400,7 +457,7 @@ const renameIdentifiers = () => {
           && (ts.isVariableDeclaration(node) ? ts.isSourceFile(node.parent.parent.parent) : true)
         ) found = node.name
       } else if (
-        container === rename.in && (ts.isPropertySignature(node) || ts.isPropertyDeclaration(node))
+        rename.in.includes(container) && (ts.isPropertySignature(node) || ts.isPropertyDeclaration(node))
         && named(node) === rename.name
       ) found = node.name
       ts.forEachChild(node, (child) => visit(child, inside))
@@ -412,6 +469,7 @@ const renameIdentifiers = () => {
   /** Namespace bindings named after a module that was renamed: `import * as Old from "./New.ts"`. */
   const renamedModules = new Map(
     FILES.map(([from, to]) => [abs(to), [path.basename(from, ".ts"), path.basename(to, ".ts")]])
+      .filter(([, [from, to]]) => from !== to)
   )
   const namespaceRenames = () => {
     const program = service.getProgram()
@@ -458,7 +516,8 @@ const renameIdentifiers = () => {
   const targets = [
     ...RENAMES.flatMap((rename) => {
       const at = findDeclaration(rename)
-      return at === undefined ? [] : [{ ...at, to: rename.to, what: `${rename.in ? rename.in + "." : ""}${rename.name}` }]
+      const what = `${rename.in ? rename.in[0] + "." : ""}${rename.name}`
+      return at === undefined ? [] : [{ ...at, to: rename.to, what }]
     }),
     ...namespaceRenames()
   ]
@@ -498,7 +557,8 @@ else renameIdentifiers()
     for (const [from, to] of WORDS) after = after.replace(new RegExp(`(?<![\\w/-])${escape(from)}(?!\\w)`, "g"), to)
     if (LOCAL_WORDS.dirs.some((d) => f.startsWith(d))) {
       for (const [from, to] of LOCAL_WORDS.words) {
-        after = after.replace(new RegExp(`(?<![\\w.$])${escape(from)}(?![\\w$])`, "g"), to)
+        // not a property read (x.edge: the language service renamed those), but a spread (...edge) is a name
+        after = after.replace(new RegExp(`(?<![\\w$])(?<![^.]\\.)${escape(from)}(?![\\w$])`, "g"), to)
       }
       // a shorthand the language service spelled out ({ table: edge }) that the words made { table: table }
       after = after.replace(/([{,]\s*)(table|tables): \2(?=\s*[,}])/g, "$1$2")
@@ -506,6 +566,18 @@ else renameIdentifiers()
     if (after !== before && write(f, after)) changed++
   }
   log(`${changed} files with names in comments rewritten`)
+}
+
+// --- a renamed module's own doc example names it as its entry point exports it now ---
+
+for (const [from, to] of FILES) {
+  const [oldName, newName] = [path.basename(from, ".ts"), path.basename(to, ".ts")]
+  if (oldName === newName || dryRun || !fs.existsSync(path.join(root, to))) continue
+  const text = read(to)
+  const doc = /^\/\*\*[\s\S]*?\*\//.exec(text)
+  if (doc === null) continue
+  const renamed = doc[0].replace(new RegExp(`(?<![\\w/.-])${oldName}(?![\\w-])`, "g"), newName)
+  write(to, renamed + text.slice(doc[0].length))
 }
 
 // --- the layout of the lines it changed (longer names may pass the line width): eslint --fix, the project's dprint ---
