@@ -381,6 +381,10 @@ const special = {
   "test/package/ImportGraph.test.ts": (s) =>
     s
       .replace(
+        `(f) => f.startsWith("src/protocol/generated/") || f.startsWith("src/protocol/")`,
+        `(f) => f.startsWith("src/protocol/")`
+      )
+      .replace(
         `(f) => f.startsWith("src/server/") && !f.startsWith("src/http/") && !f.startsWith("src/server/push/")`,
         `(f) => f.startsWith("src/server/") && !f.startsWith("src/server/push/")`
       )
