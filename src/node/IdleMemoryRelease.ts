@@ -27,6 +27,8 @@
  * // only after 5 s without a request and 64 MiB of growth
  * const tuned = NodeA2AServer.serve({ port: 8080, releaseMemoryWhenIdle: { quietFor: "5 seconds", minGrowthMiB: 64 } })
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -12,6 +12,8 @@
  *
  * const routes = A2AHttp.routes({ directStreams: true }).pipe(Layer.provide(NodeNativeHttp.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
