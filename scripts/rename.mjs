@@ -324,7 +324,7 @@ const textFiles = listFiles().filter((f) =>
   && !/^src\/protocol\/generated\//.test(f) && f !== "package-lock.json" && f !== "openapi.json"
 )
 
-/** README: the layout's lines (aligned again), and the names this step settled, under Layout. */
+/** README: the names this step settled (a section under Layout), and the layout's lines, aligned again. */
 const NAMES_SECTION = `### Names
 
 One name per concept, and the folder of an entry point is named as the entry point (\`effect-a2a/sql\` is
@@ -343,7 +343,11 @@ One name per concept, and the folder of an entry point is named as the entry poi
   Node's HTTP client, pinned to vetted addresses); \`src/server/push/\` keeps what runs anywhere (the notifier, the
   guard), which \`effect-a2a/web\`'s \`WebPush\` shares.
 
-\`scripts/rename.mjs\` made these renames (see its header).
+Renamed before 1.0, with no alias kept (the entry points themselves did not change): \`Sse\` of \`effect-a2a/client\` is
+\`SseParser\`; \`Operations\` and \`Edition\` of \`effect-a2a/http\` are \`MethodTable\` and \`HttpEdition\` (\`Operation\`,
+\`Edge\`, \`v1Edge\` and \`Editions\` are \`Method\`, \`MethodTable\`, \`v1Methods\` and \`HttpEditions\`); \`V03Edge\` and
+\`V01Edge\` are \`V03MethodTable\` and \`V01MethodTable\`; \`PayloadEdition\` is \`WebhookEdition\`. \`scripts/rename.mjs\`
+made these renames (see its header).
 `
 
 const readmeLayout = (s) => {
@@ -367,12 +371,6 @@ const readmeLayout = (s) => {
   out = out.replace(/(\n## Layout\n[\s\S]*?\n```\n)([\s\S]*?)(\n```\n)/, (_, head, tree, tail) =>
     head + tree.replace(/^((?:src|test|bench|codegen|schema)\/[\w/-]*\/?) +(?=\S)/gm, (line, name) =>
       name.length >= 19 ? name + " " : name.padEnd(19)) + tail)
-  if (!out.includes("\n### Names\n")) {
-    out = out.replace(
-      /(\nEach folder's `internal\/` holds what is not public[^\n]*\n(?:[^\n]+\n)*)/,
-      `$1\n${NAMES_SECTION}`
-    )
-  }
   return out
 }
 
@@ -582,6 +580,18 @@ for (const [from, to] of FILES) {
   if (doc === null) continue
   const renamed = doc[0].replace(new RegExp(`(?<![\\w/.-])${oldName}(?![\\w-])`, "g"), newName)
   write(to, renamed + text.slice(doc[0].length))
+}
+
+// --- README: the names settled here, under Layout (last: the words above would rewrite its old names) ---
+
+if (!dryRun && !read("README.md").includes("\n### Names\n")) {
+  write(
+    "README.md",
+    read("README.md").replace(
+      /(\nEach folder's `internal\/` holds what is not public[^\n]*\n(?:[^\n]+\n)*)/,
+      `$1\n${NAMES_SECTION}`
+    )
+  )
 }
 
 // --- the layout of the lines it changed (longer names may pass the line width): eslint --fix, the project's dprint ---
