@@ -556,7 +556,11 @@ else renameIdentifiers()
     if (f === "package-lock.json" || f === "openapi.json") continue
     const before = read(f)
     let after = before
+    // (not in README's Names section: it lists the old names on purpose)
+    const names = f === "README.md" ? /\n### Names\n[\s\S]*?(?=\n## |$)/.exec(after)?.[0] : undefined
+    if (names !== undefined) after = after.replace(names, "\0NAMES\0")
     for (const [from, to] of WORDS) after = after.replace(new RegExp(`(?<![\\w/-])${escape(from)}(?!\\w)`, "g"), to)
+    if (names !== undefined) after = after.replace("\0NAMES\0", () => names)
     if (LOCAL_WORDS.dirs.some((d) => f.startsWith(d))) {
       for (const [from, to] of LOCAL_WORDS.words) {
         // not a property read (x.edge: the language service renamed those), but a spread (...edge) is a name
