@@ -21,6 +21,7 @@ import * as Path from "node:path"
 import * as A2AServer from "../src/server/A2AServer.ts"
 import * as DemoAgent from "../src/server/DemoAgent.ts"
 import * as A2AHttp from "../src/server/http/A2AHttp.ts"
+import * as WebhookPush from "../src/server/push/WebhookPush.ts"
 import { TaskStore } from "../src/server/TaskStore.ts"
 import * as DurableServer from "../src/store/DurableServer.ts"
 import * as SqlStore from "../src/store/SqlStore.ts"
@@ -59,7 +60,7 @@ const sqlite = (() => {
     synchronous: store === "sqlite-full" ? "FULL" : "NORMAL",
     ...(process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {})
   })))
-  return DurableServer.layerWithStores(stores, { card, executor })
+  return DurableServer.layerWithStores(stores, { card, executor, push: WebhookPush.layerConfig })
 })()
 const trivial = HttpRouter.toWebHandler(
   routes.pipe(Layer.provide(sqlite ?? A2AServer.layer({ card, executor }))),

@@ -16,6 +16,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as WebhookPush from "../../src/server/push/WebhookPush.ts"
 import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
 import { AGENT_CARD_PATH, JSONRPC_PATH, RELEASE_MEMORY_ENV, REST_PATH } from "../TrivialAgent.ts"
@@ -33,7 +34,7 @@ const core = (() => {
       filename: Path.join(dir, "a2a.db"),
       synchronous: store === "sqlite-full" ? "FULL" : "NORMAL"
     }),
-    { card, executor }
+    { card, executor, push: WebhookPush.layerConfig }
   )
 })()
 

@@ -28,6 +28,7 @@ import * as MemoryMessageReceipts from "../server/memory/MemoryMessageReceipts.t
 import * as MemoryPushConfigStore from "../server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../server/memory/MemoryTaskStore.ts"
 import * as Observability from "../server/Observability.ts"
+import * as WebhookPush from "../server/push/WebhookPush.ts"
 import * as DurableServer from "../store/DurableServer.ts"
 import * as V01Server from "../v0_1/server/V01Server.ts"
 import * as AgentModule from "./AgentModule.ts"
@@ -104,7 +105,7 @@ export interface Agent<E> {
 
 /** The server: A2A core (the agent, durable or memory stores, Auth from the environment) behind the bindings. */
 export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
-  const core = { card: agent.card, executor: agent.executor }
+  const core = { card: agent.card, executor: agent.executor, push: WebhookPush.layerConfig }
   return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false, releaseMemoryWhenIdle: true }).pipe(
     Layer.provide(
       (flags.memory

@@ -2,6 +2,8 @@
  * Client-side failures that are not A2A protocol errors: the peer could not be reached, or what it sent back
  * is not an A2A response. Protocol errors the peer reports (TaskNotFound, ...) are the tagged errors of
  * `src/protocol/A2AError.ts`.
+ *
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import type { A2AError } from "../protocol/A2AError.ts"

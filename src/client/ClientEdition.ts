@@ -13,6 +13,8 @@
  * // a client that also talks to agents that only speak A2A 0.3
  * const client = A2AClient.resolve("http://localhost:8080").pipe(Effect.provide(A2A03.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"

@@ -11,6 +11,8 @@
  *
  * const events = Sse.events(Stream.make("data: {\"a\":1}\n\n"))
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

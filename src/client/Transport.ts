@@ -3,6 +3,8 @@
  * at one protocol version to one interface URL; the client picks a TransportFactory for the first card
  * interface a factory matches (spec 8.3.2). A 0.3 peer plugs in as factories for protocol version "0.3" that
  * translate these 1.0 requests and responses at the edge, so the client itself only knows 1.0.
+ *
+ * @since 0.1.0
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"

@@ -11,8 +11,9 @@
  * compacts old space and releases the pages V8 keeps pooled. The first quiet `quietFor` after the start gets one too,
  * for what loading the application grew.
  *
- * The collection pauses the process (200-500 ms measured on a 2-core machine that other work kept busy; less on a
- * quiet one) at a moment when no request has arrived for `quietFor`; a request arriving during it waits.
+ * The collection pauses the process (a few hundred milliseconds: BENCHMARKS.md, "What changed: the heap is given
+ * back when the load ends") at a moment when no request has arrived for `quietFor`; a request arriving during it
+ * waits.
  * V8 only offers it to code holding `gc`, which it hands out once `--expose-gc` is set: the flag is set at the first
  * release, and `gc` is taken from a fresh context, so the application's global scope does not change.
  * `NodeA2AServer.serve` watches its server this way when told to (`releaseMemoryWhenIdle`), as `effect-a2a serve` does.
@@ -26,6 +27,8 @@
  * // only after 5 s without a request and 64 MiB of growth
  * const tuned = NodeA2AServer.serve({ port: 8080, releaseMemoryWhenIdle: { quietFor: "5 seconds", minGrowthMiB: 64 } })
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -91,7 +94,7 @@ export const watch = (server: Server, options: Options = {}): Effect.Effect<void
     let recent = 0
     let spell = 0
     // Start-up counts as a spell of its own, whatever it grew: loading the module graph grows the young generation
-    // (to 35 MiB of new space for this package's server, BENCHMARKS.md), and nothing gives it back either.
+    // (BENCHMARKS.md, "Memory under load: where it goes"), and nothing gives it back either.
     let startUp = true
     let baseline = process.memoryUsage.rss()
     const onRequest = () => {

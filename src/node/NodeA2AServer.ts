@@ -22,6 +22,8 @@
  *   NodeRuntime.runMain
  * )
  * ```
+ *
+ * @since 0.1.0
  */
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"

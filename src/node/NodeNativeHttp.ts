@@ -1,8 +1,8 @@
 /**
  * Node's side of the `NativeHttp` seam, with public Node APIs only: a request that came through Node's HTTP server
  * has its body read straight from the `IncomingMessage` (the generic reader memoises its result with a fiber of
- * its own, ~12 µs per request, a third of a bare node:http round trip), and a stream can be written straight to
- * its `ServerResponse`.
+ * its own, which costs a third of a bare node:http round trip: BENCHMARKS.md, "What the second pass changed"), and
+ * a stream can be written straight to its `ServerResponse`.
  *
  * @example
  * ```ts
@@ -12,6 +12,8 @@
  *
  * const routes = A2AHttp.routes({ directStreams: true }).pipe(Layer.provide(NodeNativeHttp.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"

@@ -13,6 +13,8 @@
  *
  * Operations.byName.CancelTask.rest // { method: "POST", path: "/tasks/{id}:cancel", body: true }
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import * as v1 from "../generated/v1.ts"

@@ -3,9 +3,9 @@
  * parameter (header, or query parameter of the same name); only `Major.Minor` counts, and an empty or absent
  * value means 0.3. The server answers with the semantics of that version or with VersionNotSupported.
  *
- * A version is served through an "edge": whatever translates its wire shapes to the 1.0 model the
- * RequestHandler speaks. Bindings keep one edge per served version and pick it with `negotiate`, so adding
- * 0.3 is adding an edge, not touching the bindings.
+ * A version is served through its method table (`effect-a2a/http`): its methods, which translate its wire shapes
+ * to the 1.0 model the RequestHandler speaks. Bindings keep one table per served version and pick it with
+ * `negotiate`, so adding 0.3 is adding a table, not touching the bindings.
  *
  * @example
  * ```ts

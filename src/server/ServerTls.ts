@@ -13,6 +13,8 @@
  * const tls: ServerTls.TlsOptions = { cert, key: Redacted.make(key), ca, clientCertificates: "require" }
  * const server = NodeA2AServer.serve({ port: 8443, grpcPort: 8444, tls })
  * ```
+ *
+ * @since 0.1.0
  */
 import type * as Redacted from "effect/Redacted"
 

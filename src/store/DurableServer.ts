@@ -1,21 +1,25 @@
 /**
  * The server core for real use: SQL stores (SQLite in A2A_DATA_DIR, or PostgreSQL at A2A_DATABASE_URL) with
- * migrations and restart recovery, webhook push notifications (SSRF guard at config creation and at delivery),
- * the in-process EventBus and Auth from configuration. Same services as `A2AServer.layer`, which keeps
+ * migrations and restart recovery, webhook push notifications through the delivery of your runtime (`push`: on
+ * Node `WebhookPush.layerConfig` from effect-a2a/node, whose connections are pinned to the addresses the SSRF
+ * guard vetted; elsewhere `WebPush.layer()` from effect-a2a/web), the in-process EventBus and Auth from
+ * configuration. Same services as `A2AServer.layer`, which keeps
  * everything in memory and delivers no webhooks; swap any of them the same way (see `A2AServer.layerCore`).
  * The agent's layer is built over the stores, so an LLM agent (`effect-a2a/ai`) keeps its conversations in the same
  * database (the SQL stores provide Effect's `BackingPersistence`), and they survive a restart.
  *
  * @example
  * ```ts
- * import { NodeA2AServer } from "effect-a2a/node"
+ * import { NodeA2AServer, WebhookPush } from "effect-a2a/node"
  * import { DemoAgent } from "effect-a2a/server"
  * import { DurableServer } from "effect-a2a/sql"
  * import { Layer } from "effect"
  *
  * // the server core over SQLite in A2A_DATA_DIR (or PostgreSQL at A2A_DATABASE_URL), with webhook push
  * const server = NodeA2AServer.serve({ port: 8080 }).pipe(
- *   Layer.provide(DurableServer.layerConfig({ card: DemoAgent.card, executor: DemoAgent.make() }))
+ *   Layer.provide(
+ *     DurableServer.layerConfig({ card: DemoAgent.card, executor: DemoAgent.make(), push: WebhookPush.layerConfig })
+ *   )
  * )
  * ```
  *
@@ -31,14 +35,23 @@ import * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as Auth from "../server/Auth.ts"
 import * as EventBus from "../server/EventBus.ts"
 import * as GuardedRequestHandler from "../server/push/GuardedRequestHandler.ts"
-import * as WebhookPush from "../server/push/WebhookPush.ts"
+import type { WebhookGuard } from "../server/push/WebhookGuard.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
+import type { PushNotifier } from "../server/PushNotifier.ts"
 import type { TaskStore } from "../server/TaskStore.ts"
 import type * as SqlStore from "./SqlStore.ts"
+
+/** What webhook push brings the server: the notifier, and the guard that vets webhook URLs when configs are set. */
+export type Push = PushNotifier | WebhookGuard
 
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
+  /**
+   * Webhook push over the stores' push configs, delivered as the runtime can: `WebhookPush.layerConfig`
+   * (effect-a2a/node: connections pinned to the vetted addresses) or `WebPush.layer()` (effect-a2a/web: `fetch`).
+   */
+  readonly push: Layer.Layer<Push, Config.ConfigError, PushConfigStore>
   /**
    * How long the SQL stores of `layerConfig` keep a message's receipt (see MessageReceipts); default
    * `A2A_IDEMPOTENCY_WINDOW`, else 24 hours. With `layerWithStores`, the stores given keep them (or, without
@@ -49,7 +62,7 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
 
 /**
  * RequestHandler (webhook URLs guarded), AgentCardConfig and Auth (from configuration) over the given stores,
- * with webhook push delivery, and the stores' EventBus if they have one (else the in-process one).
+ * with the webhook push delivery of `options.push`, and the stores' EventBus if they have one (else the in-process one).
  */
 export const layerWithStores = <SE, E = never, R = never>(
   stores: Layer.Layer<TaskStore | PushConfigStore, SE>,
@@ -61,7 +74,7 @@ export const layerWithStores = <SE, E = never, R = never>(
     Layer.provideMerge(
       // Stores shared by several processes (SqlStore on PostgreSQL) bring the EventBus that reaches them all:
       // merged last, it replaces the in-process one.
-      WebhookPush.layerConfig.pipe(Layer.provideMerge(Layer.merge(EventBus.layerInProcess, stores)))
+      options.push.pipe(Layer.provideMerge(Layer.merge(EventBus.layerInProcess, stores)))
     ),
     Layer.provideMerge(Auth.layerConfig)
   )

@@ -21,6 +21,8 @@
  *   NodeRuntime.runMain
  * )
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
 import { ClientEditions } from "../client/ClientEdition.ts"

@@ -1,7 +1,7 @@
 /**
  * effect-a2a for A2A 0.1 peers (and 0.2 ones), in one wing: `A2A01.layer` plugs it, and the 0.3 wing it builds
  * on, into the 1.0 core (server, push and client), and the modules it is made of: the 0.1 wire Schemas and their
- * translation to 1.0 (`V01`), the server's 0.1 edge and the client's 0.1 transport. Nothing else in the package
+ * translation to 1.0 (`V01`), the server's 0.1 methods and the client's 0.1 transport. Nothing else in the package
  * imports it but the CLI.
  *
  * @example

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import * as LlmAgent from "../../src/ai/LlmAgent.ts"
 import * as ScriptedModel from "../../src/ai/ScriptedModel.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import * as WebhookPush from "../../src/server/push/WebhookPush.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
 import * as DurableServer from "../../src/store/DurableServer.ts"
 import * as SqlStore from "../../src/store/SqlStore.ts"
@@ -39,7 +40,8 @@ const survivesRestart = (stores: () => Layer.Layer<SqlStore.Services, SqlStore.S
       yield* handler.sendMessage(send(text, { contextId: "kept" }), alice)
     }).pipe(Effect.provide(DurableServer.layerWithStores(stores(), {
       card: DemoAgent.card,
-      executor: LlmAgent.layer({ instructions: "Remember." }).pipe(Layer.provide(model))
+      executor: LlmAgent.layer({ instructions: "Remember." }).pipe(Layer.provide(model)),
+      push: WebhookPush.layer()
     })))
   return Effect.gen(function*() {
     yield* life("my name is Ada")

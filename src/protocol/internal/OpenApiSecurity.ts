@@ -1,7 +1,7 @@
 /**
  * A2A 1.0 security schemes and requirements in OpenAPI's form: the Security Scheme Object, which A2A 0.3 cards
  * carry as it is (spec 0.3 section 5), and the OpenAPI document of the HTTP+JSON binding describes. For the 0.3
- * edge (v0_3/protocol/AgentCards) and OpenApiDocument.
+ * translation (v0_3/protocol/AgentCards) and OpenApiDocument.
  *
  * - 1.0 discriminates by member name, OpenAPI by `type`. An API key `location` other than query/header/cookie
  *   (in any case) becomes `header` (OpenAPI's default).

@@ -15,6 +15,8 @@
  * // the A2A routes, serving 0.3 clients too
  * const routes = A2AHttp.routes().pipe(Layer.provide(A2A03.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
 import type * as HttpRouter from "effect/http/HttpRouter"

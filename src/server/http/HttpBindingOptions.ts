@@ -97,7 +97,8 @@ export interface HttpBindingOptions {
   readonly versions?: ReadonlyArray<string> | undefined
   /**
    * Write event streams straight to Node's response instead of through the platform's response writer: an open
-   * stream then costs ~4 KiB less, but response middleware sees a stand-in (200, `text/event-stream`, no body)
+   * stream then costs less memory (BENCHMARKS.md, "Idle streams, both ways"), but response middleware sees a
+   * stand-in (200, `text/event-stream`, no body)
    * and cannot change the stream's headers. Only HTTP/1 requests on Node are written so. Default false;
    * `A2AHttp.serve` turns it on (it installs no response middleware).
    */

@@ -16,6 +16,8 @@
  * // the routes on your own Node HttpServer, with the Node fast paths
  * const routes = A2AHttp.routes({ directStreams: true }).pipe(Layer.provide(NodeNativeHttp.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"

@@ -1,8 +1,9 @@
 /**
- * The operations of protocol/Operations as the bindings dispatch them (spec 3.1, 5.3): for each, how its request
- * is decoded and which RequestHandler method runs it. A protocol version is served through one such table (its
- * "edge", see protocol/Version): 1.0 decodes with the generated Schemas and calls the handler directly; a
- * 0.3 edge would decode 0.3 shapes, translate, and translate the results back, behind the same interface.
+ * A protocol version's method table: the operations of protocol/Operations as the bindings dispatch them (spec
+ * 3.1, 5.3), each with how its request is decoded and which RequestHandler method runs it, by JSON-RPC method (and
+ * by operation name for the REST routes). 1.0's table decodes with the generated Schemas and calls the handler
+ * directly; an edition's (A2A 0.3, 0.1) decodes its version's shapes, translates, and translates the results back,
+ * behind the same interface.
  *
  * An operation is prepared in two steps, decode then run, so a binding can answer a bad request before it
  * touches the handler, and the decoded request never escapes its operation (no untyped plumbing).
@@ -11,7 +12,7 @@
  * ```ts
  * import { Operations } from "effect-a2a/http"
  *
- * // the 1.0 edge: every operation of the table, decoded with its Schema and run on the RequestHandler
+ * // the 1.0 table: every operation, decoded with its Schema and run on the RequestHandler
  * const getTask = Operations.v1Edge.byName("GetTask")
  * getTask.prepare({ id: "t-1" }) // Success(run) or Failure(InvalidParams)
  * ```

@@ -8,10 +8,9 @@
  *
  * An id is written as character codes into a scratch array and made a string in one `String.fromCharCode`, which
  * gives one flat string. crypto.randomUUID adds its result up piece by piece (Node), which V8 keeps as a tree of
- * concatenations (~20 nodes of 32 bytes for 36 characters), as it does a template literal: a stored task keeps its
- * ids, so it kept the trees, ~490 bytes per UUID instead of ~70, the larger part of a stored task (1.8 KB), copied
- * by every scavenge it survives and promoted. Made this way an id also costs about half the CPU (BENCHMARKS.md,
- * "The execution path").
+ * concatenations, as it does a template literal: a stored task keeps its ids, so it kept the trees, several times
+ * the size of a flat string and the larger part of a stored task, copied by every scavenge it survives and
+ * promoted. Made this way an id also costs less CPU (BENCHMARKS.md, "The execution path").
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"

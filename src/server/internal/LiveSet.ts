@@ -6,8 +6,8 @@
  * left behind keeps the entries it held when it was left. Once a collection's table is in the old generation (every
  * collection made at start-up gets there) the new tables are allocated there too, and a young-generation collection
  * treats every old table, left behind or not, as a root. An entry added and removed per request then outlives its
- * request until the next full GC, with all it reaches: under load that promoted ~2 MB per scavenge on SendMessage
- * and set our p99 (BENCHMARKS.md, "Per-request entries in long-lived collections"). Here an entry is a node of a
+ * request until the next full GC, with all it reaches: under load that promoted megabytes per scavenge on
+ * SendMessage and set our p99 (BENCHMARKS.md, "Per-request entries in long-lived collections"). Here an entry is a node of a
  * doubly-linked list, unlinked and emptied when removed.
  *
  * @internal

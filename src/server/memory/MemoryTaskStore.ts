@@ -69,8 +69,8 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     const ended = new Map<string, number>()
     // The same, in the order they ended: a queue read from `head`. Not the Map's own order: a Map keeps the slots
     // of its deleted entries until it grows again, and iterating it from its start steps over each of them, so
-    // finding the oldest ended task in a full store (one forgotten per save) cost thousands of steps per save:
-    // 3-9 µs a save at 10,000 ended tasks, ~7% of the CPU of a blocking task SendMessage (BENCHMARKS.md).
+    // finding the oldest ended task in a full store (one forgotten per save) cost thousands of steps per save
+    // (BENCHMARKS.md, "The execution path").
     const endedIds: Array<string> = []
     let head = 0
 

@@ -147,7 +147,8 @@ export const make = Effect.gen(function*() {
       traced("SqlTaskStore.list")
     )
 
-  // Each save is a commit (~0.2 ms on SQLite with synchronous=NORMAL, an fsync with FULL): worth coalescing.
+  // Each save is a commit (BENCHMARKS.md, "Sustained load and the SQLite store"; an fsync with FULL): worth
+  // coalescing.
   return TaskStore.of({ get, save, list, coalesceSaves: true })
 })
 

@@ -13,6 +13,8 @@
  *
  * V01ClientEdition.edition.claimsCard({ name: "old", url: "https://old.example.com", protocolVersion: "0.1.0" }) // true
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -18,6 +18,8 @@
  *   transports: [V01JsonRpcTransport.factory]
  * })
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"

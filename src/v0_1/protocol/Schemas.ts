@@ -13,6 +13,8 @@
  *
  * Schema.decodeUnknownSync(V01.Schemas.Part)({ type: "text", text: "hi" })
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 

@@ -11,6 +11,8 @@
  * - a stream carries status and artifact updates only: a Task becomes the update of its status, and a Message
  *   reply (1.0 agents may answer without a task) the `completed` status carrying it.
  * `null`, which 0.1 allows for most optional fields, reads as absent.
+ *
+ * @since 0.1.0
  */
 import type * as v0_3 from "../../generated/v0_3.ts"
 import type * as v1 from "../../generated/v1.ts"

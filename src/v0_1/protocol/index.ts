@@ -7,6 +7,8 @@
  *
  * V01.Translation.fromV1TaskState("TASK_STATE_REJECTED") // "failed"
  * ```
+ *
+ * @since 0.1.0
  */
 export * as Schemas from "./Schemas.ts"
 export * as Translation from "./Translation.ts"

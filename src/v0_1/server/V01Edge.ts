@@ -21,6 +21,8 @@
  * V01Edge.methods.SendMessage // "tasks/send"
  * V01Edge.v01Edge.version // "0.1"
  * ```
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

@@ -1,6 +1,6 @@
 /**
  * The JSON text of the tasks GetTask answers with, kept for the next GetTask of the same task: a client polling a
- * task reads it again and again, unchanged, and JSON.stringify was ~1.6 µs of a ~40 µs GetTask (BENCHMARKS.md,
+ * task reads it again and again, unchanged, and JSON.stringify was a visible part of a GetTask's CPU (BENCHMARKS.md,
  * "GetTask, fifth pass").
  *
  * Kept by task object, not by id: a stored task is a value that no one changes in place (a store saves a new record
