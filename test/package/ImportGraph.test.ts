@@ -36,6 +36,8 @@ const graph = new Map<string, Array<string>>(
 /** The layer a file belongs to; a file may import its own layer and the ones below it. */
 const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => boolean]> = [
   ["protocol", (f) => f.startsWith("src/generated/") || f.startsWith("src/protocol/")],
+  // the server's services and RequestHandler, their building blocks (server/internal) and the engine that runs
+  // and cancels tasks (server/engine)
   [
     "server core",
     (f) => f.startsWith("src/server/") && !f.startsWith("src/server/http/") && !f.startsWith("src/server/push/")
@@ -164,6 +166,19 @@ describe("import graph of src/", () => {
       wings(file) ? imports.filter(internal).map((target) => `${file} -> ${target}`) : []
     )
     expect(reaching).toEqual([])
+  })
+
+  it("the engine sits in the server core under its public modules: only they import it, no building block does", () => {
+    const engine = (file: string) => file.startsWith("src/server/engine/")
+    const publicCore = (file: string) => /^src\/server\/[^/]+\.ts$/.test(file)
+    const reaching = [...graph].flatMap(([file, imports]) =>
+      engine(file) || publicCore(file)
+        ? []
+        : imports.filter(engine).map((target) => `${file} -> ${target}`)
+    )
+    expect(reaching).toEqual([])
+    // what it is there for: the RequestHandler runs tasks through it
+    expect(graph.get("src/server/RequestHandler.ts")).toContain("src/server/engine/TaskRunner.ts")
   })
 
   it("has no cycles", () => {
