@@ -181,6 +181,21 @@ describe("import graph of src/", () => {
     expect(graph.get("src/server/RequestHandler.ts")).toContain("src/server/engine/TaskRunner.ts")
   })
 
+  it("PushStream is read by the engine and the bindings: the public services make ordinary Streams", () => {
+    const pushStream = "src/server/internal/PushStream.ts"
+    const readers = (file: string) =>
+      /^src\/server\/(engine|http|push|internal)\//.test(file) ||
+      // the glue between the bindings and the engine, and the PostgreSQL bus's lost-channel stream
+      file === "src/server/RequestHandler.ts" || file === "src/store/internal/PgEventBus.ts"
+    const reaching = [...graph].flatMap(([file, imports]) =>
+      !readers(file) && imports.includes(pushStream) ? [file] : []
+    )
+    expect(reaching).toEqual([])
+    for (const service of ["AgentExecutor", "TaskUpdater", "EventBus"]) {
+      expect(graph.get(`src/server/${service}.ts`)).toContain("src/server/internal/StreamSources.ts")
+    }
+  })
+
   it("has no cycles", () => {
     expect(cycles()).toEqual([])
   })

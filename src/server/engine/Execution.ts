@@ -468,7 +468,7 @@ export class Execution {
    * Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
    * needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
    * one synchronous step, which nothing can come between, as it would have run under a lock taken at once (the
-   * lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: ~9 KB, BENCHMARKS.md).
+   * lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: BENCHMARKS.md, "engine").
    */
   release(): Effect.Effect<void> {
     const receipt = this.receipt
