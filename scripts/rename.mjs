@@ -141,8 +141,8 @@ const RENAMES = [
   { file: "src/http/HttpCallContext.ts", in: ["RouteCall"], name: "edge", to: "table" },
   { file: "src/http/internal/JsonRpcBinding.ts", in: ["Call"], name: "edge", to: "table" },
   // webhooks' side of an edition
-  { file: "src/server/push/WebhookPushNotifier.ts", name: "PayloadEdition", to: "WebhookEdition" },
-  { file: "src/server/push/WebhookPushNotifier.ts", name: "PayloadEditions", to: "WebhookEditions" },
+  { file: "src/server/PushNotifier.ts", name: "PayloadEdition", to: "WebhookEdition" },
+  { file: "src/server/PushNotifier.ts", name: "PayloadEditions", to: "WebhookEditions" },
   // the OpenAPI document's own name for it
   { file: "src/http/OpenApiDocument.ts", name: "Operation", to: "OperationObject" }
 ]
