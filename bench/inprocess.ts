@@ -37,6 +37,9 @@ const demo = HttpRouter.toWebHandler(
 )
 const { supportedInterfaces: _, ...card } = agentCardJson("")
 
+// BENCH_RECEIPTS=0: no message receipts, on either store.
+const noReceipts = process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {}
+
 /** Task saves made so far (counted on the SQLite store only). */
 let saves = 0
 const sqlite = (() => {
@@ -57,12 +60,12 @@ const sqlite = (() => {
   const stores = counted.pipe(Layer.provideMerge(SqlStore.layerSqlite({
     filename: Path.join(dir, "a2a.db"),
     synchronous: store === "sqlite-full" ? "FULL" : "NORMAL",
-    ...(process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {})
+    ...noReceipts
   })))
   return DurableServer.layerWithStores(stores, { card, executor })
 })()
 const trivial = HttpRouter.toWebHandler(
-  routes.pipe(Layer.provide(sqlite ?? A2AServer.layer({ card, executor }))),
+  routes.pipe(Layer.provide(sqlite ?? A2AServer.layer({ card, executor, ...noReceipts }))),
   { disableLogger: true }
 )
 
@@ -193,6 +196,12 @@ for (const pass of [1, 2]) {
       )
     }
   }
+}
+// With --expose-gc: what the run left alive (e.g. message receipts), after a full collection.
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc !== undefined) {
+  gc()
+  console.log(`heap used after the run and a full GC: ${(process.memoryUsage().heapUsed / 1048576).toFixed(1)} MiB`)
 }
 await demo.dispose()
 await trivial.dispose()
