@@ -6,6 +6,7 @@
 import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
+import { SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 import { BenchError } from "./BenchError.ts"
 import {
   AGENT_CARD_PATH,
@@ -248,6 +249,8 @@ export const start = Effect.fnUntraced(function*(
     ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
     : [process.execPath, [
       "--expose-gc",
+      // As `effect-a2a serve` runs (src/cli/Relaunch.ts); a container's sizing and `nodeOptions` come after and win.
+      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`] : []),
       ...(options.memoryLimitMiB === undefined ? [] : containerFlags(options.memoryLimitMiB)),
       ...(options.nodeOptions ?? []),
       script
