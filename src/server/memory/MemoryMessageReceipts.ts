@@ -3,13 +3,14 @@
  * Bounded: a receipt is forgotten once the window has passed since it was accepted, and beyond `maxReceipts`
  * receipts or `maxBytes` of them the oldest are forgotten first (a send of such a message then runs again).
  *
- * Kept outside the JavaScript heap's object graph: each receipt is a record of UTF-8 bytes (its key, fingerprint,
- * task id and the JSON of its direct reply) written into one fixed ring of bytes, found through a hash table of
+ * Kept outside the JavaScript heap's object graph: each receipt is a record of UTF-8 bytes (its key, fingerprint and
+ * task id; its direct reply's JSON a record of its own) in one fixed ring of bytes, found through a hash table of
  * integers. Under load a server accepts thousands of messages a second and keeps each receipt far longer than a
  * young-generation collection lasts: as objects, every receipt would be copied by the collections and promoted,
  * and V8, seeing so much survive, doubles its young generation again and again up to its maximum (BENCHMARKS.md,
- * "Memory"). As bytes, a receipt costs the collector nothing. Only a record too large for the ring (a reply of more
- * than an eighth of `maxBytes`) is kept as an object.
+ * "Memory (#33)"). As bytes, a receipt costs the collector nothing. Only a record too large for the ring (one whose
+ * UTF-8 could take more than an eighth of `maxBytes`: a reply of ~170,000 characters with the defaults) is kept as
+ * an object.
  *
  * @example
  * ```ts
