@@ -21,6 +21,8 @@ export interface Settings {
   readonly pin: boolean
   /** Node/V8 options our servers ran with (none by default). */
   readonly oursNodeOptions: ReadonlyArray<string>
+  /** Every server limited to this many MiB, as a container would be (see `StartOptions.memoryLimitMiB`). */
+  readonly memoryLimitMiB?: number | undefined
   readonly profile?: ServerKind | undefined
 }
 
@@ -277,6 +279,9 @@ export const formatSettings = (settings: Settings): string =>
   + `${settings.connections} connections, ${settings.idleStreams} idle streams${settings.quick ? " (quick)" : ""}`
   + (settings.pin ? "; servers pinned to CPU 0, load generator on the others" : "; not pinned")
   + (settings.oursNodeOptions.length === 0 ? "" : `; our servers run with ${settings.oursNodeOptions.join(" ")}`)
+  + (settings.memoryLimitMiB === undefined
+    ? ""
+    : `; every server limited to ${settings.memoryLimitMiB} MiB (V8 heap as Node sizes it in such a container, killed above it in RSS)`)
 
 // Under the memory table, so that its "RSS after start" is not read as the package's start-up.
 export const memoryNote = "RSS after start: each server as its bench/servers/*.ts file through Node's type stripping "

@@ -6,6 +6,7 @@
 import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
+import { SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 import { BenchError } from "./BenchError.ts"
 import {
   AGENT_CARD_PATH,
@@ -87,6 +88,14 @@ export interface StartOptions {
    * readings, where a collection between two readings would be counted as the streams' memory.
    */
   readonly releaseMemory?: boolean | undefined
+  /**
+   * What a container with this much memory (MiB) gives the server: Node is told the heap limit
+   * (`--max-old-space-size`) and the young generation it would size for itself in such a container (see
+   * `containerFlags`; both before `nodeOptions`, which may set others), and the server is killed (SIGKILL) as soon as
+   * its RSS, read every 50 ms, goes above the limit, as a cgroup's OOM killer would (no cgroup could be made on the
+   * machines this was written on, and `ulimit -v` keeps Node from starting: V8 reserves address space up front).
+   */
+  readonly memoryLimitMiB?: number | undefined
 }
 
 const benchDir = import.meta.dirname
@@ -186,6 +195,44 @@ export const readCpuMs = (pid: number): Effect.Effect<number, BenchError, FileSy
     )
   )
 
+/**
+ * The V8 flags a Node server gets in a container of `limitMiB`: the heap limit, and the young generation Node sizes
+ * from the memory the container gives it (Node configures V8's heap from the cgroup's limit, not the machine's
+ * memory: V8's `Heap::HeapSizeFromPhysicalMemory` takes a quarter of it, times 2 on 64-bit without pointer compression,
+ * as old generation, and `YoungGenerationSizeFromOldGenerationSize` a 256th of that, at least 1 MiB, as semi-space
+ * up to 256 MiB of old generation, a 128th beyond). Outside a container V8 sizes both from the machine's memory, whose
+ * young generation may reach 64 MiB semi-spaces: this harness cannot make a cgroup, so it says so with flags.
+ */
+export const containerFlags = (limitMiB: number): ReadonlyArray<string> => {
+  const oldGeneration = limitMiB / 2
+  const semiSpace = Math.max(1, Math.floor(oldGeneration / (oldGeneration <= 256 ? 256 : 128)))
+  return [`--max-old-space-size=${limitMiB}`, `--max-semi-space-size=${semiSpace}`]
+}
+
+/** Kills the server once its RSS goes above `limitMiB` (see `StartOptions.memoryLimitMiB`). */
+const enforceLimit = (
+  kind: ServerKind,
+  pid: number,
+  memory: Effect.Effect<Memory, BenchError>,
+  limitMiB: number
+): Effect.Effect<void, never, Scope.Scope> =>
+  memory.pipe(
+    Effect.flatMap(({ rssKb }) => {
+      if (rssKb <= limitMiB * 1024) return Effect.void
+      return Effect.sync(() => {
+        process.stderr.write(
+          `[${kind}] killed: RSS ${Math.round(rssKb / 1024)} MiB, above the ${limitMiB} MiB limit (--memory-limit)\n`
+        )
+        process.kill(pid, "SIGKILL")
+      }).pipe(Effect.andThen(Effect.fail(new BenchError({ message: `${kind} killed above its memory limit` }))))
+    }),
+    Effect.andThen(Effect.sleep("50 millis")),
+    Effect.forever,
+    Effect.ignore,
+    Effect.forkScoped,
+    Effect.asVoid
+  )
+
 export const start = Effect.fnUntraced(function*(
   kind: ServerKind,
   options: StartOptions
@@ -200,7 +247,14 @@ export const start = Effect.fnUntraced(function*(
   // The Bun server runs on the bun devDependency's runtime (Node options do not apply there).
   const [program, programArgs] = kind === "bun"
     ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
-    : [process.execPath, ["--expose-gc", ...(options.nodeOptions ?? []), script]]
+    : [process.execPath, [
+      "--expose-gc",
+      // As `effect-a2a serve` runs (src/cli/Relaunch.ts); a container's sizing and `nodeOptions` come after and win.
+      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`] : []),
+      ...(options.memoryLimitMiB === undefined ? [] : containerFlags(options.memoryLimitMiB)),
+      ...(options.nodeOptions ?? []),
+      script
+    ]]
   // taskset execs the server in place, so the pid is still the server's.
   const [command, args] = options.cpus === undefined
     ? [program, programArgs]
@@ -249,6 +303,7 @@ export const start = Effect.fnUntraced(function*(
   )
   const endpoints = yield* fetchCard(origin)
   const memory = readMemory(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+  if (options.memoryLimitMiB !== undefined) yield* enforceLimit(kind, pid, memory, options.memoryLimitMiB)
   const startProfiler = options.cpuProfile === undefined || kind === "bun"
     ? Effect.void
     : Effect.ignore(Effect.try(() => process.kill(pid, PROFILE_START_SIGNAL)))

@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as V8 from "node:v8"
 import * as A2AServer from "../src/server/A2AServer.ts"
 import * as DemoAgent from "../src/server/DemoAgent.ts"
 import * as A2AHttp from "../src/server/http/A2AHttp.ts"
@@ -37,6 +38,9 @@ const demo = HttpRouter.toWebHandler(
   { disableLogger: true }
 )
 const { supportedInterfaces: _, ...card } = agentCardJson("")
+
+// BENCH_RECEIPTS=0: no message receipts, on either store.
+const noReceipts = process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {}
 
 /** Task saves made so far (counted on the SQLite store only). */
 let saves = 0
@@ -58,12 +62,12 @@ const sqlite = (() => {
   const stores = counted.pipe(Layer.provideMerge(SqlStore.layerSqlite({
     filename: Path.join(dir, "a2a.db"),
     synchronous: store === "sqlite-full" ? "FULL" : "NORMAL",
-    ...(process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {})
+    ...noReceipts
   })))
   return DurableServer.layerWithStores(stores, { card, executor, push: WebhookPush.layerConfig })
 })()
 const trivial = HttpRouter.toWebHandler(
-  routes.pipe(Layer.provide(sqlite ?? A2AServer.layer({ card, executor }))),
+  routes.pipe(Layer.provide(sqlite ?? A2AServer.layer({ card, executor, ...noReceipts }))),
   { disableLogger: true }
 )
 
@@ -194,6 +198,20 @@ for (const pass of [1, 2]) {
       )
     }
   }
+}
+// What the run grew: RSS and V8's young (new) and old spaces, as they are when the calls end.
+const spaces = Object.fromEntries(V8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]))
+const mib = (bytes = 0) => (bytes / 1048576).toFixed(1)
+console.log(
+  `at the end: RSS ${mib(process.memoryUsage.rss())} MiB, new space ${mib(spaces.new_space)} MiB, old space ${
+    mib(spaces.old_space)
+  } MiB`
+)
+// With --expose-gc: what the run left alive (e.g. message receipts), after a full collection.
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc !== undefined) {
+  gc()
+  console.log(`heap used after the run and a full GC: ${(process.memoryUsage().heapUsed / 1048576).toFixed(1)} MiB`)
 }
 await demo.dispose()
 await trivial.dispose()

@@ -82,6 +82,12 @@ const flags = {
     Flag.withFallbackConfig(Config.String("BENCH_OURS_NODE_OPTIONS")),
     Flag.optional
   ),
+  memoryLimit: number(
+    "memory-limit",
+    "BENCH_MEMORY_LIMIT",
+    "MiB each server may use, as in a container: its V8 heap as Node sizes it there (--max-old-space-size, " +
+      "--max-semi-space-size) and the server killed once its RSS goes above it (as a cgroup's OOM killer would)"
+  ),
   profile: Flag.Literals("profile", serverKinds).pipe(
     Flag.withDescription("Profile this server's CPU during the measured rounds and summarise the profile"),
     Flag.withFallbackConfig(Config.Literals(serverKinds, "BENCH_PROFILE")),
@@ -124,6 +130,7 @@ const resolveSettings = (f: Flags): Effect.Effect<Settings, BenchError> =>
         Option.map(f.oursNodeOptions, (o) => o.split(" ").filter((x) => x.length > 0)),
         () => []
       ),
+      memoryLimitMiB: Option.getOrUndefined(Option.map(f.memoryLimit, (mib) => Math.max(16, Math.round(mib)))),
       profile: Option.getOrUndefined(f.profile)
     }
     if (settings.profile !== undefined && !servers.includes(settings.profile)) {
@@ -174,7 +181,8 @@ const measure = (server: BenchServer, runner: Runner, settings: RunSettings) =>
 const startOptions = (settings: Settings, kind: ServerKind): StartOptions => ({
   cpus: settings.pin ? SERVER_CPUS : undefined,
   // Our servers on Node (Bun takes no Node options).
-  nodeOptions: kind.startsWith("ours") ? settings.oursNodeOptions : undefined
+  nodeOptions: kind.startsWith("ours") ? settings.oursNodeOptions : undefined,
+  memoryLimitMiB: settings.memoryLimitMiB
 })
 
 /**

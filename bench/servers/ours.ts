@@ -24,15 +24,19 @@ import { announce, installAllocationSampler, installGcOnSignal, installProfiler 
 import { card } from "./oursAgent.ts"
 import { executor } from "./oursLlm.ts"
 
+// BENCH_RECEIPTS=0: no message receipts (an idempotency window of zero), to see what keeping them costs.
+const noReceipts = process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {}
+
 const core = (() => {
   const store = process.env.BENCH_STORE
-  if (store !== "sqlite" && store !== "sqlite-full") return A2AServer.layer({ card, executor })
+  if (store !== "sqlite" && store !== "sqlite-full") return A2AServer.layer({ card, executor, ...noReceipts })
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "a2a-bench-"))
   process.on("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
   return DurableServer.layerWithStores(
     SqlStore.layerSqlite({
       filename: Path.join(dir, "a2a.db"),
-      synchronous: store === "sqlite-full" ? "FULL" : "NORMAL"
+      synchronous: store === "sqlite-full" ? "FULL" : "NORMAL",
+      ...noReceipts
     }),
     { card, executor, push: WebhookPush.layerConfig }
   )

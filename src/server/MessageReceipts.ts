@@ -106,17 +106,23 @@ export const fingerprint = (message: v1.Message): string => {
 /** The longest body kept as its own fingerprint. */
 const MAX_LITERAL_FINGERPRINT = 256
 
+// Built by concatenation, not arrays joined: it runs on every SendMessage.
 const canonical = (value: unknown): string | undefined => {
   if (value === undefined || value === null || value === "") return undefined
   if (typeof value !== "object") return JSON.stringify(value)
   if (Array.isArray(value)) {
+    if (value.length === 0) return undefined
     // An unset element keeps its place: [a, null] is not [a].
-    return value.length === 0 ? undefined : `[${value.map((item) => canonical(item) ?? "null").join(",")}]`
+    let items = canonical(value[0]) ?? "null"
+    for (let i = 1; i < value.length; i++) items += "," + (canonical(value[i]) ?? "null")
+    return `[${items}]`
   }
-  const fields: Array<string> = []
+  let fields: string | undefined
   for (const key of Object.keys(value).sort()) {
     const field = canonical((value as Record<string, unknown>)[key])
-    if (field !== undefined) fields.push(`${JSON.stringify(key)}:${field}`)
+    if (field === undefined) continue
+    const entry = JSON.stringify(key) + ":" + field
+    fields = fields === undefined ? entry : fields + "," + entry
   }
-  return fields.length === 0 ? undefined : `{${fields.join(",")}}`
+  return fields === undefined ? undefined : `{${fields}}`
 }

@@ -271,7 +271,7 @@ export const make = Effect.gen(function*() {
   ): Effect.Effect<Earlier | undefined, A2AError> =>
     Effect.flatMap(orInternal(receipts.claim(claim.key, print, claim.taskId)), (claimed) => {
       if (Option.isNone(claimed)) {
-        return runner.start({ ...options, receipt: claim }, caller).pipe(
+        return runner.start(options, caller).pipe(
           Effect.tapError(() => claim.unaccepted()),
           Effect.map((record) => record === undefined ? undefined : { record })
         )
@@ -298,30 +298,22 @@ export const make = Effect.gen(function*() {
       const refused = refuseSend(req, ctx)
       if (refused !== undefined) return Effect.fail(refused)
       const message = req.message
-      const owner = ctx.principal.id
-      const tenant = req.tenant ?? ""
-      const given = message.taskId !== undefined && message.taskId.length > 0 ? message.taskId : undefined
-      const startWith = (newTaskId: string | undefined): TaskRunner.StartOptions => ({
-        message,
-        owner,
-        tenant,
-        call: ctx,
-        metadata: req.metadata,
-        configuration: req.configuration,
-        pushConfig: req.configuration?.taskPushNotificationConfig,
-        newTaskId
-      })
       if (!keepsReceipts) {
-        return Effect.map(runner.start(startWith(undefined), caller), (record) =>
+        return Effect.map(runner.start(startOptions(req, ctx, undefined, undefined), caller), (record) =>
           record === undefined ? undefined : { record })
       }
+      const given = message.taskId !== undefined && message.taskId.length > 0 ? message.taskId : undefined
       const print = fingerprint(message)
-      const key: ReceiptKey = { owner, tenant, messageId: message.messageId }
+      const key: ReceiptKey = { owner: ctx.principal.id, tenant: req.tenant ?? "", messageId: message.messageId }
       // The receipt names the task before it exists: a new task's id is chosen here.
-      return given !== undefined
-        ? claimThenStart(startWith(undefined), caller, new Claim(receipts, key, given), print, 0)
-        : Effect.flatMap(Ids.taskId, (taskId) =>
-          claimThenStart(startWith(taskId), caller, new Claim(receipts, key, taskId), print, 0))
+      if (given !== undefined) {
+        const claim = new Claim(receipts, key, given)
+        return claimThenStart(startOptions(req, ctx, undefined, claim), caller, claim, print, 0)
+      }
+      return Effect.flatMap(Ids.taskId, (taskId) => {
+        const claim = new Claim(receipts, key, taskId)
+        return claimThenStart(startOptions(req, ctx, taskId, claim), caller, claim, print, 0)
+      })
     })
 
   const noResponse = () => new InternalError({ message: "The task ended without a response" })
@@ -607,6 +599,24 @@ const instrument = (handlers: Handlers, services: Context.Context<never>): Handl
   }
   return instrumented as Handlers
 }
+
+/** What the task runner is given to run a SendMessage: one literal, no copies (it is made on every send). */
+const startOptions = (
+  req: v1.SendMessageRequest,
+  ctx: CallContext,
+  newTaskId: string | undefined,
+  receipt: Claim | undefined
+): TaskRunner.StartOptions => ({
+  message: req.message,
+  owner: ctx.principal.id,
+  tenant: req.tenant ?? "",
+  call: ctx,
+  metadata: req.metadata,
+  configuration: req.configuration,
+  pushConfig: req.configuration?.taskPushNotificationConfig,
+  newTaskId,
+  receipt
+})
 
 /**
  * The receipt a send claimed for its message, as its execution reports to it (see TaskRunner.ReceiptHooks). A
