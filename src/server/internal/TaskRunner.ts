@@ -90,6 +90,7 @@ import * as Instrumentation from "./Instrumentation.ts"
 import * as LiveSet from "./LiveSet.ts"
 import * as PushStream from "./PushStream.ts"
 import * as TaskReducer from "./TaskReducer.ts"
+import { TurnDispatch } from "./TurnDispatch.ts"
 
 /** One event as the caller of an execution sees it. */
 export interface Processed {
@@ -124,6 +125,11 @@ export interface StartOptions {
   readonly newTaskId?: string | undefined
   /** The receipt the send claimed for its message, if any (see MessageReceipts). */
   readonly receipt?: ReceiptHooks | undefined
+  /**
+   * The turn of this message was lost with the node that ran it (see TurnDispatch): its task, still in flight,
+   * already holds the message, and the agent runs the turn again from the start on the task as it is.
+   */
+  readonly rerun?: boolean | undefined
 }
 
 /** What an execution tells the receipt of its message (see MessageReceipts). */
@@ -768,6 +774,10 @@ export const make = Effect.gen(function*() {
           ? { ...options.message, taskId }
           : { ...options.message, taskId, contextId }
         if (fingerprint(again) !== fingerprint(earlier)) return yield* differentBody(messageId)
+        if (options.rerun === true && !isFinal(task.status.state) && running.get(taskId)?.current === undefined) {
+          yield* launch(options, caller, taskId, task.contextId ?? earlier.contextId ?? taskId, earlier, existing.value)
+          return undefined
+        }
         return existing.value
       }
       if (isTerminal(task.status.state)) {
@@ -955,11 +965,15 @@ export const make = Effect.gen(function*() {
     )
   )
 
+  // With an engine (several nodes), turns are queued there and run on the node it picks, through this runner.
+  const dispatch = yield* TurnDispatch
+  yield* dispatch.serve({ start, restartable: executor.restartable === true })
+
   // Added last, so run first when the server's scope closes, as the executions' own finalizers were when each was
   // forked into it: the executions end before what they use closes.
   yield* Effect.addFinalizer(() =>
     Effect.withFiber((current) => Fiber.interruptAll(LiveSet.takeAll(executions).filter((fiber) => fiber !== current)))
   )
 
-  return { start, cancel } satisfies TaskRunner
+  return { start: dispatch.route ?? start, cancel } satisfies TaskRunner
 })

@@ -1,0 +1,371 @@
+/**
+ * Turns spread over the nodes sharing one PostgreSQL database, on Effect's cluster engine (`effect/cluster`):
+ * every task is an entity, and every SendMessage a persisted `Turn` message to the entity of its task. The engine
+ * gives each task's entity to one runner (a node that executes: `serve`, or `worker`) and moves it when that
+ * runner goes; its messages are rows of PostgreSQL (SqlMessageStorage) until answered. So:
+ * - any node takes any SendMessage (`serve --no-execute` only sends); the turn runs where the task's entity lives,
+ *   after the turns sent before it to the same task (an entity takes its messages one at a time);
+ * - a runner runs at most `maxExecutions` entities at once (the engine's `maxResidentEntities`): turns beyond it
+ *   stay stored, and the runner reads them as slots free, oldest first;
+ * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
+ *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
+ *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
+ *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner hands its shards over.
+ *
+ * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
+ * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
+ */
+import type * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as Cause from "effect/Cause"
+import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { Rpc } from "effect/rpc"
+import * as v1 from "../../generated/v1.ts"
+import { A2AError, InternalError, TaskNotFound, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
+import * as CallContext from "../../server/CallContext.ts"
+import { EventBus } from "../../server/EventBus.ts"
+import * as Ids from "../../server/internal/Ids.ts"
+import type { Caller, Processed, StartOptions } from "../../server/internal/TaskRunner.ts"
+import * as TaskReducer from "../../server/internal/TaskReducer.ts"
+import { type Local, type Service as TurnDispatchService, TurnDispatch } from "../../server/internal/TurnDispatch.ts"
+import { orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+
+/** The status message of a task whose turn was lost with its node and whose agent is not restartable. */
+export const NODE_LOST = "The server node running this task was lost, so its work was interrupted and it was " +
+  "marked as failed. Send the request again to start a new task."
+
+export interface Options {
+  /** Whether this node runs turns (a runner); false: it only sends them (`serve --no-execute`). */
+  readonly execute: boolean
+  /** Where the other nodes reach this runner (its socket); only when `execute`. */
+  readonly host: string
+  readonly port: number
+  /** Turns this node runs at once, at most; others wait in the engine's storage. */
+  readonly maxExecutions: number
+  /** How long a lost runner keeps its shards (its locks' expiry): the bound on taking its turns over. */
+  readonly failover: Duration.Duration
+}
+
+// --- the Turn message ---
+
+/** What travels of the request's CallContext: its credentials (authorization, cookies, API keys) never do. */
+const Call = Schema.Struct({
+  principal: Schema.Struct({
+    id: Schema.String,
+    anonymous: Schema.Boolean,
+    scheme: Schema.optional(Schema.String)
+  }),
+  requestedVersion: Schema.String,
+  extensions: Schema.Array(Schema.String),
+  headers: Schema.Record(Schema.String, Schema.String),
+  interfaces: Schema.optional(Schema.Array(v1.AgentInterface)),
+  origin: Schema.optional(Schema.String),
+  binding: Schema.optional(Schema.String),
+  namesTasks: Schema.optional(Schema.Boolean)
+})
+
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i
+
+const TurnOutcome = Schema.Union([
+  Schema.TaggedStruct("Reply", { message: v1.Message }),
+  Schema.TaggedStruct("Task", { task: v1.Task })
+])
+type TurnOutcome = typeof TurnOutcome.Type
+
+export const Turn = Rpc.make("Turn", {
+  payload: {
+    message: v1.Message,
+    owner: Schema.String,
+    tenant: Schema.String,
+    call: Call,
+    metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+    configuration: Schema.optional(v1.SendMessageConfiguration),
+    pushConfig: Schema.optional(v1.TaskPushNotificationConfig),
+    newTaskId: Schema.optional(Schema.String)
+  },
+  success: TurnOutcome,
+  error: A2AError
+}).annotate(ClusterSchema.Persisted, true)
+
+/** A task, as the engine knows it: its turns, one at a time. */
+export const Task = Entity.make("effect-a2a/Task", [Turn])
+
+type TurnPayload = typeof Turn.payloadSchema.Type
+
+const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPayload => {
+  const call = options.call
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(call.headers)) if (!SECRET_HEADER.test(name)) headers[name] = value
+  return {
+    message: options.message,
+    owner: options.owner,
+    tenant: options.tenant,
+    call: { ...call, headers },
+    metadata: options.metadata,
+    configuration: options.configuration,
+    pushConfig: options.pushConfig,
+    newTaskId
+  }
+}
+
+// --- the runner's side: a Turn runs here ---
+
+const inFlight = (task: v1.Task) => !isFinal(task.status.state)
+
+/** The entity's handler: runs each Turn through the local runner once it is ready, and answers its outcome. */
+const handler = (ready: Deferred.Deferred<Local>) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const bus = yield* EventBus
+
+    /** Records a task whose turn was lost with its node FAILED (NODE_LOST), and tells its subscribers. */
+    const failLost = Effect.fnUntraced(function*(record: TaskRecord) {
+      const timestamp = yield* Ids.now
+      const messageId = yield* Ids.randomId
+      const task = record.task
+      const message: v1.Message = {
+        messageId,
+        role: "ROLE_AGENT",
+        parts: [{ text: NODE_LOST }],
+        taskId: task.id,
+        ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
+      }
+      const applied = TaskReducer.setStatus(
+        { ...task, history: [...(task.history ?? []), message] },
+        { state: "TASK_STATE_FAILED", timestamp, message }
+      )
+      const version = record.version + 1
+      yield* store.save({ ...record, task: applied.task, version }).pipe(orInternal)
+      yield* Effect.forEach(applied.published, ({ event }) => bus.publish({ taskId: task.id, sequence: version, event }))
+      yield* Effect.logWarning(`Task ${task.id}: its turn was lost with its node; marked failed`)
+      return applied.task
+    })
+
+    const run = Effect.fnUntraced(function*(payload: TurnPayload) {
+      const local = yield* Deferred.await(ready)
+      const scope = { owner: payload.owner, tenant: payload.tenant }
+      const given = payload.message.taskId
+      const taskId = given !== undefined && given.length > 0 ? given : payload.newTaskId
+      let options: StartOptions = {
+        message: payload.message,
+        owner: payload.owner,
+        tenant: payload.tenant,
+        call: CallContext.make(payload.call),
+        metadata: payload.metadata,
+        configuration: payload.configuration,
+        pushConfig: payload.pushConfig,
+        newTaskId: payload.newTaskId
+      }
+      if (taskId !== undefined) {
+        const stored = Option.getOrUndefined(yield* store.get(taskId, scope).pipe(orInternal))
+        const holds = stored?.task.history?.some((m) => m.messageId === payload.message.messageId) === true
+        if (stored !== undefined && holds) {
+          // This message is in its task already: its turn ran, or was lost with the node running it (the task is
+          // still in flight, and no other turn of the task runs meanwhile: they come one at a time).
+          if (inFlight(stored.task) && !local.restartable) {
+            return { _tag: "Task", task: yield* failLost(stored) } satisfies TurnOutcome
+          }
+          options = { ...options, message: { ...payload.message, taskId }, rerun: inFlight(stored.task) }
+        }
+      }
+      let last: Processed | undefined
+      let failure: Cause.Cause<A2AError> | undefined
+      const ended = Deferred.makeUnsafe<void>()
+      const caller: Caller = {
+        offer: (processed) => {
+          last = processed
+        },
+        fail: (cause) => {
+          failure = cause
+        },
+        end: () => void Deferred.doneUnsafe(ended, Exit.void)
+      }
+      const taken = yield* local.start(options, caller)
+      if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
+      yield* Deferred.await(ended)
+      if (failure !== undefined) {
+        const error = Cause.findErrorOption(failure)
+        return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
+      }
+      if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
+      if (Option.isSome(last.task)) return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
+      if ("message" in last.event) return { _tag: "Reply", message: last.event.message } satisfies TurnOutcome
+      return yield* new InternalError({ message: "The task ended without a response" })
+    })
+
+    return Task.of({ Turn: ({ payload }) => run(payload) })
+  })
+
+// --- the sending side: any node ---
+
+/** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
+const EVENTS_GRACE = Duration.seconds(5)
+
+/**
+ * The TurnDispatch of this node over the engine (Sharding, MessageStorage and the runner in context): sends each
+ * SendMessage as a Turn, tells the caller its events and outcome; and, on a runner, runs the Turns it is given.
+ */
+const make = (options: Options) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const bus = yield* EventBus
+    const serverScope = yield* Effect.scope
+    const ready = yield* Deferred.make<Local>()
+    if (options.execute) {
+      yield* Layer.buildWithScope(
+        Task.toLayer(handler(ready), { maxIdleTime: Duration.millis(200) }),
+        serverScope
+      )
+    }
+    const clientFor = yield* Task.client
+
+    /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
+    const report = Effect.fnUntraced(function*(
+      events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
+      snapshot: TaskRecord | undefined,
+      payload: TurnPayload,
+      taskId: string,
+      caller: Caller,
+      options: StartOptions
+    ) {
+      // The task as the events leave it, so that each event goes with the task after it (a blocking send answers
+      // the last one's).
+      let task = snapshot?.task
+      let version = snapshot?.version ?? 0
+      const seen = yield* Deferred.make<void>()
+      let outcome: v1.Task | undefined
+      const apply = (event: v1.StreamResponse, sequence: number): void => {
+        if (sequence <= version) return
+        version = sequence
+        const now = new Date().toISOString()
+        const applied = "task" in event ? Result.succeed({ task: event.task }) : TaskReducer.apply(task, event, {
+          taskId,
+          contextId: task?.contextId ?? "",
+          userMessage: payload.message,
+          now
+        })
+        if (Result.isSuccess(applied)) task = applied.success.task
+        caller.offer({ event, task: task === undefined ? Option.none() : Option.some(task) })
+        if (outcome !== undefined && task !== undefined && task.status.state === outcome.status.state) {
+          Deferred.doneUnsafe(seen, Exit.void)
+        }
+      }
+      const forwarding = yield* events.pipe(
+        Stream.runForEach(({ event, sequence }) => Effect.sync(() => apply(event, sequence))),
+        Effect.ignore,
+        Effect.forkScoped
+      )
+      const answer = yield* clientFor(taskId).Turn(payload).pipe(
+        Effect.catchTags({
+          MailboxFull: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` })),
+          AlreadyProcessingMessage: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` })),
+          PersistenceError: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` })),
+          EntityNotAssignedToRunner: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` }))
+        }),
+        Effect.exit
+      )
+      if (Exit.isFailure(answer)) {
+        yield* Fiber.interrupt(forwarding)
+        if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
+        caller.fail(answer.cause)
+        return
+      }
+      const value = answer.value
+      if (value._tag === "Reply") {
+        yield* Fiber.interrupt(forwarding)
+        yield* options.receipt?.replied(value.message) ?? Effect.void
+        caller.offer({ event: { message: value.message }, task: Option.none() })
+        return
+      }
+      outcome = value.task
+      if (task !== undefined && task.status.state === outcome.status.state) Deferred.doneUnsafe(seen, Exit.void)
+      // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
+      // caller hears the outcome as a status update.
+      const arrived = yield* Deferred.await(seen).pipe(Effect.timeoutOption(EVENTS_GRACE))
+      yield* Fiber.interrupt(forwarding)
+      if (Option.isNone(arrived)) {
+        const final = outcome
+        caller.offer({
+          event: { statusUpdate: { taskId: final.id, contextId: final.contextId ?? "", status: final.status } },
+          task: Option.some(final)
+        })
+      }
+    })
+
+    const route = (start: StartOptions, caller: Caller) =>
+      Effect.gen(function*() {
+        const given = start.message.taskId
+        const scope = { owner: start.owner, tenant: start.tenant }
+        let snapshot: TaskRecord | undefined
+        let taskId: string
+        if (given !== undefined && given.length > 0) {
+          taskId = given
+          const stored = Option.getOrUndefined(yield* store.get(given, scope).pipe(orInternal))
+          if (stored === undefined && start.call.namesTasks !== true) {
+            return yield* new TaskNotFound({ message: `Task ${given} not found`, metadata: { taskId: given } })
+          }
+          if (stored !== undefined) {
+            const task = stored.task
+            if (task.history?.some((m) => m.messageId === start.message.messageId) === true) return stored
+            if (isTerminal(task.status.state)) {
+              return yield* new UnsupportedOperation({
+                message: `Task ${given} is ${label(task.status.state)} and accepts no further messages`,
+                metadata: { taskId: given }
+              })
+            }
+            // The task as it is now: all a non-blocking send answers while the message waits for its turn.
+            snapshot = stored
+            caller.offer({ event: { task }, task: Option.some(task) })
+          }
+        } else {
+          taskId = start.newTaskId ?? (yield* Ids.taskId)
+        }
+        const payload = payloadOf(start, given !== undefined && given.length > 0 ? undefined : taskId)
+        // Subscribed before the Turn is sent, so none of its events is missed; the rest runs in the server's scope
+        // (a caller that leaves does not stop its turn).
+        const turnScope = yield* Scope.fork(serverScope)
+        const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
+        yield* report(events, snapshot, payload, taskId, caller, start).pipe(
+          Effect.ensuring(Effect.sync(() => caller.end())),
+          Scope.provide(turnScope),
+          Effect.ensuring(Scope.close(turnScope, Exit.void)),
+          Effect.forkIn(serverScope)
+        )
+        return undefined
+      })
+
+    const service: TurnDispatchService = {
+      route,
+      serve: (local) => Deferred.succeed(ready, local).pipe(Effect.asVoid)
+    }
+    return service
+  })
+
+/** The engine's settings for this node. */
+export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
+  runnerAddress: options.execute ? Option.some(RunnerAddress.make(options.host, options.port)) : Option.none(),
+  maxResidentEntities: options.maxExecutions,
+  shardLockExpiration: options.failover,
+  shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  runnerHealthCheckInterval: Duration.seconds(1),
+  entityMessagePollInterval: Duration.seconds(1),
+  entityReplyPollInterval: Duration.millis(100),
+  entityTerminationTimeout: Duration.seconds(10)
+})
+
+export { TurnDispatch }
+
+/** The TurnDispatch over the engine; the engine's layer (Sharding and its storage) is given by the caller. */
+export const layer = (options: Options) => Layer.effect(TurnDispatch, make(options))
