@@ -31,7 +31,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Rpc } from "effect/rpc"
 import * as v1 from "../../generated/v1.ts"
-import { A2AError, InternalError, TaskNotFound, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import { A2AError, InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
 import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
@@ -245,9 +245,19 @@ const make = (options: Options) =>
       let version = snapshot?.version ?? 0
       const seen = yield* Deferred.make<void>()
       let outcome: v1.Task | undefined
+      // A continued task takes the message into its history as its turn starts (see TaskRunner's continueTask).
+      let taken = snapshot === undefined
       const apply = (event: v1.StreamResponse, sequence: number): void => {
         if (sequence <= version) return
         version = sequence
+        if (!taken && task !== undefined) {
+          taken = true
+          const contextId = task.contextId
+          const message = contextId === undefined
+            ? { ...payload.message, taskId }
+            : { ...payload.message, taskId, contextId }
+          task = { ...task, history: TaskReducer.appended(task.history, message) }
+        }
         const now = new Date().toISOString()
         const applied = "task" in event ? Result.succeed({ task: event.task }) : TaskReducer.apply(task, event, {
           taskId,
@@ -311,10 +321,9 @@ const make = (options: Options) =>
         let taskId: string
         if (given !== undefined && given.length > 0) {
           taskId = given
+          // Not stored yet, the task may still be waiting for the turn that starts it: this message waits behind it,
+          // and hears TaskNotFound there if no turn started it.
           const stored = Option.getOrUndefined(yield* store.get(given, scope).pipe(orInternal))
-          if (stored === undefined && start.call.namesTasks !== true) {
-            return yield* new TaskNotFound({ message: `Task ${given} not found`, metadata: { taskId: given } })
-          }
           if (stored !== undefined) {
             const task = stored.task
             if (task.history?.some((m) => m.messageId === start.message.messageId) === true) return stored
@@ -331,7 +340,26 @@ const make = (options: Options) =>
         } else {
           taskId = start.newTaskId ?? (yield* Ids.taskId)
         }
-        const payload = payloadOf(start, given !== undefined && given.length > 0 ? undefined : taskId)
+        const fresh = given === undefined || given.length === 0
+        const contextId = start.message.contextId !== undefined && start.message.contextId.length > 0
+          ? start.message.contextId
+          : fresh
+          ? yield* Ids.randomId
+          : undefined
+        // A new task's context is chosen here, so that the task a non-blocking send answers is the one that runs.
+        const message = contextId === undefined ? start.message : { ...start.message, contextId }
+        const payload = payloadOf({ ...start, message }, fresh ? taskId : undefined)
+        if (fresh && start.configuration?.returnImmediately === true) {
+          // Answered at once, though it may wait for a free runner: the task as its turn will start it.
+          const { taskId: _, ...first } = message
+          const task: v1.Task = {
+            id: taskId,
+            contextId: contextId!,
+            status: { state: "TASK_STATE_SUBMITTED", timestamp: yield* Ids.now },
+            history: [{ ...first, taskId }]
+          }
+          caller.offer({ event: { task }, task: Option.some(task) })
+        }
         // Subscribed before the Turn is sent, so none of its events is missed; the rest runs in the server's scope
         // (a caller that leaves does not stop its turn).
         const turnScope = yield* Scope.fork(serverScope)
