@@ -177,14 +177,17 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
       const nodes = [a.base, b.base]
       const TASKS = 8
       const STEPS = 3
-      // Every task: "ask 200", then "next 1".."next STEPS-1" sent at once, not waiting for the turns, then "end".
+      // Every task: "ask 200", then "next 1".."next STEPS-1" and "end", each through the other node as soon as the
+      // one before is acknowledged (a non-blocking answer), not waiting for its turn: the task may not have started.
       const tasks = yield* Effect.forEach(Array.from({ length: TASKS }, (_, i) => i), (i) =>
         Effect.gen(function*() {
           const first = taskOf(yield* send(nodes[i % 2]!, "ask 200", { returnImmediately: true }))
-          for (let step = 1; step < STEPS; step++) {
-            taskOf(yield* send(nodes[(i + step) % 2]!, `next ${step}`, { taskId: first.id, returnImmediately: true }))
+          assert.strictEqual(first.status.state, "TASK_STATE_SUBMITTED")
+          const texts = [...Array.from({ length: STEPS - 1 }, (_, step) => `next ${step + 1}`), "end"]
+          for (const [step, text] of texts.entries()) {
+            // None refused.
+            taskOf(yield* send(nodes[(i + step + 1) % 2]!, text, { taskId: first.id, returnImmediately: true }))
           }
-          taskOf(yield* send(nodes[(i + 1) % 2]!, "end", { taskId: first.id, returnImmediately: true }))
           return first.id
         }), { concurrency: "unbounded" })
       for (const id of tasks) {

@@ -25,6 +25,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as PrimaryKey from "effect/PrimaryKey"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -83,17 +84,27 @@ const TurnOutcome = Schema.Union([
 ])
 type TurnOutcome = typeof TurnOutcome.Type
 
+/**
+ * A SendMessage as its turn needs it. Its primary key is the message's (owner, tenant, messageId): the engine
+ * stores one Turn per message, and a second send of it waits for the first one's outcome.
+ */
+export class TurnRequest extends Schema.Class<TurnRequest>("effect-a2a/TurnRequest")({
+  message: v1.Message,
+  owner: Schema.String,
+  tenant: Schema.String,
+  call: Call,
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  configuration: Schema.optional(v1.SendMessageConfiguration),
+  pushConfig: Schema.optional(v1.TaskPushNotificationConfig),
+  newTaskId: Schema.optional(Schema.String)
+}) {
+  [PrimaryKey.symbol](): string {
+    return JSON.stringify([this.owner, this.tenant, this.message.messageId])
+  }
+}
+
 export const Turn = Rpc.make("Turn", {
-  payload: {
-    message: v1.Message,
-    owner: Schema.String,
-    tenant: Schema.String,
-    call: Call,
-    metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-    configuration: Schema.optional(v1.SendMessageConfiguration),
-    pushConfig: Schema.optional(v1.TaskPushNotificationConfig),
-    newTaskId: Schema.optional(Schema.String)
-  },
+  payload: TurnRequest,
   success: TurnOutcome,
   error: A2AError
 }).annotate(ClusterSchema.Persisted, true)
@@ -101,13 +112,13 @@ export const Turn = Rpc.make("Turn", {
 /** A task, as the engine knows it: its turns, one at a time. */
 export const Task = Entity.make("effect-a2a/Task", [Turn])
 
-type TurnPayload = typeof Turn.payloadSchema.Type
+type TurnPayload = TurnRequest
 
 const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPayload => {
   const call = options.call
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(call.headers)) if (!SECRET_HEADER.test(name)) headers[name] = value
-  return {
+  return new TurnRequest({
     message: options.message,
     owner: options.owner,
     tenant: options.tenant,
@@ -116,7 +127,7 @@ const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPa
     configuration: options.configuration,
     pushConfig: options.pushConfig,
     newTaskId
-  }
+  })
 }
 
 // --- the runner's side: a Turn runs here ---
@@ -209,6 +220,10 @@ const handler = (ready: Deferred.Deferred<Local>) =>
 
 // --- the sending side: any node ---
 
+/** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
+const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
+  Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
+
 /** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
 const EVENTS_GRACE = Duration.seconds(5)
 
@@ -233,6 +248,7 @@ const make = (options: Options) =>
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
+      acknowledge: () => void,
       snapshot: TaskRecord | undefined,
       payload: TurnPayload,
       taskId: string,
@@ -276,12 +292,18 @@ const make = (options: Options) =>
         Effect.ignore,
         Effect.forkScoped
       )
-      const answer = yield* clientFor(taskId).Turn(payload).pipe(
+      const client = clientFor(taskId)
+      // Stored first (the engine then runs it after the task's turns stored before it), and only then acknowledged:
+      // a message answered before another was sent runs before it. Then the same Turn again (its primary key)
+      // waits for the first one's outcome.
+      const answer = yield* client.Turn(payload, { discard: true }).pipe(
+        Effect.andThen(Effect.sync(acknowledge)),
+        Effect.andThen(client.Turn(payload)),
         Effect.catchTags({
-          MailboxFull: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` })),
-          AlreadyProcessingMessage: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` })),
-          PersistenceError: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` })),
-          EntityNotAssignedToRunner: (e) => Effect.fail(new InternalError({ message: `Task ${taskId}: ${e.message}` }))
+          MailboxFull: engineFailed(taskId),
+          AlreadyProcessingMessage: engineFailed(taskId),
+          PersistenceError: engineFailed(taskId),
+          EntityNotAssignedToRunner: engineFailed(taskId)
         }),
         Effect.exit
       )
@@ -298,14 +320,14 @@ const make = (options: Options) =>
         caller.offer({ event: { message: value.message }, task: Option.none() })
         return
       }
-      outcome = value.task
-      if (task !== undefined && task.status.state === outcome.status.state) Deferred.doneUnsafe(seen, Exit.void)
+      const final = value.task
+      outcome = final
+      if (task !== undefined && task.status.state === final.status.state) Deferred.doneUnsafe(seen, Exit.void)
       // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
       // caller hears the outcome as a status update.
       const arrived = yield* Deferred.await(seen).pipe(Effect.timeoutOption(EVENTS_GRACE))
       yield* Fiber.interrupt(forwarding)
       if (Option.isNone(arrived)) {
-        const final = outcome
         caller.offer({
           event: { statusUpdate: { taskId: final.id, contextId: final.contextId ?? "", status: final.status } },
           task: Option.some(final)
@@ -333,9 +355,7 @@ const make = (options: Options) =>
                 metadata: { taskId: given }
               })
             }
-            // The task as it is now: all a non-blocking send answers while the message waits for its turn.
             snapshot = stored
-            caller.offer({ event: { task }, task: Option.some(task) })
           }
         } else {
           taskId = start.newTaskId ?? (yield* Ids.taskId)
@@ -349,22 +369,26 @@ const make = (options: Options) =>
         // A new task's context is chosen here, so that the task a non-blocking send answers is the one that runs.
         const message = contextId === undefined ? start.message : { ...start.message, contextId }
         const payload = payloadOf({ ...start, message }, fresh ? taskId : undefined)
+        // Once the Turn is stored, what a non-blocking send answers while it waits for its turn: the task as it is
+        // now, or a new task as its turn will start it.
+        let acknowledged: v1.Task | undefined = snapshot?.task
         if (fresh && start.configuration?.returnImmediately === true) {
-          // Answered at once, though it may wait for a free runner: the task as its turn will start it.
           const { taskId: _, ...first } = message
-          const task: v1.Task = {
+          acknowledged = {
             id: taskId,
             contextId: contextId!,
             status: { state: "TASK_STATE_SUBMITTED", timestamp: yield* Ids.now },
             history: [{ ...first, taskId }]
           }
-          caller.offer({ event: { task }, task: Option.some(task) })
+        }
+        const acknowledge = () => {
+          if (acknowledged !== undefined) caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
         }
         // Subscribed before the Turn is sent, so none of its events is missed; the rest runs in the server's scope
         // (a caller that leaves does not stop its turn).
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
-        yield* report(events, snapshot, payload, taskId, caller, start).pipe(
+        yield* report(events, acknowledge, snapshot, payload, taskId, caller, start).pipe(
           Effect.ensuring(Effect.sync(() => caller.end())),
           Scope.provide(turnScope),
           Effect.ensuring(Scope.close(turnScope, Exit.void)),
