@@ -38,7 +38,7 @@ import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import type { AgentEvent } from "./AgentEvent.ts"
 import * as Ids from "./internal/Ids.ts"
-import * as PushStream from "./internal/PushStream.ts"
+import * as StreamSources from "./internal/StreamSources.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import * as TaskUpdater from "./TaskUpdater.ts"
 
@@ -104,10 +104,11 @@ export const agentMessage = (
 export const replyWithText = <E = never>(
   reply: (text: string, context: RequestContext) => string | Effect.Effect<string, E>
 ): AgentExecutor["Service"] =>
-  // The server runs it in the execution's fiber (see PushStream.produce). One pipeline per reply, and no
-  // Effect.succeed around a reply that is already a string: this runs on every direct-reply SendMessage.
+  // The stream of what it emits, which the server may run in the execution's fiber (StreamSources.emitting). One
+  // pipeline per reply, and no Effect.succeed around a reply that is already a string: this runs on every
+  // direct-reply SendMessage.
   make((context) =>
-    PushStream.produce((emit) =>
+    StreamSources.emitting((emit) =>
       Effect.suspend(() => {
         // agentMessage's message, built in place: one step and no options object per reply
         const send = (text: string) =>

@@ -27,7 +27,7 @@ import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as v1 from "../generated/v1.ts"
 import type { Unavailable } from "../protocol/A2AError.ts"
-import * as PushStream from "./internal/PushStream.ts"
+import * as StreamSources from "./internal/StreamSources.ts"
 
 export interface TaskEvent {
   readonly taskId: string
@@ -55,7 +55,7 @@ export type InProcess = EventBus["Service"] & {
 
 /** One live subscription: events wait in `pending` until a reader attaches, then go straight to it. */
 interface Subscriber {
-  sink: PushStream.Sink<TaskEvent, Unavailable> | undefined
+  sink: StreamSources.Sink<TaskEvent, Unavailable> | undefined
   pending: Array<TaskEvent> | undefined
   /** Set when the subscription was ended (failAll) before a reader attached. */
   failed: Unavailable | undefined
@@ -64,9 +64,10 @@ interface Subscriber {
 /**
  * In-process bus: per task with live subscribers, the set of them; the entry goes with its last subscriber.
  * `publish` delivers synchronously to each subscriber's reader, or buffers until it attaches (a slow reader
- * never stalls the task nor loses events). A subscription is a PushStream: an SSE response reading it holds no
- * queue nor fiber for it, which matters with thousands of idle subscribers. Its stream is meant to be read once;
- * a later reader takes over from the earlier one.
+ * never stalls the task nor loses events). A subscription is the stream of what its subscriber delivers
+ * (StreamSources.delivering): an SSE response reading it holds no queue nor fiber for it, which matters with
+ * thousands of idle subscribers. Its stream is meant to be read once; a later reader takes over from the earlier
+ * one.
  */
 export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
   // A task usually has one subscriber: it is kept as is, and a Set (~250 bytes) only made for a second one.
@@ -102,7 +103,7 @@ export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
     sink?.fail(Cause.interrupt())
   }
 
-  const attach = (subscriber: Subscriber, sink: PushStream.Sink<TaskEvent, Unavailable>) =>
+  const attach = (subscriber: Subscriber, sink: StreamSources.Sink<TaskEvent, Unavailable>) =>
     Effect.sync(() => {
       if (subscriber.failed !== undefined) return sink.fail(Cause.fail(subscriber.failed))
       subscriber.sink?.end()
@@ -143,7 +144,7 @@ export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
         return Scope.addFinalizerExit(scope, () => Effect.sync(() => release(taskId, subscriber))).pipe(
           Effect.map(() => {
             add(taskId, subscriber)
-            return PushStream.make<TaskEvent, Unavailable>((sink) => attach(subscriber, sink))
+            return StreamSources.delivering<TaskEvent, Unavailable>((sink) => attach(subscriber, sink))
           })
         )
       })

@@ -28,7 +28,7 @@ import type * as v1 from "../generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import type { AgentEvent } from "./AgentEvent.ts"
 import * as Ids from "./internal/Ids.ts"
-import * as PushStream from "./internal/PushStream.ts"
+import * as StreamSources from "./internal/StreamSources.ts"
 import type { RequestContext } from "./RequestContext.ts"
 
 /** A status message: plain text, parts, or a full message (its task/context ids are filled in). */
@@ -77,15 +77,15 @@ export const stream = <E>(
   context: RequestContext,
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>
 ): Stream.Stream<AgentEvent, E> =>
-  // The server runs `work` in the execution's fiber, each event saved before `work` goes on (PushStream.produce),
-  // or, on a store that coalesces saves, in a fiber of its own a few events ahead (PushStream.buffered).
-  PushStream.produce((emit) => run(context, work, emit))
+  // The stream of what `work` emits (StreamSources.emitting): the server may run `work` in the execution's fiber,
+  // each event saved before `work` goes on, or, on a store that coalesces saves, a few events ahead.
+  StreamSources.emitting((emit) => run(context, work, emit))
 
 /** `work` with its events pushed to `emit`, SUBMITTED first and COMPLETED last as `stream` describes. */
 const run = <E>(
   context: RequestContext,
   work: (updater: TaskUpdater, context: RequestContext) => Effect.Effect<void, E>,
-  emit: PushStream.Emit<AgentEvent>
+  emit: StreamSources.Emit<AgentEvent>
 ): Effect.Effect<void, E> =>
   // A pipeline, not a generator: a waiting agent holds the updater, not also a suspended generator and its frame.
   Effect.suspend(() => {
@@ -117,9 +117,9 @@ class Updater implements TaskUpdater {
   final = false
   readonly taskId: string
   readonly contextId: string
-  private readonly emit: PushStream.Emit<AgentEvent>
+  private readonly emit: StreamSources.Emit<AgentEvent>
 
-  constructor(taskId: string, contextId: string, emit: PushStream.Emit<AgentEvent>) {
+  constructor(taskId: string, contextId: string, emit: StreamSources.Emit<AgentEvent>) {
     this.taskId = taskId
     this.contextId = contextId
     this.emit = emit

@@ -36,6 +36,8 @@ const graph = new Map<string, Array<string>>(
 /** The layer a file belongs to; a file may import its own layer and the ones below it. */
 const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => boolean]> = [
   ["protocol", (f) => f.startsWith("src/generated/") || f.startsWith("src/protocol/")],
+  // the server's services and RequestHandler, their building blocks (server/internal) and the engine that runs
+  // and cancels tasks (server/engine)
   [
     "server core",
     (f) => f.startsWith("src/server/") && !f.startsWith("src/server/http/") && !f.startsWith("src/server/push/")
@@ -164,6 +166,34 @@ describe("import graph of src/", () => {
       wings(file) ? imports.filter(internal).map((target) => `${file} -> ${target}`) : []
     )
     expect(reaching).toEqual([])
+  })
+
+  it("the engine sits in the server core under its public modules: only they import it, no building block does", () => {
+    const engine = (file: string) => file.startsWith("src/server/engine/")
+    const publicCore = (file: string) => /^src\/server\/[^/]+\.ts$/.test(file)
+    const reaching = [...graph].flatMap(([file, imports]) =>
+      engine(file) || publicCore(file)
+        ? []
+        : imports.filter(engine).map((target) => `${file} -> ${target}`)
+    )
+    expect(reaching).toEqual([])
+    // what it is there for: the RequestHandler runs tasks through it
+    expect(graph.get("src/server/RequestHandler.ts")).toContain("src/server/engine/TaskRunner.ts")
+  })
+
+  it("PushStream is read by the engine and the bindings: the public services make ordinary Streams", () => {
+    const pushStream = "src/server/internal/PushStream.ts"
+    const readers = (file: string) =>
+      /^src\/server\/(engine|http|push|internal)\//.test(file) ||
+      // the glue between the bindings and the engine, and the PostgreSQL bus's lost-channel stream
+      file === "src/server/RequestHandler.ts" || file === "src/store/internal/PgEventBus.ts"
+    const reaching = [...graph].flatMap(([file, imports]) =>
+      !readers(file) && imports.includes(pushStream) ? [file] : []
+    )
+    expect(reaching).toEqual([])
+    for (const service of ["AgentExecutor", "TaskUpdater", "EventBus"]) {
+      expect(graph.get(`src/server/${service}.ts`)).toContain("src/server/internal/StreamSources.ts")
+    }
   })
 
   it("has no cycles", () => {

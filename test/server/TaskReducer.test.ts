@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import type * as v1 from "../../src/generated/v1.ts"
-import * as TaskReducer from "../../src/server/internal/TaskReducer.ts"
+import * as TaskReducer from "../../src/server/engine/TaskReducer.ts"
 
 const user: v1.Message = { messageId: "u1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c" }
 const rc: TaskReducer.ReducerContext = {

@@ -271,7 +271,7 @@ const annotateIds = (span: Tracer.Span, answer: Described) => {
   if (answer.state !== undefined) span.attribute("a2a.task.state", answer.state)
 }
 
-/** Where an execution reports (TaskRunner.Caller, by its shape). */
+/** Where an execution reports (the engine's Caller, by its shape). */
 export interface Reporter {
   readonly offer: (processed: { readonly event: v1.StreamResponse; readonly task: Option.Option<v1.Task> }) => void
   readonly fail: (cause: Cause.Cause<A2AError>) => void

@@ -37,9 +37,9 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import type { Caller, Processed, StartOptions } from "../../server/internal/TaskRunner.ts"
-import * as TaskReducer from "../../server/internal/TaskReducer.ts"
-import { type Local, type Service as TurnDispatchService, TurnDispatch } from "../../server/internal/TurnDispatch.ts"
+import type { Caller, Processed, StartOptions } from "../../server/engine/Caller.ts"
+import * as TaskReducer from "../../server/engine/TaskReducer.ts"
+import { type Local, type Service as TurnDispatchService, TurnDispatch } from "../../server/engine/TurnDispatch.ts"
 import { orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 
 /** The status message of a task whose turn was lost with its node and whose agent is not restartable. */

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { A2AError } from "../../protocol/A2AError.ts"
 import type { TaskRecord } from "../TaskStore.ts"
-import type { Caller, StartOptions } from "./TaskRunner.ts"
+import type { Caller, StartOptions } from "./Caller.ts"
 
 /** Starts a turn on this node, as the runner's own `start`. */
 export type LocalStart = (options: StartOptions, caller: Caller) => Effect.Effect<TaskRecord | undefined, A2AError>

@@ -1,13 +1,21 @@
 /**
- * How agent events change a task: the pure fold the runner applies to every event, with the checks that
- * catch agent misbehaviour (events for another task or context, moves out of a terminal state). The result
- * lists the events to publish, each with the task as it is after that event.
+ * How one agent event changes a task: the pure fold the engine applies to every event (EventBatch folds a batch
+ * with it), with the checks that catch agent misbehaviour (events for another task or context, moves out of a
+ * terminal state). The result lists the events to publish, each with the task as it is after that event.
+ *
+ * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import type * as v1 from "../../generated/v1.ts"
 import { canTransition, isTerminal, label } from "../../protocol/TaskStates.ts"
-import type { AgentEvent } from "../AgentExecutor.ts"
+import type { AgentEvent } from "../AgentEvent.ts"
 
+/**
+ * What an event is applied in: the turn's task and context, its client message, its time.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ReducerContext {
   readonly taskId: string
   readonly contextId: string
@@ -17,12 +25,24 @@ export interface ReducerContext {
   readonly now: string
 }
 
+/**
+ * An event to publish, with the task after it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Published {
   readonly event: v1.StreamResponse
   /** The task after this event. */
   readonly task: v1.Task
 }
 
+/**
+ * A change of a task: the task after it and the events it publishes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Applied {
   /** The task after the whole step. */
   readonly task: v1.Task
@@ -53,6 +73,9 @@ const inTask = (message: v1.Message, rc: ReducerContext): v1.Message =>
 /**
  * `list` with `item` after it. Not `[...list, item]`: V8 gives a spread literal room to grow (~140 bytes more for
  * a short list), and a stored task keeps its lists for as long as it is kept.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const appended = <A>(list: ReadonlyArray<A> | undefined, item: A): ReadonlyArray<A> =>
   list === undefined || list.length === 0 ? [item] : list.concat([item])
@@ -60,7 +83,12 @@ export const appended = <A>(list: ReadonlyArray<A> | undefined, item: A): Readon
 const appendHistory = (history: ReadonlyArray<v1.Message> | undefined, message: v1.Message) =>
   history?.some((m) => m.messageId === message.messageId) ? history : appended(history, message)
 
-/** The task a new execution creates when the agent's first event is an update: SUBMITTED, with the user message. */
+/**
+ * The task a new execution creates when the agent's first event is an update: SUBMITTED, with the user message.
+ *
+ * @since 0.1.0
+ * @category reduction
+ */
 export const initialTask = (rc: ReducerContext): v1.Task => ({
   id: rc.taskId,
   contextId: rc.contextId,
@@ -105,7 +133,10 @@ const mergeArtifact = (
 
 /**
  * Applies one agent event to the task (undefined before the task exists). A direct `message` before the task
- * exists is not a task event and is the runner's to handle; after, it is only added to the history.
+ * exists is not a task event and is the engine's to handle (EventBatch); after, it is only added to the history.
+ *
+ * @since 0.1.0
+ * @category reduction
  */
 export const apply = (
   current: v1.Task | undefined,
@@ -181,7 +212,12 @@ export const apply = (
   })
 }
 
-/** Moves an existing task to a new status on the server's own account (e.g. CancelTask with no execution). */
+/**
+ * Moves an existing task to a new status on the server's own account (e.g. CancelTask with no execution).
+ *
+ * @since 0.1.0
+ * @category reduction
+ */
 export const setStatus = (task: v1.Task, status: v1.TaskStatus): Applied => {
   const next: v1.Task = { ...task, status }
   const statusUpdate: v1.TaskStatusUpdateEvent = { taskId: task.id, contextId: task.contextId ?? "", status }

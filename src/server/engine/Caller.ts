@@ -1,0 +1,91 @@
+/**
+ * What the engine is given to run a message, and where it reports: a turn's options (`StartOptions`), its caller
+ * (`Caller`, a sink of `Processed` events), and the receipt of its message (`ReceiptHooks`, see MessageReceipts).
+ * The RequestHandler builds these; the engine's modules share them.
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as v1 from "../../generated/v1.ts"
+import type { A2AError } from "../../protocol/A2AError.ts"
+import type { CallContext } from "../CallContext.ts"
+import type * as PushStream from "../internal/PushStream.ts"
+
+/**
+ * One event as the caller of an execution sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Processed {
+  readonly event: v1.StreamResponse
+  /** The task after the event; None for a direct message reply. */
+  readonly task: Option.Option<v1.Task>
+}
+
+/**
+ * Where an execution's events go: a PushStream sink, fed synchronously and in order (`offer` for each event;
+ * `fail` when the execution fails before it has a task, the caller's answer then being that error, or its storage
+ * fails; `end` last, always). The engine never waits for a caller, so one that has gone away costs nothing.
+ *
+ * A message to a task whose agent is still working waits for the turn in progress to end (see Turns);
+ * `queued` then tells its caller the task as it is now, which is all a non-blocking SendMessage answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Caller extends PushStream.Sink<Processed, A2AError> {
+  readonly queued?: ((task: v1.Task) => void) | undefined
+}
+
+/**
+ * What a message is started with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StartOptions {
+  readonly message: v1.Message
+  readonly owner: string
+  /** The request's tenant ("" for none): with `owner`, the scope of the task (spec 13.1). */
+  readonly tenant: string
+  readonly call: CallContext
+  readonly metadata: { readonly [k: string]: unknown } | undefined
+  readonly configuration: v1.SendMessageConfiguration | undefined
+  /** Push config to attach to the task once it exists (SendMessageConfiguration.taskPushNotificationConfig). */
+  readonly pushConfig: v1.TaskPushNotificationConfig | undefined
+  /** The id of the task a message without `taskId` creates, when chosen before (a receipt names it); else new. */
+  readonly newTaskId?: string | undefined
+  /** The receipt the send claimed for its message, if any (see MessageReceipts). */
+  readonly receipt?: ReceiptHooks | undefined
+  /**
+   * The turn of this message was lost with the node that ran it (see TurnDispatch): its task, still in flight,
+   * already holds the message, and the agent runs the turn again from the start on the task as it is.
+   */
+  readonly rerun?: boolean | undefined
+}
+
+/**
+ * What an execution tells the receipt of its message (see MessageReceipts).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReceiptHooks {
+  /** The agent answered with a message and made no task: recorded before the caller hears it. */
+  readonly replied: (message: v1.Message) => Effect.Effect<void>
+  /** The execution ended with neither a task nor a reply: the message was not accepted. */
+  readonly unaccepted: () => Effect.Effect<void>
+}
+
+/**
+ * A message waiting for the turn in progress on its task to end.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Pending {
+  readonly options: StartOptions
+  readonly caller: Caller
+}

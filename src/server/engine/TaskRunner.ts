@@ -1,0 +1,111 @@
+/**
+ * The engine: runs the agent for a task and cancels it, assembled from its parts.
+ *
+ * - TaskLocks: per-task mutual exclusion (continuing a task, cancelling one with no execution, an execution letting
+ *   go of its task).
+ * - Turns: which message runs on a task and when (a new task, a continued one, messages waiting for the turn in
+ *   progress).
+ * - Execution: one run of the agent in a fiber of the server's scope, each batch of its events reduced
+ *   (EventBatch, TaskReducer), committed (Commit: saved, then published and notified) and offered to its caller.
+ * - Cancel: CancelTask, here or on the node running the task.
+ * - TurnDispatch: where a turn runs; here unless an engine spreads them over several nodes.
+ *
+ * The RequestHandler builds one with `make` and calls `start` and `cancel`.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type * as v1 from "../../generated/v1.ts"
+import type { A2AError } from "../../protocol/A2AError.ts"
+import { AgentExecutor } from "../AgentExecutor.ts"
+import { EventBus } from "../EventBus.ts"
+import * as LiveSet from "../internal/LiveSet.ts"
+import * as Observability from "../Observability.ts"
+import { PushConfigStore } from "../PushConfigStore.ts"
+import { PushNotifier } from "../PushNotifier.ts"
+import { RemoteCancel } from "../RemoteCancel.ts"
+import { type TaskRecord, type TaskScope, TaskStore } from "../TaskStore.ts"
+import type { Caller, StartOptions } from "./Caller.ts"
+import * as Cancel from "./Cancel.ts"
+import * as Commit from "./Commit.ts"
+import type * as Execution from "./Execution.ts"
+import * as TaskLocks from "./TaskLocks.ts"
+import * as Turns from "./Turns.ts"
+import { TurnDispatch } from "./TurnDispatch.ts"
+
+export type { Caller, Processed, ReceiptHooks, StartOptions } from "./Caller.ts"
+export { COALESCE_CAPACITY, STORAGE_LOST } from "./Execution.ts"
+export { MAX_PENDING } from "./Turns.ts"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskRunner {
+  /**
+   * Starts an execution that reports to `caller`: continues `message.taskId` when set (TaskNotFound,
+   * UnsupportedOperation for a terminal task, InvalidParams for a contextId mismatch), else works on a new task.
+   * Succeeds once the execution runs, or, for a task whose agent is still working on an earlier message (spec 3.7
+   * "Task Interaction": agents MAY accept messages for non-terminal tasks), once the message is queued: it gets
+   * the next turn when the one in progress ends in an interrupted state (input or auth required), and the
+   * UnsupportedOperation of a terminal task when it ends there. Its events and outcome go to `caller` only.
+   *
+   * A message already in the task's history (its messageId) is not run again: `start` answers the task as it is
+   * and `caller` hears nothing (InvalidParams when the earlier message had another body).
+   */
+  readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<TaskRecord | undefined, A2AError>
+  /** Cancels a task: interrupts its execution if one runs, and records CANCELED. */
+  readonly cancel: (taskId: string, scope: TaskScope) => Effect.Effect<v1.Task, A2AError>
+}
+
+/**
+ * The task runner of the server's scope: its executions are interrupted when the scope closes, before what they
+ * use closes; other nodes' cancel requests (RemoteCancel) are served for as long as it lasts.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.gen(function*() {
+  const store = yield* TaskStore
+  const bus = yield* EventBus
+  const remote = yield* RemoteCancel
+  const commit = Commit.make(store, bus, yield* PushNotifier)
+  const locks = yield* TaskLocks.make
+  const running: Execution.Running = new Map()
+  const fibers = LiveSet.make<Fiber.Fiber<void>>()
+  const executor = yield* AgentExecutor
+  const { start } = Turns.make({
+    store,
+    pushConfigs: yield* PushConfigStore,
+    executor,
+    commit,
+    locks,
+    running,
+    fibers,
+    serverScope: yield* Effect.scope,
+    observed: yield* Observability.isEnabled
+  })
+  const cancel = Cancel.make({ store, bus, remote, commit, locks, running })
+
+  // Other nodes' cancel requests for the executions running here.
+  yield* remote.serve((taskId, scope) =>
+    cancel(taskId, scope).pipe(
+      Effect.catch((error) => Effect.logDebug(`Cancel requested by another node: ${error.message}`)),
+      Effect.asVoid
+    )
+  )
+
+  // With an engine spreading turns over several nodes (TurnDispatch), SendMessage queues the turn there, and the
+  // turns it hands this node run through this runner.
+  const dispatch = yield* TurnDispatch
+  yield* dispatch.serve({ start, restartable: executor.restartable === true })
+
+  // Added last, so run first when the server's scope closes, as the executions' own finalizers were when each was
+  // forked into it: the executions end before what they use closes.
+  yield* Effect.addFinalizer(() =>
+    Effect.withFiber((current) => Fiber.interruptAll(LiveSet.takeAll(fibers).filter((fiber) => fiber !== current)))
+  )
+
+  return { start: dispatch.route ?? start, cancel } satisfies TaskRunner
+})
