@@ -12,13 +12,19 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CardSigner from "../server/CardSigner.ts"
 import * as DurableServer from "../store/DurableServer.ts"
-import * as ServeFailure from "./ServeFailure.ts"
 import { chooseAgent } from "./ServeCommand.ts"
+import * as ServeFailure from "./ServeFailure.ts"
 
 const run = (flags: { readonly agent: Option.Option<string> }) =>
   Effect.gen(function*() {
-    const agent = yield* chooseAgent({ host: Option.none(), port: Option.none(), prefix: Option.none(),
-      publicUrl: Option.none(), memory: false, agent: flags.agent })
+    const agent = yield* chooseAgent({
+      host: Option.none(),
+      port: Option.none(),
+      prefix: Option.none(),
+      publicUrl: Option.none(),
+      memory: false,
+      agent: flags.agent
+    })
     const core = DurableServer.layerConfig({ card: agent.card, executor: agent.executor, execute: true }).pipe(
       Layer.provide(CardSigner.layerConfig)
     )

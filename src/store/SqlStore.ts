@@ -304,9 +304,11 @@ export const clusterConfig = (execute: boolean | undefined): Config.Config<Optio
       Config.withDefault(64)
     ),
     failover: Config.Duration("A2A_FAILOVER").pipe(Config.withDefault(Duration.seconds(10)))
-  }).pipe(Config.map(({ on, ...settings }) =>
-    on || execute !== undefined ? Option.some({ ...settings, execute: execute ?? true }) : Option.none()
-  ))
+  }).pipe(
+    Config.map(({ on, ...settings }) =>
+      on || execute !== undefined ? Option.some({ ...settings, execute: execute ?? true }) : Option.none()
+    )
+  )
 
 /** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */
 export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>

@@ -152,51 +152,59 @@ const TERMINAL = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCE
 describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", () => {
   if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
 
-  it.live("a message continuing a task through the other node waits its turn and runs, never refused", () =>
-    Effect.gen(function*() {
-      const { a, b } = yield* cluster()
-      // A task at INPUT_REQUIRED, continued through the other node.
-      const asked = taskOf(yield* send(a.base, "ask"))
-      assert.strictEqual(asked.status.state, "TASK_STATE_INPUT_REQUIRED")
-      const next = taskOf(yield* send(b.base, "next 1", { taskId: asked.id }))
-      assert.strictEqual(next.status.state, "TASK_STATE_INPUT_REQUIRED")
-      assert.match(statusText(next), /^got next 1 on pid/)
-      // While its agent is at work on one node, a message through the other waits for the turn to end, then runs.
-      const working = taskOf(yield* send(a.base, "ask 1500", { returnImmediately: true }))
-      yield* until(a.base, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
-      const continued = taskOf(yield* send(b.base, "end", { taskId: working.id }))
-      assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
-      assert.match(statusText(continued), /^got end on pid/)
-      const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
-      assert.deepStrictEqual(texts, ["ask 1500", "end"])
-    }).pipe(Effect.scoped), 90_000)
+  it.live(
+    "a message continuing a task through the other node waits its turn and runs, never refused",
+    () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* cluster()
+        // A task at INPUT_REQUIRED, continued through the other node.
+        const asked = taskOf(yield* send(a.base, "ask"))
+        assert.strictEqual(asked.status.state, "TASK_STATE_INPUT_REQUIRED")
+        const next = taskOf(yield* send(b.base, "next 1", { taskId: asked.id }))
+        assert.strictEqual(next.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.match(statusText(next), /^got next 1 on pid/)
+        // While its agent is at work on one node, a message through the other waits for the turn to end, then runs.
+        const working = taskOf(yield* send(a.base, "ask 1500", { returnImmediately: true }))
+        yield* until(a.base, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
+        const continued = taskOf(yield* send(b.base, "end", { taskId: working.id }))
+        assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
+        assert.match(statusText(continued), /^got end on pid/)
+        const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+        assert.deepStrictEqual(texts, ["ask 1500", "end"])
+      }).pipe(Effect.scoped),
+    90_000
+  )
 
-  it.live("a burst above every node's limit: every turn runs, none refused, each task's in order", () =>
-    Effect.gen(function*() {
-      const { a, b } = yield* cluster({ A2A_MAX_EXECUTIONS: "1" })
-      const nodes = [a.base, b.base]
-      const TASKS = 8
-      const STEPS = 3
-      // Every task: "ask 200", then "next 1".."next STEPS-1" and "end", each through the other node as soon as the
-      // one before is acknowledged (a non-blocking answer), not waiting for its turn: the task may not have started.
-      const tasks = yield* Effect.forEach(Array.from({ length: TASKS }, (_, i) => i), (i) =>
-        Effect.gen(function*() {
-          const first = taskOf(yield* send(nodes[i % 2]!, "ask 200", { returnImmediately: true }))
-          assert.strictEqual(first.status.state, "TASK_STATE_SUBMITTED")
-          const texts = [...Array.from({ length: STEPS - 1 }, (_, step) => `next ${step + 1}`), "end"]
-          for (const [step, text] of texts.entries()) {
-            // None refused.
-            taskOf(yield* send(nodes[(i + step + 1) % 2]!, text, { taskId: first.id, returnImmediately: true }))
-          }
-          return first.id
-        }), { concurrency: "unbounded" })
-      for (const id of tasks) {
-        const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
-        assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
-        const texts = (task.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
-        assert.deepStrictEqual(texts, ["ask 200", "next 1", "next 2", "end"])
-      }
-    }).pipe(Effect.scoped), 120_000)
+  it.live(
+    "a burst above every node's limit: every turn runs, none refused, each task's in order",
+    () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* cluster({ A2A_MAX_EXECUTIONS: "1" })
+        const nodes = [a.base, b.base]
+        const TASKS = 8
+        const STEPS = 3
+        // Every task: "ask 200", then "next 1".."next STEPS-1" and "end", each through the other node as soon as the
+        // one before is acknowledged (a non-blocking answer), not waiting for its turn: the task may not have started.
+        const tasks = yield* Effect.forEach(Array.from({ length: TASKS }, (_, i) => i), (i) =>
+          Effect.gen(function*() {
+            const first = taskOf(yield* send(nodes[i % 2]!, "ask 200", { returnImmediately: true }))
+            assert.strictEqual(first.status.state, "TASK_STATE_SUBMITTED")
+            const texts = [...Array.from({ length: STEPS - 1 }, (_, step) => `next ${step + 1}`), "end"]
+            for (const [step, text] of texts.entries()) {
+              // None refused.
+              taskOf(yield* send(nodes[(i + step + 1) % 2]!, text, { taskId: first.id, returnImmediately: true }))
+            }
+            return first.id
+          }), { concurrency: "unbounded" })
+        for (const id of tasks) {
+          const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+          const texts = (task.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+          assert.deepStrictEqual(texts, ["ask 200", "next 1", "next 2", "end"])
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
 
   const killWorker = (restartable: boolean) =>
     Effect.gen(function*() {
@@ -204,12 +212,15 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
       const workerPid = String(worker.child.pid)
       const ids = yield* Effect.forEach(
         Array.from({ length: 12 }, (_, i) => i),
-        (i) => Effect.map(send([a.base, b.base][i % 2]!, "sleep 6000", { returnImmediately: true }), (r) => taskOf(r).id),
+        (i) =>
+          Effect.map(send([a.base, b.base][i % 2]!, "sleep 6000", { returnImmediately: true }), (r) => taskOf(r).id),
         { concurrency: "unbounded" }
       )
       // Every task at work; those the worker runs say so.
-      const started = yield* Effect.forEach(ids, (id) =>
-        until(a.base, id, (t) => t.status.state === "TASK_STATE_WORKING"))
+      const started = yield* Effect.forEach(
+        ids,
+        (id) => until(a.base, id, (t) => t.status.state === "TASK_STATE_WORKING")
+      )
       const onWorker = started.filter((t) => statusText(t).endsWith(`pid ${workerPid}`)).map((t) => t.id)
       assert.isAbove(onWorker.length, 0, "the worker ran none of the tasks")
       worker.child.kill("SIGKILL")
@@ -233,8 +244,15 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
       if (!restartable) assert.isBelow(elapsed, FAILOVER_MS + 10_000)
     }).pipe(Effect.scoped)
 
-  it.live("kill -9 of the worker mid-turn: a non-restartable agent's tasks FAILED, node lost", () => killWorker(false), 120_000)
+  it.live(
+    "kill -9 of the worker mid-turn: a non-restartable agent's tasks FAILED, node lost",
+    () => killWorker(false),
+    120_000
+  )
 
-  it.live("kill -9 of the worker mid-turn: a restartable agent's turns run again on the other nodes", () =>
-    killWorker(true), 120_000)
+  it.live(
+    "kill -9 of the worker mid-turn: a restartable agent's turns run again on the other nodes",
+    () => killWorker(true),
+    120_000
+  )
 })

@@ -15,9 +15,9 @@
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
  */
-import type * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Cause from "effect/Cause"
 import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
+import type * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -27,20 +27,28 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PrimaryKey from "effect/PrimaryKey"
 import * as Result from "effect/Result"
+import { Rpc } from "effect/rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { Rpc } from "effect/rpc"
 import * as v1 from "../../generated/v1.ts"
 import { A2AError, InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
 import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import type { Caller, Processed, StartOptions } from "../../server/engine/Caller.ts"
-import * as TaskReducer from "../../server/engine/TaskReducer.ts"
-import { type Local, type Service as TurnDispatchService, TurnDispatch } from "../../server/engine/TurnDispatch.ts"
 import { orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import {
+  appended,
+  applyEvent,
+  type Caller,
+  type Local,
+  type Processed,
+  type Service as TurnDispatchService,
+  setStatus,
+  type StartOptions,
+  TurnDispatch
+} from "../../server/TurnDispatch.ts"
 
 /** The status message of a task whose turn was lost with its node and whose agent is not restartable. */
 export const NODE_LOST = "The server node running this task was lost, so its work was interrupted and it was " +
@@ -152,13 +160,16 @@ const handler = (ready: Deferred.Deferred<Local>) =>
         taskId: task.id,
         ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
       }
-      const applied = TaskReducer.setStatus(
+      const applied = setStatus(
         { ...task, history: [...(task.history ?? []), message] },
         { state: "TASK_STATE_FAILED", timestamp, message }
       )
       const version = record.version + 1
       yield* store.save({ ...record, task: applied.task, version }).pipe(orInternal)
-      yield* Effect.forEach(applied.published, ({ event }) => bus.publish({ taskId: task.id, sequence: version, event }))
+      yield* Effect.forEach(
+        applied.published,
+        ({ event }) => bus.publish({ taskId: task.id, sequence: version, event })
+      )
       yield* Effect.logWarning(`Task ${task.id}: its turn was lost with its node; marked failed`)
       return applied.task
     })
@@ -248,7 +259,7 @@ const make = (options: Options) =>
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
-      acknowledge: () => void,
+      acknowledge: (() => void) | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnPayload,
       taskId: string,
@@ -260,8 +271,9 @@ const make = (options: Options) =>
       let task = snapshot?.task
       let version = snapshot?.version ?? 0
       const seen = yield* Deferred.make<void>()
-      let outcome: v1.Task | undefined
-      // A continued task takes the message into its history as its turn starts (see TaskRunner's continueTask).
+      // The outcome, once the Turn has answered with its task.
+      const outcome: { task?: v1.Task } = {}
+      // A continued task takes the message into its history as its turn starts (as the runner's Turns do).
       let taken = snapshot === undefined
       const apply = (event: v1.StreamResponse, sequence: number): void => {
         if (sequence <= version) return
@@ -272,10 +284,10 @@ const make = (options: Options) =>
           const message = contextId === undefined
             ? { ...payload.message, taskId }
             : { ...payload.message, taskId, contextId }
-          task = { ...task, history: TaskReducer.appended(task.history, message) }
+          task = { ...task, history: appended(task.history, message) }
         }
         const now = new Date().toISOString()
-        const applied = "task" in event ? Result.succeed({ task: event.task }) : TaskReducer.apply(task, event, {
+        const applied = "task" in event ? Result.succeed({ task: event.task }) : applyEvent(task, event, {
           taskId,
           contextId: task?.contextId ?? "",
           userMessage: payload.message,
@@ -283,7 +295,7 @@ const make = (options: Options) =>
         })
         if (Result.isSuccess(applied)) task = applied.success.task
         caller.offer({ event, task: task === undefined ? Option.none() : Option.some(task) })
-        if (outcome !== undefined && task !== undefined && task.status.state === outcome.status.state) {
+        if (outcome.task !== undefined && task !== undefined && task.status.state === outcome.task.status.state) {
           Deferred.doneUnsafe(seen, Exit.void)
         }
       }
@@ -293,20 +305,22 @@ const make = (options: Options) =>
         Effect.forkScoped
       )
       const client = clientFor(taskId)
-      // Stored first (the engine then runs it after the task's turns stored before it), and only then acknowledged:
-      // a message answered before another was sent runs before it. Then the same Turn again (its primary key)
-      // waits for the first one's outcome.
-      const answer = yield* client.Turn(payload, { discard: true }).pipe(
-        Effect.andThen(Effect.sync(acknowledge)),
-        Effect.andThen(client.Turn(payload)),
-        Effect.catchTags({
-          MailboxFull: engineFailed(taskId),
-          AlreadyProcessingMessage: engineFailed(taskId),
-          PersistenceError: engineFailed(taskId),
-          EntityNotAssignedToRunner: engineFailed(taskId)
-        }),
-        Effect.exit
-      )
+      // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
+      // stored before it): a message answered before another was sent runs before it. The same Turn sent again
+      // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
+      const answer =
+        yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
+          Effect.andThen(Effect.sync(acknowledge)),
+          Effect.andThen(client.Turn(payload))
+        )).pipe(
+          Effect.catchTags({
+            MailboxFull: engineFailed(taskId),
+            AlreadyProcessingMessage: engineFailed(taskId),
+            PersistenceError: engineFailed(taskId),
+            EntityNotAssignedToRunner: engineFailed(taskId)
+          }),
+          Effect.exit
+        )
       if (Exit.isFailure(answer)) {
         yield* Fiber.interrupt(forwarding)
         if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
@@ -321,7 +335,7 @@ const make = (options: Options) =>
         return
       }
       const final = value.task
-      outcome = final
+      outcome.task = final
       if (task !== undefined && task.status.state === final.status.state) Deferred.doneUnsafe(seen, Exit.void)
       // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
       // caller hears the outcome as a status update.
@@ -381,14 +395,19 @@ const make = (options: Options) =>
             history: [{ ...first, taskId }]
           }
         }
-        const acknowledge = () => {
-          if (acknowledged !== undefined) caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
+        const offer = () => {
+          if (acknowledged !== undefined) {
+            caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
+          }
         }
+        // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
+        const immediate = start.configuration?.returnImmediately === true
+        if (!immediate) offer()
         // Subscribed before the Turn is sent, so none of its events is missed; the rest runs in the server's scope
         // (a caller that leaves does not stop its turn).
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
-        yield* report(events, acknowledge, snapshot, payload, taskId, caller, start).pipe(
+        yield* report(events, immediate ? offer : undefined, snapshot, payload, taskId, caller, start).pipe(
           Effect.ensuring(Effect.sync(() => caller.end())),
           Scope.provide(turnScope),
           Effect.ensuring(Scope.close(turnScope, Exit.void)),
