@@ -1,7 +1,7 @@
 // The cluster engine's cost (issue #34): `node bench/cluster.ts POSTGRES_URL [SECONDS]`. Starts 1, 2 and 3
 // `effect-a2a serve` nodes (test/fixtures/ClusterAgent.ts) on a PostgreSQL database (its public schema is emptied
 // before each run), and sends blocking "sleep 100" messages from 64 clients spread over the nodes for SECONDS
-// (default 10). Prints, per setup, turns/s and the time a turn adds to its 100 ms (p50/p99 of the blocking
+// (default 10; BENCH_CLIENTS clients, default 64; BENCH_NODES, default "1,2,3"). Prints, per setup, turns/s and the time a turn adds to its 100 ms (p50/p99 of the blocking
 // SendMessage latency minus 100 ms). The baseline is the same with the engine off (each node runs what it
 // receives). Short, for a loaded laptop-class machine: read the numbers as orders of magnitude.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -15,7 +15,7 @@ const AGENT = fileURLToPath(new URL("../test/fixtures/ClusterAgent.ts", import.m
 const url = process.argv[2]
 const seconds = Number(process.argv[3] ?? "10")
 if (url === undefined) throw new Error("usage: node bench/cluster.ts POSTGRES_URL [SECONDS]")
-const CLIENTS = 64
+const CLIENTS = Number(process.env["BENCH_CLIENTS"] ?? "64")
 const SLEEP_MS = 100
 
 const startNode = (i: number, cluster: boolean): Promise<{ child: ChildProcess; base: string }> =>
@@ -81,4 +81,5 @@ const run = async (nodes: number, cluster: boolean) => {
   }))
 }
 
-for (const cluster of [false, true]) for (const nodes of [1, 2, 3]) await run(nodes, cluster)
+const counts = (process.env["BENCH_NODES"] ?? "1,2,3").split(",").map(Number)
+for (const cluster of [false, true]) for (const nodes of counts) await run(nodes, cluster)
