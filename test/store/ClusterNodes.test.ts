@@ -201,6 +201,10 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
           assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
           const texts = (task.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
           assert.deepStrictEqual(texts, ["ask 200", "next 1", "next 2", "end"])
+          // No node ran more than its one turn at once.
+          const peaks = (task.history ?? []).flatMap((m) => [...(m.parts[0]?.text ?? "").matchAll(/peak (\d+)/g)])
+          assert.isAbove(peaks.length, 0)
+          for (const [, peak] of peaks) assert.strictEqual(peak, "1", JSON.stringify(task.history))
         }
       }).pipe(Effect.scoped),
     120_000
