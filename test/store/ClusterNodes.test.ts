@@ -249,6 +249,34 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     }).pipe(Effect.scoped)
 
   it.live(
+    "a worker stopped (SIGTERM) under load hands its turns over: none lost, each run to its end",
+    () =>
+      Effect.gen(function*() {
+        const { a, b, worker } = yield* cluster({ CLUSTER_AGENT_RESTARTABLE: "1", A2A_MAX_EXECUTIONS: "1" })
+        const workerPid = String(worker.child.pid)
+        // 12 tasks, one turn at a time per node: most wait, stored, some of them for the worker.
+        const ids = yield* Effect.forEach(
+          Array.from({ length: 12 }, (_, i) => i),
+          (i) =>
+            Effect.map(send([a.base, b.base][i % 2]!, "sleep 1500", { returnImmediately: true }), (r) => taskOf(r).id),
+          { concurrency: "unbounded" }
+        )
+        // Once the worker is at work, it is stopped.
+        for (let found = false; !found;) {
+          const tasks = yield* Effect.forEach(ids, (id) => getTask(a.base, id))
+          found = tasks.some((t) => t.status !== undefined && statusText(t).endsWith(`pid ${workerPid}`))
+          if (!found) yield* Effect.sleep("100 millis")
+        }
+        worker.child.kill("SIGTERM")
+        for (const id of ids) {
+          const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
     "kill -9 of the worker mid-turn: a non-restartable agent's tasks FAILED, node lost",
     () => killWorker(false),
     120_000

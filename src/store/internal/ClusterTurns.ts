@@ -116,6 +116,8 @@ export const Turn = Rpc.make("Turn", {
   success: TurnOutcome,
   error: A2AError
 }).annotate(ClusterSchema.Persisted, true)
+  // A stopping runner hands a turn in progress over at once rather than waiting for it (its own runner stops it).
+  .annotate(ClusterSchema.InterruptOnTermination, true)
 
 /** A task, as the engine knows it: its turns, one at a time. */
 export const Task = Entity.make("effect-a2a/Task", [Turn])
@@ -143,7 +145,7 @@ const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPa
 const inFlight = (task: v1.Task) => !isFinal(task.status.state)
 
 /** The entity's handler: runs each Turn through the local runner once it is ready, and answers its outcome. */
-const handler = (ready: Deferred.Deferred<Local>) =>
+const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: boolean }) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const bus = yield* EventBus
@@ -176,6 +178,8 @@ const handler = (ready: Deferred.Deferred<Local>) =>
 
     const run = Effect.fnUntraced(function*(payload: TurnPayload) {
       const local = yield* Deferred.await(ready)
+      // A stopping node starts no turn: it leaves it to the task's next owner (as above).
+      if (stopping.current) return yield* Effect.never
       const scope = { owner: payload.owner, tenant: payload.tenant }
       const given = payload.message.taskId
       const taskId = given !== undefined && given.length > 0 ? given : payload.newTaskId
@@ -221,7 +225,13 @@ const handler = (ready: Deferred.Deferred<Local>) =>
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
       }
       if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
-      if (Option.isSome(last.task)) return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
+      if (Option.isSome(last.task)) {
+        // Still in flight: this node is stopping and interrupted it. The Turn stays unanswered until the engine,
+        // stopping too, interrupts it (InterruptOnTermination) and leaves it to the task's next owner, which runs it
+        // again or fails it (see above).
+        if (inFlight(last.task.value)) return yield* Effect.never
+        return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
+      }
       if ("message" in last.event) return { _tag: "Reply", message: last.event.message } satisfies TurnOutcome
       return yield* new InternalError({ message: "The task ended without a response" })
     })
@@ -248,9 +258,11 @@ const make = (options: Options) =>
     const bus = yield* EventBus
     const serverScope = yield* Effect.scope
     const ready = yield* Deferred.make<Local>()
+    // Set when the runner's scope closes (the node stops).
+    const stopping = { current: false }
     if (options.execute) {
       yield* Layer.buildWithScope(
-        Task.toLayer(handler(ready), { maxIdleTime: Duration.millis(200) }),
+        Task.toLayer(handler(ready, stopping), { maxIdleTime: Duration.millis(200) }),
         serverScope
       )
     }
@@ -418,7 +430,10 @@ const make = (options: Options) =>
 
     const service: TurnDispatchService = {
       route,
-      serve: (local) => Deferred.succeed(ready, local).pipe(Effect.asVoid)
+      serve: (local) =>
+        Deferred.succeed(ready, local).pipe(
+          Effect.andThen(Effect.addFinalizer(() => Effect.sync(() => void (stopping.current = true))))
+        )
     }
     return service
   })
