@@ -29,12 +29,16 @@ const run = (flags: { readonly agent: Option.Option<string> }) =>
       Layer.provide(CardSigner.layerConfig)
     )
     yield* Layer.build(core)
-    yield* Console.log(`effect-a2a worker: running turns (A2A_MAX_EXECUTIONS at once)`)
+    yield* Console.log("effect-a2a worker: running the turns of the nodes on A2A_DATABASE_URL")
     return yield* Effect.never
   }).pipe(
     Effect.scoped,
     Effect.asVoid,
-    Effect.mapError(ServeFailure.toUserError({ host: "-", port: "-" }))
+    // A worker listens on no A2A address: start-up failures name the runner's.
+    Effect.mapError(ServeFailure.toUserError({
+      host: process.env["A2A_RUNNER_HOST"] ?? "127.0.0.1",
+      port: process.env["A2A_RUNNER_PORT"] ?? 34431
+    }))
   )
 
 export const workerCommand = Command.make(

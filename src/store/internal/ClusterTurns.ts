@@ -178,7 +178,7 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
 
     const run = Effect.fnUntraced(function*(payload: TurnPayload) {
       const local = yield* Deferred.await(ready)
-      // A stopping node starts no turn: it leaves it to the task's next owner (as above).
+      // A stopping node starts no turn: it leaves it to the task's next owner (see below).
       if (stopping.current) return yield* Effect.never
       const scope = { owner: payload.owner, tenant: payload.tenant }
       const given = payload.message.taskId
@@ -220,6 +220,8 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
       const taken = yield* local.start(options, caller)
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
       yield* Deferred.await(ended)
+      // The node stopped meanwhile (the turn was cut short, or refused as the runner closed): see below.
+      if (stopping.current) return yield* Effect.never
       if (failure !== undefined) {
         const error = Cause.findErrorOption(failure)
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
