@@ -74,7 +74,8 @@ export const reduce = (
   let steps: Array<TaskReducer.Applied> | undefined
   let final = false
   let ending: Ending | undefined
-  for (const event of events) {
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
     let taskEvent = event
     if ("message" in event) {
       const reply: v1.Message = { ...event.message, contextId: context.contextId }
