@@ -384,12 +384,12 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
             )
         )
 
+    // Restartable: its conversation is stored, so a turn lost with its node runs again from the start elsewhere.
     return AgentExecutor.make((context) =>
       Stream.unwrap(Effect.map(
         PromptParts.userMessage(context.message, options),
         (userMessage) => TaskUpdater.stream(context, (task) => turn(task, context, userMessage))
-      ))
-    )
+      )), { restartable: true })
   })
 
 /** The layer of `make`. */

@@ -55,6 +55,11 @@ export interface ServeFlags {
   /** Serve gRPC on this port too (absent: A2A_GRPC_PORT, else no gRPC). */
   readonly grpcPort?: Option.Option<number> | undefined
   readonly memory: boolean
+  /**
+   * Whether this node runs agents (default true); false (`--no-execute`) only takes requests, and the cluster
+   * engine runs their turns on the other nodes (needs A2A_DATABASE_URL).
+   */
+  readonly execute?: boolean | undefined
   /** The user's agent module; None (or absent) serves the demo agent. */
   readonly agent?: Option.Option<string> | undefined
   /** Restart the server when a file it loaded changes (development). */
@@ -113,7 +118,9 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
           Layer.mergeAll(MemoryTaskStore.layerConfig, MemoryPushConfigStore.layer, MemoryMessageReceipts.layerConfig),
           core
         )
-        : DurableServer.layerConfig(core)).pipe(Layer.provide(CardSigner.layerConfig))
+        : DurableServer.layerConfig(flags.execute === false ? { ...core, execute: false } : core)).pipe(
+          Layer.provide(CardSigner.layerConfig)
+        )
     ),
     // A2A 0.3 and 0.1 beside 1.0, unless A2A_PROTOCOL_VERSIONS leaves them out.
     Layer.provide(V01Server.layer),
@@ -146,8 +153,8 @@ export const serve = (flags: ServeFlags) =>
 const given = <A>(flag: Option.Option<A> | undefined): A | undefined =>
   flag === undefined ? undefined : Option.getOrUndefined(flag)
 
-/** The agent the flags ask for: an agent module, an LLM agent (`--model`), or the demo. */
-const chooseAgent = (
+/** The agent the flags ask for: an agent module, an LLM agent (`--model`), or the demo (`worker` too). */
+export const chooseAgent = (
   flags: ServeFlags
 ): Effect.Effect<Agent<unknown>, AgentModule.AgentModuleError | Effect.Error<ReturnType<typeof ModelAgent.load>>> => {
   const agentFile = given(flags.agent)
@@ -275,6 +282,13 @@ export const serveCommand = Command.make(
         "Keep tasks and push configs in memory only (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"
       ),
       Flag.withDefault(false)
+    ),
+    execute: Flag.Boolean("execute").pipe(
+      Flag.withDescription(
+        "Run agents on this node (default); --no-execute only takes requests, whose turns the cluster engine runs " +
+          "on the `worker` and `serve` nodes sharing A2A_DATABASE_URL"
+      ),
+      Flag.withDefault(true)
     )
   },
   serve

@@ -21,9 +21,11 @@ import {
 } from "./ClientCommands.ts"
 import { mcpCommand } from "./McpCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
+import { workerCommand } from "./WorkerCommand.ts"
 
 const subcommands = [
   serveCommand,
+  workerCommand,
   cardCommand,
   sendCommand,
   getCommand,

@@ -47,12 +47,25 @@ export type { RequestContext } from "./RequestContext.ts"
 
 export class AgentExecutor extends Context.Service<AgentExecutor, {
   readonly execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
+  /**
+   * Whether a turn may run again from its start on another node when the node running it is lost (several nodes
+   * with the cluster engine): true for an agent whose turn has no effect a second run would repeat, or one that
+   * keeps what it needs (the LLM bridge's agents keep their conversation). Otherwise (the default) a turn lost
+   * with its node leaves its task FAILED.
+   */
+  readonly restartable?: boolean | undefined
 }>()("effect-a2a/server/AgentExecutor") {}
 
 /** An executor from its execute function. */
 export const make = (
-  execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
-): AgentExecutor["Service"] => AgentExecutor.of({ execute })
+  execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>,
+  options?: { readonly restartable?: boolean | undefined }
+): AgentExecutor["Service"] =>
+  AgentExecutor.of(options?.restartable === true ? { execute, restartable: true } : { execute })
+
+/** The same agent, declared restartable (see AgentExecutor's `restartable`). */
+export const restartable = (executor: AgentExecutor["Service"]): AgentExecutor["Service"] =>
+  AgentExecutor.of({ ...executor, restartable: true })
 
 /** The layer for an executor, or for an effect that builds one (which may use other services). */
 export const layer = <E = never, R = never>(

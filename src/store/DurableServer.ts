@@ -58,6 +58,12 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
    * MessageReceipts among them, the handler keeps them in memory).
    */
   readonly idempotencyWindow?: Duration.Input | undefined
+  /**
+   * `layerConfig` on PostgreSQL: this node's role in the cluster engine, which it turns on (see
+   * `SqlStore.ClusterOptions`): true runs turns, false only takes requests (`serve --no-execute`). Absent: the
+   * engine is on with A2A_CLUSTER=true.
+   */
+  readonly execute?: boolean | undefined
 }
 
 /**
@@ -82,10 +88,10 @@ export const layerWithStores = <SE, E = never, R = never>(
 // The SQL stores (and effect/sql, node:sqlite) are loaded when this layer is built, so that a server given other
 // stores through `layerWithStores` (`effect-a2a serve --memory`) never loads them (BENCHMARKS.md, "Start-up
 // memory"). Our own module: a failure to load it is a defect.
-const sqlStores = (idempotencyWindow: Duration.Input | undefined) =>
+const sqlStores = (idempotencyWindow: Duration.Input | undefined, execute: boolean | undefined) =>
   Layer.unwrap(
     Effect.promise(() => import("./SqlStore.ts")).pipe(
-      Effect.map((SqlStore) => SqlStore.layerConfig({ idempotencyWindow }))
+      Effect.map((SqlStore) => SqlStore.layerConfig({ idempotencyWindow, execute }))
     )
   )
 
@@ -93,4 +99,4 @@ const sqlStores = (idempotencyWindow: Duration.Input | undefined) =>
 export const layerConfig = <E = never, R = never>(
   options: Options<E, R>
 ): Layer.Layer<A2AServer.Services, E | SqlStore.StoreError | Config.ConfigError, R> =>
-  layerWithStores(sqlStores(options.idempotencyWindow), options)
+  layerWithStores(sqlStores(options.idempotencyWindow, options.execute), options)

@@ -26,8 +26,9 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -43,7 +44,7 @@ import { invalidConfig } from "../server/internal/InvalidConfig.ts"
 import * as MessageReceipts from "../server/MessageReceipts.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
-import type { TaskStore, TaskStoreError } from "../server/TaskStore.ts"
+import { type TaskStore, TaskStoreError } from "../server/TaskStore.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
 import * as SqlLiveness from "./internal/SqlLiveness.ts"
 import * as SqlMessageReceipts from "./internal/SqlMessageReceipts.ts"
@@ -82,6 +83,12 @@ export interface Options {
   readonly secretKeys?: ReadonlyArray<Redacted.Redacted<Buffer>> | undefined
   /** How long a message's receipt is kept (see MessageReceipts). Default 24 hours; zero keeps none. */
   readonly idempotencyWindow?: Duration.Input | undefined
+  /**
+   * `layerConfig` on PostgreSQL: this node's role in the cluster engine (see `ClusterOptions`), which it turns on:
+   * true runs turns (`effect-a2a worker`), false only sends them (`serve --no-execute`). Absent: the engine is on
+   * with A2A_CLUSTER=true, and the node runs turns.
+   */
+  readonly execute?: boolean | undefined
 }
 
 /**
@@ -134,6 +141,30 @@ export interface PgOptions extends Options {
   readonly url: Redacted.Redacted<string>
   /** Pool size (default: the driver's). */
   readonly maxConnections?: number | undefined
+  /**
+   * Spread the turns over the nodes with Effect's cluster engine (see `ClusterOptions`); without it, each node
+   * runs the agent for the messages it receives.
+   */
+  readonly cluster?: ClusterOptions | undefined
+}
+
+/**
+ * The cluster engine (`effect/cluster`, on the same database): any node takes any SendMessage and the turn runs on
+ * the runner that holds its task, after the task's earlier turns; at most `maxExecutions` at once per runner (the
+ * rest wait, stored); a runner lost mid-turn has its turns taken over within `failover` (restartable agents run
+ * them again, others are FAILED). Needs `@effect/platform-node` (the runners talk over sockets).
+ */
+export interface ClusterOptions {
+  /** Whether this node runs turns: `serve` and `worker` do, `serve --no-execute` does not. */
+  readonly execute: boolean
+  /** Where the other nodes reach this runner (default 127.0.0.1); only when `execute`. */
+  readonly host?: string | undefined
+  /** The runner's port (default 34431); only when `execute`. */
+  readonly port?: number | undefined
+  /** Turns this node runs at once, at most (default 64). */
+  readonly maxExecutions?: number | undefined
+  /** How long a lost runner keeps its turns before the others take them over (default 10 seconds). */
+  readonly failover?: Duration.Input | undefined
 }
 
 // Our own modules: a failure to load them is a defect.
@@ -141,6 +172,41 @@ const pgNodes = Effect.promise(async () => ({
   PgEventBus: await import("./internal/PgEventBus.ts"),
   PgRemoteCancel: await import("./internal/PgRemoteCancel.ts")
 }))
+
+/** The cluster engine of `options` over the stores (loaded only when asked for). */
+const clusterEngine = (options: ClusterOptions) =>
+  Layer.unwrap(
+    Effect.promise(async () => ({
+      ClusterTurns: await import("./internal/ClusterTurns.ts"),
+      NodeClusterSocket: await import("@effect/platform-node/NodeClusterSocket")
+    })).pipe(Effect.map(({ ClusterTurns, NodeClusterSocket }) => {
+      const settings = {
+        execute: options.execute,
+        host: options.host ?? "127.0.0.1",
+        port: options.port ?? 34431,
+        maxExecutions: options.maxExecutions ?? 64,
+        failover: Duration.fromInputUnsafe(options.failover ?? "10 seconds")
+      }
+      return ClusterTurns.layer(settings).pipe(
+        Layer.provide(NodeClusterSocket.layer({
+          clientOnly: !settings.execute,
+          storage: "sql",
+          // JSON between runners, as in storage: the A2A types include declarations the binary codec cannot lay out.
+          serialization: "ndjson",
+          shardingConfig: ClusterTurns.shardingConfig(settings)
+        })),
+        // The runner's socket could not be opened (its port taken), or its settings are wrong.
+        Layer.catchCause((cause) =>
+          Layer.effect(
+            ClusterTurns.TurnDispatch,
+            Effect.fail(
+              new TaskStoreError({ message: `The cluster engine could not start: ${Cause.pretty(cause)}`, cause })
+            )
+          )
+        )
+      )
+    }))
+  )
 
 /**
  * PostgreSQL, for several server nodes sharing one database: every node serves every operation on every task
@@ -162,8 +228,8 @@ export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =
         })
     }).pipe(
       Effect.zip(pgNodes),
-      Effect.map(([PgClient, { PgEventBus, PgRemoteCancel }]) =>
-        compose(
+      Effect.map(([PgClient, { PgEventBus, PgRemoteCancel }]) => {
+        const stores = compose(
           PgClient.layer({
             url: options.url,
             applicationName: "effect-a2a",
@@ -171,9 +237,11 @@ export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =
           }),
           // Events and cancels reach the other nodes through the database itself (LISTEN/NOTIFY).
           Layer.merge(PgEventBus.layer(PgClient.PgClient), PgRemoteCancel.layer(PgClient.PgClient)),
-          options
+          // With the engine, the turns of a lost node are its to take over (ClusterTurns), not the recovery's.
+          options.cluster === undefined ? options : { ...options, recovery: { ...options.recovery, byEngine: true } }
         )
-      )
+        return options.cluster === undefined ? stores : Layer.provideMerge(clusterEngine(options.cluster), stores)
+      })
     )
   )
 
@@ -218,6 +286,30 @@ export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buf
   return Effect.succeed(keys)
 }))
 
+/**
+ * The cluster engine from the environment: on with `A2A_CLUSTER=true` or when a role is given (`execute`);
+ * `A2A_RUNNER_HOST` / `A2A_RUNNER_PORT` (where the other nodes reach this runner; default 127.0.0.1:34431),
+ * `A2A_MAX_EXECUTIONS` (turns run at once here, default 64), `A2A_FAILOVER` (how long a lost runner keeps its
+ * turns, default 10 seconds). None: the engine is off.
+ */
+export const clusterConfig = (execute: boolean | undefined): Config.Config<Option.Option<ClusterOptions>> =>
+  Config.all({
+    on: Config.Boolean("A2A_CLUSTER").pipe(Config.withDefault(false)),
+    host: Config.String("A2A_RUNNER_HOST").pipe(Config.withDefault("127.0.0.1")),
+    port: Config.Port("A2A_RUNNER_PORT").pipe(Config.withDefault(34431)),
+    maxExecutions: Config.Int("A2A_MAX_EXECUTIONS").pipe(
+      Config.mapEffect((n) =>
+        n >= 1 ? Effect.succeed(n) : Effect.fail(invalidConfig(`A2A_MAX_EXECUTIONS must be at least 1, got ${n}`))
+      ),
+      Config.withDefault(64)
+    ),
+    failover: Config.Duration("A2A_FAILOVER").pipe(Config.withDefault(Duration.seconds(10)))
+  }).pipe(
+    Config.map(({ on, ...settings }) =>
+      on || execute !== undefined ? Option.some({ ...settings, execute: execute ?? true }) : Option.none()
+    )
+  )
+
 /** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */
 export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
@@ -240,7 +332,13 @@ export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreE
     yield* Effect.logInfo(
       database._tag === "pg" ? "Task store: PostgreSQL (A2A_DATABASE_URL)" : `Task store: SQLite ${database.filename}`
     )
+    const cluster = database._tag === "pg" ? Option.getOrUndefined(yield* clusterConfig(options.execute)) : undefined
+    if (database._tag !== "pg" && options.execute !== undefined) {
+      return yield* Effect.fail(
+        invalidConfig("Running turns on other nodes (worker, --no-execute) needs A2A_DATABASE_URL")
+      )
+    }
     return database._tag === "pg"
-      ? layerPg({ ...configured, url: database.url })
+      ? layerPg({ ...configured, url: database.url, cluster })
       : layerSqlite({ ...configured, filename: database.filename, synchronous: database.synchronous })
   }))

@@ -59,6 +59,11 @@ export interface StartOptions {
   readonly newTaskId?: string | undefined
   /** The receipt the send claimed for its message, if any (see MessageReceipts). */
   readonly receipt?: ReceiptHooks | undefined
+  /**
+   * The turn of this message was lost with the node that ran it (see the server's TurnDispatch): its task, still in flight,
+   * already holds the message, and the agent runs the turn again from the start on the task as it is.
+   */
+  readonly rerun?: boolean | undefined
 }
 
 /**

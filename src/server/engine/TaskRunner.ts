@@ -8,6 +8,7 @@
  * - Execution: one run of the agent in a fiber of the server's scope, each batch of its events reduced
  *   (EventBatch, TaskReducer), committed (Commit: saved, then published and notified) and offered to its caller.
  * - Cancel: CancelTask, here or on the node running the task.
+ * - TurnDispatch: where a turn runs; here unless an engine spreads them over several nodes.
  *
  * The RequestHandler builds one with `make` and calls `start` and `cancel`.
  *
@@ -25,6 +26,7 @@ import { PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
 import { RemoteCancel } from "../RemoteCancel.ts"
 import { type TaskRecord, type TaskScope, TaskStore } from "../TaskStore.ts"
+import { TurnDispatch } from "../TurnDispatch.ts"
 import type { Caller, StartOptions } from "./Caller.ts"
 import * as Cancel from "./Cancel.ts"
 import * as Commit from "./Commit.ts"
@@ -72,10 +74,11 @@ export const make = Effect.gen(function*() {
   const locks = yield* TaskLocks.make
   const running: Execution.Running = new Map()
   const fibers = LiveSet.make<Fiber.Fiber<void>>()
+  const executor = yield* AgentExecutor
   const { start } = Turns.make({
     store,
     pushConfigs: yield* PushConfigStore,
-    executor: yield* AgentExecutor,
+    executor,
     commit,
     locks,
     running,
@@ -93,11 +96,16 @@ export const make = Effect.gen(function*() {
     )
   )
 
+  // With an engine spreading turns over several nodes (TurnDispatch), SendMessage queues the turn there, and the
+  // turns it hands this node run through this runner.
+  const dispatch = yield* TurnDispatch
+  yield* dispatch.serve({ start, restartable: executor.restartable === true })
+
   // Added last, so run first when the server's scope closes, as the executions' own finalizers were when each was
   // forked into it: the executions end before what they use closes.
   yield* Effect.addFinalizer(() =>
     Effect.withFiber((current) => Fiber.interruptAll(LiveSet.takeAll(fibers).filter((fiber) => fiber !== current)))
   )
 
-  return { start, cancel } satisfies TaskRunner
+  return { start: dispatch.route ?? start, cancel } satisfies TaskRunner
 })

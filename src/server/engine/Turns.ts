@@ -105,6 +105,11 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           ? { ...options.message, taskId }
           : { ...options.message, taskId, contextId }
         if (fingerprint(again) !== fingerprint(earlier)) return yield* differentBody(messageId)
+        if (options.rerun === true && !isFinal(task.status.state) && running.get(taskId)?.current === undefined) {
+          const contextId = task.contextId ?? earlier.contextId ?? taskId
+          yield* Execution.launch(executions, options, caller, taskId, contextId, earlier, existing.value)
+          return undefined
+        }
         return existing.value
       }
       if (isTerminal(task.status.state)) {

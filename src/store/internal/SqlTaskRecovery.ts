@@ -116,6 +116,11 @@ export const recover: Effect.Effect<
 export interface RecoveryOptions extends SqlLiveness.Options {
   /** PostgreSQL only: how often to look for nodes that died while this one runs (default 1 minute). */
   readonly interval?: Duration.Input | undefined
+  /**
+   * PostgreSQL only: leave the tasks of gone nodes alone, since an engine takes their turns over (ClusterTurns
+   * runs them again, or fails them, where it delivers them next).
+   */
+  readonly byEngine?: boolean | undefined
 }
 
 const recoverAndLog = Effect.tap(recover, (recovered) =>
@@ -135,6 +140,9 @@ export const layer = (
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const queue = yield* Queue.sliding<RecoveredTask>(10_000)
+      if (options.byEngine === true && sql.onDialectOrElse({ pg: () => true, orElse: () => false })) {
+        return RecoveredTasks.of({ atStart: [], queue })
+      }
       const recovered = yield* recoverAndLog
       Queue.offerAllUnsafe(queue, recovered)
       // Subscribers of a task failed later (on any node: the bus of shared stores reaches them all) see it end.

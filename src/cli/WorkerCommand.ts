@@ -1,0 +1,63 @@
+/**
+ * `effect-a2a worker`: a node that runs agents and takes no requests (no A2A port). It joins the cluster engine
+ * of the nodes sharing A2A_DATABASE_URL (see SqlStore.ClusterOptions) and runs the turns the engine gives it,
+ * at most A2A_MAX_EXECUTIONS at once; the `serve` nodes take the requests. Stopping it (SIGINT / SIGTERM) hands
+ * its tasks to the other runners; killed, they take its turns over after A2A_FAILOVER.
+ */
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as CardSigner from "../server/CardSigner.ts"
+import * as DurableServer from "../store/DurableServer.ts"
+import { chooseAgent } from "./ServeCommand.ts"
+import * as ServeFailure from "./ServeFailure.ts"
+
+const run = (flags: { readonly agent: Option.Option<string> }) =>
+  Effect.gen(function*() {
+    const agent = yield* chooseAgent({
+      host: Option.none(),
+      port: Option.none(),
+      prefix: Option.none(),
+      publicUrl: Option.none(),
+      memory: false,
+      agent: flags.agent
+    })
+    const core = DurableServer.layerConfig({ card: agent.card, executor: agent.executor, execute: true }).pipe(
+      Layer.provide(CardSigner.layerConfig)
+    )
+    yield* Layer.build(core)
+    yield* Console.log("effect-a2a worker: running the turns of the nodes on A2A_DATABASE_URL")
+    return yield* Effect.never
+  }).pipe(
+    Effect.scoped,
+    Effect.asVoid,
+    // A worker listens on no A2A address: start-up failures name the runner's.
+    Effect.mapError(ServeFailure.toUserError({
+      host: process.env["A2A_RUNNER_HOST"] ?? "127.0.0.1",
+      port: process.env["A2A_RUNNER_PORT"] ?? 34431
+    }))
+  )
+
+export const workerCommand = Command.make(
+  "worker",
+  {
+    agent: Flag.String("agent").pipe(
+      Flag.withDescription("The agent module to run (default: the demo agent), as for `serve --agent`"),
+      Flag.optional
+    )
+  },
+  run
+).pipe(
+  Command.withDescription(
+    "Run agents for the `serve` nodes sharing A2A_DATABASE_URL, with no A2A port: turns come from the cluster engine"
+  ),
+  Command.withExamples([
+    {
+      command: "A2A_DATABASE_URL=postgres://a2a@db/a2a A2A_RUNNER_PORT=34432 effect-a2a worker --agent ./my-agent.ts",
+      description: "A worker for the nodes on that database, reached by the others on port 34432"
+    }
+  ])
+)
