@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CardSigner from "../server/CardSigner.ts"
+import * as WebhookPush from "../server/push/WebhookPush.ts"
 import * as DurableServer from "../store/DurableServer.ts"
 import { chooseAgent } from "./ServeCommand.ts"
 import * as ServeFailure from "./ServeFailure.ts"
@@ -25,7 +26,13 @@ const run = (flags: { readonly agent: Option.Option<string> }) =>
       memory: false,
       agent: flags.agent
     })
-    const core = DurableServer.layerConfig({ card: agent.card, executor: agent.executor, execute: true }).pipe(
+    const core = DurableServer.layerConfig({
+      card: agent.card,
+      executor: agent.executor,
+      // the worker runs the turns, so it is the node that delivers their webhooks
+      push: WebhookPush.layerConfig,
+      execute: true
+    }).pipe(
       Layer.provide(CardSigner.layerConfig)
     )
     yield* Layer.build(core)
