@@ -6,8 +6,9 @@
  *
  * A group runs as one `BEGIN IMMEDIATE ... COMMIT` under the writer's semaphore; a write that fails in it (a
  * constraint, a busy database) rolls the group back, and its writes run again one by one, each in its own commit,
- * so each caller gets the outcome it would have had alone. A write whose caller was interrupted before its group
- * ran is left out.
+ * so each caller gets the outcome it would have had alone. A write may be several statements (a task row and its
+ * new history rows): it too commits whole or not at all, in its group or alone. A write whose caller was
+ * interrupted before its group ran is left out.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -17,18 +18,21 @@ import type * as Connection from "effect/sql/SqlConnection"
 import type { SqlError } from "effect/sql/SqlError"
 
 interface Write {
-  /** The statement on the writer; synchronous (node:sqlite), so a group runs without yielding. */
-  readonly run: (conn: Connection.Connection) => Effect.Effect<unknown, SqlError>
-  readonly done: Deferred.Deferred<unknown, SqlError>
+  /** The write's statements on the writer; synchronous (node:sqlite), so a group runs without yielding. */
+  readonly run: (conn: Connection.Connection) => Effect.Effect<unknown, unknown>
+  readonly done: Deferred.Deferred<unknown, unknown>
   /** Its caller was interrupted before the write ran. */
   dropped: boolean
 }
 
 export interface GroupCommit {
-  /** Runs `run` on the writer in the next group; resumes once that group committed. */
-  readonly write: <A>(
-    run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>
-  ) => Effect.Effect<A, SqlError>
+  /**
+   * Runs `run` on the writer in the next group; resumes once that group committed. `run` may make several
+   * statements (synchronous ones only): they commit together or not at all, as each write does.
+   */
+  readonly write: <A, E>(
+    run: (conn: Connection.Connection) => Effect.Effect<A, E>
+  ) => Effect.Effect<A, E | SqlError>
 }
 
 /** One turn of the event loop: the writes that become ready meanwhile join the group. */
@@ -51,10 +55,6 @@ export const make = (
 
     const attempt = (conn: Connection.Connection, write: Write) => Effect.runSyncExit(write.run(conn))
 
-    const alone = (conn: Connection.Connection, writes: ReadonlyArray<Write>) => {
-      for (const write of writes) Deferred.doneUnsafe(write.done, attempt(conn, write))
-    }
-
     const control = (conn: Connection.Connection, sql: string) =>
       Effect.runSyncExit(conn.executeUnprepared(sql, [], undefined))
 
@@ -62,23 +62,43 @@ export const make = (
       if (isTransaction(conn)) control(conn, "ROLLBACK")
     }
 
-    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>) => {
-      if (writes.length === 1) return alone(conn, writes)
-      if (Exit.isFailure(control(conn, "BEGIN IMMEDIATE"))) return alone(conn, writes)
-      const exits: Array<Exit.Exit<unknown, SqlError>> = []
+    /** Runs writes in one transaction: the value of each once all committed, else the first failure (none kept). */
+    const together = (
+      conn: Connection.Connection,
+      writes: ReadonlyArray<Write>
+    ): Exit.Exit<Array<unknown>, unknown> => {
+      const begun = control(conn, "BEGIN IMMEDIATE")
+      if (Exit.isFailure(begun)) return Exit.failCause(begun.cause)
+      const values: Array<unknown> = []
       for (const write of writes) {
         const exit = attempt(conn, write)
         if (Exit.isFailure(exit)) {
           rollback(conn)
-          return alone(conn, writes)
+          return Exit.failCause(exit.cause)
         }
-        exits.push(exit)
+        values.push(exit.value)
       }
-      if (Exit.isFailure(control(conn, "COMMIT"))) {
+      const committed = control(conn, "COMMIT")
+      if (Exit.isFailure(committed)) {
         rollback(conn)
-        return alone(conn, writes)
+        return Exit.failCause(committed.cause)
       }
-      writes.forEach((write, i) => Deferred.doneUnsafe(write.done, exits[i]!))
+      return Exit.succeed(values)
+    }
+
+    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>) => {
+      const exit = together(conn, writes)
+      if (Exit.isSuccess(exit)) {
+        return writes.forEach((write, i) => Deferred.doneUnsafe(write.done, Exit.succeed(exit.value[i])))
+      }
+      if (writes.length === 1) return Deferred.doneUnsafe(writes[0]!.done, exit)
+      // Each alone, so each caller gets the outcome it would have had alone.
+      for (const write of writes) {
+        Deferred.doneUnsafe(
+          write.done,
+          Exit.map(together(conn, [write]), (values) => values[0])
+        )
+      }
     }
 
     const flush = borrow((conn) =>
@@ -105,14 +125,16 @@ export const make = (
       Effect.forkScoped
     )
 
-    const write = <A>(run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+    const write = <A, E>(
+      run: (conn: Connection.Connection) => Effect.Effect<A, E>
+    ): Effect.Effect<A, E | SqlError> =>
       Effect.suspend(() => {
-        const entry: Write = { run, done: Deferred.makeUnsafe<unknown, SqlError>(), dropped: false }
+        const entry: Write = { run, done: Deferred.makeUnsafe<unknown, unknown>(), dropped: false }
         pending.push(entry)
         Deferred.doneUnsafe(wake, Effect.void)
         return Deferred.await(entry.done).pipe(
           Effect.onInterrupt(() => Effect.sync(() => (entry.dropped = true)))
-        ) as Effect.Effect<A, SqlError>
+        ) as Effect.Effect<A, E | SqlError>
       })
 
     return { write }
