@@ -138,6 +138,34 @@ describe("SqliteClient (node:sqlite)", () => {
       })
     ))
 
+  it.effect("a backlog of writes runs in several groups with turns between: each caller resumes once committed", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER)`
+        // Each write counts to 100,000 (milliseconds of work): 40 of them are several times a group's budget.
+        const slowWrite = (id: number) =>
+          sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+            SELECT ${id}, MAX(i) FROM c`
+        // A timer of the event loop's own: it fires only when the loop gets a turn.
+        let turns = 0
+        const ticker = setInterval(() => turns++, 1)
+        const seen = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => i),
+          (id) =>
+            Effect.andThen(
+              slowWrite(id),
+              // A lone SELECT reads the reader connection: only what has committed.
+              sql<{ n: number }>`SELECT COUNT(*) AS n FROM t WHERE id = ${id}`
+            ),
+          { concurrency: "unbounded" }
+        )
+        clearInterval(ticker)
+        assert.deepStrictEqual(seen.map(([row]) => row?.n), Array.from({ length: 40 }, () => 1))
+        // One group would have kept the event loop from the ticker until all 40 were done.
+        assert.isAtLeast(turns, 3)
+      })
+    ))
+
   it.effect("reads the last commit while a transaction holds the writer", () =>
     withDb((sql) =>
       Effect.gen(function*() {

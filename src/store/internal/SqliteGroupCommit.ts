@@ -35,6 +35,14 @@ export interface GroupCommit {
   ) => Effect.Effect<A, E | SqlError>
 }
 
+/**
+ * How long a group may keep the event loop: past it the group commits with the writes it ran, and the rest wait
+ * for the next group, after one turn of the event loop. So a backlog of writes never starves reads (a GetTask,
+ * a request being accepted) for longer, and writes that wait longer let their callers gather more in each (see
+ * TaskStore.coalesceSaves): that is how the saves of busy tasks slow down when the store cannot keep up.
+ */
+export const GROUP_BUDGET_MS = 10
+
 /** One turn of the event loop: the writes that become ready meanwhile join the group. */
 const nextTurn = Effect.callback<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
@@ -62,15 +70,20 @@ export const make = (
       if (isTransaction(conn)) control(conn, "ROLLBACK")
     }
 
-    /** Runs writes in one transaction: the value of each once all committed, else the first failure (none kept). */
+    /**
+     * Runs writes in one transaction, in order, until `deadline` passes (at least one): the value of each write run
+     * once all committed, else the first failure (none kept).
+     */
     const together = (
       conn: Connection.Connection,
-      writes: ReadonlyArray<Write>
+      writes: ReadonlyArray<Write>,
+      deadline: number
     ): Exit.Exit<Array<unknown>, unknown> => {
       const begun = control(conn, "BEGIN IMMEDIATE")
       if (Exit.isFailure(begun)) return Exit.failCause(begun.cause)
       const values: Array<unknown> = []
       for (const write of writes) {
+        if (values.length > 0 && performance.now() > deadline) break
         const exit = attempt(conn, write)
         if (Exit.isFailure(exit)) {
           rollback(conn)
@@ -86,19 +99,26 @@ export const make = (
       return Exit.succeed(values)
     }
 
-    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>) => {
-      const exit = together(conn, writes)
+    /** Runs a group of the first writes, as many as `GROUP_BUDGET_MS` allows; returns how many it took. */
+    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>): number => {
+      const deadline = performance.now() + GROUP_BUDGET_MS
+      const exit = together(conn, writes, deadline)
       if (Exit.isSuccess(exit)) {
-        return writes.forEach((write, i) => Deferred.doneUnsafe(write.done, Exit.succeed(exit.value[i])))
+        exit.value.forEach((value, i) => Deferred.doneUnsafe(writes[i]!.done, Exit.succeed(value)))
+        return exit.value.length
       }
-      if (writes.length === 1) return Deferred.doneUnsafe(writes[0]!.done, exit)
+      if (writes.length === 1) {
+        Deferred.doneUnsafe(writes[0]!.done, exit)
+        return 1
+      }
       // Each alone, so each caller gets the outcome it would have had alone.
+      let ran = 0
       for (const write of writes) {
-        Deferred.doneUnsafe(
-          write.done,
-          Exit.map(together(conn, [write]), (values) => values[0])
-        )
+        if (ran > 0 && performance.now() > deadline) break
+        Deferred.doneUnsafe(write.done, Exit.map(together(conn, [write], deadline), (values) => values[0]))
+        ran++
       }
+      return ran
     }
 
     const flush = borrow((conn) =>
@@ -106,7 +126,14 @@ export const make = (
         wake = Deferred.makeUnsafe<void>()
         const writes = pending.filter((write) => !write.dropped)
         pending = []
-        if (writes.length > 0) runGroup(conn, writes)
+        if (writes.length === 0) return
+        // The writes past the budget lead the next group, after a turn of the event loop for everyone else (and
+        // before the writes their callers' wake-ups may have added meanwhile).
+        const ran = runGroup(conn, writes)
+        if (ran < writes.length) {
+          pending = writes.slice(ran).concat(pending)
+          Deferred.doneUnsafe(wake, Effect.void)
+        }
       })
     )
 
