@@ -1,7 +1,7 @@
 /**
  * A task's history in rows of its own (SqlTaskRows): a save appends the messages the stored history lacks and
- * leaves the stored ones alone; a replaced history is written anew; a refused save writes no row; reads put the
- * task back together, on SQLite and PostgreSQL.
+ * leaves the stored ones alone; a replaced history is written anew; a history another writer changed is read
+ * before appending; a refused save writes no row; reads put the task back together, on SQLite and PostgreSQL.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
@@ -90,6 +90,22 @@ const suite = (name: string, stores: Layer.Layer<SqlStore.Services, unknown>) =>
         yield* store.save(record(bare, "alice", 4))
         assert.deepStrictEqual(yield* rowsOf(t.id), [])
         assert.deepStrictEqual(Option.getOrThrow(yield* store.get(t.id, root("alice"))).task, bare)
+      }).pipe(Effect.provide(stores)))
+
+    it.effect("a history changed by another writer since this store's last save is read before appending", () =>
+      Effect.gen(function*() {
+        const store = yield* TaskStore
+        const sql = yield* SqlClient.SqlClient
+        const [m1, m2, m3] = [message("one"), message("two"), message("three")]
+        const t = task({ history: [m1!, m2!] })
+        yield* store.save(record(t, "alice", 1))
+        // Another node cut the stored history back to its first message (as a save of its own would).
+        yield* sql`UPDATE a2a_tasks SET history_count = 1, history_tail = ${m1!.messageId}, version = 2
+          WHERE id = ${t.id}`
+        yield* sql`DELETE FROM a2a_task_history WHERE task_id = ${t.id} AND seq = 1`
+        yield* store.save(record({ ...t, history: [m1!, m2!, m3!] }, "alice", 3))
+        assert.deepStrictEqual(yield* rowsOf(t.id), [[0, m1!.messageId], [1, m2!.messageId], [2, m3!.messageId]])
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.get(t.id, root("alice"))).task.history, [m1, m2, m3])
       }).pipe(Effect.provide(stores)))
 
     it.effect("a refused save (older version, another owner, an ended task) writes no history", () =>
