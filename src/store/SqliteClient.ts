@@ -75,9 +75,13 @@ export interface SqliteClient extends SqlClient.SqlClient {
    * Runs `effect`'s statements as one write: all commit or none. Outside a transaction that write joins the next
    * group commit (so it shares its commit with other writes, and resumes once committed); inside one (or on an
    * in-memory database) it is a nested transaction. `effect` must only run statements of this client, and
-   * synchronous work: it runs on the writer without yielding, inside the group.
+   * synchronous work: it runs on the writer without yielding, inside the group. `urgent`: see
+   * SqliteGroupCommit's `write`.
    */
-  readonly writeAtomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly writeAtomically: <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    options?: { readonly urgent?: boolean | undefined }
+  ) => Effect.Effect<A, E | SqlError, R>
 }
 
 export const SqliteClient = Context.Service<SqliteClient>("effect-a2a/store/SqliteClient")
@@ -374,13 +378,17 @@ export const make = Effect.fnUntraced(function*(
       ["db.namespace", config.filename]
     ]
   })
-  const writeAtomically = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+  const writeAtomically = <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    options?: { readonly urgent?: boolean | undefined }
+  ): Effect.Effect<A, E | SqlError, R> =>
     Effect.contextWith((context: Context.Context<R>) =>
       group === undefined || Context.getOption(context, client.transactionService)._tag === "Some"
         ? client.withTransaction(effect)
         // The group's transaction is the effect's: its statements run on the writer, in the group.
-        : group.write((conn) =>
-          Effect.provideContext(effect, Context.add(context, client.transactionService, [conn, 0]))
+        : group.write(
+          (conn) => Effect.provideContext(effect, Context.add(context, client.transactionService, [conn, 0])),
+          options?.urgent
         )
     )
   return Object.assign(client, { config, writeAtomically })

@@ -166,6 +166,35 @@ describe("SqliteClient (node:sqlite)", () => {
       })
     ))
 
+  it.effect("writeAtomically: several statements commit together or not at all; an urgent one jumps a backlog", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        const client = yield* SqliteClient.SqliteClient
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER)`
+        const failed = yield* Effect.exit(client.writeAtomically(
+          Effect.andThen(sql`INSERT INTO t (id, n) VALUES (1, 1)`, sql`INSERT INTO t (id, n) VALUES (1, 2)`)
+        ))
+        assert.isTrue(Exit.isFailure(failed))
+        yield* client.writeAtomically(
+          Effect.andThen(sql`INSERT INTO t (id, n) VALUES (2, 2)`, sql`INSERT INTO t (id, n) VALUES (3, 3)`)
+        )
+        assert.deepStrictEqual((yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`).map((r) => r.id), [2, 3])
+        // A backlog of slow routine writes, then an urgent one: it runs in the next group, not after them all.
+        const done: Array<string> = []
+        const slow = (id: number) =>
+          sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+            SELECT ${id}, MAX(i) FROM c`.pipe(Effect.andThen(Effect.sync(() => done.push(`routine ${id}`))))
+        const backlog = yield* Effect.forkChild(
+          Effect.forEach(Array.from({ length: 30 }, (_, i) => 10 + i), slow, { concurrency: "unbounded" })
+        )
+        yield* Effect.yieldNow
+        yield* client.writeAtomically(sql`INSERT INTO t (id, n) VALUES (100, 0)`, { urgent: true })
+        done.push("urgent")
+        yield* Fiber.join(backlog)
+        assert.isBelow(done.indexOf("urgent"), 10)
+      })
+    ))
+
   it.effect("reads the last commit while a transaction holds the writer", () =>
     withDb((sql) =>
       Effect.gen(function*() {

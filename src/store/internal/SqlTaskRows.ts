@@ -15,7 +15,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
 import * as v1 from "../../generated/v1.ts"
-import { isTerminal, TERMINAL } from "../../protocol/TaskStates.ts"
+import { isFinal, isTerminal, TERMINAL } from "../../protocol/TaskStates.ts"
 import { statusTimestampOf, type TaskRecord } from "../../server/TaskStore.ts"
 import { SqliteClient } from "../SqliteClient.ts"
 import { SqlNode } from "./SqlNode.ts"
@@ -69,8 +69,10 @@ export const make = Effect.gen(function*() {
   const node = yield* SqlNode
   const sqlite = yield* Effect.serviceOption(SqliteClient)
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-  // On SQLite a save is one write of a group commit; on PostgreSQL a transaction.
-  const atomically = Option.isSome(sqlite) ? sqlite.value.writeAtomically : sql.withTransaction
+  // On SQLite a save is one write of a group commit (ahead of the routine ones when `urgent`); on PostgreSQL a
+  // transaction.
+  const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>, urgent: boolean) =>
+    Option.isSome(sqlite) ? sqlite.value.writeAtomically(effect, { urgent }) : sql.withTransaction(effect)
   const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
 
   /** The select list of a TaskRow, over `a2a_tasks`. JSONB comes back as text, so both dialects give JSON text. */
@@ -158,7 +160,7 @@ export const make = Effect.gen(function*() {
 
   /**
    * The save of a task whose stored history this process knows: the row and the new messages in one statement
-   * (PostgreSQL) or one write (SQLite); false when refused, by the guards or because the history stored is not
+   * (PostgreSQL) or one write (SQLite, urgent when it ends a turn: a client may wait for it); false when refused, by the guards or because the history stored is not
    * the one known (another node saved the task since).
    */
   const extend = (record: TaskRecord, json: string, now: number, expected: Known) =>
@@ -173,33 +175,42 @@ export const make = Effect.gen(function*() {
           SELECT id FROM saved`
         return saved.length > 0
       }
-      return yield* atomically(Effect.gen(function*() {
-        if ((yield* upsert(record, json, now, expected)).length === 0) return false
-        if (values !== undefined) yield* appendRows(record.task.id, values)
-        return true
-      }))
+      return yield* atomically(
+        Effect.gen(function*() {
+          if ((yield* upsert(record, json, now, expected)).length === 0) return false
+          if (values !== undefined) yield* appendRows(record.task.id, values)
+          return true
+        }),
+        isFinal(record.task.status.state)
+      )
     })
 
-  /** The save that reads the stored row first (locked, on PostgreSQL) to know what of the history it holds. */
+  /**
+   * The save that reads the stored row first (locked, on PostgreSQL) to know what of the history it holds: a new
+   * task's (urgent: its client waits for its first event), or one another writer saved last.
+   */
   const replace = (record: TaskRecord, json: string, now: number) =>
-    atomically(Effect.gen(function*() {
-      const { owner, task, tenant } = record
-      const history = task.history ?? []
-      const [stored] = yield* sql<StoredRow>`
+    atomically(
+      Effect.gen(function*() {
+        const { owner, task, tenant } = record
+        const history = task.history ?? []
+        const [stored] = yield* sql<StoredRow>`
         SELECT owner, tenant, version, state, history_count, history_tail FROM a2a_tasks WHERE id = ${task.id}
         ${isPg ? sql`FOR UPDATE` : sql``}`
-      const storedCount = stored !== undefined && stored.owner === owner && stored.tenant === tenant
-        ? Number(stored.history_count)
-        : 0
-      const kept = storedCount > 0 && extendsHistory(history, { count: storedCount, tail: stored!.history_tail })
-        ? storedCount
-        : 0
-      if ((yield* upsert(record, json, now, undefined)).length === 0) return { saved: false, stored } as const
-      if (kept < storedCount) yield* sql`DELETE FROM a2a_task_history WHERE task_id = ${task.id}`
-      const values = yield* valuesFrom(history, kept)
-      if (values !== undefined) yield* appendRows(task.id, values)
-      return { saved: true } as const
-    }))
+        const storedCount = stored !== undefined && stored.owner === owner && stored.tenant === tenant
+          ? Number(stored.history_count)
+          : 0
+        const kept = storedCount > 0 && extendsHistory(history, { count: storedCount, tail: stored!.history_tail })
+          ? storedCount
+          : 0
+        if ((yield* upsert(record, json, now, undefined)).length === 0) return { saved: false, stored } as const
+        if (kept < storedCount) yield* sql`DELETE FROM a2a_task_history WHERE task_id = ${task.id}`
+        const values = yield* valuesFrom(history, kept)
+        if (values !== undefined) yield* appendRows(task.id, values)
+        return { saved: true } as const
+      }),
+      true
+    )
 
   /**
    * Inserts or replaces the task, unless the stored one belongs to another owner or tenant, has a version as new,

@@ -28,10 +28,13 @@ interface Write {
 export interface GroupCommit {
   /**
    * Runs `run` on the writer in the next group; resumes once that group committed. `run` may make several
-   * statements (synchronous ones only): they commit together or not at all, as each write does.
+   * statements (synchronous ones only): they commit together or not at all, as each write does. An `urgent` write
+   * (one a client waits for: a new task, an end) goes ahead of the others waiting, so a backlog of routine writes
+   * does not delay it by more than a group.
    */
   readonly write: <A, E>(
-    run: (conn: Connection.Connection) => Effect.Effect<A, E>
+    run: (conn: Connection.Connection) => Effect.Effect<A, E>,
+    urgent?: boolean
   ) => Effect.Effect<A, E | SqlError>
 }
 
@@ -58,6 +61,8 @@ export const make = (
   isTransaction: (conn: Connection.Connection) => boolean
 ): Effect.Effect<GroupCommit, never, Scope.Scope> =>
   Effect.gen(function*() {
+    // The urgent writes lead every group.
+    let urgent: Array<Write> = []
     let pending: Array<Write> = []
     let wake = Deferred.makeUnsafe<void>()
 
@@ -124,7 +129,8 @@ export const make = (
     const flush = borrow((conn) =>
       Effect.sync(() => {
         wake = Deferred.makeUnsafe<void>()
-        const writes = pending.filter((write) => !write.dropped)
+        const writes = urgent.concat(pending).filter((write) => !write.dropped)
+        urgent = []
         pending = []
         if (writes.length === 0) return
         // The writes past the budget lead the next group, after a turn of the event loop for everyone else (and
@@ -143,7 +149,8 @@ export const make = (
       // A failure to take the writer fails the writes waiting for it, not the committer.
       Effect.catch((error) =>
         Effect.sync(() => {
-          const writes = pending
+          const writes = urgent.concat(pending)
+          urgent = []
           pending = []
           for (const write of writes) Deferred.doneUnsafe(write.done, Exit.fail(error))
         })
@@ -153,11 +160,12 @@ export const make = (
     )
 
     const write = <A, E>(
-      run: (conn: Connection.Connection) => Effect.Effect<A, E>
+      run: (conn: Connection.Connection) => Effect.Effect<A, E>,
+      isUrgent = false
     ): Effect.Effect<A, E | SqlError> =>
       Effect.suspend(() => {
         const entry: Write = { run, done: Deferred.makeUnsafe<unknown, unknown>(), dropped: false }
-        pending.push(entry)
+        ;(isUrgent ? urgent : pending).push(entry)
         Deferred.doneUnsafe(wake, Effect.void)
         return Deferred.await(entry.done).pipe(
           Effect.onInterrupt(() => Effect.sync(() => (entry.dropped = true)))
