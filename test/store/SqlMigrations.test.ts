@@ -111,54 +111,40 @@ const historyMoved = Effect.gen(function*() {
   )
 })
 
-describe("SQL migrations", () => {
-  it.effect("SQLite: a database from before history rows upgrades; its histories move to rows", () =>
+/** A database made by `made` (an older schema and its rows), then opened by the stores and checked by `check`. */
+const upgrade = <E>(
+  what: string,
+  made: Effect.Effect<void, E, SqlClient.SqlClient>,
+  check: Effect.Effect<void, unknown, SqlStore.Services>
+) => {
+  it.effect(`SQLite: ${what}`, () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(
         Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-migrate-"))),
         (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
       )
       const filename = join(dir, "a2a.db")
-      yield* beforeHistoryRows.pipe(Effect.provide(SqliteClient.layer({ filename })))
-      yield* historyMoved.pipe(Effect.provide(SqlStore.layerSqlite({ filename })))
+      yield* made.pipe(Effect.provide(SqliteClient.layer({ filename })))
+      yield* check.pipe(Effect.provide(SqlStore.layerSqlite({ filename })))
     }).pipe(Effect.scoped))
 
   if (testDatabaseUrl !== undefined) {
     it.effect(
-      "PostgreSQL: a database from before history rows upgrades; its histories move to rows",
+      `PostgreSQL: ${what}`,
       () =>
         Effect.gen(function*() {
           const url = yield* freshSchemaUrl
-          yield* beforeHistoryRows.pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
-          yield* historyMoved.pipe(Effect.provide(SqlStore.layerPg({ url })))
-        }).pipe(Effect.scoped),
-      { timeout: 60_000 }
-    )
-  }
-
-  it.effect("SQLite: a first-release database upgrades; its tasks are at the root, its configs 1.0", () =>
-    Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-migrate-"))),
-        (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
-      )
-      const filename = join(dir, "a2a.db")
-      yield* firstRelease.pipe(Effect.provide(SqliteClient.layer({ filename })))
-      yield* upgraded.pipe(Effect.provide(SqlStore.layerSqlite({ filename })))
-    }).pipe(Effect.scoped))
-
-  if (testDatabaseUrl !== undefined) {
-    it.effect(
-      "PostgreSQL: a first-release database upgrades; its tasks are at the root, its configs 1.0",
-      () =>
-        Effect.gen(function*() {
-          const url = yield* freshSchemaUrl
-          yield* firstRelease.pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
-          yield* upgraded.pipe(Effect.provide(SqlStore.layerPg({ url })))
+          yield* made.pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 })))
+          yield* check.pipe(Effect.provide(SqlStore.layerPg({ url })))
         }).pipe(Effect.scoped),
       { timeout: 60_000 }
     )
   } else {
     it.skip(`PostgreSQL: ${skipReason}`, () => {})
   }
+}
+
+describe("SQL migrations", () => {
+  upgrade("a first-release database upgrades; its tasks are at the root, its configs 1.0", firstRelease, upgraded)
+  upgrade("a database from before history rows upgrades; its histories move to rows", beforeHistoryRows, historyMoved)
 })

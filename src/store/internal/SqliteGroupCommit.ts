@@ -40,9 +40,10 @@ export interface GroupCommit {
 
 /**
  * How long a group may keep the event loop: past it the group commits with the writes it ran, and the rest wait
- * for the next group, after one turn of the event loop. So a backlog of writes never starves reads (a GetTask,
- * a request being accepted) for longer, and writes that wait longer let their callers gather more in each (see
- * TaskStore.coalesceSaves): that is how the saves of busy tasks slow down when the store cannot keep up.
+ * for the next group, as long again later. So a backlog of writes takes half the event loop at most and never
+ * starves reads (a GetTask, a request being accepted), and writes that wait longer let their callers gather more
+ * in each (see TaskStore.coalesceSaves): that is how the saves of busy tasks slow down when the store cannot keep
+ * up, instead of everything else.
  */
 export const GROUP_BUDGET_MS = 10
 
@@ -50,6 +51,12 @@ export const GROUP_BUDGET_MS = 10
 const nextTurn = Effect.callback<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
+})
+
+/** The pause after a group that left writes waiting (see GROUP_BUDGET_MS). */
+const pause = Effect.callback<void>((resume) => {
+  const handle = setTimeout(() => resume(Effect.void), GROUP_BUDGET_MS)
+  return Effect.sync(() => clearTimeout(handle))
 })
 
 /**
@@ -65,6 +72,8 @@ export const make = (
     let urgent: Array<Write> = []
     let pending: Array<Write> = []
     let wake = Deferred.makeUnsafe<void>()
+    // The last group left writes waiting.
+    let backlog = false
 
     const attempt = (conn: Connection.Connection, write: Write) => Effect.runSyncExit(write.run(conn))
 
@@ -132,11 +141,13 @@ export const make = (
         const writes = urgent.concat(pending).filter((write) => !write.dropped)
         urgent = []
         pending = []
+        backlog = false
         if (writes.length === 0) return
-        // The writes past the budget lead the next group, after a turn of the event loop for everyone else (and
-        // before the writes their callers' wake-ups may have added meanwhile).
+        // The writes past the budget lead the next group, after a pause for everyone else (and before the writes
+        // their callers' wake-ups may have added meanwhile).
         const ran = runGroup(conn, writes)
         if (ran < writes.length) {
+          backlog = true
           pending = writes.slice(ran).concat(pending)
           Deferred.doneUnsafe(wake, Effect.void)
         }
@@ -144,7 +155,7 @@ export const make = (
     )
 
     yield* Effect.suspend(() => Deferred.await(wake)).pipe(
-      Effect.andThen(nextTurn),
+      Effect.andThen(Effect.suspend(() => backlog ? pause : nextTurn)),
       Effect.andThen(flush),
       // A failure to take the writer fails the writes waiting for it, not the committer.
       Effect.catch((error) =>
