@@ -8,6 +8,8 @@
  * event is not there within 30 s counts as not opened; canceling stops after 60 s (the count canceled says).
  *
  *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
+ *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
+ *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -30,6 +32,9 @@ const streams = Number(process.argv[2] ?? 300)
 const store = process.argv[3] === "memory" ? "memory" : "sqlite"
 const holdMs = argument("--hold", 10) * 1000
 const parallel = argument("--parallel", 100)
+const openLimitMs = argument("--open-limit", Infinity) * 1000
+const cpuProfAt = process.argv.indexOf("--cpu-prof")
+const cpuProfDir = cpuProfAt === -1 ? undefined : process.argv[cpuProfAt + 1]
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -46,7 +51,8 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
 
 const startServer = async (dir: string): Promise<{ child: ChildProcess; base: string }> => {
   const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
-  const child = spawn(process.execPath, store === "memory" ? [...args, "--memory"] : args, {
+  const profile = cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]
+  const child = spawn(process.execPath, [...profile, ...(store === "memory" ? [...args, "--memory"] : args)], {
     env: { ...process.env, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -144,6 +150,7 @@ const main = async () => {
     })()
     const openStarted = performance.now()
     const opened = await pool(Array.from({ length: streams }, (_, i) => i), parallel, async (i) => {
+      if (performance.now() - openStarted > openLimitMs) return null
       const stream = await openStream(base, i)
       if (stream !== null) probe ??= stream.taskId
       return stream
@@ -193,7 +200,11 @@ const main = async () => {
     }))
   } finally {
     child.kill("SIGTERM")
-    await Promise.race([new Promise((resolve) => child.once("exit", resolve)), sleep(10_000)])
+    // A profile is written only by a server that stops by itself: give it longer.
+    await Promise.race([
+      new Promise((resolve) => child.once("exit", resolve)),
+      sleep(cpuProfDir === undefined ? 10_000 : 60_000)
+    ])
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
     rmSync(dir, { recursive: true, force: true })
   }

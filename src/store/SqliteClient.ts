@@ -71,6 +71,17 @@ export interface SqliteClientConfig {
 /** The SqlClient, plus the SQLite specifics (the file it opened). */
 export interface SqliteClient extends SqlClient.SqlClient {
   readonly config: SqliteClientConfig
+  /**
+   * Runs `effect`'s statements as one write: all commit or none. Outside a transaction that write joins the next
+   * group commit (so it shares its commit with other writes, and resumes once committed); inside one (or on an
+   * in-memory database) it is a nested transaction. `effect` must only run statements of this client, and
+   * synchronous work: it runs on the writer without yielding, inside the group. `urgent`: see
+   * SqliteGroupCommit's `write`.
+   */
+  readonly writeAtomically: <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    options?: { readonly urgent?: boolean | undefined }
+  ) => Effect.Effect<A, E | SqlError, R>
 }
 
 export const SqliteClient = Context.Service<SqliteClient>("effect-a2a/store/SqliteClient")
@@ -343,11 +354,12 @@ export const make = Effect.fnUntraced(function*(
   })
   // Released before the writer closes (scopes release in reverse): the last connection out checkpoints the WAL.
   let borrower = acquirers.borrower
+  let group: SqliteGroupCommit.GroupCommit | undefined
   if (onDisk) {
     yield* startCheckpointer(config, db)
     const readerDb = yield* Effect.acquireRelease(open(config, "reader"), (db) => close(db, false))
     const reader = new SqliteConnection(readerDb, config.statementCacheSize ?? 200)
-    const group = yield* SqliteGroupCommit.make(
+    group = yield* SqliteGroupCommit.make(
       acquirers.borrower,
       (conn) => (conn as SqliteConnection).db.isTransaction
     )
@@ -366,7 +378,20 @@ export const make = Effect.fnUntraced(function*(
       ["db.namespace", config.filename]
     ]
   })
-  return Object.assign(client, { config })
+  const writeAtomically = <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    options?: { readonly urgent?: boolean | undefined }
+  ): Effect.Effect<A, E | SqlError, R> =>
+    Effect.contextWith((context: Context.Context<R>) =>
+      group === undefined || Context.getOption(context, client.transactionService)._tag === "Some"
+        ? client.withTransaction(effect)
+        // The group's transaction is the effect's: its statements run on the writer, in the group.
+        : group.write(
+          (conn) => Effect.provideContext(effect, Context.add(context, client.transactionService, [conn, 0])),
+          options?.urgent
+        )
+    )
+  return Object.assign(client, { config, writeAtomically })
 })
 
 /** Provides both `SqliteClient` and the generic `SqlClient`; the database closes with the layer. */

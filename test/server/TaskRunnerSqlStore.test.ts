@@ -412,6 +412,36 @@ const suite = (name: string, stores: Stores) =>
         assert.isBelow(probe.saves.get(task.id) ?? 0, events)
         assert.deepStrictEqual(probe.early, [])
       }).pipe(Effect.provide(server(stores, true))))
+
+    it.effect(
+      "many tasks at once (a backlog of saves, committed over several groups): nothing told before it is stored",
+      () =>
+        Effect.gen(function*() {
+          const handler = yield* RequestHandler
+          const probe = yield* Probe
+          const ctx = ctxFor()
+          const runs = yield* Effect.forEach(
+            Array.from({ length: 150 }, () => send("burst")),
+            (request) =>
+              handler.sendStreamingMessage(request, ctx).pipe(
+                Stream.runCollect,
+                Effect.flatMap((events) => {
+                  const first = events[0]
+                  return handler.getTask({ id: first !== undefined && "task" in first ? first.task.id : "" }, ctx)
+                })
+              ),
+            { concurrency: "unbounded" }
+          )
+          for (const task of runs) {
+            assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED")
+            assert.deepStrictEqual(partsOf(task), numbers(1, CHUNKS))
+            assert.deepStrictEqual(task.history?.map((m) => m.role), ["ROLE_USER", "ROLE_AGENT", "ROLE_AGENT"])
+            assert.strictEqual(yield* probe.storedVersion(task.id), CHUNKS + 3)
+          }
+          assert.deepStrictEqual(probe.early, [])
+        }).pipe(Effect.provide(server(stores, true))),
+      { timeout: 60_000 }
+    )
   })
 
 suite("TaskRunner over SQLite (coalesced saves)", sqlite)

@@ -138,6 +138,63 @@ describe("SqliteClient (node:sqlite)", () => {
       })
     ))
 
+  it.effect("a backlog of writes runs in several groups with turns between: each caller resumes once committed", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER)`
+        // Each write counts to 100,000 (milliseconds of work): 40 of them are several times a group's budget.
+        const slowWrite = (id: number) =>
+          sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+            SELECT ${id}, MAX(i) FROM c`
+        // A timer of the event loop's own: it fires only when the loop gets a turn.
+        let turns = 0
+        const ticker = setInterval(() => turns++, 1)
+        const seen = yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, i) => i),
+          (id) =>
+            Effect.andThen(
+              slowWrite(id),
+              // A lone SELECT reads the reader connection: only what has committed.
+              sql<{ n: number }>`SELECT COUNT(*) AS n FROM t WHERE id = ${id}`
+            ),
+          { concurrency: "unbounded" }
+        )
+        clearInterval(ticker)
+        assert.deepStrictEqual(seen.map(([row]) => row?.n), Array.from({ length: 40 }, () => 1))
+        // One group would have kept the event loop from the ticker until all 40 were done.
+        assert.isAtLeast(turns, 3)
+      })
+    ))
+
+  it.effect("writeAtomically: several statements commit together or not at all; an urgent one jumps a backlog", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        const client = yield* SqliteClient.SqliteClient
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER)`
+        const failed = yield* Effect.exit(client.writeAtomically(
+          Effect.andThen(sql`INSERT INTO t (id, n) VALUES (1, 1)`, sql`INSERT INTO t (id, n) VALUES (1, 2)`)
+        ))
+        assert.isTrue(Exit.isFailure(failed))
+        yield* client.writeAtomically(
+          Effect.andThen(sql`INSERT INTO t (id, n) VALUES (2, 2)`, sql`INSERT INTO t (id, n) VALUES (3, 3)`)
+        )
+        assert.deepStrictEqual((yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`).map((r) => r.id), [2, 3])
+        // A backlog of slow routine writes, then an urgent one: it runs in the next group, not after them all.
+        const done: Array<string> = []
+        const slow = (id: number) =>
+          sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+            SELECT ${id}, MAX(i) FROM c`.pipe(Effect.andThen(Effect.sync(() => done.push(`routine ${id}`))))
+        const backlog = yield* Effect.forkChild(
+          Effect.forEach(Array.from({ length: 30 }, (_, i) => 10 + i), slow, { concurrency: "unbounded" })
+        )
+        yield* Effect.yieldNow
+        yield* client.writeAtomically(sql`INSERT INTO t (id, n) VALUES (100, 0)`, { urgent: true })
+        done.push("urgent")
+        yield* Fiber.join(backlog)
+        assert.isBelow(done.indexOf("urgent"), 10)
+      })
+    ))
+
   it.effect("reads the last commit while a transaction holds the writer", () =>
     withDb((sql) =>
       Effect.gen(function*() {

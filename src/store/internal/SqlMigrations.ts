@@ -195,6 +195,58 @@ const createNodes = Effect.gen(function*() {
   })
 })
 
+/**
+ * A task's history as rows of its own, one per message in order (`seq` from 0), appended by each save instead of
+ * rewritten with the whole task: a long-running task's save no longer grows with its age. The task's JSON keeps
+ * everything else; `history_count` says how many rows belong to it (rows past it are not part of the task) and
+ * `history_tail` is the messageId of its last, so a save can tell an appended history from a replaced one. Existing
+ * tasks have their history moved out of their JSON into rows.
+ */
+const createTaskHistory = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE a2a_task_history (
+        task_id TEXT COLLATE "C" NOT NULL,
+        seq INTEGER NOT NULL,
+        message JSONB NOT NULL,
+        PRIMARY KEY (task_id, seq)
+      )`,
+    orElse: () =>
+      sql`CREATE TABLE a2a_task_history (
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+      )`
+  })
+  yield* sql`ALTER TABLE a2a_tasks ADD COLUMN history_count INTEGER NOT NULL DEFAULT 0`
+  yield* sql`ALTER TABLE a2a_tasks ADD COLUMN history_tail TEXT`
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`INSERT INTO a2a_task_history (task_id, seq, message)
+        SELECT t.id, h.n - 1, h.message FROM a2a_tasks t
+          CROSS JOIN LATERAL jsonb_array_elements(t.task -> 'history') WITH ORDINALITY AS h(message, n)
+          WHERE jsonb_typeof(t.task -> 'history') = 'array'`.pipe(
+        Effect.andThen(sql`UPDATE a2a_tasks SET
+          history_count = jsonb_array_length(task -> 'history'),
+          history_tail = task -> 'history' -> -1 ->> 'messageId',
+          task = task - 'history'
+          WHERE jsonb_typeof(task -> 'history') = 'array'`)
+      ),
+    orElse: () =>
+      sql`INSERT INTO a2a_task_history (task_id, seq, message)
+        SELECT t.id, CAST(h.key AS INTEGER), h.value FROM a2a_tasks t, json_each(t.task, '$.history') h
+          WHERE json_type(t.task, '$.history') = 'array'`.pipe(
+        Effect.andThen(sql`UPDATE a2a_tasks SET
+          history_count = json_array_length(task, '$.history'),
+          history_tail = json_extract(task, '$.history[#-1].messageId'),
+          task = json_remove(task, '$.history')
+          WHERE json_type(task, '$.history') = 'array'`)
+      )
+  })
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
@@ -204,7 +256,8 @@ export const migrations = Migrator.fromRecord({
   "5_create_task_events": createTaskEvents,
   "6_create_push_outbox": createPushOutbox,
   "7_create_message_receipts": createMessageReceipts,
-  "8_create_nodes": createNodes
+  "8_create_nodes": createNodes,
+  "9_create_task_history": createTaskHistory
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"

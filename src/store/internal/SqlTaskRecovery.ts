@@ -19,16 +19,16 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { randomUUID } from "node:crypto"
-import * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../generated/v1.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import { type RecoveredTask, RecoveredTasks } from "../../server/RecoveredTasks.ts"
-import { statusTimestampOf, type TaskStoreError } from "../../server/TaskStore.ts"
+import type { TaskStoreError } from "../../server/TaskStore.ts"
 import { storeError } from "./SqlFailure.ts"
 import * as SqlLiveness from "./SqlLiveness.ts"
 import { SqlNode } from "./SqlNode.ts"
+import * as SqlTaskRows from "./SqlTaskRows.ts"
 
 /** The status message of a task failed by the restart recovery. */
 export const RESTART_MESSAGE =
@@ -37,10 +37,6 @@ export const RESTART_MESSAGE =
 
 /** The states of a task whose agent is at work: it runs on the node that last saved it. */
 export const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const
-
-const TaskJson = Schema.fromJsonString(v1.Task)
-const decodeTask = Schema.decodeUnknownEffect(TaskJson)
-const encodeTask = Schema.encodeEffect(TaskJson)
 
 // Like an agent's status update with a message: the message becomes the status and joins the history.
 const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
@@ -74,8 +70,7 @@ export const recover: Effect.Effect<
     const node = yield* SqlNode
     const liveness = yield* SqlLiveness.SqlLiveness
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-    const taskColumn = sql.literal(isPg ? "task::text AS task" : "task")
-    const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
+    const rows = yield* SqlTaskRows.make
 
     const owners = yield* sql<{ node_id: string | null }>`SELECT DISTINCT node_id FROM a2a_tasks
       WHERE state IN ${sql.in(IN_FLIGHT)} AND (node_id IS NULL OR node_id <> ${node.id})`
@@ -84,21 +79,18 @@ export const recover: Effect.Effect<
       sql.withTransaction(Effect.gen(function*() {
         // Judged in this transaction, which keeps the node from coming back until its tasks are failed.
         if (isPg && nodeId !== null && !(yield* liveness.judge(nodeId))) return []
-        const rows = yield* sql<{ id: string; version: number; task: string }>`
-          SELECT id, version, ${taskColumn} FROM a2a_tasks
+        const found = yield* sql<SqlTaskRows.TaskRow>`
+          SELECT ${rows.columns} FROM a2a_tasks
           WHERE state IN ${sql.in(IN_FLIGHT)} AND ${nodeId === null ? sql`node_id IS NULL` : sql`node_id = ${nodeId}`}
           ${isPg ? sql`FOR UPDATE` : sql``}`
         const now = yield* Clock.currentTimeMillis
         const timestamp = new Date(now).toISOString()
-        return yield* Effect.forEach(rows, (row) =>
+        return yield* Effect.forEach(found, (row) =>
           Effect.gen(function*() {
-            const recovered = failTask(yield* decodeTask(row.task), timestamp)
-            const json = yield* encodeTask(recovered.task)
+            const recovered = failTask(yield* rows.toTask(row), timestamp)
             const version = Number(row.version) + 1
-            yield* sql`UPDATE a2a_tasks SET state = 'TASK_STATE_FAILED',
-                status_ts = ${statusTimestampOf(recovered.task)}, version = ${version},
-                node_id = ${node.id}, updated_at = ${now}, task = ${jsonParam(json)}
-              WHERE id = ${row.id} AND version = ${row.version} AND state IN ${sql.in(IN_FLIGHT)}`
+            // Locked (PostgreSQL) or in the writer's transaction (SQLite): still in flight at this version.
+            yield* rows.write({ task: recovered.task, owner: row.owner, tenant: row.tenant, version }, now)
             return { ...recovered, version }
           }))
       }))

@@ -6,8 +6,9 @@
  *
  * A group runs as one `BEGIN IMMEDIATE ... COMMIT` under the writer's semaphore; a write that fails in it (a
  * constraint, a busy database) rolls the group back, and its writes run again one by one, each in its own commit,
- * so each caller gets the outcome it would have had alone. A write whose caller was interrupted before its group
- * ran is left out.
+ * so each caller gets the outcome it would have had alone. A write may be several statements (a task row and its
+ * new history rows): it too commits whole or not at all, in its group or alone. A write whose caller was
+ * interrupted before its group ran is left out.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -17,24 +18,45 @@ import type * as Connection from "effect/sql/SqlConnection"
 import type { SqlError } from "effect/sql/SqlError"
 
 interface Write {
-  /** The statement on the writer; synchronous (node:sqlite), so a group runs without yielding. */
-  readonly run: (conn: Connection.Connection) => Effect.Effect<unknown, SqlError>
-  readonly done: Deferred.Deferred<unknown, SqlError>
+  /** The write's statements on the writer; synchronous (node:sqlite), so a group runs without yielding. */
+  readonly run: (conn: Connection.Connection) => Effect.Effect<unknown, unknown>
+  readonly done: Deferred.Deferred<unknown, unknown>
   /** Its caller was interrupted before the write ran. */
   dropped: boolean
 }
 
 export interface GroupCommit {
-  /** Runs `run` on the writer in the next group; resumes once that group committed. */
-  readonly write: <A>(
-    run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>
-  ) => Effect.Effect<A, SqlError>
+  /**
+   * Runs `run` on the writer in the next group; resumes once that group committed. `run` may make several
+   * statements (synchronous ones only): they commit together or not at all, as each write does. An `urgent` write
+   * (one a client waits for: a new task, an end) goes ahead of the others waiting, so a backlog of routine writes
+   * does not delay it by more than a group.
+   */
+  readonly write: <A, E>(
+    run: (conn: Connection.Connection) => Effect.Effect<A, E>,
+    urgent?: boolean
+  ) => Effect.Effect<A, E | SqlError>
 }
+
+/**
+ * How long a group may keep the event loop: past it the group commits with the writes it ran, and the rest wait
+ * for the next group, as long again later. So a backlog of writes takes half the event loop at most and never
+ * starves reads (a GetTask, a request being accepted), and writes that wait longer let their callers gather more
+ * in each (see TaskStore.coalesceSaves): that is how the saves of busy tasks slow down when the store cannot keep
+ * up, instead of everything else.
+ */
+export const GROUP_BUDGET_MS = 10
 
 /** One turn of the event loop: the writes that become ready meanwhile join the group. */
 const nextTurn = Effect.callback<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(handle))
+})
+
+/** The pause after a group that left writes waiting (see GROUP_BUDGET_MS). */
+const pause = Effect.callback<void>((resume) => {
+  const handle = setTimeout(() => resume(Effect.void), GROUP_BUDGET_MS)
+  return Effect.sync(() => clearTimeout(handle))
 })
 
 /**
@@ -46,14 +68,14 @@ export const make = (
   isTransaction: (conn: Connection.Connection) => boolean
 ): Effect.Effect<GroupCommit, never, Scope.Scope> =>
   Effect.gen(function*() {
+    // The urgent writes lead every group.
+    let urgent: Array<Write> = []
     let pending: Array<Write> = []
     let wake = Deferred.makeUnsafe<void>()
+    // The last group left writes waiting.
+    let backlog = false
 
     const attempt = (conn: Connection.Connection, write: Write) => Effect.runSyncExit(write.run(conn))
-
-    const alone = (conn: Connection.Connection, writes: ReadonlyArray<Write>) => {
-      for (const write of writes) Deferred.doneUnsafe(write.done, attempt(conn, write))
-    }
 
     const control = (conn: Connection.Connection, sql: string) =>
       Effect.runSyncExit(conn.executeUnprepared(sql, [], undefined))
@@ -62,41 +84,84 @@ export const make = (
       if (isTransaction(conn)) control(conn, "ROLLBACK")
     }
 
-    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>) => {
-      if (writes.length === 1) return alone(conn, writes)
-      if (Exit.isFailure(control(conn, "BEGIN IMMEDIATE"))) return alone(conn, writes)
-      const exits: Array<Exit.Exit<unknown, SqlError>> = []
+    /**
+     * Runs writes in one transaction, in order, until `deadline` passes (at least one): the value of each write run
+     * once all committed, else the first failure (none kept).
+     */
+    const together = (
+      conn: Connection.Connection,
+      writes: ReadonlyArray<Write>,
+      deadline: number
+    ): Exit.Exit<Array<unknown>, unknown> => {
+      const begun = control(conn, "BEGIN IMMEDIATE")
+      if (Exit.isFailure(begun)) return Exit.failCause(begun.cause)
+      const values: Array<unknown> = []
       for (const write of writes) {
+        if (values.length > 0 && performance.now() > deadline) break
         const exit = attempt(conn, write)
         if (Exit.isFailure(exit)) {
           rollback(conn)
-          return alone(conn, writes)
+          return Exit.failCause(exit.cause)
         }
-        exits.push(exit)
+        values.push(exit.value)
       }
-      if (Exit.isFailure(control(conn, "COMMIT"))) {
+      const committed = control(conn, "COMMIT")
+      if (Exit.isFailure(committed)) {
         rollback(conn)
-        return alone(conn, writes)
+        return Exit.failCause(committed.cause)
       }
-      writes.forEach((write, i) => Deferred.doneUnsafe(write.done, exits[i]!))
+      return Exit.succeed(values)
+    }
+
+    /** Runs a group of the first writes, as many as `GROUP_BUDGET_MS` allows; returns how many it took. */
+    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>): number => {
+      const deadline = performance.now() + GROUP_BUDGET_MS
+      const exit = together(conn, writes, deadline)
+      if (Exit.isSuccess(exit)) {
+        exit.value.forEach((value, i) => Deferred.doneUnsafe(writes[i]!.done, Exit.succeed(value)))
+        return exit.value.length
+      }
+      if (writes.length === 1) {
+        Deferred.doneUnsafe(writes[0]!.done, exit)
+        return 1
+      }
+      // Each alone, so each caller gets the outcome it would have had alone.
+      let ran = 0
+      for (const write of writes) {
+        if (ran > 0 && performance.now() > deadline) break
+        Deferred.doneUnsafe(write.done, Exit.map(together(conn, [write], deadline), (values) => values[0]))
+        ran++
+      }
+      return ran
     }
 
     const flush = borrow((conn) =>
       Effect.sync(() => {
         wake = Deferred.makeUnsafe<void>()
-        const writes = pending.filter((write) => !write.dropped)
+        const writes = urgent.concat(pending).filter((write) => !write.dropped)
+        urgent = []
         pending = []
-        if (writes.length > 0) runGroup(conn, writes)
+        backlog = false
+        if (writes.length === 0) return
+        // The writes past the budget lead the next group, after a pause for everyone else (and before the writes
+        // their callers' wake-ups may have added meanwhile).
+        const ran = runGroup(conn, writes)
+        if (ran < writes.length) {
+          backlog = true
+          pending = writes.slice(ran).concat(pending)
+          Deferred.doneUnsafe(wake, Effect.void)
+        }
       })
     )
 
     yield* Effect.suspend(() => Deferred.await(wake)).pipe(
-      Effect.andThen(nextTurn),
+      Effect.andThen(Effect.suspend(() => backlog ? pause : nextTurn)),
       Effect.andThen(flush),
       // A failure to take the writer fails the writes waiting for it, not the committer.
       Effect.catch((error) =>
         Effect.sync(() => {
-          const writes = pending
+          const writes = urgent.concat(pending)
+          urgent = []
           pending = []
           for (const write of writes) Deferred.doneUnsafe(write.done, Exit.fail(error))
         })
@@ -105,14 +170,17 @@ export const make = (
       Effect.forkScoped
     )
 
-    const write = <A>(run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+    const write = <A, E>(
+      run: (conn: Connection.Connection) => Effect.Effect<A, E>,
+      isUrgent = false
+    ): Effect.Effect<A, E | SqlError> =>
       Effect.suspend(() => {
-        const entry: Write = { run, done: Deferred.makeUnsafe<unknown, SqlError>(), dropped: false }
-        pending.push(entry)
+        const entry: Write = { run, done: Deferred.makeUnsafe<unknown, unknown>(), dropped: false }
+        ;(isUrgent ? urgent : pending).push(entry)
         Deferred.doneUnsafe(wake, Effect.void)
         return Deferred.await(entry.done).pipe(
           Effect.onInterrupt(() => Effect.sync(() => (entry.dropped = true)))
-        ) as Effect.Effect<A, SqlError>
+        ) as Effect.Effect<A, E | SqlError>
       })
 
     return { write }
