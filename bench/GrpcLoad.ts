@@ -1,13 +1,13 @@
 /**
  * gRPC load (@grpc/grpc-js, the same client library for every server): `connections` calls in flight at once over
  * as many HTTP/2 connections, each sending the next call as soon as the previous one ended, for a bounded time.
- * Requests are written from the A2A descriptor (src/generated/v1Proto.ts) and every answer is read back and
+ * Requests are written from the A2A descriptor (src/protocol/generated/v1Proto.ts) and every answer is read back and
  * checked, so errors and wrong answers are counted, as LoadGen does for HTTP.
  */
 import { type DescMessage, fromBinary, fromJson, type JsonValue, type MessageShape, toBinary } from "@bufbuild/protobuf"
 import * as grpc from "@grpc/grpc-js"
 import { Effect } from "effect"
-import { A2AService } from "../src/generated/v1Proto.ts"
+import { A2AService } from "../src/protocol/generated/v1Proto.ts"
 import { BenchError } from "./BenchError.ts"
 import type { LoadFigures, LoadSettings } from "./LoadGen.ts"
 import { percentile } from "./Sample.ts"

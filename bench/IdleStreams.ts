@@ -19,7 +19,7 @@ import { A2A_HEADERS } from "./LoadGen.ts"
 import { call, rpcBody, RpcResult, sendMessageParams, TaskOf } from "./Requests.ts"
 import type { IdleFigures } from "./Sample.ts"
 import type { BenchServer } from "./ServerProcess.ts"
-import { firstEventEnd, sseEvents } from "./Sse.ts"
+import { firstEventEnd, sseEvents } from "./SseBody.ts"
 import { newMessageId } from "./StreamDriver.ts"
 import { HOLD, WAIT } from "./TrivialAgent.ts"
 

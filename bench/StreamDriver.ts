@@ -9,7 +9,7 @@ import * as Http from "node:http"
 import { BenchError } from "./BenchError.ts"
 import { A2A_HEADERS, type LoadSettings } from "./LoadGen.ts"
 import { percentile } from "./Sample.ts"
-import { sseEvents } from "./Sse.ts"
+import { sseEvents } from "./SseBody.ts"
 
 export interface StreamLoad {
   readonly url: string

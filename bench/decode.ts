@@ -7,9 +7,9 @@
  */
 import { Result, Schema } from "effect"
 import { parseArgs } from "node:util"
-import * as v0_3 from "../src/generated/v0_3.ts"
-import * as v1 from "../src/generated/v1.ts"
 import * as FieldViolations from "../src/protocol/FieldViolations.ts"
+import * as v0_3 from "../src/protocol/generated/v0_3.ts"
+import * as v1 from "../src/protocol/generated/v1.ts"
 import * as ProtoJson03 from "../src/v0_3/protocol/ProtoJson.ts"
 
 const { values: args } = parseArgs({

@@ -20,11 +20,11 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Net from "node:net"
 import { Duplex } from "node:stream"
+import * as A2AHttp from "../src/http/A2AHttp.ts"
 import { http } from "../src/node/internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "../src/node/NodeNativeHttp.ts"
 import * as A2AServer from "../src/server/A2AServer.ts"
 import * as DemoAgent from "../src/server/DemoAgent.ts"
-import * as A2AHttp from "../src/server/http/A2AHttp.ts"
 
 const scope = Effect.runSync(Scope.make())
 const services = await Effect.runPromise(Layer.buildWithScope(

@@ -1,6 +1,6 @@
 /**
- * The browser pages served beside the bindings (src/server/http/internal/StaticFiles.ts), written as real files
- * (src/server/http/pages/<page>/: `index.html`, `app.css`, `app.ts`, type-checked by tsconfig.pages.json) and
+ * The browser pages served beside the bindings (src/http/internal/StaticFiles.ts), written as real files
+ * (src/http/pages/<page>/: `index.html`, `app.css`, `app.ts`, type-checked by tsconfig.pages.json) and
  * embedded as strings in a module of src/, so the package ships them inside its code and src/ runs from source
  * (tests, Deno, Bun) without a build. The script is bundled by esbuild (with pages/Dom.ts, types stripped, wrapped
  * in a function); the HTML and the style are copied as they are.
@@ -20,8 +20,8 @@ export interface Page {
 }
 
 export const pages: ReadonlyArray<Page> = [
-  { name: "The dev UI", sources: "src/server/http/pages/devui", module: "src/server/http/internal/DevUiPage.ts" },
-  { name: "The API docs", sources: "src/server/http/pages/apidocs", module: "src/server/http/internal/ApiDocsPage.ts" }
+  { name: "The dev UI", sources: "src/http/pages/devui", module: "src/http/internal/DevUiPage.ts" },
+  { name: "The API docs", sources: "src/http/pages/apidocs", module: "src/http/internal/ApiDocsPage.ts" }
 ]
 
 /** The text of a template literal holding `text` exactly. */

@@ -1,6 +1,6 @@
 /**
  * The gRPC binding's generator step: the released A2A proto (schema/sources.json `proto`, pinned by sha256) ->
- * src/generated/v1Proto.ts, a module holding the proto's file descriptor (lf.a2a.v1: the A2AService and its
+ * src/protocol/generated/v1Proto.ts, a module holding the proto's file descriptor (lf.a2a.v1: the A2AService and its
  * messages) for `@bufbuild/protobuf`, which does binary <-> ProtoJSON from it. Validation stays with the generated
  * ProtoJSON Schemas (v1.ts): the descriptor is only the wire.
  *
@@ -252,7 +252,7 @@ export const emitModule = (
   ].join("\n")
 }
 
-/** Renders src/generated/v1Proto.ts. */
+/** Renders src/protocol/generated/v1Proto.ts. */
 export const renderProto = (options: ProtoRenderOptions) =>
   Effect.gen(function*() {
     const { bytes, source, sources } = yield* readProto(options)

@@ -1,6 +1,6 @@
 /**
  * The 0.3 REST binding's generator step: the A2A 0.3 proto (schema/sources.json `protoJson`, pinned by sha256) ->
- * src/generated/v0_3ProtoJson.ts, an Effect Schema for every message and enum of the proto in its ProtoJSON form,
+ * src/protocol/generated/v0_3ProtoJson.ts, an Effect Schema for every message and enum of the proto in its ProtoJSON form,
  * which is what the 0.3 HTTP+JSON binding sends (v0_3.ts, from the 0.3 JSON Schema, is the JSON-RPC form).
  *
  * The proto is compiled by `buf` as for the gRPC descriptor (codegen/FromProto.ts), and its declarations become the
@@ -248,7 +248,7 @@ export const modelOf = (
     })
   })
 
-/** Renders src/generated/v0_3ProtoJson.ts. */
+/** Renders src/protocol/generated/v0_3ProtoJson.ts. */
 export const renderProtoJson = (options: ProtoJsonRenderOptions) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem

@@ -40,7 +40,7 @@ export interface RenderOptions {
 }
 
 export interface GenerateOptions extends RenderOptions {
-  /** output directory; default: <root>/src/generated */
+  /** output directory; default: <root>/src/protocol/generated */
   readonly outDir?: string | undefined
 }
 
@@ -183,7 +183,7 @@ export const render = (options: RenderOptions) =>
     return { module: entry.module, text, fingerprint } satisfies Rendered
   })
 
-/** Writes `<outDir>/<module>.ts` (default outDir: `<root>/src/generated`); returns the file written. */
+/** Writes `<outDir>/<module>.ts` (default outDir: `<root>/src/protocol/generated`); returns the file written. */
 export const writeModule = (
   rendered: { readonly module: string; readonly text: string },
   options: { readonly root?: string | undefined; readonly outDir?: string | undefined }
@@ -191,7 +191,7 @@ export const writeModule = (
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const outDir = options.outDir ?? path.join(options.root ?? repositoryRoot, "src", "generated")
+    const outDir = options.outDir ?? path.join(options.root ?? repositoryRoot, "src", "protocol", "generated")
     const file = path.join(outDir, `${rendered.module}.ts`)
     yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
       Effect.andThen(fs.writeFileString(file, rendered.text)),

@@ -1,17 +1,17 @@
 /**
- * `npm run codegen`: regenerate src/generated from the A2A JSON Schema.
+ * `npm run codegen`: regenerate src/protocol/generated from the A2A JSON Schema.
  *
  *   node codegen/main.ts                                   every version, from the pinned upstream files
  *                                                          (A2A_SPEC_DIR, default ../shared/spec; then the cache
  *                                                          A2A_SPEC_CACHE; then their URL: codegen/SchemaSource.ts)
  *   node codegen/main.ts --version 1.0 --input <path|url>  one version from another file or URL
- *   node codegen/main.ts --grpc [--proto <path>]           only the gRPC descriptor (src/generated/v1Proto.ts) from
+ *   node codegen/main.ts --grpc [--proto <path>]           only the gRPC descriptor (src/protocol/generated/v1Proto.ts) from
  *                                                          the pinned a2a.proto (A2A_PROTO, A2A_SPEC_DIR, the cache,
  *                                                          its URL: codegen/FromProto.ts) or another proto file
- *   [--out <dir>]                                          write somewhere else than src/generated
+ *   [--out <dir>]                                          write somewhere else than src/protocol/generated
  *
  * Without --version or --grpc, every JSON Schema version, the gRPC descriptor and the 0.3 ProtoJSON Schemas
- * (src/generated/v0_3ProtoJson.ts from the pinned 0.3 a2a.proto: codegen/FromProtoJson.ts) are generated.
+ * (src/protocol/generated/v0_3ProtoJson.ts from the pinned 0.3 a2a.proto: codegen/FromProtoJson.ts) are generated.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"

@@ -1,6 +1,6 @@
 /**
  * ProtoJSON runtime helpers. This file is not imported at run time: the emitter copies the blocks a generated
- * module uses into that module (dropping the `export`s), so `src/generated/*` stays self-contained. It lives here
+ * module uses into that module (dropping the `export`s), so `src/protocol/generated/*` stays self-contained. It lives here
  * as real TypeScript so it is type-checked and linted like everything else.
  *
  * Each block starts with a `// @helper <name>` line and may name the helpers it needs with `// @needs <names>`.

@@ -26,8 +26,8 @@
 import * as Prompt from "effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
-import type * as v1 from "../generated/v1.ts"
 import { ContentTypeNotSupported, InvalidParams } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 
 export interface Options {
   /**

@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import { existsSync, statSync } from "node:fs"
 import { basename, dirname, extname, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import * as v1 from "../generated/v1.ts"
+import * as v1 from "../protocol/generated/v1.ts"
 import type { CardTemplate } from "../server/AgentCardConfig.ts"
 import * as AgentExecutor from "../server/AgentExecutor.ts"
 

@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import {
   type A2AClientError,
   A2ANoCompatibleInterface,

@@ -19,7 +19,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import type { A2AResponseError } from "./A2AClientError.ts"
 import type * as Http from "./internal/HttpExchange.ts"
 import type { TransportFactory } from "./Transport.ts"

@@ -22,7 +22,7 @@ import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Redacted from "effect/Redacted"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { A2ACredentialError } from "./A2AClientError.ts"
 import * as OAuth2ClientCredentials from "./OAuth2ClientCredentials.ts"
 

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { A2ANoCompatibleInterface } from "./A2AClientError.ts"
 import type { TransportFactory } from "./Transport.ts"
 

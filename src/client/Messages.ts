@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 
 export interface TextMessageOptions {
   readonly taskId?: string | undefined

@@ -11,7 +11,7 @@ import type * as Effect from "effect/Effect"
 import type * as Headers from "effect/http/Headers"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as Stream from "effect/Stream"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import type * as Operations from "../protocol/Operations.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 

@@ -38,13 +38,13 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type * as MethodTable from "../http/MethodTable.ts"
+import { v1Methods } from "../http/MethodTable.ts"
 import * as A2AError from "../protocol/A2AError.ts"
 import * as Version from "../protocol/Version.ts"
 import { AgentCardConfig } from "../server/AgentCardConfig.ts"
 import { Auth } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
-import type * as Operations from "../server/http/Operations.ts"
-import { v1Edge } from "../server/http/Operations.ts"
 import * as Observability from "../server/Observability.ts"
 import { clientCertificateOf, type Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
@@ -190,7 +190,7 @@ export const make = Effect.fnUntraced(function*(
   /** The served version a call names (as over HTTP, none asks for 0.3, spec 3.6.2, which is not served here). */
   const versionOf = (raw: string | undefined) =>
     // the header every client of this service sends, without the general parse
-    raw === v1Edge.version ? Result.succeed(v1Edge.version) : Version.negotiate(raw, [v1Edge.version])
+    raw === v1Methods.version ? Result.succeed(v1Methods.version) : Version.negotiate(raw, [v1Methods.version])
 
   /**
    * What runs before the operation, once the caller is authenticated: the version, the CallContext, the request
@@ -264,7 +264,7 @@ export const make = Effect.fnUntraced(function*(
   const run = yield* FiberSet.makeRuntime<never, void, never>()
 
   const unary =
-    (method: Wire.Method, op: Operations.Unary): grpc.handleUnaryCall<Buffer, Buffer> => (call, callback) => {
+    (method: Wire.Method, op: MethodTable.Unary): grpc.handleUnaryCall<Buffer, Buffer> => (call, callback) => {
       const answer = ending<Buffer>(method, call, (value) => callback(null, value), (status) => callback(status))
       const fiber = run(
         setup(method, op.prepare, call).pipe(
@@ -285,7 +285,7 @@ export const make = Effect.fnUntraced(function*(
     }
 
   const streaming =
-    (method: Wire.Method, op: Operations.Streaming): grpc.handleServerStreamingCall<Buffer, Buffer> => (call) => {
+    (method: Wire.Method, op: MethodTable.Streaming): grpc.handleServerStreamingCall<Buffer, Buffer> => (call) => {
       const drained = Effect.callback<void>((resume) => {
         call.once("drain", () => resume(Effect.void))
       })
@@ -327,7 +327,7 @@ export const make = Effect.fnUntraced(function*(
       responseDeserialize: (bytes: Buffer) => bytes,
       originalName: method.operation.key
     }
-    const op = v1Edge.byName(name)
+    const op = v1Methods.byName(name)
     implementation[name] = op._tag === "Streaming" ? streaming(method, op) : unary(method, op)
   }
   server.addService(definition, implementation)

@@ -33,7 +33,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as A2AClient from "../client/A2AClient.ts"
 import type { A2AClientError } from "../client/A2AClientError.ts"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 
 // --- Input -----------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as A2AClient from "../client/A2AClient.ts"
 import type * as Credentials from "../client/Credentials.ts"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import * as ToolSet from "./ToolSet.ts"
 
 /** One agent the gateway is told to serve. */

@@ -37,7 +37,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Schema from "effect/Schema"
 import * as A2AClient from "../client/A2AClient.ts"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import * as AgentCall from "./AgentCall.ts"
 import * as ToolSet from "./ToolSet.ts"
 

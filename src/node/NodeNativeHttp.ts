@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { IncomingMessage as NodeIncomingMessage } from "node:http"
 import { TLSSocket } from "node:tls"
-import { type BodyReadFailure, NativeHttp, type Service } from "../server/http/NativeHttp.ts"
+import { type BodyReadFailure, NativeHttp, type Service } from "../http/NativeHttp.ts"
 import { clientCertificateOf } from "../server/Principal.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 

@@ -17,10 +17,10 @@
  * ```
  */
 export * as GuardedRequestHandler from "../server/push/GuardedRequestHandler.ts"
-export * as PinnedDeliveryClient from "../server/push/PinnedDeliveryClient.ts"
 export * as WebhookGuard from "../server/push/WebhookGuard.ts"
-export * as WebhookPush from "../server/push/WebhookPush.ts"
 export * as WebhookPushNotifier from "../server/push/WebhookPushNotifier.ts"
 export * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 export * as NodeA2AServer from "./NodeA2AServer.ts"
 export * as NodeNativeHttp from "./NodeNativeHttp.ts"
+export * as PinnedDeliveryClient from "./PinnedDeliveryClient.ts"
+export * as WebhookPush from "./WebhookPush.ts"

@@ -16,8 +16,8 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import * as v1 from "../generated/v1.ts"
 import { type FieldViolation, InvalidParams } from "./A2AError.ts"
+import * as v1 from "./generated/v1.ts"
 import * as PlainGetTaskRequest from "./internal/PlainGetTaskRequest.ts"
 import * as PlainSendMessageRequest from "./internal/PlainSendMessageRequest.ts"
 

@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as v1 from "../generated/v1.ts"
+import * as v1 from "./generated/v1.ts"
 
 /**
  * How a query parameter is written (spec 11.5): a string, a decimal int32, `true` / `false`, or a repeated string

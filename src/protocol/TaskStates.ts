@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "./generated/v1.ts"
 
 export type TaskState = v1.TaskState
 

@@ -19,7 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { Auth, type Principal } from "./Auth.ts"
 import { CardSigner } from "./CardSigner.ts"
 

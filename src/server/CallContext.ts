@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { anonymous, type Principal } from "./Auth.ts"
 
 export interface CallContext {

@@ -27,7 +27,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 
 /** The key could not be used for signing (unreadable, not a private key, an algorithm it does not fit). */
 export class CardSigningError extends Schema.TaggedError<CardSigningError>()("CardSigningError", {

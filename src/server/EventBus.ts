@@ -25,8 +25,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type * as v1 from "../generated/v1.ts"
 import type { Unavailable } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import * as StreamSources from "./internal/StreamSources.ts"
 
 export interface TaskEvent {

@@ -23,8 +23,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type * as v1 from "../generated/v1.ts"
 import { Unauthenticated } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { type AuthService, bearerToken, type Principal } from "./Principal.ts"
 
 export interface Options {

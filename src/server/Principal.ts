@@ -13,8 +13,8 @@
  */
 import type * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import type * as v1 from "../generated/v1.ts"
 import type { Unauthenticated } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 
 /** Who is calling. `id` is the owner key every task access is scoped by (spec 13.1). */
 export interface Principal {

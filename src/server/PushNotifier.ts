@@ -20,7 +20,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 
 /**
  * One persisted event of a task, as the notifier is given it.
@@ -75,7 +75,7 @@ export const layerNoop: Layer.Layer<PushNotifier> = Layer.succeed(PushNotifier, 
  * @since 0.1.0
  * @category Payload editions
  */
-export interface PayloadEdition {
+export interface WebhookEdition {
   readonly accepts: (protocolVersion: string) => boolean
   readonly contentType: string
   readonly encode: (task: v1.Task, event: v1.StreamResponse) => string
@@ -84,13 +84,13 @@ export interface PayloadEdition {
 /**
  * The payload editions a webhook notifier (`WebhookPushNotifier` of `effect-a2a/node`, `WebPush` of
  * `effect-a2a/web`) delivers in: the seam by which `effect-a2a/v0_3` and `effect-a2a/v0_1` send their versions'
- * payloads to the configs registered over them, as `HttpCallContext.Editions` is for their requests. None by
+ * payloads to the configs registered over them, as `HttpCallContext.HttpEditions` is for their requests. None by
  * default.
  *
  * @since 0.1.0
  * @category Payload editions
  */
-export const PayloadEditions = Context.Reference<ReadonlyArray<PayloadEdition>>(
+export const WebhookEditions = Context.Reference<ReadonlyArray<WebhookEdition>>(
   "effect-a2a/server/PushNotifier/PayloadEditions",
   { defaultValue: () => [] }
 )

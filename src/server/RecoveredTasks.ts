@@ -18,7 +18,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Queue from "effect/Queue"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 
 /** A task the recovery failed, with the event that did it (for push notifications). */
 export interface RecoveredTask {

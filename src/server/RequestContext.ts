@@ -2,7 +2,7 @@
  * What an agent is given for one SendMessage: the message, the task it works on, who asked and how.
  */
 import type * as Option from "effect/Option"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import type { Principal } from "./Auth.ts"
 import type { CallContext } from "./CallContext.ts"
 

@@ -30,7 +30,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Stream from "effect/Stream"
-import type * as v1 from "../generated/v1.ts"
 import {
   type A2AError,
   ContentTypeNotSupported,
@@ -44,6 +43,7 @@ import {
   type Unavailable,
   UnsupportedOperation
 } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import * as Operations from "../protocol/Operations.ts"
 import { isTerminal, label } from "../protocol/TaskStates.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"

@@ -21,8 +21,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as v1 from "../generated/v1.ts"
 import { InternalError, Unavailable } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { label } from "../protocol/TaskStates.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {

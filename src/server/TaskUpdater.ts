@@ -24,7 +24,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
-import type * as v1 from "../generated/v1.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
 import { isFinal } from "../protocol/TaskStates.ts"
 import type { AgentEvent } from "./AgentEvent.ts"
 import * as Ids from "./internal/Ids.ts"

@@ -11,13 +11,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as LlmAgent from "../../src/ai/LlmAgent.ts"
 import * as ScriptedModel from "../../src/ai/ScriptedModel.ts"
+import * as WebhookPush from "../../src/node/WebhookPush.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
-import * as WebhookPush from "../../src/server/push/WebhookPush.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
-import * as DurableServer from "../../src/store/DurableServer.ts"
-import * as SqlStore from "../../src/store/SqlStore.ts"
+import * as DurableServer from "../../src/sql/DurableServer.ts"
+import * as SqlStore from "../../src/sql/SqlStore.ts"
 import { ctxFor, principal, send } from "../server/support.ts"
-import { freshSchemaUrl, testDatabaseUrl } from "../store/pg.ts"
+import { freshSchemaUrl, testDatabaseUrl } from "../sql/pg.ts"
 
 /** Two lives of a server over `stores`: the second continues the conversation the first began. */
 const survivesRestart = (stores: () => Layer.Layer<SqlStore.Services, SqlStore.StoreError>) => {

@@ -14,7 +14,7 @@ import * as InterfaceSelection from "../../src/client/InterfaceSelection.ts"
 import * as JsonRpcTransport from "../../src/client/JsonRpcTransport.ts"
 import { userText } from "../../src/client/Messages.ts"
 import * as RestTransport from "../../src/client/RestTransport.ts"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as A2A03 from "../../src/v0_3/A2A03.ts"
 import { cardFor, json, rpcId, serve, task } from "./TestServer.ts"
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { renderCard, showCard } from "../../src/cli/CardCommand.ts"
 import { renderEvent, send, type SendOptions } from "../../src/cli/SendCommand.ts"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import { SdkPeer } from "../interop/client/SdkServer.ts"
 import { SdkPeer03 } from "../interop/v0_3/SdkServer03.ts"
 

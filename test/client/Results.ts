@@ -1,7 +1,7 @@
 /** Reading the client's results in tests: a stream as short labels, a SendMessage response as its task. */
 import { Effect } from "effect"
 import { textOf } from "../../src/client/Messages.ts"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 
 /** Each event as `task:<state>`, `status:<state>`, `artifact:<text>` or `message:<text>`. */
 export const kinds = (events: ReadonlyArray<v1.StreamResponse>): ReadonlyArray<string> =>

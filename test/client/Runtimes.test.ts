@@ -9,7 +9,7 @@ import { spawn } from "node:child_process"
 import { join } from "node:path"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import * as RuntimeProcess from "../fixtures/RuntimeProcess.ts"
-import * as TestServer from "../server/http/fixtures/TestServer.ts"
+import * as TestServer from "../http/fixtures/TestServer.ts"
 
 const startDemo = TestServer.startCore(
   DemoAgent.make({ stepDelay: Duration.millis(2), slowSteps: 100_000 }),

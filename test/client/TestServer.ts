@@ -5,7 +5,7 @@
 import { Effect, type Scope } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 
 export interface Recorded {
   readonly method: string

@@ -1,5 +1,5 @@
 /**
- * The gRPC generator step: src/generated/v1Proto.ts is what codegen/FromProto.ts makes from the pinned a2a.proto
+ * The gRPC generator step: src/protocol/generated/v1Proto.ts is what codegen/FromProto.ts makes from the pinned a2a.proto
  * (drift check), the descriptor has the eleven operations, and a proto with another sha256 is refused. The proto is
  * not in the repository: the tests that need it skip with one line when it is found nowhere (A2A_PROTO,
  * A2A_SPEC_DIR, the download cache, its URL). A2A_REQUIRE_UPSTREAM does not apply: it is about the JSON Schemas.
@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { readProto, renderProto } from "../../codegen/FromProto.ts"
 import { repositoryRoot } from "../../codegen/Generate.ts"
-import { A2AService, file_a2a } from "../../src/generated/v1Proto.ts"
+import { A2AService, file_a2a } from "../../src/protocol/generated/v1Proto.ts"
 import * as Operations from "../../src/protocol/Operations.ts"
 
 const Base = Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)
@@ -30,11 +30,14 @@ describe("FromProto", () => {
     it.skip(skipLine, () => {})
   } else {
     it.effect(
-      "regenerating from the pinned proto gives the committed src/generated/v1Proto.ts",
+      "regenerating from the pinned proto gives the committed src/protocol/generated/v1Proto.ts",
       () =>
         Effect.gen(function*() {
           const rendered = yield* renderProto({ root: repositoryRoot })
-          const committed = readFileSync(join(repositoryRoot, "src", "generated", `${rendered.module}.ts`), "utf8")
+          const committed = readFileSync(
+            join(repositoryRoot, "src", "protocol", "generated", `${rendered.module}.ts`),
+            "utf8"
+          )
           expect(rendered.text).toBe(committed)
         }).pipe(Effect.provide(Base)),
       60_000

@@ -1,5 +1,5 @@
 /**
- * The 0.3 ProtoJSON generator step: src/generated/v0_3ProtoJson.ts is what codegen/FromProtoJson.ts makes from the
+ * The 0.3 ProtoJSON generator step: src/protocol/generated/v0_3ProtoJson.ts is what codegen/FromProtoJson.ts makes from the
  * pinned 0.3 a2a.proto and schema/overlay-v0.3-proto.json (drift check), an overlay that names what the proto lacks
  * is refused, and the generated Schemas read ProtoJSON as the proto and the overlay say. The proto is not in the
  * repository: the tests that need it skip with one line when it is found nowhere (A2A_SPEC_DIR, the download cache,
@@ -15,7 +15,7 @@ import { join } from "node:path"
 import { readPinnedProto } from "../../codegen/FromProto.ts"
 import { ProtoJsonSources, renderProtoJson } from "../../codegen/FromProtoJson.ts"
 import { repositoryRoot } from "../../codegen/Generate.ts"
-import * as Proto from "../../src/generated/v0_3ProtoJson.ts"
+import * as Proto from "../../src/protocol/generated/v0_3ProtoJson.ts"
 import * as ProtoJson from "../../src/v0_3/protocol/ProtoJson.ts"
 
 const Base = Layer.mergeAll(NodeServices.layer, FetchHttpClient.layer)
@@ -35,13 +35,16 @@ describe("FromProtoJson", () => {
     it.skip(skipLine, () => {})
   } else {
     it.effect(
-      "regenerating from the pinned proto gives the committed src/generated/v0_3ProtoJson.ts",
+      "regenerating from the pinned proto gives the committed src/protocol/generated/v0_3ProtoJson.ts",
       () =>
         Effect.gen(function*() {
           const rendered = yield* renderProtoJson({ root: repositoryRoot })
           expect(rendered.module).toBe("v0_3ProtoJson")
           expect(rendered.protoSha256).toBe(sources.pinned.sha256)
-          const committed = readFileSync(join(repositoryRoot, "src", "generated", `${rendered.module}.ts`), "utf8")
+          const committed = readFileSync(
+            join(repositoryRoot, "src", "protocol", "generated", `${rendered.module}.ts`),
+            "utf8"
+          )
           expect(rendered.text).toBe(committed)
         }).pipe(Effect.provide(Base)),
       60_000

@@ -1,5 +1,5 @@
 /**
- * The generator end to end: drift check against src/generated, the published and cleaned 1.0 forms giving the same
+ * The generator end to end: drift check against src/protocol/generated, the published and cleaned 1.0 forms giving the same
  * module, determinism, URL input over a real HTTP server, pinned sha256 checks, and the typed failures.
  *
  * Where the upstream schema comes from without --input (A2A_SPEC_DIR, then the cache, then the pinned URL) is tested
@@ -30,7 +30,8 @@ const withEnv = (env: Record<string, string>) =>
 const nowhere = join(tmpdir(), "a2a-codegen-nowhere")
 const Offline = withEnv({ A2A_SPEC_DIR: nowhere, A2A_SPEC_CACHE: nowhere })
 
-const generated = (module: string) => readFileSync(join(repositoryRoot, "src", "generated", `${module}.ts`), "utf8")
+const generated = (module: string) =>
+  readFileSync(join(repositoryRoot, "src", "protocol", "generated", `${module}.ts`), "utf8")
 
 /** A temporary directory for the test's scope. */
 const tempDir = Effect.acquireRelease(
@@ -396,7 +397,7 @@ describe("codegen from the pinned upstream schemas", () => {
   // the scratch root's own ../shared/spec, nothing cached, no waiting on a network
   const Scratch = withEnv({ A2A_SPEC_CACHE: join(nowhere, "cache"), A2A_SPEC_FETCH_TIMEOUT: "1 second" })
 
-  it.effect("drift check: regenerating from the pinned inputs gives src/generated exactly", () =>
+  it.effect("drift check: regenerating from the pinned inputs gives src/protocol/generated exactly", () =>
     Effect.gen(function*() {
       const v1 = yield* render({ version: "1.0" })
       expect(v1.module).toBe("v1")
@@ -426,7 +427,7 @@ describe("codegen from the pinned upstream schemas", () => {
 
   const everyDownloadable = downloadableOf(sourcesJson(repositoryRoot)).every((pin) => has(pin.file))
   it.live.runIf(everyDownloadable)(
-    "without a spec folder: the pinned files downloaded from their URLs (127.0.0.1 here) give src/generated",
+    "without a spec folder: the pinned files downloaded from their URLs (127.0.0.1 here) give src/protocol/generated",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const dir = yield* tempDir

@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import type * as v1 from "../../src/generated/v1.ts"
-import { RESTART_MESSAGE } from "../../src/store/internal/SqlTaskRecovery.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
+import { RESTART_MESSAGE } from "../../src/sql/internal/SqlTaskRecovery.ts"
 import * as Receiver from "../server/push/receiver.ts"
-import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../store/pg.ts"
+import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../sql/pg.ts"
 
 // `effect-a2a serve` itself: the durable stack (SQLite in A2A_DATA_DIR, or PostgreSQL at A2A_DATABASE_URL).
 const cli = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts")

@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import * as SqliteServer from "../server/http/fixtures/SqliteServer.ts"
+import * as SqliteServer from "../http/fixtures/SqliteServer.ts"
 
 const SEED = Number(process.env["FUZZ_SEED"] ?? Date.now() % 1_000_000)
 const REQUESTS = Number(process.env["FUZZ_REQUESTS"] ?? 3000)

@@ -10,8 +10,8 @@
  * - non-empty REQUIRED arrays are a runtime check (`isMinLength(1)`), not a tuple type, on both sides.
  */
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
-import type * as V0_3 from "../../src/generated/v0_3.ts"
-import type * as V1 from "../../src/generated/v1.ts"
+import type * as V0_3 from "../../src/protocol/generated/v0_3.ts"
+import type * as V1 from "../../src/protocol/generated/v1.ts"
 import type * as Oracle0_3 from "./oracle/v0_3.ts"
 import type * as Oracle1 from "./oracle/v1.ts"
 

@@ -4,8 +4,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Schema } from "effect"
 import { deepStrictEqual } from "node:assert"
-import * as V0_3 from "../../src/generated/v0_3.ts"
-import * as V1 from "../../src/generated/v1.ts"
+import * as V0_3 from "../../src/protocol/generated/v0_3.ts"
+import * as V1 from "../../src/protocol/generated/v1.ts"
 
 const SAMPLES = 25
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
-import * as V1 from "../../src/generated/v1.ts"
+import * as V1 from "../../src/protocol/generated/v1.ts"
 
 const dir = new URL("../fixtures/spec/", import.meta.url)
 const fixtures = readdirSync(dir).filter((f) => f.endsWith(".json")).sort()

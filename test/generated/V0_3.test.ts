@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as V0_3 from "../../src/generated/v0_3.ts"
+import * as V0_3 from "../../src/protocol/generated/v0_3.ts"
 
 const failure = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownEffect(schema)(input).pipe(Effect.flip, Effect.map((e) => e.message))

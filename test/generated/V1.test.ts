@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import * as V1 from "../../src/generated/v1.ts"
+import * as V1 from "../../src/protocol/generated/v1.ts"
 
 /** The decode failure's message (the test fails if decoding succeeds). */
 const failure = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>

@@ -11,9 +11,9 @@ import { Deferred, Effect, Exit, Fiber, Scope, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { userText } from "../../src/client/Messages.ts"
-import { A2AService } from "../../src/generated/v1Proto.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
 import * as Wire from "../../src/grpc/internal/Wire.ts"
+import { A2AService } from "../../src/protocol/generated/v1Proto.ts"
 import { encode, grpcCard, reasonOf, startDemo, unary } from "./fixtures.ts"
 
 describe("GrpcServer", () => {

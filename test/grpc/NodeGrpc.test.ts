@@ -10,12 +10,12 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
-import type * as v1 from "../../src/generated/v1.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
-import * as TestServer from "../server/http/fixtures/TestServer.ts"
+import * as TestServer from "../http/fixtures/TestServer.ts"
 
 const cardOf = (url: string) =>
   Effect.promise(() => fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json() as Promise<v1.AgentCard>))

@@ -13,8 +13,8 @@ import {
   toJson
 } from "@bufbuild/protobuf"
 import { assert, describe, it } from "@effect/vitest"
-import { file_a2a } from "../../src/generated/v1Proto.ts"
 import * as ProtoJsonBinary from "../../src/grpc/internal/ProtoJsonBinary.ts"
+import { file_a2a } from "../../src/protocol/generated/v1Proto.ts"
 
 /** One converter for the file, as a server keeps one: its codecs and writer reused from test to test. */
 const converter = ProtoJsonBinary.make()

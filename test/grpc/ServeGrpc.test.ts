@@ -10,8 +10,8 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
-import type * as v1 from "../../src/generated/v1.ts"
 import * as GrpcTransport from "../../src/grpc/GrpcTransport.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))

@@ -13,7 +13,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NetAddress from "effect/net/NetAddress"
 import { createServer, IncomingMessage } from "node:http"
 import * as NodeNativeHttp from "../../src/node/NodeNativeHttp.ts"
-import * as TestServer from "../server/http/fixtures/TestServer.ts"
+import * as TestServer from "../http/fixtures/TestServer.ts"
 
 const EVENTS = ["data", "end", "error", "close"] as const
 

@@ -152,7 +152,9 @@ describe("package entry points", () => {
       ]
     ) {
       const { files, specifiers } = entry(name)
-      expect(files.filter((f) => f.startsWith("src/grpc/") || f === "src/generated/v1Proto.ts"), name).toEqual([])
+      expect(files.filter((f) => f.startsWith("src/grpc/") || f === "src/protocol/generated/v1Proto.ts"), name).toEqual(
+        []
+      )
       expect(specifiers.filter((s) => s.startsWith("@grpc/") || s.startsWith("@bufbuild/")), name).toEqual([])
     }
     expect(entry("./grpc").specifiers).toContain("@grpc/grpc-js")
@@ -167,7 +169,7 @@ describe("package entry points", () => {
 
   it("the client loads no server, no SQL and no Node runner", () => {
     const { files, specifiers } = entry("./client")
-    expect(files.filter((f) => f.startsWith("src/server/") || f.startsWith("src/store/") || f.startsWith("src/node/")))
+    expect(files.filter((f) => f.startsWith("src/server/") || f.startsWith("src/sql/") || f.startsWith("src/node/")))
       .toEqual([])
     expect(specifiers.filter((s) => s.startsWith("@effect/") || s.startsWith("effect/sql") || s === "node:sqlite"))
       .toEqual([])
@@ -176,7 +178,7 @@ describe("package entry points", () => {
   it("the server core loads no HTTP binding, no SQL and no platform package", () => {
     const { files, specifiers } = entry("./server")
     expect(
-      files.filter((f) => f.startsWith("src/server/http/") || f.startsWith("src/node/") || /src\/store\/Sql/.test(f))
+      files.filter((f) => f.startsWith("src/http/") || f.startsWith("src/node/") || /src\/store\/Sql/.test(f))
     )
       .toEqual([])
     expect(specifiers.filter((s) => s.startsWith("@effect/") || s.startsWith("effect/sql") || s === "node:sqlite"))
@@ -206,7 +208,7 @@ describe("package entry points", () => {
         name
       ).toEqual([])
       expect(
-        files.filter((f) => f.startsWith("src/node/") || f.startsWith("src/store/") || f.startsWith("src/cli/")),
+        files.filter((f) => f.startsWith("src/node/") || f.startsWith("src/sql/") || f.startsWith("src/cli/")),
         name
       )
         .toEqual([])
@@ -252,7 +254,7 @@ describe("package entry points", () => {
     expect(
       files.filter((f) =>
         !f.startsWith("src/ai/") && !f.startsWith("src/server/") && !f.startsWith("src/protocol/")
-          && !f.startsWith("src/generated/") || f.startsWith("src/server/http/")
+          && !f.startsWith("src/protocol/generated/") || f.startsWith("src/http/")
       )
     ).toEqual([])
   })
@@ -261,7 +263,7 @@ describe("package entry points", () => {
     for (const name of ["./sql", "./node", "./web", "./server", "./http", "./client"]) {
       expect(entry(name).specifiers.filter((s) => s.startsWith("@effect/sql-pg")), name).toEqual([])
     }
-    expect(readFileSync(join(root, "src/store/SqlStore.ts"), "utf8")).toContain("import(\"@effect/sql-pg/PgClient\")")
+    expect(readFileSync(join(root, "src/sql/SqlStore.ts"), "utf8")).toContain("import(\"@effect/sql-pg/PgClient\")")
   })
 
   // Start-up memory: what `effect-a2a serve` loads before it listens (BENCHMARKS.md, "Start-up memory").
@@ -276,8 +278,8 @@ describe("package entry points", () => {
   // Start-up memory: what only some servers use is loaded when it is (BENCHMARKS.md, "Start-up memory").
   it("the CLI starts without what a default `serve` does not use: PostgreSQL's node wiring, JWTs, card signing, the dev UI and API docs pages, the OpenAPI document's derivation", () => {
     const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
-    expect(files).toContain("src/server/http/DevUi.ts")
-    expect(files).toContain("src/server/http/ApiDocs.ts")
+    expect(files).toContain("src/http/DevUi.ts")
+    expect(files).toContain("src/http/ApiDocs.ts")
     expect(
       files.filter((f) =>
         /^src\/(store\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|server\/http\/internal\/(DevUiPage|ApiDocsPage)|server\/http\/OpenApiDocument)\.ts$/
@@ -289,7 +291,7 @@ describe("package entry points", () => {
 
   it("`serve --memory` starts without the SQL stores: DurableServer loads them when its SQL layer is built", () => {
     const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
-    expect(files).toContain("src/store/DurableServer.ts")
+    expect(files).toContain("src/sql/DurableServer.ts")
     expect(files.filter((f) => /^src\/store\/(SqlStore|SqliteClient|internal\/Sql)/.test(f))).toEqual([])
     expect(specifiers.filter((s) => s.startsWith("effect/sql") || s === "node:sqlite")).toEqual([])
   })

@@ -7,8 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import * as Arbitrary from "effect/Arbitrary"
-import * as v1 from "../../src/generated/v1.ts"
 import * as FieldViolations from "../../src/protocol/FieldViolations.ts"
+import * as v1 from "../../src/protocol/generated/v1.ts"
 import * as PlainGetTaskRequest from "../../src/protocol/internal/PlainGetTaskRequest.ts"
 import { checkMutations } from "./Mutations.ts"
 

@@ -8,10 +8,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import * as Arbitrary from "effect/Arbitrary"
-import * as v1 from "../../src/generated/v1.ts"
+import * as MethodTable from "../../src/http/MethodTable.ts"
 import * as FieldViolations from "../../src/protocol/FieldViolations.ts"
+import * as v1 from "../../src/protocol/generated/v1.ts"
 import * as PlainSendMessageRequest from "../../src/protocol/internal/PlainSendMessageRequest.ts"
-import * as Operations from "../../src/server/http/Operations.ts"
 import * as Mutations from "./Mutations.ts"
 
 const schemaDecode = Schema.decodeUnknownResult(v1.SendMessageRequest)
@@ -263,7 +263,7 @@ describe("PlainSendMessageRequest", () => {
   it("is what the 1.0 edge decodes SendMessage and SendStreamingMessage with", () => {
     for (const name of ["SendMessage", "SendStreamingMessage"] as const) {
       const prepare = (params: unknown): Result.Result<unknown, { readonly _tag: string }> =>
-        Operations.v1Edge.byName(name).prepare(params)
+        MethodTable.v1Methods.byName(name).prepare(params)
       assert.isTrue(Result.isSuccess(prepare({ message: text })))
       const refused = prepare({ message: { ...text, parts: [] } })
       assert.isTrue(Result.isFailure(refused) && refused.failure._tag === "InvalidParams")

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as MemoryMessageReceipts from "../../src/server/memory/MemoryMessageReceipts.ts"
 import type { Receipt } from "../../src/server/MessageReceipts.ts"
 

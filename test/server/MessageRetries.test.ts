@@ -9,7 +9,7 @@ import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
@@ -18,7 +18,7 @@ import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfig
 import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
 import { fingerprint } from "../../src/server/MessageReceipts.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
-import * as SqlStore from "../../src/store/SqlStore.ts"
+import * as SqlStore from "../../src/sql/SqlStore.ts"
 import { card, coreOver, CountingAgent, ctxFor, message, retrySuite, uniqueId } from "./MessageRetries.ts"
 
 const memory = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess)

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as SqlStore from "../../src/store/SqlStore.ts"
+import * as SqlStore from "../../src/sql/SqlStore.ts"
 import { handlerSuite } from "./HandlerSuite.ts"
 
 const sqliteLayer = Layer.unwrap(

@@ -1,7 +1,7 @@
 /** TaskReducer: how agent events fold into a task, and which ones are rejected as misbehaviour. */
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as TaskReducer from "../../src/server/engine/TaskReducer.ts"
 
 const user: v1.Message = { messageId: "u1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c" }

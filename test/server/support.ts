@@ -3,8 +3,8 @@
  * layer over any TaskStore / PushConfigStore, and small request builders.
  */
 import { type Cause, Context, Deferred, Effect, Fiber, Layer, Option, Queue, Ref, Stream } from "effect"
-import type * as v1 from "../../src/generated/v1.ts"
 import { ContentTypeNotSupported } from "../../src/protocol/A2AError.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import type { AgentCardOptions, CardTemplate } from "../../src/server/AgentCardConfig.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"

@@ -3,7 +3,7 @@
  * Task events in streams) and what it keeps (ids, sessions, parts with `type`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import type * as v1 from "../../src/generated/v1.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import type * as V01 from "../../src/v0_1/protocol/Schemas.ts"
 import * as Translation from "../../src/v0_1/protocol/Translation.ts"
 import * as Tasks from "../../src/v0_3/protocol/Tasks.ts"

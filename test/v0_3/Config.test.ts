@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import * as HttpBindingOptions from "../../src/server/http/HttpBindingOptions.ts"
+import * as HttpBindingOptions from "../../src/http/HttpBindingOptions.ts"
 
 const read = (env: Record<string, string>) => HttpBindingOptions.config.parse(ConfigProvider.fromEnvRecord(env))
 

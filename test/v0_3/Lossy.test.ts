@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import * as v0_3 from "../../src/generated/v0_3.ts"
-import type * as v1 from "../../src/generated/v1.ts"
+import * as v0_3 from "../../src/protocol/generated/v0_3.ts"
+import type * as v1 from "../../src/protocol/generated/v1.ts"
 import * as AgentCards from "../../src/v0_3/protocol/AgentCards.ts"
 import * as Messages from "../../src/v0_3/protocol/Messages.ts"
 import * as PushConfigs from "../../src/v0_3/protocol/PushConfigs.ts"

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Option, Result, Schema } from "effect"
 import { deepStrictEqual } from "node:assert"
-import * as v1 from "../../src/generated/v1.ts"
+import * as v1 from "../../src/protocol/generated/v1.ts"
 import * as ProtoJson from "../../src/v0_3/protocol/ProtoJson.ts"
 
 const same = (actual: unknown, expected: unknown) => deepStrictEqual(structuredClone(actual), structuredClone(expected))

@@ -15,7 +15,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { InvalidParams, PermissionDenied, Unauthenticated } from "../../protocol/A2AError.ts"
 import { A2ACredentialError, A2AResponseError, A2ATransportError, snippet } from "../A2AClientError.ts"
-import * as Sse from "../Sse.ts"
+import * as SseParser from "../SseParser.ts"
 
 /** The request a response belongs to, for error messages. */
 export interface Exchange {
@@ -134,8 +134,8 @@ export const readText = (
 /** Parses the body as SSE events, incrementally, as the consumer pulls. */
 export const sseEvents = (
   response: HttpClientResponse.HttpClientResponse
-): Stream.Stream<Sse.SseEvent, A2ATransportError | A2AResponseError> =>
-  Sse.decode(response.stream.pipe(Stream.mapError((error) => lost(exchangeOf(response.request), error)))).pipe(
+): Stream.Stream<SseParser.SseEvent, A2ATransportError | A2AResponseError> =>
+  SseParser.decode(response.stream.pipe(Stream.mapError((error) => lost(exchangeOf(response.request), error)))).pipe(
     Stream.catchTag("SseEventTooLarge", (error) =>
       Stream.fail(
         new A2AResponseError({
@@ -257,7 +257,7 @@ export const encode = <A, I>(schema: Schema.Codec<A, I>, what: string) => {
 export const jsonEvents = <A, E, E2>(
   response: HttpClientResponse.HttpClientResponse,
   readBody: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<readonly [unknown, Received, string], E>,
-  onEvent: (value: unknown, event: Sse.SseEvent, r: Received) => Effect.Effect<A, E2>
+  onEvent: (value: unknown, event: SseParser.SseEvent, r: Received) => Effect.Effect<A, E2>
 ): Stream.Stream<A, E | E2 | A2ATransportError | A2AResponseError> => {
   const r = received(response)
   if (!isOk(r.status) || !isEventStream(r.contentType)) {

@@ -16,8 +16,8 @@ import {
   toBinary,
   toJson
 } from "@bufbuild/protobuf"
-import { A2AService } from "../../generated/v1Proto.ts"
 import * as A2AError from "../../protocol/A2AError.ts"
+import { A2AService } from "../../protocol/generated/v1Proto.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import type * as ProtoJsonBinary from "./ProtoJsonBinary.ts"
 

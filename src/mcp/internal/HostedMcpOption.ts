@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
-import type * as A2AHttp from "../../server/http/A2AHttp.ts"
+import type * as A2AHttp from "../../http/A2AHttp.ts"
 import type { Options } from "../HostedMcp.ts"
 
 /** Where the endpoint is when the options do not say (HostedMcp.DEFAULT_PATH: not imported, to load it lazily). */

@@ -6,7 +6,7 @@
 import type * as A2AClient from "../../client/A2AClient.ts"
 import { fromTransport } from "../../client/A2AClient.ts"
 import type { Transport, TransportMethods } from "../../client/Transport.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import type { CallContext } from "../../server/CallContext.ts"
 import type { Handlers } from "../../server/RequestHandler.ts"

@@ -8,8 +8,8 @@
  * - 1.0 carries exactly one OAuth flow. `deviceCode` (and `pkceRequired`) has no OpenAPI form and is dropped,
  *   leaving `flows: {}`; the deprecated implicit / password flows get `""` / `{}` for the fields OpenAPI requires.
  */
-import type * as v0_3 from "../../generated/v0_3.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../generated/v0_3.ts"
+import type * as v1 from "../generated/v1.ts"
 
 const optional = <K extends string, A>(key: K, value: A | undefined): { readonly [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: A }

@@ -5,7 +5,7 @@
  * string, a null, a wrong type) is undefined: the Schema decides it and reports what is wrong. The result is the Schema's: the three
  * fields in its order, unknown fields dropped. `test/protocol/PlainGetTaskRequest.test.ts` holds it to that.
  */
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../generated/v1.ts"
 import { isPlainObject } from "./JsonObject.ts"
 
 const isInt32 = (n: unknown): n is number =>

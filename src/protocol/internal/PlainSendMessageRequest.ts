@@ -11,7 +11,7 @@
  * (test/protocol/PlainSendMessageRequest.test.ts): on input decoded here the result equals the Schema's, key order
  * included (objects are built in the Schema's field order, unknown fields dropped, arrays and maps copied).
  */
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../generated/v1.ts"
 import { isPlainObject } from "./JsonObject.ts"
 
 /** A google.protobuf.Struct: a shallow copy of a plain object; undefined when it holds a key assignment would mangle. */

@@ -7,8 +7,8 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type * as v1 from "../../generated/v1.ts"
 import type { A2AError } from "../../protocol/A2AError.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import type { CallContext } from "../CallContext.ts"
 import type * as PushStream from "../internal/PushStream.ts"
 

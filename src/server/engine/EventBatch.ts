@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal } from "../../protocol/TaskStates.ts"
 import type { AgentEvent } from "../AgentEvent.ts"
 import * as TaskReducer from "./TaskReducer.ts"

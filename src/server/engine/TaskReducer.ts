@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { canTransition, isTerminal, label } from "../../protocol/TaskStates.ts"
 import type { AgentEvent } from "../AgentEvent.ts"
 

@@ -16,8 +16,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import type * as v1 from "../../generated/v1.ts"
 import type { A2AError } from "../../protocol/A2AError.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { AgentExecutor } from "../AgentExecutor.ts"
 import { EventBus } from "../EventBus.ts"
 import * as LiveSet from "../internal/LiveSet.ts"

@@ -26,7 +26,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { DEFAULT_WINDOW, MessageReceipts, type Receipt, type ReceiptKey, windowConfig } from "../MessageReceipts.ts"
 
 export interface Options {

@@ -25,8 +25,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as v1 from "../../generated/v1.ts"
 import { InvalidParams } from "../../protocol/A2AError.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { AgentCardConfig } from "../AgentCardConfig.ts"
 import * as PushStream from "../internal/PushStream.ts"
 import { RequestHandler } from "../RequestHandler.ts"

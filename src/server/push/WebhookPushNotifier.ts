@@ -56,12 +56,12 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import * as v1 from "../../generated/v1.ts"
+import * as v1 from "../../protocol/generated/v1.ts"
 import * as KeyedLanes from "../internal/KeyedLanes.ts"
 import * as LiveSet from "../internal/LiveSet.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
-import { type PayloadEdition, PayloadEditions, type PushEvent, PushNotifier } from "../PushNotifier.ts"
+import { type PushEvent, PushNotifier, type WebhookEdition, WebhookEditions } from "../PushNotifier.ts"
 import { PushOutbox } from "../PushOutbox.ts"
 import { RecoveredTasks } from "../RecoveredTasks.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
@@ -223,9 +223,9 @@ class Payloads {
   private readonly current: Payload
   private readonly task: v1.Task
   private readonly event: v1.StreamResponse
-  private readonly editions: ReadonlyArray<PayloadEdition>
-  private others: Map<PayloadEdition, Payload> | undefined
-  constructor(body: string, task: v1.Task, event: v1.StreamResponse, editions: ReadonlyArray<PayloadEdition>) {
+  private readonly editions: ReadonlyArray<WebhookEdition>
+  private others: Map<WebhookEdition, Payload> | undefined
+  constructor(body: string, task: v1.Task, event: v1.StreamResponse, editions: ReadonlyArray<WebhookEdition>) {
     this.current = { body, contentType: CONTENT_TYPE }
     this.task = task
     this.event = event
@@ -260,7 +260,7 @@ interface Turn {
 export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const configs = yield* PushConfigStore
   const guard = yield* WebhookGuard
-  const editions = yield* PayloadEditions
+  const editions = yield* WebhookEditions
   const outbox = yield* PushOutbox
   const layerScope = yield* Effect.scope
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))

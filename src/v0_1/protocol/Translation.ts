@@ -14,8 +14,8 @@
  *
  * @since 0.1.0
  */
-import type * as v0_3 from "../../generated/v0_3.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import * as Messages from "../../v0_3/protocol/Messages.ts"
 import * as PushConfigs from "../../v0_3/protocol/PushConfigs.ts"
 import * as Tasks from "../../v0_3/protocol/Tasks.ts"

@@ -6,11 +6,11 @@
  * asks for `A2A-Version: 0.1` gets it when 0.3 is off (0.3's hybrid card answers every 0.x version otherwise).
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import type * as AgentCards from "../../v0_3/protocol/AgentCards.ts"
 import * as V03Card from "../../v0_3/server/V03Card.ts"
 import type * as V01 from "../protocol/Schemas.ts"
-import { VERSION } from "./V01Edge.ts"
+import { VERSION } from "./V01MethodTable.ts"
 
 export const PATH = V03Card.LEGACY_PATH
 

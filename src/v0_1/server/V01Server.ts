@@ -1,16 +1,16 @@
 /**
  * The server side of the 0.1 wing as one layer: 0.3 and 0.1 served beside 1.0, and their webhook payloads. The
- * editions are one list (HttpCallContext.Editions), so this layer names the 0.3 edition too: provide it instead of
+ * editions are one list (HttpCallContext.HttpEditions), so this layer names the 0.3 edition too: provide it instead of
  * the 0.3 wing's. `A2A01.server` is this layer; `effect-a2a serve` provides it from here.
  *
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
-import { Editions } from "../../server/http/HttpCallContext.ts"
-import { PayloadEditions } from "../../server/PushNotifier.ts"
-import * as V03Edition from "../../v0_3/server/V03Edition.ts"
+import { HttpEditions } from "../../http/HttpCallContext.ts"
+import { WebhookEditions } from "../../server/PushNotifier.ts"
+import * as V03HttpEdition from "../../v0_3/server/V03HttpEdition.ts"
 import * as V03Push from "../../v0_3/server/V03Push.ts"
-import * as V01Edition from "./V01Edition.ts"
+import * as V01HttpEdition from "./V01HttpEdition.ts"
 import * as V01Push from "./V01Push.ts"
 
 /**
@@ -20,6 +20,6 @@ import * as V01Push from "./V01Push.ts"
  * @category Layers
  */
 export const layer: Layer.Layer<never> = Layer.mergeAll(
-  Layer.succeed(Editions, [V03Edition.edition, V01Edition.edition]),
-  Layer.succeed(PayloadEditions, [V01Push.payloads, V03Push.payloads])
+  Layer.succeed(HttpEditions, [V03HttpEdition.edition, V01HttpEdition.edition]),
+  Layer.succeed(WebhookEditions, [V01Push.payloads, V03Push.payloads])
 )

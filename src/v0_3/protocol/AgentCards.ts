@@ -27,8 +27,8 @@
  * - Absent and empty maps / lists are equivalent (proto3): `securityRequirements` always come back with
  *   `schemes`, and scope lists with `list`.
  */
-import type * as v0_3 from "../../generated/v0_3.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import * as OpenApiSecurity from "../../protocol/internal/OpenApiSecurity.ts"
 import { optional } from "./Messages.ts"
 

@@ -14,8 +14,8 @@
  * Every other field maps one to one, so 1.0 -> 0.3 -> 1.0 is the identity on the rest.
  */
 import * as Predicate from "effect/Predicate"
-import type * as v0_3 from "../../generated/v0_3.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { normalizeBase64 } from "./WireInput.ts"
 
 /** Metadata flag marking a non-object data value wrapped as `{ value }` for 0.3 (shared with the official SDKs). */

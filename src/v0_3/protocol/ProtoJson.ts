@@ -21,7 +21,7 @@
  * proto3 bool: a request with a configuration but no `blocking` does not wait (as the reference SDKs read it);
  * a request without a configuration waits (the 1.0 default). Input accepts the proto (snake_case) field names.
  *
- * The bodies' Schemas, the card's included, are generated from the proto (src/generated/v0_3ProtoJson.ts,
+ * The bodies' Schemas, the card's included, are generated from the proto (src/protocol/generated/v0_3ProtoJson.ts,
  * codegen/FromProtoJson.ts): they hold its field names, enums and oneofs; this module only translates.
  *
  * @since 0.1.0
@@ -30,11 +30,11 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as v0_3 from "../../generated/v0_3.ts"
-import * as Proto from "../../generated/v0_3ProtoJson.ts"
-import * as v1 from "../../generated/v1.ts"
 import type { InvalidParams } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
+import * as v0_3 from "../../protocol/generated/v0_3.ts"
+import * as Proto from "../../protocol/generated/v0_3ProtoJson.ts"
+import * as v1 from "../../protocol/generated/v1.ts"
 import * as AgentCards from "./AgentCards.ts"
 import { optional } from "./Messages.ts"
 import { finalForSend, type FinalRule } from "./Tasks.ts"

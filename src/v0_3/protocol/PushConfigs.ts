@@ -10,8 +10,8 @@
  * - `tenant` has no 0.3 counterpart: dropped.
  * - A 1.0 config without `taskId` is sent to 0.3 with `taskId: ""` (0.3 requires it).
  */
-import type * as v0_3 from "../../generated/v0_3.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { optional } from "./Messages.ts"
 
 export const toV1Authentication = (auth: v0_3.PushNotificationAuthenticationInfo): v1.AuthenticationInfo => ({

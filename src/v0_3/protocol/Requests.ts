@@ -22,8 +22,8 @@
  *   task) has no 1.0 equivalent on its own: `toV1GetPushConfig` returns `undefined` for it and the caller
  *   decides (the server edge looks the task's configs up).
  */
-import type * as v0_3 from "../../generated/v0_3.ts"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { fromV1Message, optional, toV1Message } from "./Messages.ts"
 import { fromV1PushConfig, toV1PushConfig } from "./PushConfigs.ts"
 

@@ -13,8 +13,8 @@
  *   offset) is normalised to UTC ISO form, and one it cannot read is dropped.
  */
 import * as Schema from "effect/Schema"
-import type * as v0_3 from "../../generated/v0_3.ts"
-import * as v1 from "../../generated/v1.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
+import * as v1 from "../../protocol/generated/v1.ts"
 import * as TaskStates from "../../protocol/TaskStates.ts"
 import { fromV1Message, fromV1Part, optional, toV1Message, toV1Part } from "./Messages.ts"
 

@@ -12,9 +12,9 @@
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
-import type * as v0_3 from "../../generated/v0_3.ts"
 import { type FieldViolation, InvalidParams } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
+import type * as v0_3 from "../../protocol/generated/v0_3.ts"
 
 const partKinds: ReadonlySet<unknown> = new Set(["text", "file", "data"])
 

@@ -8,7 +8,7 @@
  * `A2A-Version`.
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as v1 from "../../generated/v1.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import * as Version from "../../protocol/Version.ts"
 import * as AgentCards from "../protocol/AgentCards.ts"
 

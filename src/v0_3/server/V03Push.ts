@@ -1,10 +1,10 @@
 /**
  * Webhooks registered over A2A 0.3 receive what 0.3 servers sent: the whole 0.3 Task as `application/json` (spec
- * 0.3 section 9.5), whatever the event. The push notifier's seam (`PushNotifier.PayloadEditions`).
+ * 0.3 section 9.5), whatever the event. The push notifier's seam (`PushNotifier.WebhookEditions`).
  *
  * @since 0.1.0
  */
-import type { PayloadEdition } from "../../server/PushNotifier.ts"
+import type { WebhookEdition } from "../../server/PushNotifier.ts"
 import { isLegacyVersion } from "../protocol/AgentCards.ts"
 import * as Tasks from "../protocol/Tasks.ts"
 
@@ -17,12 +17,12 @@ import * as Tasks from "../protocol/Tasks.ts"
 export const CONTENT_TYPE = "application/json"
 
 /**
- * 0.3 payloads for the configs registered over 0.3: the `PushNotifier.PayloadEdition` of the wing.
+ * 0.3 payloads for the configs registered over 0.3: the `PushNotifier.WebhookEdition` of the wing.
  *
  * @since 0.1.0
  * @category Payloads
  */
-export const payloads: PayloadEdition = {
+export const payloads: WebhookEdition = {
   accepts: isLegacyVersion,
   contentType: CONTENT_TYPE,
   encode: (task) => JSON.stringify(Tasks.fromV1Task(task))

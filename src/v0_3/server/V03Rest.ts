@@ -28,6 +28,9 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
+import * as EditionKit from "../../http/EditionKit.ts"
+import * as HttpCallContext from "../../http/HttpCallContext.ts"
+import type { RouteHandler } from "../../http/HttpEdition.ts"
 import {
   type A2AError,
   detailsOf,
@@ -38,14 +41,11 @@ import {
 } from "../../protocol/A2AError.ts"
 import * as FieldViolations from "../../protocol/FieldViolations.ts"
 import type { CallContext } from "../../server/CallContext.ts"
-import type { RouteHandler } from "../../server/http/Edition.ts"
-import * as EditionKit from "../../server/http/EditionKit.ts"
-import * as HttpCallContext from "../../server/http/HttpCallContext.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as RestQuery from "../protocol/internal/RestQuery.ts"
 import * as ProtoJson from "../protocol/ProtoJson.ts"
 import * as Tasks from "../protocol/Tasks.ts"
-import { allPushConfigs, VERSION } from "./V03Edge.ts"
+import { allPushConfigs, VERSION } from "./V03MethodTable.ts"
 
 type Handler = RequestHandler["Service"]
 type RouteParams = Readonly<Record<string, string | undefined>>
@@ -251,8 +251,8 @@ const handle = (
     const params = yield* HttpRouter.params
     const call = yield* Effect.result(HttpCallContext.forRoute(env, request, searchParams))
     if (Result.isFailure(call)) return errorResponse(call.failure)
-    const { ctx, edge, headers } = call.success
-    if (edge.version !== VERSION) return errorResponse(notThisVersion(edge.version))
+    const { ctx, table, headers } = call.success
+    if (table.version !== VERSION) return errorResponse(notThisVersion(table.version))
 
     const operation = yield* Effect.result(resolve(request, params, searchParams, env))
     if (Result.isFailure(operation)) return errorResponse(operation.failure.error, operation.failure.status, headers)

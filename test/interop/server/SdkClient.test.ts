@@ -10,7 +10,7 @@ import { Duration, Effect } from "effect"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
 import { collect, failure, isTask, request, textOf } from "../../fixtures/SdkClientCalls.ts"
 import { type Binding, connect } from "../../fixtures/SdkHttpClient.ts"
-import * as TestServer from "../../server/http/fixtures/TestServer.ts"
+import * as TestServer from "../../http/fixtures/TestServer.ts"
 
 const startDemo = TestServer.startCore(
   DemoAgent.make({ stepDelay: Duration.millis(2), slowSteps: 100_000 }),

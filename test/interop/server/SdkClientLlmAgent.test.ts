@@ -11,7 +11,7 @@ import * as ScriptedModel from "../../../src/ai/ScriptedModel.ts"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
 import { collect, isTask, message, request, textOf } from "../../fixtures/SdkClientCalls.ts"
 import { type Binding, connect } from "../../fixtures/SdkHttpClient.ts"
-import * as TestServer from "../../server/http/fixtures/TestServer.ts"
+import * as TestServer from "../../http/fixtures/TestServer.ts"
 
 /** Answers "who am I" by asking for the name; a name gets a greeting; anything else streams a sentence. */
 const model = ScriptedModel.layer((request) => {

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import type * as v1 from "../../../src/generated/v1.ts"
+import type * as v1 from "../../../src/protocol/generated/v1.ts"
 import type { AgentEvent } from "../../../src/server/AgentEvent.ts"
 import * as EventBatch from "../../../src/server/engine/EventBatch.ts"
 import * as TaskReducer from "../../../src/server/engine/TaskReducer.ts"

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as TestClock from "effect/testing/TestClock"
-import type * as v1 from "../../../src/generated/v1.ts"
+import type * as v1 from "../../../src/protocol/generated/v1.ts"
 import * as MemoryTaskStore from "../../../src/server/memory/MemoryTaskStore.ts"
 import { TaskStore } from "../../../src/server/TaskStore.ts"
 

@@ -1,0 +1,459 @@
+/**
+ * Turns spread over the nodes sharing one PostgreSQL database, on Effect's cluster engine (`effect/cluster`):
+ * every task is an entity, and every SendMessage a persisted `Turn` message to the entity of its task. The engine
+ * gives each task's entity to one runner (a node that executes: `serve`, or `worker`) and moves it when that
+ * runner goes; its messages are rows of PostgreSQL (SqlMessageStorage) until answered. So:
+ * - any node takes any SendMessage (`serve --no-execute` only sends); the turn runs where the task's entity lives,
+ *   after the turns sent before it to the same task (an entity takes its messages one at a time);
+ * - a runner runs at most `maxExecutions` entities at once (the engine's `maxResidentEntities`): turns beyond it
+ *   stay stored, and the runner reads them as slots free, oldest first;
+ * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
+ *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
+ *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
+ *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner hands its shards over.
+ *
+ * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
+ * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
+ */
+import * as Cause from "effect/Cause"
+import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
+import type * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PrimaryKey from "effect/PrimaryKey"
+import * as Result from "effect/Result"
+import { Rpc } from "effect/rpc"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { A2AError, InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import * as v1 from "../../protocol/generated/v1.ts"
+import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
+import * as CallContext from "../../server/CallContext.ts"
+import { EventBus } from "../../server/EventBus.ts"
+import * as Ids from "../../server/internal/Ids.ts"
+import { orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import {
+  appended,
+  applyEvent,
+  type Caller,
+  type Local,
+  type Processed,
+  type Service as TurnDispatchService,
+  setStatus,
+  type StartOptions,
+  TurnDispatch
+} from "../../server/TurnDispatch.ts"
+
+/** The status message of a task whose turn was lost with its node and whose agent is not restartable. */
+export const NODE_LOST = "The server node running this task was lost, so its work was interrupted and it was " +
+  "marked as failed. Send the request again to start a new task."
+
+export interface Options {
+  /** Whether this node runs turns (a runner); false: it only sends them (`serve --no-execute`). */
+  readonly execute: boolean
+  /** Where the other nodes reach this runner (its socket); only when `execute`. */
+  readonly host: string
+  readonly port: number
+  /** Turns this node runs at once, at most; others wait in the engine's storage. */
+  readonly maxExecutions: number
+  /** How long a lost runner keeps its shards (its locks' expiry): the bound on taking its turns over. */
+  readonly failover: Duration.Duration
+}
+
+// --- the Turn message ---
+
+/** What travels of the request's CallContext: its credentials (authorization, cookies, API keys) never do. */
+const Call = Schema.Struct({
+  principal: Schema.Struct({
+    id: Schema.String,
+    anonymous: Schema.Boolean,
+    scheme: Schema.optional(Schema.String)
+  }),
+  requestedVersion: Schema.String,
+  extensions: Schema.Array(Schema.String),
+  headers: Schema.Record(Schema.String, Schema.String),
+  interfaces: Schema.optional(Schema.Array(v1.AgentInterface)),
+  origin: Schema.optional(Schema.String),
+  binding: Schema.optional(Schema.String),
+  namesTasks: Schema.optional(Schema.Boolean)
+})
+
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i
+
+const TurnOutcome = Schema.Union([
+  Schema.TaggedStruct("Reply", { message: v1.Message }),
+  Schema.TaggedStruct("Task", { task: v1.Task })
+])
+type TurnOutcome = typeof TurnOutcome.Type
+
+/**
+ * A SendMessage as its turn needs it. Its primary key is the message's (owner, tenant, messageId): the engine
+ * stores one Turn per message, and a second send of it waits for the first one's outcome.
+ */
+export class TurnRequest extends Schema.Class<TurnRequest>("effect-a2a/TurnRequest")({
+  message: v1.Message,
+  owner: Schema.String,
+  tenant: Schema.String,
+  call: Call,
+  metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  configuration: Schema.optional(v1.SendMessageConfiguration),
+  pushConfig: Schema.optional(v1.TaskPushNotificationConfig),
+  newTaskId: Schema.optional(Schema.String)
+}) {
+  [PrimaryKey.symbol](): string {
+    return JSON.stringify([this.owner, this.tenant, this.message.messageId])
+  }
+}
+
+export const Turn = Rpc.make("Turn", {
+  payload: TurnRequest,
+  success: TurnOutcome,
+  error: A2AError
+}).annotate(ClusterSchema.Persisted, true)
+  // A stopping runner hands a turn in progress over at once rather than waiting for it (its own runner stops it).
+  .annotate(ClusterSchema.InterruptOnTermination, true)
+
+/** A task, as the engine knows it: its turns, one at a time. */
+export const Task = Entity.make("effect-a2a/Task", [Turn])
+
+type TurnPayload = TurnRequest
+
+const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPayload => {
+  const call = options.call
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(call.headers)) if (!SECRET_HEADER.test(name)) headers[name] = value
+  return new TurnRequest({
+    message: options.message,
+    owner: options.owner,
+    tenant: options.tenant,
+    call: { ...call, headers },
+    metadata: options.metadata,
+    configuration: options.configuration,
+    pushConfig: options.pushConfig,
+    newTaskId
+  })
+}
+
+// --- the runner's side: a Turn runs here ---
+
+const inFlight = (task: v1.Task) => !isFinal(task.status.state)
+
+/** The entity's handler: runs each Turn through the local runner once it is ready, and answers its outcome. */
+const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: boolean }) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const bus = yield* EventBus
+
+    /** Records a task whose turn was lost with its node FAILED (NODE_LOST), and tells its subscribers. */
+    const failLost = Effect.fnUntraced(function*(record: TaskRecord) {
+      const timestamp = yield* Ids.now
+      const messageId = yield* Ids.randomId
+      const task = record.task
+      const message: v1.Message = {
+        messageId,
+        role: "ROLE_AGENT",
+        parts: [{ text: NODE_LOST }],
+        taskId: task.id,
+        ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
+      }
+      const applied = setStatus(
+        { ...task, history: [...(task.history ?? []), message] },
+        { state: "TASK_STATE_FAILED", timestamp, message }
+      )
+      const version = record.version + 1
+      yield* store.save({ ...record, task: applied.task, version }).pipe(orInternal)
+      yield* Effect.forEach(
+        applied.published,
+        ({ event }) => bus.publish({ taskId: task.id, sequence: version, event })
+      )
+      yield* Effect.logWarning(`Task ${task.id}: its turn was lost with its node; marked failed`)
+      return applied.task
+    })
+
+    const run = Effect.fnUntraced(function*(payload: TurnPayload) {
+      const local = yield* Deferred.await(ready)
+      // A stopping node starts no turn: it leaves it to the task's next owner (see below).
+      if (stopping.current) return yield* Effect.never
+      const scope = { owner: payload.owner, tenant: payload.tenant }
+      const given = payload.message.taskId
+      const taskId = given !== undefined && given.length > 0 ? given : payload.newTaskId
+      let options: StartOptions = {
+        message: payload.message,
+        owner: payload.owner,
+        tenant: payload.tenant,
+        call: CallContext.make(payload.call),
+        metadata: payload.metadata,
+        configuration: payload.configuration,
+        pushConfig: payload.pushConfig,
+        newTaskId: payload.newTaskId
+      }
+      if (taskId !== undefined) {
+        const stored = Option.getOrUndefined(yield* store.get(taskId, scope).pipe(orInternal))
+        const holds = stored?.task.history?.some((m) => m.messageId === payload.message.messageId) === true
+        if (stored !== undefined && holds) {
+          // This message is in its task already: its turn ran, or was lost with the node running it (the task is
+          // still in flight, and no other turn of the task runs meanwhile: they come one at a time).
+          if (inFlight(stored.task) && !local.restartable) {
+            return { _tag: "Task", task: yield* failLost(stored) } satisfies TurnOutcome
+          }
+          options = { ...options, message: { ...payload.message, taskId }, rerun: inFlight(stored.task) }
+        }
+      }
+      let last: Processed | undefined
+      let failure: Cause.Cause<A2AError> | undefined
+      const ended = Deferred.makeUnsafe<void>()
+      const caller: Caller = {
+        offer: (processed) => {
+          last = processed
+        },
+        fail: (cause) => {
+          failure = cause
+        },
+        end: () => void Deferred.doneUnsafe(ended, Exit.void)
+      }
+      const taken = yield* local.start(options, caller)
+      if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
+      yield* Deferred.await(ended)
+      // The node stopped meanwhile (the turn was cut short, or refused as the runner closed): see below.
+      if (stopping.current) return yield* Effect.never
+      if (failure !== undefined) {
+        const error = Cause.findErrorOption(failure)
+        return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
+      }
+      if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
+      if (Option.isSome(last.task)) {
+        // Still in flight: this node is stopping and interrupted it. The Turn stays unanswered until the engine,
+        // stopping too, interrupts it (InterruptOnTermination) and leaves it to the task's next owner, which runs it
+        // again or fails it (see above).
+        if (inFlight(last.task.value)) return yield* Effect.never
+        return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
+      }
+      if ("message" in last.event) return { _tag: "Reply", message: last.event.message } satisfies TurnOutcome
+      return yield* new InternalError({ message: "The task ended without a response" })
+    })
+
+    return Task.of({ Turn: ({ payload }) => run(payload) })
+  })
+
+// --- the sending side: any node ---
+
+/** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
+const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
+  Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
+
+/** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
+const EVENTS_GRACE = Duration.seconds(5)
+
+/**
+ * The TurnDispatch of this node over the engine (Sharding, MessageStorage and the runner in context): sends each
+ * SendMessage as a Turn, tells the caller its events and outcome; and, on a runner, runs the Turns it is given.
+ */
+const make = (options: Options) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const bus = yield* EventBus
+    const serverScope = yield* Effect.scope
+    const ready = yield* Deferred.make<Local>()
+    // Set when the runner's scope closes (the node stops).
+    const stopping = { current: false }
+    if (options.execute) {
+      yield* Layer.buildWithScope(
+        Task.toLayer(handler(ready, stopping), { maxIdleTime: Duration.millis(200) }),
+        serverScope
+      )
+    }
+    const clientFor = yield* Task.client
+
+    /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
+    const report = Effect.fnUntraced(function*(
+      events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
+      acknowledge: (() => void) | undefined,
+      snapshot: TaskRecord | undefined,
+      payload: TurnPayload,
+      taskId: string,
+      caller: Caller,
+      options: StartOptions
+    ) {
+      // The task as the events leave it, so that each event goes with the task after it (a blocking send answers
+      // the last one's).
+      let task = snapshot?.task
+      let version = snapshot?.version ?? 0
+      const seen = yield* Deferred.make<void>()
+      // The outcome, once the Turn has answered with its task.
+      const outcome: { task?: v1.Task } = {}
+      // A continued task takes the message into its history as its turn starts (as the runner's Turns do).
+      let taken = snapshot === undefined
+      const apply = (event: v1.StreamResponse, sequence: number): void => {
+        if (sequence <= version) return
+        version = sequence
+        if (!taken && task !== undefined) {
+          taken = true
+          const contextId = task.contextId
+          const message = contextId === undefined
+            ? { ...payload.message, taskId }
+            : { ...payload.message, taskId, contextId }
+          task = { ...task, history: appended(task.history, message) }
+        }
+        const now = new Date().toISOString()
+        const applied = "task" in event ? Result.succeed({ task: event.task }) : applyEvent(task, event, {
+          taskId,
+          contextId: task?.contextId ?? "",
+          userMessage: payload.message,
+          now
+        })
+        if (Result.isSuccess(applied)) task = applied.success.task
+        caller.offer({ event, task: task === undefined ? Option.none() : Option.some(task) })
+        if (outcome.task !== undefined && task !== undefined && task.status.state === outcome.task.status.state) {
+          Deferred.doneUnsafe(seen, Exit.void)
+        }
+      }
+      const forwarding = yield* events.pipe(
+        Stream.runForEach(({ event, sequence }) => Effect.sync(() => apply(event, sequence))),
+        Effect.ignore,
+        Effect.forkScoped
+      )
+      const client = clientFor(taskId)
+      // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
+      // stored before it): a message answered before another was sent runs before it. The same Turn sent again
+      // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
+      const answer =
+        yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
+          Effect.andThen(Effect.sync(acknowledge)),
+          Effect.andThen(client.Turn(payload))
+        )).pipe(
+          Effect.catchTags({
+            MailboxFull: engineFailed(taskId),
+            AlreadyProcessingMessage: engineFailed(taskId),
+            PersistenceError: engineFailed(taskId),
+            EntityNotAssignedToRunner: engineFailed(taskId)
+          }),
+          Effect.exit
+        )
+      if (Exit.isFailure(answer)) {
+        yield* Fiber.interrupt(forwarding)
+        if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
+        caller.fail(answer.cause)
+        return
+      }
+      const value = answer.value
+      if (value._tag === "Reply") {
+        yield* Fiber.interrupt(forwarding)
+        yield* options.receipt?.replied(value.message) ?? Effect.void
+        caller.offer({ event: { message: value.message }, task: Option.none() })
+        return
+      }
+      const final = value.task
+      outcome.task = final
+      if (task !== undefined && task.status.state === final.status.state) Deferred.doneUnsafe(seen, Exit.void)
+      // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
+      // caller hears the outcome as a status update.
+      const arrived = yield* Deferred.await(seen).pipe(Effect.timeoutOption(EVENTS_GRACE))
+      yield* Fiber.interrupt(forwarding)
+      if (Option.isNone(arrived)) {
+        caller.offer({
+          event: { statusUpdate: { taskId: final.id, contextId: final.contextId ?? "", status: final.status } },
+          task: Option.some(final)
+        })
+      }
+    })
+
+    const route = (start: StartOptions, caller: Caller) =>
+      Effect.gen(function*() {
+        const given = start.message.taskId
+        const scope = { owner: start.owner, tenant: start.tenant }
+        let snapshot: TaskRecord | undefined
+        let taskId: string
+        if (given !== undefined && given.length > 0) {
+          taskId = given
+          // Not stored yet, the task may still be waiting for the turn that starts it: this message waits behind it,
+          // and hears TaskNotFound there if no turn started it.
+          const stored = Option.getOrUndefined(yield* store.get(given, scope).pipe(orInternal))
+          if (stored !== undefined) {
+            const task = stored.task
+            if (task.history?.some((m) => m.messageId === start.message.messageId) === true) return stored
+            if (isTerminal(task.status.state)) {
+              return yield* new UnsupportedOperation({
+                message: `Task ${given} is ${label(task.status.state)} and accepts no further messages`,
+                metadata: { taskId: given }
+              })
+            }
+            snapshot = stored
+          }
+        } else {
+          taskId = start.newTaskId ?? (yield* Ids.taskId)
+        }
+        const fresh = given === undefined || given.length === 0
+        const contextId = start.message.contextId !== undefined && start.message.contextId.length > 0
+          ? start.message.contextId
+          : fresh
+          ? yield* Ids.randomId
+          : undefined
+        // A new task's context is chosen here, so that the task a non-blocking send answers is the one that runs.
+        const message = contextId === undefined ? start.message : { ...start.message, contextId }
+        const payload = payloadOf({ ...start, message }, fresh ? taskId : undefined)
+        // Once the Turn is stored, what a non-blocking send answers while it waits for its turn: the task as it is
+        // now, or a new task as its turn will start it.
+        let acknowledged: v1.Task | undefined = snapshot?.task
+        if (fresh && start.configuration?.returnImmediately === true) {
+          const { taskId: _, ...first } = message
+          acknowledged = {
+            id: taskId,
+            contextId: contextId!,
+            status: { state: "TASK_STATE_SUBMITTED", timestamp: yield* Ids.now },
+            history: [{ ...first, taskId }]
+          }
+        }
+        const offer = () => {
+          if (acknowledged !== undefined) {
+            caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
+          }
+        }
+        // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
+        const immediate = start.configuration?.returnImmediately === true
+        if (!immediate) offer()
+        // Subscribed before the Turn is sent, so none of its events is missed; the rest runs in the server's scope
+        // (a caller that leaves does not stop its turn).
+        const turnScope = yield* Scope.fork(serverScope)
+        const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
+        yield* report(events, immediate ? offer : undefined, snapshot, payload, taskId, caller, start).pipe(
+          Effect.ensuring(Effect.sync(() => caller.end())),
+          Scope.provide(turnScope),
+          Effect.ensuring(Scope.close(turnScope, Exit.void)),
+          Effect.forkIn(serverScope)
+        )
+        return undefined
+      })
+
+    const service: TurnDispatchService = {
+      route,
+      serve: (local) =>
+        Deferred.succeed(ready, local).pipe(
+          Effect.andThen(Effect.addFinalizer(() => Effect.sync(() => void (stopping.current = true))))
+        )
+    }
+    return service
+  })
+
+/** The engine's settings for this node. */
+export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
+  runnerAddress: options.execute ? Option.some(RunnerAddress.make(options.host, options.port)) : Option.none(),
+  maxResidentEntities: options.maxExecutions,
+  shardLockExpiration: options.failover,
+  shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  runnerHealthCheckInterval: Duration.seconds(1),
+  entityMessagePollInterval: Duration.seconds(1),
+  entityReplyPollInterval: Duration.millis(100),
+  entityTerminationTimeout: Duration.seconds(10)
+})
+
+export { TurnDispatch }
+
+/** The TurnDispatch over the engine; the engine's layer (Sharding and its storage) is given by the caller. */
+export const layer = (options: Options) => Layer.effect(TurnDispatch, make(options))

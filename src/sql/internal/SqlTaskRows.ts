@@ -1,0 +1,234 @@
+/**
+ * How the SQL stores lay out a task (see SqlMigrations, "9_create_task_history"): its row in `a2a_tasks` holds its
+ * JSON without the history, and `a2a_task_history` holds the history, one row per message. A save writes the task
+ * row and appends the messages the stored history does not hold yet, so its cost is the task's state and its
+ * new messages, not the whole history again (which grows with the task's age: a long-running task reports its
+ * status in messages). Reading puts the two back together in one statement, so one snapshot.
+ *
+ * A save's history is taken as an extension of the stored one when it holds, at the stored length, the stored last
+ * message (its messageId); any other history (an agent that replaced it) is written anew.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
+import * as v1 from "../../protocol/generated/v1.ts"
+import { isFinal, isTerminal, TERMINAL } from "../../protocol/TaskStates.ts"
+import { statusTimestampOf, type TaskRecord } from "../../server/TaskStore.ts"
+import { SqliteClient } from "../SqliteClient.ts"
+import { SqlNode } from "./SqlNode.ts"
+
+const decodeTask = Schema.decodeUnknownEffect(Schema.fromJsonString(v1.Task))
+const encodeTask = Schema.encodeEffect(Schema.fromJsonString(v1.Task))
+const encodeMessage = Schema.encodeEffect(Schema.fromJsonString(v1.Message))
+
+/** A task as `columns` selects it. */
+export interface TaskRow {
+  readonly task: string
+  /** The history's messages (JSON) joined by commas, in order; null when it has none. */
+  readonly history: string | null
+  readonly version: number | string
+  readonly owner: string
+  readonly tenant: string
+}
+
+/** The stored row a write found: what refused it, when it did. */
+export interface StoredRow {
+  readonly owner: string
+  readonly tenant: string
+  readonly version: number | string
+  readonly state: v1.TaskState
+  readonly history_count: number | string
+  readonly history_tail: string | null
+}
+
+/** A write's outcome: saved, or refused by the row stored (undefined: none was, nor could be made). */
+export type Written = { readonly saved: true } | { readonly saved: false; readonly stored: StoredRow | undefined }
+
+/** What of a task's history is stored: how many messages, and the last one's id. */
+interface Known {
+  readonly count: number
+  readonly tail: string | null
+}
+
+/** Tasks whose stored history a store remembers (see `write`): the most recently saved. */
+const KNOWN_TASKS = 10_000
+
+/** Whether `history` extends the stored one: it holds, at the stored length, the stored last message. */
+const extendsHistory = (history: ReadonlyArray<v1.Message>, stored: Known) =>
+  stored.count <= history.length && (stored.count === 0 || history[stored.count - 1]!.messageId === stored.tail)
+
+/** The task's JSON with its history's messages put back in (both JSON text, so no parse to do it). */
+const withHistory = (task: string, history: string | null) =>
+  history === null ? task : `${task.slice(0, -1)}${task.length > 2 ? "," : ""}"history":[${history}]}`
+
+export const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const node = yield* SqlNode
+  const sqlite = yield* Effect.serviceOption(SqliteClient)
+  const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  // On SQLite a save is one write of a group commit (ahead of the routine ones when `urgent`); on PostgreSQL a
+  // transaction.
+  const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>, urgent: boolean) =>
+    Option.isSome(sqlite) ? sqlite.value.writeAtomically(effect, { urgent }) : sql.withTransaction(effect)
+  const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
+
+  /** The select list of a TaskRow, over `a2a_tasks`. JSONB comes back as text, so both dialects give JSON text. */
+  const columns = sql.literal(
+    isPg
+      ? `task::text AS task, (SELECT string_agg(h.message::text, ',' ORDER BY h.seq) FROM a2a_task_history h
+          WHERE h.task_id = a2a_tasks.id AND h.seq < a2a_tasks.history_count) AS history, version, owner, tenant`
+      : `task, (SELECT group_concat(h.message, ',' ORDER BY h.seq) FROM a2a_task_history h
+          WHERE h.task_id = a2a_tasks.id AND h.seq < a2a_tasks.history_count) AS history, version, owner, tenant`
+  )
+
+  const toTask = (row: TaskRow) => decodeTask(withHistory(row.task, row.history))
+
+  const toRecord = (row: TaskRow) =>
+    Effect.map(toTask(row), (task): TaskRecord => ({
+      task,
+      owner: row.owner,
+      tenant: row.tenant,
+      version: Number(row.version)
+    }))
+
+  /** What this process last stored of each task's history (most recent tasks, ended ones left out). */
+  const known = new Map<string, Known>()
+  const remember = (task: v1.Task) => {
+    known.delete(task.id)
+    if (isTerminal(task.status.state)) return
+    const history = task.history ?? []
+    known.set(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
+    if (known.size > KNOWN_TASKS) known.delete(known.keys().next().value!)
+  }
+
+  /**
+   * The upsert of the task's row: refused when the stored task belongs to another owner or tenant, has a version as
+   * new, or has ended, and, with `expected`, when its stored history is not that.
+   */
+  const upsert = (record: TaskRecord, json: string, now: number, expected: Known | undefined) => {
+    const { owner, task, tenant, version } = record
+    const history = task.history ?? []
+    return sql<{ id: string }>`
+      INSERT INTO a2a_tasks (id, owner, tenant, context_id, state, status_ts, version, node_id, updated_at, task,
+        history_count, history_tail)
+      VALUES (${task.id}, ${owner}, ${tenant}, ${task.contextId ?? null}, ${task.status.state}, ${
+      statusTimestampOf(task)
+    }, ${version}, ${node.id}, ${now}, ${jsonParam(json)}, ${history.length}, ${
+      history[history.length - 1]?.messageId ?? null
+    })
+      ON CONFLICT (id) DO UPDATE SET
+        context_id = excluded.context_id,
+        state = excluded.state,
+        status_ts = excluded.status_ts,
+        version = excluded.version,
+        node_id = excluded.node_id,
+        updated_at = excluded.updated_at,
+        task = excluded.task,
+        history_count = excluded.history_count,
+        history_tail = excluded.history_tail
+      WHERE a2a_tasks.owner = excluded.owner AND a2a_tasks.tenant = excluded.tenant
+        AND a2a_tasks.version < excluded.version AND a2a_tasks.state NOT IN ${sql.in(TERMINAL)}
+        ${
+      expected === undefined ? sql`` : sql`AND a2a_tasks.history_count = ${expected.count}
+        AND a2a_tasks.history_tail IS NOT DISTINCT FROM ${expected.tail}`
+    }
+      RETURNING id`
+  }
+
+  /** The history's messages from `from` on, as `VALUES` rows (seq, message); none when there are none. */
+  const valuesFrom = (history: ReadonlyArray<v1.Message>, from: number) =>
+    Effect.map(
+      Effect.forEach(history.slice(from), (message, i) =>
+        Effect.map(
+          encodeMessage(message),
+          (json) => isPg ? sql`(${from + i}::integer, ${json}::jsonb)` : sql`(${from + i}, ${json})`
+        )),
+      (rows) => rows.length === 0 ? undefined : sql`VALUES ${sql.csv(rows)}`
+    )
+
+  // Rows past the stored count are none of the task's: a newer message takes their place. (SQLite names the
+  // columns of VALUES itself; `WHERE true` tells its parser the ON CONFLICT is the upsert's.)
+  const appendRows = (taskId: string, values: Statement.Fragment) =>
+    sql`INSERT INTO a2a_task_history (task_id, seq, message) ${
+      isPg
+        ? sql`SELECT ${taskId}, v.seq, v.message FROM (${values}) AS v(seq, message)`
+        : sql`SELECT ${taskId}, column1, column2 FROM (${values}) WHERE true`
+    } ON CONFLICT (task_id, seq) DO UPDATE SET message = excluded.message`
+
+  /**
+   * The save of a task whose stored history this process knows: the row and the new messages in one statement
+   * (PostgreSQL) or one write (SQLite, urgent when it ends a turn: a client may wait for it); false when refused, by the guards or because the history stored is not
+   * the one known (another node saved the task since).
+   */
+  const extend = (record: TaskRecord, json: string, now: number, expected: Known) =>
+    Effect.gen(function*() {
+      const values = yield* valuesFrom(record.task.history ?? [], expected.count)
+      if (isPg) {
+        if (values === undefined) return (yield* upsert(record, json, now, expected)).length > 0
+        const saved = yield* sql<{ id: string }>`WITH saved AS (${upsert(record, json, now, expected)}),
+          appended AS (INSERT INTO a2a_task_history (task_id, seq, message)
+            SELECT saved.id, v.seq, v.message FROM saved, (${values}) AS v(seq, message)
+            ON CONFLICT (task_id, seq) DO UPDATE SET message = excluded.message)
+          SELECT id FROM saved`
+        return saved.length > 0
+      }
+      return yield* atomically(
+        Effect.gen(function*() {
+          if ((yield* upsert(record, json, now, expected)).length === 0) return false
+          if (values !== undefined) yield* appendRows(record.task.id, values)
+          return true
+        }),
+        isFinal(record.task.status.state)
+      )
+    })
+
+  /**
+   * The save that reads the stored row first (locked, on PostgreSQL) to know what of the history it holds: a new
+   * task's (urgent: its client waits for its first event), or one another writer saved last.
+   */
+  const replace = (record: TaskRecord, json: string, now: number) =>
+    atomically(
+      Effect.gen(function*() {
+        const { owner, task, tenant } = record
+        const history = task.history ?? []
+        const [stored] = yield* sql<StoredRow>`
+        SELECT owner, tenant, version, state, history_count, history_tail FROM a2a_tasks WHERE id = ${task.id}
+        ${isPg ? sql`FOR UPDATE` : sql``}`
+        const storedCount = stored !== undefined && stored.owner === owner && stored.tenant === tenant
+          ? Number(stored.history_count)
+          : 0
+        const kept = storedCount > 0 && extendsHistory(history, { count: storedCount, tail: stored!.history_tail })
+          ? storedCount
+          : 0
+        if ((yield* upsert(record, json, now, undefined)).length === 0) return { saved: false, stored } as const
+        if (kept < storedCount) yield* sql`DELETE FROM a2a_task_history WHERE task_id = ${task.id}`
+        const values = yield* valuesFrom(history, kept)
+        if (values !== undefined) yield* appendRows(task.id, values)
+        return { saved: true } as const
+      }),
+      true
+    )
+
+  /**
+   * Inserts or replaces the task, unless the stored one belongs to another owner or tenant, has a version as new,
+   * or has ended; with its new history messages, atomically. A task this process saved last is saved without
+   * reading it first.
+   */
+  const write = (record: TaskRecord, now: number): Effect.Effect<Written, SqlError | Schema.SchemaError> =>
+    Effect.gen(function*() {
+      const { history: _, ...withoutHistory } = record.task
+      const json = yield* encodeTask(withoutHistory)
+      const expected = known.get(record.task.id)
+      const extended = expected !== undefined && extendsHistory(record.task.history ?? [], expected) &&
+        (yield* extend(record, json, now, expected))
+      const written: Written = extended ? { saved: true } : yield* replace(record, json, now)
+      if (written.saved) remember(record.task)
+      else known.delete(record.task.id)
+      return written
+    })
+
+  return { columns, toTask, toRecord, write } as const
+})

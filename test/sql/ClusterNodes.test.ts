@@ -1,0 +1,290 @@
+/**
+ * The cluster engine (issue #34) for real: PostgreSQL and three child processes of the CLI, two `serve` nodes and
+ * one `worker` (no A2A port), all with A2A_CLUSTER on one database, running test/fixtures/ClusterAgent.ts.
+ * - A message continuing a task through the node that does not run it waits its turn and is run, never refused.
+ * - A burst above every node's A2A_MAX_EXECUTIONS: every turn runs, none is refused, each task's in send order.
+ * - kill -9 of the worker mid-turn: its turns are taken over within the failover bound; a restartable agent's
+ *   run again elsewhere, any other's tasks FAILED saying the node was lost.
+ * Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh). The nodes of a test are killed when it ends.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
+import * as ServeProcess from "../fixtures/ServeProcess.ts"
+import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
+
+const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
+const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
+/** A2A_FAILOVER of the nodes: how long a killed runner keeps its turns. */
+const FAILOVER_MS = 2_000
+
+/** A free TCP port on 127.0.0.1, for a runner's socket. */
+const freePort = Effect.promise(() =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+)
+
+const nodeEnv = (url: string, extra: Record<string, string>) =>
+  Effect.map(freePort, (port) => ({
+    A2A_DATABASE_URL: url,
+    A2A_CLUSTER: "true",
+    A2A_RUNNER_PORT: String(port),
+    A2A_FAILOVER: `${FAILOVER_MS} millis`,
+    A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-cluster-")),
+    ...extra
+  }))
+
+const startServe = (url: string, extra: Record<string, string> = {}) =>
+  Effect.flatMap(nodeEnv(url, extra), (env) => ServeProcess.start(env, ["--no-ui", "--no-api-docs"], AGENT))
+
+/** `effect-a2a worker` as a child process, ready once it says so; killed with SIGKILL when the scope closes. */
+const startWorker = (url: string, extra: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const env = yield* nodeEnv(url, extra)
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [ServeProcess.BIN, "worker", "--agent", AGENT], {
+          env: { ...process.env, ...env },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+      ),
+      (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
+    )
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    for (let i = 0; i < 1500; i++) {
+      if (output.includes("effect-a2a worker:")) return { child, output: () => output }
+      if (child.exitCode !== null) return yield* Effect.die(new Error(`worker exited: ${output}`))
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`worker did not start: ${output}`))
+  })
+
+/** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
+const cluster = (extra: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const url = Redacted.value(yield* freshSchemaUrl)
+    // One after the other: the first creates the tables the others find.
+    const a = yield* startServe(url, extra)
+    const b = yield* startServe(url, extra)
+    const worker = yield* startWorker(url, extra)
+    // The engine spreads the shards once every runner has registered.
+    yield* Effect.sleep("3 seconds")
+    return { a, b, worker }
+  })
+
+interface Status {
+  readonly state: string
+  readonly message?: { readonly parts: ReadonlyArray<{ readonly text?: string }> }
+}
+interface Task {
+  readonly id: string
+  readonly status: Status
+  readonly history?: ReadonlyArray<{ readonly role: string; readonly parts: ReadonlyArray<{ readonly text?: string }> }>
+}
+interface Answer {
+  readonly status: number
+  readonly body: { readonly task?: Task; readonly error?: { readonly message?: string } } & Partial<Task>
+}
+
+const call = (url: string, init: RequestInit = {}) =>
+  Effect.promise(async (): Promise<Answer> => {
+    const response = await fetch(url, { headers: HEADERS, ...init, signal: AbortSignal.timeout(60_000) })
+    const text = await response.text()
+    return { status: response.status, body: text.length > 0 ? JSON.parse(text) : {} }
+  })
+
+const send = (base: string, text: string, options: { taskId?: string; returnImmediately?: boolean } = {}) =>
+  call(`${base}/message:send`, {
+    method: "POST",
+    body: JSON.stringify({
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ text }],
+        ...(options.taskId !== undefined ? { taskId: options.taskId } : {})
+      },
+      configuration: { returnImmediately: options.returnImmediately ?? false }
+    })
+  })
+
+const getTask = (base: string, id: string) => Effect.map(call(`${base}/tasks/${id}`), (a) => a.body as Task)
+
+const statusText = (task: Task) => task.status.message?.parts[0]?.text ?? ""
+
+/** The task an answer holds; fails the test with the answer otherwise. */
+const taskOf = (answer: Answer): Task => {
+  assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+  assert.isDefined(answer.body.task, JSON.stringify(answer.body))
+  return answer.body.task!
+}
+
+/**
+ * Polls until `done` holds of the task, at most `ms`. A new task whose turn waits for a runner is not stored yet
+ * (GetTask: not found) until its turn starts.
+ */
+const until = (base: string, id: string, done: (task: Task) => boolean, ms = 30_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const task = yield* getTask(base, id)
+      if (task.status !== undefined && done(task)) return task
+      if (Date.now() > deadline) return yield* Effect.die(new Error(`task ${id}: ${JSON.stringify(task.status)}`))
+      yield* Effect.sleep("100 millis")
+    }
+  })
+
+const TERMINAL = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"]
+
+describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", () => {
+  if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
+
+  it.live(
+    "a message continuing a task through the other node waits its turn and runs, never refused",
+    () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* cluster()
+        // A task at INPUT_REQUIRED, continued through the other node.
+        const asked = taskOf(yield* send(a.base, "ask"))
+        assert.strictEqual(asked.status.state, "TASK_STATE_INPUT_REQUIRED")
+        const next = taskOf(yield* send(b.base, "next 1", { taskId: asked.id }))
+        assert.strictEqual(next.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.match(statusText(next), /^got next 1 on pid/)
+        // While its agent is at work on one node, a message through the other waits for the turn to end, then runs.
+        const working = taskOf(yield* send(a.base, "ask 1500", { returnImmediately: true }))
+        yield* until(a.base, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
+        const continued = taskOf(yield* send(b.base, "end", { taskId: working.id }))
+        assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
+        assert.match(statusText(continued), /^got end on pid/)
+        const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+        assert.deepStrictEqual(texts, ["ask 1500", "end"])
+      }).pipe(Effect.scoped),
+    90_000
+  )
+
+  it.live(
+    "a burst above every node's limit: every turn runs, none refused, each task's in order",
+    () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* cluster({ A2A_MAX_EXECUTIONS: "1" })
+        const nodes = [a.base, b.base]
+        const TASKS = 8
+        const STEPS = 3
+        // Every task: "ask 200", then "next 1".."next STEPS-1" and "end", each through the other node as soon as the
+        // one before is acknowledged (a non-blocking answer), not waiting for its turn: the task may not have started.
+        const tasks = yield* Effect.forEach(Array.from({ length: TASKS }, (_, i) => i), (i) =>
+          Effect.gen(function*() {
+            const first = taskOf(yield* send(nodes[i % 2]!, "ask 200", { returnImmediately: true }))
+            assert.strictEqual(first.status.state, "TASK_STATE_SUBMITTED")
+            const texts = [...Array.from({ length: STEPS - 1 }, (_, step) => `next ${step + 1}`), "end"]
+            for (const [step, text] of texts.entries()) {
+              // None refused.
+              taskOf(yield* send(nodes[(i + step + 1) % 2]!, text, { taskId: first.id, returnImmediately: true }))
+            }
+            return first.id
+          }), { concurrency: "unbounded" })
+        for (const id of tasks) {
+          const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+          const texts = (task.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+          assert.deepStrictEqual(texts, ["ask 200", "next 1", "next 2", "end"])
+          // No node ran more than its one turn at once.
+          const peaks = (task.history ?? []).flatMap((m) => [...(m.parts[0]?.text ?? "").matchAll(/peak (\d+)/g)])
+          assert.isAbove(peaks.length, 0)
+          for (const [, peak] of peaks) assert.strictEqual(peak, "1", JSON.stringify(task.history))
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  const killWorker = (restartable: boolean) =>
+    Effect.gen(function*() {
+      const { a, b, worker } = yield* cluster(restartable ? { CLUSTER_AGENT_RESTARTABLE: "1" } : {})
+      const workerPid = String(worker.child.pid)
+      const ids = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        (i) =>
+          Effect.map(send([a.base, b.base][i % 2]!, "sleep 6000", { returnImmediately: true }), (r) => taskOf(r).id),
+        { concurrency: "unbounded" }
+      )
+      // Every task at work; those the worker runs say so.
+      const started = yield* Effect.forEach(
+        ids,
+        (id) => until(a.base, id, (t) => t.status.state === "TASK_STATE_WORKING")
+      )
+      const onWorker = started.filter((t) => statusText(t).endsWith(`pid ${workerPid}`)).map((t) => t.id)
+      assert.isAbove(onWorker.length, 0, "the worker ran none of the tasks")
+      worker.child.kill("SIGKILL")
+      const killedAt = Date.now()
+      for (const id of ids) {
+        const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 40_000)
+        if (!onWorker.includes(id)) {
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+        } else if (restartable) {
+          // Run again from the start on a node still alive.
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+          assert.notInclude(statusText(task), `pid ${workerPid}`)
+        } else {
+          assert.strictEqual(task.status.state, "TASK_STATE_FAILED")
+          assert.strictEqual(statusText(task), NODE_LOST)
+        }
+      }
+      // Taken over within the failover bound (plus the engine's rounds and a loaded machine's slack), not when the
+      // 6 s turns would have ended anyway.
+      const elapsed = Date.now() - killedAt
+      if (!restartable) assert.isBelow(elapsed, FAILOVER_MS + 10_000)
+    }).pipe(Effect.scoped)
+
+  it.live(
+    "a worker stopped (SIGTERM) under load hands its turns over: none lost, each run to its end",
+    () =>
+      Effect.gen(function*() {
+        const { a, b, worker } = yield* cluster({ CLUSTER_AGENT_RESTARTABLE: "1", A2A_MAX_EXECUTIONS: "1" })
+        const workerPid = String(worker.child.pid)
+        // 12 tasks, one turn at a time per node: most wait, stored, some of them for the worker.
+        const ids = yield* Effect.forEach(
+          Array.from({ length: 12 }, (_, i) => i),
+          (i) =>
+            Effect.map(send([a.base, b.base][i % 2]!, "sleep 1500", { returnImmediately: true }), (r) => taskOf(r).id),
+          { concurrency: "unbounded" }
+        )
+        // Once the worker is at work, it is stopped.
+        for (let found = false; !found;) {
+          const tasks = yield* Effect.forEach(ids, (id) => getTask(a.base, id))
+          found = tasks.some((t) => t.status !== undefined && statusText(t).endsWith(`pid ${workerPid}`))
+          if (!found) yield* Effect.sleep("100 millis")
+        }
+        worker.child.kill("SIGTERM")
+        for (const id of ids) {
+          const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+        }
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "kill -9 of the worker mid-turn: a non-restartable agent's tasks FAILED, node lost",
+    () => killWorker(false),
+    120_000
+  )
+
+  it.live(
+    "kill -9 of the worker mid-turn: a restartable agent's turns run again on the other nodes",
+    () => killWorker(true),
+    120_000
+  )
+})
