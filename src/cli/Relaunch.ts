@@ -4,9 +4,8 @@
  *
  * Why: V8 sizes its young generation from the machine's memory (up to 64 MiB semi-spaces on 64-bit Node, which is
  * built without pointer compression) and grows it towards that while requests survive its collections; a server
- * always has requests in flight, so under sustained load it reaches the maximum and keeps it: RSS ~390-420 MiB after
- * a minute of SendMessage at 3-7k req/s, against ~190 with 8 MiB semi-spaces at the same CPU per request
- * (BENCHMARKS.md, "Memory"). The trade-off is more, shorter young-generation collections; measured there.
+ * always has requests in flight, so under sustained load it reaches the maximum and keeps it: RSS after a minute of
+ * SendMessage about halves with 8 MiB semi-spaces, at the same CPU per request (BENCHMARKS.md, "Memory (#33)"). The trade-off is more, shorter young-generation collections; measured there.
  *
  * Left as it is: a flag already given (in the command line or NODE_OPTIONS), `A2A_BOUND_YOUNG_GENERATION=false`, a
  * heap limit under 1 GiB (a container's memory limit: V8 then sizes semi-spaces of 1-4 MiB itself, so 8 would be

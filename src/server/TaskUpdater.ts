@@ -109,7 +109,8 @@ const run = <E>(
 
 /**
  * The updater of one execution: its state in one object and its methods on the prototype, since a waiting agent
- * holds its updater for as long as it waits (a dozen closures and their contexts were ~1 KiB per idle execution).
+ * holds its updater for as long as it waits (a dozen closures and their contexts per idle execution cost more: see
+ * BENCHMARKS.md, "Figures that were source comments").
  * The methods are getters handing out a function bound to the updater, so `const { complete } = task` still works.
  */
 class Updater implements TaskUpdater {

@@ -276,8 +276,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const lanesScope = yield* Scope.fork(layerScope)
   const activity = KeyedLanes.makeActivity()
   // One lane per (task, config): its deliveries, one at a time. Kept a second once empty: a task's events often come
-  // further apart than a POST takes, and a lane made anew for each cost ~50 µs of CPU more per delivery
-  // (bench/pushDeliveries.ts).
+  // further apart than a POST takes, and a lane made anew for each costs more CPU per delivery (BENCHMARKS.md,
+  // "Webhook lanes from RcMap and Queue").
   const webhookLanes = yield* KeyedLanes.make({ capacity: maxQueued, activity, idleTimeToLive: Duration.seconds(1) })
     .pipe(Scope.provide(lanesScope))
   yield* Effect.addFinalizer(() =>
@@ -475,8 +475,8 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   // Per task while its turn runs, the events that came since the turn last took them. A turn (a fiber) takes them
   // all, dispatches them, and ends once none came meanwhile, its record then empty (the Map's old tables keep it
   // until a full GC: see LiveSet). Not a KeyedLanes lane: this is all the notifier costs an event of a task without
-  // configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost ~9 µs more per burst of a
-  // task's events than this record and one fiber (BENCHMARKS.md, "Webhook lanes from RcMap and Queue").
+  // configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost more per burst of a task's
+  // events than this record and one fiber (BENCHMARKS.md, "Webhook lanes from RcMap and Queue").
   const turns = new Map<string, Turn>()
   // The turns' fibers, interrupted with the lanes. Not forkIn(lanesScope): that adds and removes an entry of the
   // scope's Map per turn, kept reachable from the Map's old tables (see LiveSet).
