@@ -178,7 +178,7 @@ describe("package entry points", () => {
   it("the server core loads no HTTP binding, no SQL and no platform package", () => {
     const { files, specifiers } = entry("./server")
     expect(
-      files.filter((f) => f.startsWith("src/http/") || f.startsWith("src/node/") || /src\/store\/Sql/.test(f))
+      files.filter((f) => f.startsWith("src/http/") || f.startsWith("src/node/") || /src\/sql\/Sql/.test(f))
     )
       .toEqual([])
     expect(specifiers.filter((s) => s.startsWith("@effect/") || s.startsWith("effect/sql") || s === "node:sqlite"))
@@ -188,7 +188,7 @@ describe("package entry points", () => {
   // The Node fast paths (raw body reads, direct SSE writes) sit behind the NativeHttp seam, in effect-a2a/node.
   it("the HTTP bindings load no SQL, no Node runner and nothing of Node's HTTP or the platform", () => {
     const { files, specifiers } = entry("./http")
-    expect(files.filter((f) => f.startsWith("src/node/") || /src\/store\/Sql/.test(f))).toEqual([])
+    expect(files.filter((f) => f.startsWith("src/node/") || /src\/sql\/Sql/.test(f))).toEqual([])
     expect(
       specifiers.filter((s) =>
         s.startsWith("effect/sql") || s === "node:sqlite" || s === "node:http" || s.startsWith("@effect/platform")
@@ -282,7 +282,7 @@ describe("package entry points", () => {
     expect(files).toContain("src/http/ApiDocs.ts")
     expect(
       files.filter((f) =>
-        /^src\/(store\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|server\/http\/internal\/(DevUiPage|ApiDocsPage)|server\/http\/OpenApiDocument)\.ts$/
+        /^src\/(sql\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|http\/internal\/(DevUiPage|ApiDocsPage)|http\/OpenApiDocument)\.ts$/
           .test(f)
       )
     ).toEqual([])
@@ -292,7 +292,7 @@ describe("package entry points", () => {
   it("`serve --memory` starts without the SQL stores: DurableServer loads them when its SQL layer is built", () => {
     const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
     expect(files).toContain("src/sql/DurableServer.ts")
-    expect(files.filter((f) => /^src\/store\/(SqlStore|SqliteClient|internal\/Sql)/.test(f))).toEqual([])
+    expect(files.filter((f) => /^src\/sql\/(SqlStore|SqliteClient|internal\/Sql)/.test(f))).toEqual([])
     expect(specifiers.filter((s) => s.startsWith("effect/sql") || s === "node:sqlite")).toEqual([])
   })
 
