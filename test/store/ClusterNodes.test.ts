@@ -132,16 +132,13 @@ const taskOf = (answer: Answer): Task => {
   return answer.body.task!
 }
 
-/**
- * Polls until `done` holds of the task, at most `ms`. A new task whose turn waits for a runner is not stored yet
- * (GetTask: not found) until its turn starts.
- */
+/** Polls until `done` holds of the task, at most `ms`. */
 const until = (base: string, id: string, done: (task: Task) => boolean, ms = 30_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + ms
     for (;;) {
       const task = yield* getTask(base, id)
-      if (task.status !== undefined && done(task)) return task
+      if (done(task)) return task
       if (Date.now() > deadline) return yield* Effect.die(new Error(`task ${id}: ${JSON.stringify(task.status)}`))
       yield* Effect.sleep("100 millis")
     }
@@ -189,6 +186,9 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
           Effect.gen(function*() {
             const first = taskOf(yield* send(nodes[i % 2]!, "ask 200", { returnImmediately: true }))
             assert.strictEqual(first.status.state, "TASK_STATE_SUBMITTED")
+            // Acknowledged, so readable at once on every node, though its turn may still wait for a runner.
+            const read = yield* call(`${nodes[(i + 1) % 2]}/tasks/${first.id}`)
+            assert.strictEqual(read.status, 200, JSON.stringify(read.body))
             const texts = [...Array.from({ length: STEPS - 1 }, (_, step) => `next ${step + 1}`), "end"]
             for (const [step, text] of texts.entries()) {
               // None refused.

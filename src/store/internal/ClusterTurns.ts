@@ -37,7 +37,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import { isConflict, orInternal, type TaskRecord, type TaskScope, TaskStore } from "../../server/TaskStore.ts"
 import {
   appended,
   applyEvent,
@@ -196,7 +196,9 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
       if (taskId !== undefined) {
         const stored = Option.getOrUndefined(yield* store.get(taskId, scope).pipe(orInternal))
         const holds = stored?.task.history?.some((m) => m.messageId === payload.message.messageId) === true
-        if (stored !== undefined && holds) {
+        // Saved at version 0 when its send was acknowledged (see QUEUED): never started, it starts now as a new
+        // task, whose first save replaces that one.
+        if (stored !== undefined && holds && stored.version !== QUEUED) {
           // This message is in its task already: its turn ran, or was lost with the node running it (the task is
           // still in flight, and no other turn of the task runs meanwhile: they come one at a time).
           if (inFlight(stored.task) && !local.restartable) {
@@ -243,6 +245,13 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
 
 // --- the sending side: any node ---
 
+/**
+ * The version of a new task saved SUBMITTED as its non-blocking send is acknowledged, before its turn starts (so
+ * that clients see it): below every version a turn saves (a new task's first save is version 1 or more), which
+ * tells a task whose turn waits from one whose turn was lost with its node.
+ */
+const QUEUED = 0
+
 /** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
 const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
   Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
@@ -273,7 +282,7 @@ const make = (options: Options) =>
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
-      acknowledge: (() => void) | undefined,
+      acknowledge: ((scope: TaskScope) => Effect.Effect<void>) | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnPayload,
       taskId: string,
@@ -324,7 +333,7 @@ const make = (options: Options) =>
       // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
       const answer =
         yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
-          Effect.andThen(Effect.sync(acknowledge)),
+          Effect.andThen(acknowledge({ owner: payload.owner, tenant: payload.tenant })),
           Effect.andThen(client.Turn(payload))
         )).pipe(
           Effect.catchTags({
@@ -414,6 +423,18 @@ const make = (options: Options) =>
             caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
           }
         }
+        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once.
+        // Its turn may have saved it first (a conflict): the task is there either way. Its Turn is stored: should
+        // this save fail, the send is still acknowledged, and the task appears when its turn starts.
+        const acknowledge = (scope: TaskScope) =>
+          acknowledged === undefined || snapshot !== undefined
+            ? Effect.sync(offer)
+            : store.save({ task: acknowledged, ...scope, version: QUEUED }).pipe(
+              Effect.catch((error) =>
+                isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
+              ),
+              Effect.andThen(Effect.sync(offer))
+            )
         // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
         const immediate = start.configuration?.returnImmediately === true
         if (!immediate) offer()
@@ -421,7 +442,7 @@ const make = (options: Options) =>
         // (a caller that leaves does not stop its turn).
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
-        yield* report(events, immediate ? offer : undefined, snapshot, payload, taskId, caller, start).pipe(
+        yield* report(events, immediate ? acknowledge : undefined, snapshot, payload, taskId, caller, start).pipe(
           Effect.ensuring(Effect.sync(() => caller.end())),
           Scope.provide(turnScope),
           Effect.ensuring(Scope.close(turnScope, Exit.void)),
