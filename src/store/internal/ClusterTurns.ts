@@ -5,8 +5,10 @@
  * runner goes; its messages are rows of PostgreSQL (SqlMessageStorage) until answered. So:
  * - any node takes any SendMessage (`serve --no-execute` only sends); the turn runs where the task's entity lives,
  *   after the turns sent before it to the same task (an entity takes its messages one at a time);
- * - a runner runs at most `maxExecutions` entities at once (the engine's `maxResidentEntities`): turns beyond it
- *   stay stored, and the runner reads them as slots free, oldest first;
+ * - a runner runs at most `maxExecutions` turns at once: turns beyond it wait for a slot, in arrival order, still
+ *   stored until answered. Not with the engine's `maxResidentEntities`: an entity keeps its slot until the engine
+ *   reaps it idle, which it checks every 5 s at best, so every task being a new entity, a runner ran at most
+ *   `maxExecutions` new tasks per 5 s (BENCHMARKS.md, "Cluster engine");
  * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
  *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
  *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
@@ -30,6 +32,7 @@ import * as Result from "effect/Result"
 import { Rpc } from "effect/rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as v1 from "../../generated/v1.ts"
 import { A2AError, InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
@@ -60,7 +63,7 @@ export interface Options {
   /** Where the other nodes reach this runner (its socket); only when `execute`. */
   readonly host: string
   readonly port: number
-  /** Turns this node runs at once, at most; others wait in the engine's storage. */
+  /** Turns this node runs at once, at most; others wait for a slot (stored until answered). */
   readonly maxExecutions: number
   /** How long a lost runner keeps its shards (its locks' expiry): the bound on taking its turns over. */
   readonly failover: Duration.Duration
@@ -145,7 +148,11 @@ const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPa
 const inFlight = (task: v1.Task) => !isFinal(task.status.state)
 
 /** The entity's handler: runs each Turn through the local runner once it is ready, and answers its outcome. */
-const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: boolean }) =>
+const handler = (
+  ready: Deferred.Deferred<Local>,
+  stopping: { readonly current: boolean },
+  slots: Semaphore.Semaphore
+) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const bus = yield* EventBus
@@ -240,7 +247,7 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
       return yield* new InternalError({ message: "The task ended without a response" })
     })
 
-    return Task.of({ Turn: ({ payload }) => run(payload) })
+    return Task.of({ Turn: ({ payload }) => slots.withPermit(run(payload)) })
   })
 
 // --- the sending side: any node ---
@@ -273,7 +280,9 @@ const make = (options: Options) =>
     const stopping = { current: false }
     if (options.execute) {
       yield* Layer.buildWithScope(
-        Task.toLayer(handler(ready, stopping), { maxIdleTime: Duration.millis(200) }),
+        Task.toLayer(handler(ready, stopping, Semaphore.makeUnsafe(options.maxExecutions)), {
+          maxIdleTime: Duration.millis(200)
+        }),
         serverScope
       )
     }
@@ -464,7 +473,6 @@ const make = (options: Options) =>
 /** The engine's settings for this node. */
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
   runnerAddress: options.execute ? Option.some(RunnerAddress.make(options.host, options.port)) : Option.none(),
-  maxResidentEntities: options.maxExecutions,
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
   refreshAssignmentsInterval: Duration.seconds(1),
