@@ -12,7 +12,8 @@
  * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
  *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
  *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
- *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner hands its shards over.
+ *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
+ *   end (until the ShutdownDeadline) and hands the rest over with its shards.
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
@@ -119,7 +120,8 @@ export const Turn = Rpc.make("Turn", {
   success: TurnOutcome,
   error: A2AError
 }).annotate(ClusterSchema.Persisted, true)
-  // A stopping runner hands a turn in progress over at once rather than waiting for it (its own runner stops it).
+  // By the time the engine stops, its runner has let the turns it ran end or cut them short (see `stop`): what is
+  // left goes to the task's next owner at once, rather than the engine waiting for it.
   .annotate(ClusterSchema.InterruptOnTermination, true)
 
 /** A task, as the engine knows it: its turns, one at a time. */
@@ -147,10 +149,38 @@ const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPa
 
 const inFlight = (task: v1.Task) => !isFinal(task.status.state)
 
+/** What the runner's Turns share: whether the node is stopping, and the turns it runs (each done when it ends). */
+interface RunnerState {
+  stopping: boolean
+  readonly turns: Set<Deferred.Deferred<void>>
+  /** Done once a stop has waited for the turns it may: those still running are left to the engine. */
+  readonly stopped: Deferred.Deferred<void>
+}
+
+/**
+ * A graceful stop (the runner's scope closing): no turn starts from now on (the engine hands those over when it
+ * stops), and the turns running here may end, until `deadline`; the runner then interrupts what is left, whose
+ * turns the task's next owner runs again or fails as lost.
+ */
+const stop = (state: RunnerState, deadline: Deferred.Deferred<void>) =>
+  Effect.suspend(() => {
+    state.stopping = true
+    const running = [...state.turns]
+    const stopped = Effect.sync(() => void Deferred.doneUnsafe(state.stopped, Exit.void))
+    if (running.length === 0) return stopped
+    return Effect.logInfo(`Stopping: waiting for the ${running.length} turn(s) running here to end`).pipe(
+      Effect.andThen(Effect.raceFirst(
+        Effect.forEach(running, Deferred.await, { discard: true }),
+        Deferred.await(deadline)
+      )),
+      Effect.ensuring(stopped)
+    )
+  })
+
 /** The entity's handler: runs each Turn through the local runner once it is ready, and answers its outcome. */
 const handler = (
   ready: Deferred.Deferred<Local>,
-  stopping: { readonly current: boolean },
+  state: RunnerState,
   slots: Semaphore.Semaphore
 ) =>
   Effect.gen(function*() {
@@ -186,7 +216,7 @@ const handler = (
     const run = Effect.fnUntraced(function*(payload: TurnPayload) {
       const local = yield* Deferred.await(ready)
       // A stopping node starts no turn: it leaves it to the task's next owner (see below).
-      if (stopping.current) return yield* Effect.never
+      if (state.stopping) return yield* Effect.never
       const scope = { owner: payload.owner, tenant: payload.tenant }
       const given = payload.message.taskId
       const taskId = given !== undefined && given.length > 0 ? given : payload.newTaskId
@@ -224,20 +254,40 @@ const handler = (
         fail: (cause) => {
           failure = cause
         },
-        end: () => void Deferred.doneUnsafe(ended, Exit.void)
+        end: () => {
+          state.turns.delete(ended)
+          Deferred.doneUnsafe(ended, Exit.void)
+        }
       }
-      const taken = yield* local.start(options, caller)
+      // Checked again once the task is read, and the turn counted in the same step, for a stop to wait for it.
+      if (state.stopping) return yield* Effect.never
+      state.turns.add(ended)
+      // Uninterruptible until the turn ends: the engine interrupts the Turn when the task's shard moves to another
+      // runner (one joined), and the turn, running on here, must not be handed over meanwhile (it would be found in
+      // flight there, and failed or run twice): the shard moves once it ends. A stopping node ends its turns
+      // itself (see `stop`), or, past its deadline, leaves them.
+      const taken = yield* local.start(options, caller).pipe(
+        // Not started (already in the task, or refused): nothing to wait for.
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) && exit.value === undefined ? Effect.void : Effect.sync(caller.end)
+        ),
+        Effect.tap((taken) =>
+          taken === undefined ? Effect.raceFirst(Deferred.await(ended), Deferred.await(state.stopped)) : Effect.void
+        ),
+        Effect.uninterruptible
+      )
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
-      yield* Deferred.await(ended)
-      // The node stopped meanwhile (the turn was cut short, or refused as the runner closed): see below.
-      if (stopping.current) return yield* Effect.never
+      // Left by a stopping node: see below.
+      if (!Deferred.isDoneUnsafe(ended)) return yield* Effect.never
       if (failure !== undefined) {
+        // Refused as this node stops (its runner closed): left to the task's next owner, as below.
+        if (state.stopping) return yield* Effect.never
         const error = Cause.findErrorOption(failure)
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
       }
       if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
       if (Option.isSome(last.task)) {
-        // Still in flight: this node is stopping and interrupted it. The Turn stays unanswered until the engine,
+        // Still in flight: this node is stopping and interrupted it (past the stop's deadline). The Turn stays unanswered until the engine,
         // stopping too, interrupts it (InterruptOnTermination) and leaves it to the task's next owner, which runs it
         // again or fails it (see above).
         if (inFlight(last.task.value)) return yield* Effect.never
@@ -276,11 +326,10 @@ const make = (options: Options) =>
     const bus = yield* EventBus
     const serverScope = yield* Effect.scope
     const ready = yield* Deferred.make<Local>()
-    // Set when the runner's scope closes (the node stops).
-    const stopping = { current: false }
+    const state: RunnerState = { stopping: false, turns: new Set(), stopped: Deferred.makeUnsafe() }
     if (options.execute) {
       yield* Layer.buildWithScope(
-        Task.toLayer(handler(ready, stopping, Semaphore.makeUnsafe(options.maxExecutions)), {
+        Task.toLayer(handler(ready, state, Semaphore.makeUnsafe(options.maxExecutions)), {
           maxIdleTime: Duration.millis(200)
         }),
         serverScope
@@ -464,7 +513,7 @@ const make = (options: Options) =>
       route,
       serve: (local) =>
         Deferred.succeed(ready, local).pipe(
-          Effect.andThen(Effect.addFinalizer(() => Effect.sync(() => void (stopping.current = true))))
+          Effect.andThen(Effect.addFinalizer(() => stop(state, local.deadline)))
         )
     }
     return service
