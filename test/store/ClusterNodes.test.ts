@@ -6,21 +6,25 @@
  * - kill -9 of the worker mid-turn: its turns are taken over within the failover bound; a restartable agent's
  *   run again elsewhere, any other's tasks FAILED saying the node was lost.
  * - SIGTERM of the worker mid-turn: its turn ends there, its queued turns run elsewhere, none lost nor failed.
+ * - PostgreSQL (a server of the test's own) down for 20 s: prompt 503s meanwhile, then every acknowledged task
+ *   reaches its end, and both nodes take turns again, unrestarted.
  * Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh). The nodes of a test are killed when it ends.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
 import { NODE_LOST } from "../../src/store/internal/ClusterTurns.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
 
 const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
+const SCRIPT = fileURLToPath(new URL("../../.ci/postgres.sh", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 /** A2A_FAILOVER of the nodes: how long a killed runner keeps its turns. */
 const FAILOVER_MS = 2_000
@@ -74,10 +78,22 @@ const startWorker = (url: string, extra: Record<string, string> = {}) =>
     return yield* Effect.die(new Error(`worker did not start: ${output}`))
   })
 
+/** A PostgreSQL server of the test's own (so the shared one is never stopped), stopped when the scope closes. */
+const ownServer = Effect.acquireRelease(
+  Effect.sync(() => {
+    const env = { ...process.env, A2A_PG_DIR: mkdtempSync(join(tmpdir(), "a2a-pg-cluster-")) }
+    const script = (command: string) => execFileSync(SCRIPT, [command], { env, encoding: "utf8" })
+    const url = /A2A_TEST_DATABASE_URL=(\S+)/.exec(script("start"))?.[1]
+    if (url === undefined) throw new Error("postgres.sh start printed no URL")
+    return { url, pause: () => script("pause"), resume: () => script("resume"), stop: () => script("stop") }
+  }),
+  (server) => Effect.sync(() => server.stop())
+)
+
 /** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
-const cluster = (extra: Record<string, string> = {}) =>
+const cluster = (extra: Record<string, string> = {}, database?: string) =>
   Effect.gen(function*() {
-    const url = Redacted.value(yield* freshSchemaUrl)
+    const url = database ?? Redacted.value(yield* freshSchemaUrl)
     // One after the other: the first creates the tables the others find.
     const a = yield* startServe(url, extra)
     const b = yield* startServe(url, extra)
@@ -281,6 +297,52 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
         }
       }).pipe(Effect.scoped),
     120_000
+  )
+
+  it.live(
+    "PostgreSQL down for 20 s: prompt retryable errors meanwhile, acknowledged tasks reach their end, nodes recover unrestarted",
+    () =>
+      Effect.gen(function*() {
+        const pg = yield* ownServer
+        const { a, b } = yield* cluster({ CLUSTER_AGENT_RESTARTABLE: "1" }, pg.url)
+        // Acknowledged before the outage: queued or running through it.
+        const before = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => i),
+          (i) =>
+            Effect.map(send([a.base, b.base][i % 2]!, "sleep 1000", { returnImmediately: true }), (r) => taskOf(r).id),
+          { concurrency: "unbounded" }
+        )
+        yield* Effect.sync(() => pg.pause())
+        // Meanwhile: every answer prompt (well within the request timeout), an error the client may retry.
+        for (const base of [a.base, b.base]) {
+          for (const answer of [yield* send(base, "sleep 10"), yield* call(`${base}/tasks/${before[0]}`)]) {
+            assert.strictEqual(answer.status, 503, JSON.stringify(answer.body))
+          }
+        }
+        yield* Effect.sleep("20 seconds")
+        yield* Effect.sync(() => pg.resume())
+        // Back: what was acknowledged reaches its end, none stays in flight or goes missing; a turn that could not
+        // save its end during the outage is FAILED, saying so.
+        for (const id of before) {
+          const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          if (task.status.state !== "TASK_STATE_COMPLETED") {
+            assert.strictEqual(task.status.state, "TASK_STATE_FAILED")
+            assert.strictEqual(statusText(task), STORAGE_LOST)
+          }
+        }
+        for (const base of [a.base, b.base]) {
+          const deadline = Date.now() + 30_000
+          for (;;) {
+            const answer = yield* send(base, "sleep 10")
+            if (answer.status === 200 || Date.now() > deadline) {
+              assert.strictEqual(taskOf(answer).status.state, "TASK_STATE_COMPLETED")
+              break
+            }
+            yield* Effect.sleep("500 millis")
+          }
+        }
+      }).pipe(Effect.scoped),
+    150_000
   )
 
   it.live(
