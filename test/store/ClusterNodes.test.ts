@@ -12,7 +12,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -21,10 +21,9 @@ import { fileURLToPath } from "node:url"
 import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
 import { NODE_LOST } from "../../src/store/internal/ClusterTurns.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
-import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
+import { freshSchemaUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
 const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
-const SCRIPT = fileURLToPath(new URL("../../.ci/postgres.sh", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 /** A2A_FAILOVER of the nodes: how long a killed runner keeps its turns. */
 const FAILOVER_MS = 2_000
@@ -77,18 +76,6 @@ const startWorker = (url: string, extra: Record<string, string> = {}) =>
     }
     return yield* Effect.die(new Error(`worker did not start: ${output}`))
   })
-
-/** A PostgreSQL server of the test's own (so the shared one is never stopped), stopped when the scope closes. */
-const ownServer = Effect.acquireRelease(
-  Effect.sync(() => {
-    const env = { ...process.env, A2A_PG_DIR: mkdtempSync(join(tmpdir(), "a2a-pg-cluster-")) }
-    const script = (command: string) => execFileSync(SCRIPT, [command], { env, encoding: "utf8" })
-    const url = /A2A_TEST_DATABASE_URL=(\S+)/.exec(script("start"))?.[1]
-    if (url === undefined) throw new Error("postgres.sh start printed no URL")
-    return { url, pause: () => script("pause"), resume: () => script("resume"), stop: () => script("stop") }
-  }),
-  (server) => Effect.sync(() => server.stop())
-)
 
 /** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
 const cluster = (extra: Record<string, string> = {}, database?: string) =>
