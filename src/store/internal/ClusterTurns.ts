@@ -41,7 +41,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { isConflict, orInternal, type TaskRecord, type TaskScope, TaskStore } from "../../server/TaskStore.ts"
+import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import {
   appended,
   applyEvent,
@@ -287,9 +287,9 @@ const handler = (
       }
       if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
       if (Option.isSome(last.task)) {
-        // Still in flight: this node is stopping and interrupted it (past the stop's deadline). The Turn stays unanswered until the engine,
-        // stopping too, interrupts it (InterruptOnTermination) and leaves it to the task's next owner, which runs it
-        // again or fails it (see above).
+        // Still in flight: this node is stopping and interrupted it (past the stop's deadline). The Turn stays
+        // unanswered until the engine, stopping too, interrupts it (InterruptOnTermination) and leaves it to the
+        // task's next owner, which runs it again or fails it (see above).
         if (inFlight(last.task.value)) return yield* Effect.never
         return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
       }
@@ -340,7 +340,7 @@ const make = (options: Options) =>
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
-      acknowledge: ((scope: TaskScope) => Effect.Effect<void>) | undefined,
+      acknowledge: Effect.Effect<void> | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnPayload,
       taskId: string,
@@ -391,7 +391,7 @@ const make = (options: Options) =>
       // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
       const answer =
         yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
-          Effect.andThen(acknowledge({ owner: payload.owner, tenant: payload.tenant })),
+          Effect.andThen(acknowledge),
           Effect.andThen(client.Turn(payload))
         )).pipe(
           Effect.catchTags({
@@ -484,15 +484,14 @@ const make = (options: Options) =>
         // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once.
         // Its turn may have saved it first (a conflict): the task is there either way. Its Turn is stored: should
         // this save fail, the send is still acknowledged, and the task appears when its turn starts.
-        const acknowledge = (scope: TaskScope) =>
-          acknowledged === undefined || snapshot !== undefined
-            ? Effect.sync(offer)
-            : store.save({ task: acknowledged, ...scope, version: QUEUED }).pipe(
-              Effect.catch((error) =>
-                isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
-              ),
-              Effect.andThen(Effect.sync(offer))
-            )
+        const acknowledge = acknowledged === undefined || !fresh
+          ? Effect.sync(offer)
+          : store.save({ task: acknowledged, owner: start.owner, tenant: start.tenant, version: QUEUED }).pipe(
+            Effect.catch((error) =>
+              isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
+            ),
+            Effect.andThen(Effect.sync(offer))
+          )
         // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
         const immediate = start.configuration?.returnImmediately === true
         if (!immediate) offer()
