@@ -1,20 +1,28 @@
 /**
  * `effect-a2a worker`: a node that runs agents and takes no requests (no A2A port). It joins the cluster engine
  * of the nodes sharing A2A_DATABASE_URL (see SqlStore.ClusterOptions) and runs the turns the engine gives it,
- * at most A2A_MAX_EXECUTIONS at once; the `serve` nodes take the requests. Stopping it (SIGINT / SIGTERM) hands
- * its tasks to the other runners; killed, they take its turns over after A2A_FAILOVER.
+ * at most A2A_MAX_EXECUTIONS at once; the `serve` nodes take the requests. Stopping it (SIGINT / SIGTERM) lets the
+ * turns it runs end (10 s at most) and hands its other tasks to the other runners; killed, they take its turns over
+ * after A2A_FAILOVER.
  */
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as WebhookPush from "../node/WebhookPush.ts"
 import * as CardSigner from "../server/CardSigner.ts"
+import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import * as DurableServer from "../sql/DurableServer.ts"
 import { chooseAgent } from "./ServeCommand.ts"
 import * as ServeFailure from "./ServeFailure.ts"
+
+/** How long a stopping worker lets the turns running here end. */
+const STOP_TIMEOUT_MS = 10_000
 
 const run = (flags: { readonly agent: Option.Option<string> }) =>
   Effect.gen(function*() {
@@ -35,7 +43,13 @@ const run = (flags: { readonly agent: Option.Option<string> }) =>
     }).pipe(
       Layer.provide(CardSigner.layerConfig)
     )
-    yield* Layer.build(core)
+    const context = yield* Layer.build(core)
+    // A stop lets the turns running here end for as long as `serve` lets its requests (its default
+    // shutdownTimeout), then cuts them short: the other nodes run them again or fail them as lost.
+    const deadline = Context.get(context, ShutdownDeadline.ShutdownDeadline)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => void setTimeout(() => Deferred.doneUnsafe(deadline, Exit.void), STOP_TIMEOUT_MS).unref())
+    )
     yield* Console.log("effect-a2a worker: running the turns of the nodes on A2A_DATABASE_URL")
     return yield* Effect.never
   }).pipe(

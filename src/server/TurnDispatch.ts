@@ -21,6 +21,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { A2AError } from "../protocol/A2AError.ts"
@@ -48,6 +49,11 @@ export interface Local {
   readonly start: LocalStart
   /** Whether the agent may run a turn again from its start (AgentExecutor's `restartable`). */
   readonly restartable: boolean
+  /**
+   * Done when a stopping node must have answered what it has in flight (ShutdownDeadline): its turns still
+   * running then are cut short.
+   */
+  readonly deadline: Deferred.Deferred<void>
 }
 
 /**
@@ -57,7 +63,10 @@ export interface Local {
 export interface Service {
   /** Takes a SendMessage in place of the runner's `start` (same contract); undefined: the runner starts it here. */
   readonly route: LocalStart | undefined
-  /** Runs the turns the engine hands this node with the local runner, for as long as the scope lasts. */
+  /**
+   * Runs the turns the engine hands this node with the local runner, for as long as the scope lasts; when it
+   * closes, before the runner interrupts its executions.
+   */
   readonly serve: (local: Local) => Effect.Effect<void, never, Scope.Scope>
 }
 

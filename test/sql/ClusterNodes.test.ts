@@ -5,6 +5,9 @@
  * - A burst above every node's A2A_MAX_EXECUTIONS: every turn runs, none is refused, each task's in send order.
  * - kill -9 of the worker mid-turn: its turns are taken over within the failover bound; a restartable agent's
  *   run again elsewhere, any other's tasks FAILED saying the node was lost.
+ * - SIGTERM of the worker mid-turn: its turn ends there, its queued turns run elsewhere, none lost nor failed.
+ * - PostgreSQL (a server of the test's own) down for 20 s: prompt 503s meanwhile, then every acknowledged task
+ *   reaches its end, and both nodes take turns again, unrestarted.
  * Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh). The nodes of a test are killed when it ends.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -15,9 +18,10 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
 import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
-import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
+import { freshSchemaUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
 const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
@@ -74,9 +78,9 @@ const startWorker = (url: string, extra: Record<string, string> = {}) =>
   })
 
 /** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
-const cluster = (extra: Record<string, string> = {}) =>
+const cluster = (extra: Record<string, string> = {}, database?: string) =>
   Effect.gen(function*() {
-    const url = Redacted.value(yield* freshSchemaUrl)
+    const url = database ?? Redacted.value(yield* freshSchemaUrl)
     // One after the other: the first creates the tables the others find.
     const a = yield* startServe(url, extra)
     const b = yield* startServe(url, extra)
@@ -132,16 +136,13 @@ const taskOf = (answer: Answer): Task => {
   return answer.body.task!
 }
 
-/**
- * Polls until `done` holds of the task, at most `ms`. A new task whose turn waits for a runner is not stored yet
- * (GetTask: not found) until its turn starts.
- */
+/** Polls until `done` holds of the task, at most `ms`. */
 const until = (base: string, id: string, done: (task: Task) => boolean, ms = 30_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + ms
     for (;;) {
       const task = yield* getTask(base, id)
-      if (task.status !== undefined && done(task)) return task
+      if (done(task)) return task
       if (Date.now() > deadline) return yield* Effect.die(new Error(`task ${id}: ${JSON.stringify(task.status)}`))
       yield* Effect.sleep("100 millis")
     }
@@ -189,6 +190,9 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
           Effect.gen(function*() {
             const first = taskOf(yield* send(nodes[i % 2]!, "ask 200", { returnImmediately: true }))
             assert.strictEqual(first.status.state, "TASK_STATE_SUBMITTED")
+            // Acknowledged, so readable at once on every node, though its turn may still wait for a runner.
+            const read = yield* call(`${nodes[(i + 1) % 2]}/tasks/${first.id}`)
+            assert.strictEqual(read.status, 200, JSON.stringify(read.body))
             const texts = [...Array.from({ length: STEPS - 1 }, (_, step) => `next ${step + 1}`), "end"]
             for (const [step, text] of texts.entries()) {
               // None refused.
@@ -249,10 +253,11 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     }).pipe(Effect.scoped)
 
   it.live(
-    "a worker stopped (SIGTERM) under load hands its turns over: none lost, each run to its end",
+    "a worker stopped (SIGTERM) under load lets its turn end and hands the rest over: none lost, none failed",
     () =>
       Effect.gen(function*() {
-        const { a, b, worker } = yield* cluster({ CLUSTER_AGENT_RESTARTABLE: "1", A2A_MAX_EXECUTIONS: "1" })
+        // A non-restartable agent: a turn cut short by the stop would be FAILED (node lost).
+        const { a, b, worker } = yield* cluster({ A2A_MAX_EXECUTIONS: "1" })
         const workerPid = String(worker.child.pid)
         // 12 tasks, one turn at a time per node: most wait, stored, some of them for the worker.
         const ids = yield* Effect.forEach(
@@ -262,18 +267,69 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
           { concurrency: "unbounded" }
         )
         // Once the worker is at work, it is stopped.
-        for (let found = false; !found;) {
+        let running: string | undefined
+        while (running === undefined) {
           const tasks = yield* Effect.forEach(ids, (id) => getTask(a.base, id))
-          found = tasks.some((t) => t.status !== undefined && statusText(t).endsWith(`pid ${workerPid}`))
-          if (!found) yield* Effect.sleep("100 millis")
+          running = tasks.find((t) =>
+            t.status.state === "TASK_STATE_WORKING" && statusText(t).endsWith(`pid ${workerPid}`)
+          )?.id
+          if (running === undefined) yield* Effect.sleep("50 millis")
         }
         worker.child.kill("SIGTERM")
         for (const id of ids) {
           const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
           assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
+          // The turn the worker was running ended there.
+          if (id === running) assert.strictEqual(statusText(task), `done on pid ${workerPid}`)
         }
       }).pipe(Effect.scoped),
     120_000
+  )
+
+  it.live(
+    "PostgreSQL down for 20 s: prompt retryable errors meanwhile, acknowledged tasks reach their end, nodes recover unrestarted",
+    () =>
+      Effect.gen(function*() {
+        const pg = yield* ownServer
+        const { a, b } = yield* cluster({ CLUSTER_AGENT_RESTARTABLE: "1" }, pg.url)
+        // Acknowledged before the outage: queued or running through it.
+        const before = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => i),
+          (i) =>
+            Effect.map(send([a.base, b.base][i % 2]!, "sleep 1000", { returnImmediately: true }), (r) => taskOf(r).id),
+          { concurrency: "unbounded" }
+        )
+        yield* Effect.sync(() => pg.pause())
+        // Meanwhile: every answer prompt (well within the request timeout), an error the client may retry.
+        for (const base of [a.base, b.base]) {
+          for (const answer of [yield* send(base, "sleep 10"), yield* call(`${base}/tasks/${before[0]}`)]) {
+            assert.strictEqual(answer.status, 503, JSON.stringify(answer.body))
+          }
+        }
+        yield* Effect.sleep("20 seconds")
+        yield* Effect.sync(() => pg.resume())
+        // Back: what was acknowledged reaches its end, none stays in flight or goes missing; a turn that could not
+        // save its end during the outage is FAILED, saying so.
+        for (const id of before) {
+          const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          if (task.status.state !== "TASK_STATE_COMPLETED") {
+            assert.strictEqual(task.status.state, "TASK_STATE_FAILED")
+            assert.strictEqual(statusText(task), STORAGE_LOST)
+          }
+        }
+        for (const base of [a.base, b.base]) {
+          const deadline = Date.now() + 30_000
+          for (;;) {
+            const answer = yield* send(base, "sleep 10")
+            if (answer.status === 200 || Date.now() > deadline) {
+              assert.strictEqual(taskOf(answer).status.state, "TASK_STATE_COMPLETED")
+              break
+            }
+            yield* Effect.sleep("500 millis")
+          }
+        }
+      }).pipe(Effect.scoped),
+    150_000
   )
 
   it.live(

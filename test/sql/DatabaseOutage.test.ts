@@ -14,16 +14,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as grpc from "@grpc/grpc-js"
 import { Effect, Fiber, Ref } from "effect"
-import { execFileSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import { encode, reasonOf, unary } from "../grpc/fixtures.ts"
-import { skipReason, testDatabaseUrl } from "./pg.ts"
+import { ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
-const SCRIPT = fileURLToPath(new URL("../../.ci/postgres.sh", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 /** How long the database stays down. */
 const OUTAGE_MS = 4_000
@@ -31,18 +28,6 @@ const OUTAGE_MS = 4_000
 const LEASE_MS = 2_000
 /** No answer may take longer than this, outage or not. */
 const PROMPT_MS = 8_000
-
-/** A PostgreSQL server of this test's own, stopped (and its data removed) when the scope closes. */
-const ownServer = Effect.acquireRelease(
-  Effect.sync(() => {
-    const env = { ...process.env, A2A_PG_DIR: mkdtempSync(join(tmpdir(), "a2a-pg-outage-")) }
-    const script = (command: string) => execFileSync(SCRIPT, [command], { env, encoding: "utf8" })
-    const url = /A2A_TEST_DATABASE_URL=(\S+)/.exec(script("start"))?.[1]
-    if (url === undefined) throw new Error("postgres.sh start printed no URL")
-    return { url, pause: () => script("pause"), resume: () => script("resume"), stop: () => script("stop") }
-  }),
-  (server) => Effect.sync(() => server.stop())
-)
 
 type Node = ServeProcess.ServeProcess & { readonly grpcTarget: string }
 

@@ -5,7 +5,12 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 export const testDatabaseUrl: string | undefined = process.env["A2A_TEST_DATABASE_URL"] || undefined
 
@@ -33,3 +38,21 @@ export const freshSchemaUrl = Effect.gen(function*() {
 export const withFreshSchema = <A, E, R>(
   f: (url: Redacted.Redacted<string>) => Layer.Layer<A, E, R>
 ): Layer.Layer<A, E, R> => Layer.unwrap(Effect.map(freshSchemaUrl, f))
+
+const SCRIPT = fileURLToPath(new URL("../../.ci/postgres.sh", import.meta.url))
+
+/**
+ * A PostgreSQL server of the test's own (.ci/postgres.sh in a directory of its own, so the server the other tests
+ * share is never stopped), which the test may `pause` (an outage) and `resume`; stopped, its data removed, when the
+ * scope closes.
+ */
+export const ownServer = Effect.acquireRelease(
+  Effect.sync(() => {
+    const env = { ...process.env, A2A_PG_DIR: mkdtempSync(join(tmpdir(), "a2a-pg-own-")) }
+    const script = (command: string) => execFileSync(SCRIPT, [command], { env, encoding: "utf8" })
+    const url = /A2A_TEST_DATABASE_URL=(\S+)/.exec(script("start"))?.[1]
+    if (url === undefined) throw new Error("postgres.sh start printed no URL")
+    return { url, pause: () => script("pause"), resume: () => script("resume"), stop: () => script("stop") }
+  }),
+  (server) => Effect.sync(() => server.stop())
+)

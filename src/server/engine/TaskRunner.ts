@@ -25,6 +25,7 @@ import * as Observability from "../Observability.ts"
 import { PushConfigStore } from "../PushConfigStore.ts"
 import { PushNotifier } from "../PushNotifier.ts"
 import { RemoteCancel } from "../RemoteCancel.ts"
+import { ShutdownDeadline } from "../ShutdownDeadline.ts"
 import { type TaskRecord, type TaskScope, TaskStore } from "../TaskStore.ts"
 import { TurnDispatch } from "../TurnDispatch.ts"
 import type { Caller, StartOptions } from "./Caller.ts"
@@ -96,16 +97,17 @@ export const make = Effect.gen(function*() {
     )
   )
 
-  // With an engine spreading turns over several nodes (TurnDispatch), SendMessage queues the turn there, and the
-  // turns it hands this node run through this runner.
-  const dispatch = yield* TurnDispatch
-  yield* dispatch.serve({ start, restartable: executor.restartable === true })
-
-  // Added last, so run first when the server's scope closes, as the executions' own finalizers were when each was
+  // Added late, so run early when the server's scope closes, as the executions' own finalizers were when each was
   // forked into it: the executions end before what they use closes.
   yield* Effect.addFinalizer(() =>
     Effect.withFiber((current) => Fiber.interruptAll(LiveSet.takeAll(fibers).filter((fiber) => fiber !== current)))
   )
+
+  // With an engine spreading turns over several nodes (TurnDispatch), SendMessage queues the turn there, and the
+  // turns it hands this node run through this runner. Served last, so that a stopping engine lets the turns it
+  // runs end (until the ShutdownDeadline) before the executions are interrupted.
+  const dispatch = yield* TurnDispatch
+  yield* dispatch.serve({ start, restartable: executor.restartable === true, deadline: yield* ShutdownDeadline })
 
   return { start: dispatch.route ?? start, cancel } satisfies TaskRunner
 })

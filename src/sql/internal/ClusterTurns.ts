@@ -5,12 +5,15 @@
  * runner goes; its messages are rows of PostgreSQL (SqlMessageStorage) until answered. So:
  * - any node takes any SendMessage (`serve --no-execute` only sends); the turn runs where the task's entity lives,
  *   after the turns sent before it to the same task (an entity takes its messages one at a time);
- * - a runner runs at most `maxExecutions` entities at once (the engine's `maxResidentEntities`): turns beyond it
- *   stay stored, and the runner reads them as slots free, oldest first;
+ * - a runner runs at most `maxExecutions` turns at once: turns beyond it wait for a slot, in arrival order, still
+ *   stored until answered. Not with the engine's `maxResidentEntities`: an entity keeps its slot until the engine
+ *   reaps it idle, which it checks every 5 s at best, so every task being a new entity, a runner ran at most
+ *   `maxExecutions` new tasks per 5 s (BENCHMARKS.md, "Cluster engine");
  * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
  *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
  *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
- *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner hands its shards over.
+ *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
+ *   end (until the ShutdownDeadline) and hands the rest over with its shards.
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
@@ -30,6 +33,7 @@ import * as Result from "effect/Result"
 import { Rpc } from "effect/rpc"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { A2AError, InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
 import * as v1 from "../../protocol/generated/v1.ts"
@@ -37,7 +41,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import {
   appended,
   applyEvent,
@@ -60,7 +64,7 @@ export interface Options {
   /** Where the other nodes reach this runner (its socket); only when `execute`. */
   readonly host: string
   readonly port: number
-  /** Turns this node runs at once, at most; others wait in the engine's storage. */
+  /** Turns this node runs at once, at most; others wait for a slot (stored until answered). */
   readonly maxExecutions: number
   /** How long a lost runner keeps its shards (its locks' expiry): the bound on taking its turns over. */
   readonly failover: Duration.Duration
@@ -116,7 +120,8 @@ export const Turn = Rpc.make("Turn", {
   success: TurnOutcome,
   error: A2AError
 }).annotate(ClusterSchema.Persisted, true)
-  // A stopping runner hands a turn in progress over at once rather than waiting for it (its own runner stops it).
+  // By the time the engine stops, its runner has let the turns it ran end or cut them short (see `stop`): what is
+  // left goes to the task's next owner at once, rather than the engine waiting for it.
   .annotate(ClusterSchema.InterruptOnTermination, true)
 
 /** A task, as the engine knows it: its turns, one at a time. */
@@ -144,8 +149,40 @@ const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPa
 
 const inFlight = (task: v1.Task) => !isFinal(task.status.state)
 
+/** What the runner's Turns share: whether the node is stopping, and the turns it runs (each done when it ends). */
+interface RunnerState {
+  stopping: boolean
+  readonly turns: Set<Deferred.Deferred<void>>
+  /** Done once a stop has waited for the turns it may: those still running are left to the engine. */
+  readonly stopped: Deferred.Deferred<void>
+}
+
+/**
+ * A graceful stop (the runner's scope closing): no turn starts from now on (the engine hands those over when it
+ * stops), and the turns running here may end, until `deadline`; the runner then interrupts what is left, whose
+ * turns the task's next owner runs again or fails as lost.
+ */
+const stop = (state: RunnerState, deadline: Deferred.Deferred<void>) =>
+  Effect.suspend(() => {
+    state.stopping = true
+    const running = [...state.turns]
+    const stopped = Effect.sync(() => void Deferred.doneUnsafe(state.stopped, Exit.void))
+    if (running.length === 0) return stopped
+    return Effect.logInfo(`Stopping: waiting for the ${running.length} turn(s) running here to end`).pipe(
+      Effect.andThen(Effect.raceFirst(
+        Effect.forEach(running, Deferred.await, { discard: true }),
+        Deferred.await(deadline)
+      )),
+      Effect.ensuring(stopped)
+    )
+  })
+
 /** The entity's handler: runs each Turn through the local runner once it is ready, and answers its outcome. */
-const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: boolean }) =>
+const handler = (
+  ready: Deferred.Deferred<Local>,
+  state: RunnerState,
+  slots: Semaphore.Semaphore
+) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const bus = yield* EventBus
@@ -179,7 +216,7 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
     const run = Effect.fnUntraced(function*(payload: TurnPayload) {
       const local = yield* Deferred.await(ready)
       // A stopping node starts no turn: it leaves it to the task's next owner (see below).
-      if (stopping.current) return yield* Effect.never
+      if (state.stopping) return yield* Effect.never
       const scope = { owner: payload.owner, tenant: payload.tenant }
       const given = payload.message.taskId
       const taskId = given !== undefined && given.length > 0 ? given : payload.newTaskId
@@ -196,7 +233,9 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
       if (taskId !== undefined) {
         const stored = Option.getOrUndefined(yield* store.get(taskId, scope).pipe(orInternal))
         const holds = stored?.task.history?.some((m) => m.messageId === payload.message.messageId) === true
-        if (stored !== undefined && holds) {
+        // Saved at version 0 when its send was acknowledged (see QUEUED): never started, it starts now as a new
+        // task, whose first save replaces that one.
+        if (stored !== undefined && holds && stored.version !== QUEUED) {
           // This message is in its task already: its turn ran, or was lost with the node running it (the task is
           // still in flight, and no other turn of the task runs meanwhile: they come one at a time).
           if (inFlight(stored.task) && !local.restartable) {
@@ -215,22 +254,42 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
         fail: (cause) => {
           failure = cause
         },
-        end: () => void Deferred.doneUnsafe(ended, Exit.void)
+        end: () => {
+          state.turns.delete(ended)
+          Deferred.doneUnsafe(ended, Exit.void)
+        }
       }
-      const taken = yield* local.start(options, caller)
+      // Checked again once the task is read, and the turn counted in the same step, for a stop to wait for it.
+      if (state.stopping) return yield* Effect.never
+      state.turns.add(ended)
+      // Uninterruptible until the turn ends: the engine interrupts the Turn when the task's shard moves to another
+      // runner (one joined), and the turn, running on here, must not be handed over meanwhile (it would be found in
+      // flight there, and failed or run twice): the shard moves once it ends. A stopping node ends its turns
+      // itself (see `stop`), or, past its deadline, leaves them.
+      const taken = yield* local.start(options, caller).pipe(
+        // Not started (already in the task, or refused): nothing to wait for.
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) && exit.value === undefined ? Effect.void : Effect.sync(caller.end)
+        ),
+        Effect.tap((taken) =>
+          taken === undefined ? Effect.raceFirst(Deferred.await(ended), Deferred.await(state.stopped)) : Effect.void
+        ),
+        Effect.uninterruptible
+      )
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
-      yield* Deferred.await(ended)
-      // The node stopped meanwhile (the turn was cut short, or refused as the runner closed): see below.
-      if (stopping.current) return yield* Effect.never
+      // Left by a stopping node: see below.
+      if (!Deferred.isDoneUnsafe(ended)) return yield* Effect.never
       if (failure !== undefined) {
+        // Refused as this node stops (its runner closed): left to the task's next owner, as below.
+        if (state.stopping) return yield* Effect.never
         const error = Cause.findErrorOption(failure)
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
       }
       if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
       if (Option.isSome(last.task)) {
-        // Still in flight: this node is stopping and interrupted it. The Turn stays unanswered until the engine,
-        // stopping too, interrupts it (InterruptOnTermination) and leaves it to the task's next owner, which runs it
-        // again or fails it (see above).
+        // Still in flight: this node is stopping and interrupted it (past the stop's deadline). The Turn stays
+        // unanswered until the engine, stopping too, interrupts it (InterruptOnTermination) and leaves it to the
+        // task's next owner, which runs it again or fails it (see above).
         if (inFlight(last.task.value)) return yield* Effect.never
         return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
       }
@@ -238,10 +297,17 @@ const handler = (ready: Deferred.Deferred<Local>, stopping: { readonly current: 
       return yield* new InternalError({ message: "The task ended without a response" })
     })
 
-    return Task.of({ Turn: ({ payload }) => run(payload) })
+    return Task.of({ Turn: ({ payload }) => slots.withPermit(run(payload)) })
   })
 
 // --- the sending side: any node ---
+
+/**
+ * The version of a new task saved SUBMITTED as its non-blocking send is acknowledged, before its turn starts (so
+ * that clients see it): below every version a turn saves (a new task's first save is version 1 or more), which
+ * tells a task whose turn waits from one whose turn was lost with its node.
+ */
+const QUEUED = 0
 
 /** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
 const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
@@ -260,11 +326,12 @@ const make = (options: Options) =>
     const bus = yield* EventBus
     const serverScope = yield* Effect.scope
     const ready = yield* Deferred.make<Local>()
-    // Set when the runner's scope closes (the node stops).
-    const stopping = { current: false }
+    const state: RunnerState = { stopping: false, turns: new Set(), stopped: Deferred.makeUnsafe() }
     if (options.execute) {
       yield* Layer.buildWithScope(
-        Task.toLayer(handler(ready, stopping), { maxIdleTime: Duration.millis(200) }),
+        Task.toLayer(handler(ready, state, Semaphore.makeUnsafe(options.maxExecutions)), {
+          maxIdleTime: Duration.millis(200)
+        }),
         serverScope
       )
     }
@@ -273,7 +340,7 @@ const make = (options: Options) =>
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
-      acknowledge: (() => void) | undefined,
+      acknowledge: Effect.Effect<void> | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnPayload,
       taskId: string,
@@ -324,7 +391,7 @@ const make = (options: Options) =>
       // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
       const answer =
         yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
-          Effect.andThen(Effect.sync(acknowledge)),
+          Effect.andThen(acknowledge),
           Effect.andThen(client.Turn(payload))
         )).pipe(
           Effect.catchTags({
@@ -414,6 +481,17 @@ const make = (options: Options) =>
             caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
           }
         }
+        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once.
+        // Its turn may have saved it first (a conflict): the task is there either way. Its Turn is stored: should
+        // this save fail, the send is still acknowledged, and the task appears when its turn starts.
+        const acknowledge = acknowledged === undefined || !fresh
+          ? Effect.sync(offer)
+          : store.save({ task: acknowledged, owner: start.owner, tenant: start.tenant, version: QUEUED }).pipe(
+            Effect.catch((error) =>
+              isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
+            ),
+            Effect.andThen(Effect.sync(offer))
+          )
         // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
         const immediate = start.configuration?.returnImmediately === true
         if (!immediate) offer()
@@ -421,7 +499,7 @@ const make = (options: Options) =>
         // (a caller that leaves does not stop its turn).
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
-        yield* report(events, immediate ? offer : undefined, snapshot, payload, taskId, caller, start).pipe(
+        yield* report(events, immediate ? acknowledge : undefined, snapshot, payload, taskId, caller, start).pipe(
           Effect.ensuring(Effect.sync(() => caller.end())),
           Scope.provide(turnScope),
           Effect.ensuring(Scope.close(turnScope, Exit.void)),
@@ -434,7 +512,7 @@ const make = (options: Options) =>
       route,
       serve: (local) =>
         Deferred.succeed(ready, local).pipe(
-          Effect.andThen(Effect.addFinalizer(() => Effect.sync(() => void (stopping.current = true))))
+          Effect.andThen(Effect.addFinalizer(() => stop(state, local.deadline)))
         )
     }
     return service
@@ -443,7 +521,6 @@ const make = (options: Options) =>
 /** The engine's settings for this node. */
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
   runnerAddress: options.execute ? Option.some(RunnerAddress.make(options.host, options.port)) : Option.none(),
-  maxResidentEntities: options.maxExecutions,
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
   refreshAssignmentsInterval: Duration.seconds(1),
