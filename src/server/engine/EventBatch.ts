@@ -56,6 +56,65 @@ export interface Reduced {
 }
 
 /**
+ * The history of a batch's tasks, copied once per batch rather than once per message: the first message the batch
+ * adds copies the history it joins, the later ones are pushed onto that copy (`append`, TaskReducer's
+ * AppendHistory). Each step's task must still hold the history as its own event left it: `track`, called with each
+ * step in order, notes its length, and `settle`, once the fold is over, gives each step whose task's history grew
+ * after it a task whose history is that many messages, copied only if someone reads it. A copy of the whole history
+ * per message (a task's history grows by a message per status: O(history) per event) was garbage held until the
+ * batch was saved, long enough to be promoted when saves wait for a group commit (BENCHMARKS.md, "Write load, third
+ * pass").
+ */
+const batchHistory = () => {
+  // The batch's own copy: pushed onto only while no one outside the fold has seen it.
+  let owned: Array<v1.Message> | undefined
+  // Per step, in order: the length of its task's history when that is the batch's copy, else -1.
+  const lengths: Array<number> = []
+  const append: TaskReducer.AppendHistory = (history, message) => {
+    if (TaskReducer.holds(history, message)) return history!
+    if (history !== undefined && history === owned) {
+      owned.push(message)
+      return owned
+    }
+    return (owned = history === undefined ? [message] : history.concat([message]))
+  }
+  const track = (step: TaskReducer.Applied) => {
+    lengths.push(owned !== undefined && step.task.history === owned ? owned.length : -1)
+  }
+  const settle = (steps: ReadonlyArray<TaskReducer.Applied>) =>
+    steps.map((step, i): TaskReducer.Applied => {
+      const length = lengths[i]!
+      if (length < 0 || length === step.task.history!.length) return step
+      const task = withHistoryPrefix(step.task, length)
+      return { task, published: step.published.map((p) => p.task === step.task ? { event: p.event, task } : p) }
+    })
+  return { append, track, settle }
+}
+
+/** Where a task made by `withHistoryPrefix` keeps what its history is made from (not enumerable: not copied). */
+const prefixOf = Symbol("EventBatch.historyPrefix")
+
+interface Prefix {
+  readonly history: ReadonlyArray<v1.Message>
+  readonly length: number
+  copy: ReadonlyArray<v1.Message> | undefined
+}
+
+// One getter for every such task: V8 keeps an accessor in the object's hidden class, so a getter per task would
+// give each task a hidden class of its own.
+function historyPrefix(this: { readonly [prefixOf]: Prefix }): ReadonlyArray<v1.Message> {
+  const prefix = this[prefixOf]
+  return (prefix.copy ??= prefix.history.slice(0, prefix.length))
+}
+
+/** `task` with the first `length` messages of its history as its history, copied when first read. */
+const withHistoryPrefix = ({ history, ...task }: v1.Task, length: number): v1.Task =>
+  Object.defineProperties(task, {
+    [prefixOf]: { value: { history: history!, length, copy: undefined } satisfies Prefix },
+    history: { enumerable: true, get: historyPrefix }
+  })
+
+/**
  * Reduces `events` over `task` (undefined before the turn's task exists), `context` naming the turn's task,
  * context, message and time.
  *
@@ -70,10 +129,10 @@ export const reduce = (
   // The task as the events so far leave it: an event sees those before it in the batch.
   let current = task
   let first: TaskReducer.Applied | undefined
-  let published: ReadonlyArray<TaskReducer.Published> | undefined
   let steps: Array<TaskReducer.Applied> | undefined
   let final = false
   let ending: Ending | undefined
+  const history = events.length > 1 ? batchHistory() : undefined
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!
     let taskEvent = event
@@ -96,19 +155,15 @@ export const reduce = (
         }
       }
     }
-    const applied = TaskReducer.apply(current, taskEvent, context)
+    const applied = TaskReducer.apply(current, taskEvent, context, history?.append)
     if (Result.isFailure(applied)) {
       ending = { _tag: "Invalid", reason: applied.failure }
       break
     }
     current = applied.success.task
-    if (first === undefined) {
-      first = applied.success
-      published = first.published
-    } else {
-      published = published!.concat(applied.success.published)
-      ;(steps ??= [first]).push(applied.success)
-    }
+    history?.track(applied.success)
+    if (first === undefined) first = applied.success
+    else (steps ??= [first]).push(applied.success)
     // Only this turn's own status decides: a continued task starts out interrupted (input-required).
     const reached = "statusUpdate" in taskEvent
       ? taskEvent.statusUpdate.status.state
@@ -120,7 +175,10 @@ export const reduce = (
       break
     }
   }
+  if (steps !== undefined) steps = history!.settle(steps)
   // One event's change is the batch's as it is (no second object for the common case).
-  const applied = first === undefined || steps === undefined ? first : { task: current!, published: published! }
+  const applied = first === undefined || steps === undefined
+    ? first
+    : { task: current!, published: steps.flatMap((step) => step.published) }
   return { applied, steps, final, ending }
 }

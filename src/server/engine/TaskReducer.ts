@@ -80,8 +80,36 @@ const inTask = (message: v1.Message, rc: ReducerContext): v1.Message =>
 export const appended = <A>(list: ReadonlyArray<A> | undefined, item: A): ReadonlyArray<A> =>
   list === undefined || list.length === 0 ? [item] : list.concat([item])
 
-const appendHistory = (history: ReadonlyArray<v1.Message> | undefined, message: v1.Message) =>
-  history?.some((m) => m.messageId === message.messageId) ? history : appended(history, message)
+/**
+ * Whether `history` already holds a message with `message`'s id (an agent may report a message twice: it joins once).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const holds = (history: ReadonlyArray<v1.Message> | undefined, message: v1.Message): boolean =>
+  history !== undefined && history.some((m) => m.messageId === message.messageId)
+
+/**
+ * How a message joins a task's history: the history after it, the one given left as it is (the task holding it may
+ * already be saved or published).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AppendHistory = (
+  history: ReadonlyArray<v1.Message> | undefined,
+  message: v1.Message
+) => ReadonlyArray<v1.Message>
+
+/**
+ * One event's append: a new array per message. A fold over several events may pass its own (EventBatch copies the
+ * history once per batch).
+ *
+ * @since 0.1.0
+ * @category reduction
+ */
+export const appendHistory: AppendHistory = (history, message) =>
+  holds(history, message) ? history! : appended(history, message)
 
 /**
  * The task a new execution creates when the agent's first event is an update: SUBMITTED, with the user message.
@@ -133,7 +161,8 @@ const mergeArtifact = (
 
 /**
  * Applies one agent event to the task (undefined before the task exists). A direct `message` before the task
- * exists is not a task event and is the engine's to handle (EventBatch); after, it is only added to the history.
+ * exists is not a task event and is the engine's to handle (EventBatch); after, it is only added to the history
+ * (with `append`: a new array by default).
  *
  * @since 0.1.0
  * @category reduction
@@ -141,11 +170,12 @@ const mergeArtifact = (
 export const apply = (
   current: v1.Task | undefined,
   event: AgentEvent,
-  rc: ReducerContext
+  rc: ReducerContext,
+  append: AppendHistory = appendHistory
 ): Result.Result<Applied, string> => {
   if ("message" in event) {
     if (current === undefined) return Result.fail("A message reply is not a task event")
-    const task = { ...current, history: appendHistory(current.history, inTask(event.message, rc)) }
+    const task = { ...current, history: append(current.history, inTask(event.message, rc)) }
     return Result.succeed({ task, published: [] })
   }
   if ("task" in event) {
@@ -193,7 +223,7 @@ export const apply = (
     const task: v1.Task = {
       ...from,
       status,
-      ...(statusMessage !== undefined ? { history: appendHistory(from.history, statusMessage) } : {})
+      ...(statusMessage !== undefined ? { history: append(from.history, statusMessage) } : {})
     }
     const out: v1.TaskStatusUpdateEvent = { ...update, contextId: rc.contextId, status }
     return Result.succeed({ task, published: [...published, { event: { statusUpdate: out }, task }] })

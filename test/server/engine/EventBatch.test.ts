@@ -170,6 +170,38 @@ describe("EventBatch.reduce", () => {
     assert.strictEqual(reduced.ending?._tag, "Invalid")
   })
 
+  it("copies the history once per batch, each task still holding the history as its own event left it", () => {
+    // A history that counts its copies: concat makes another of its kind (Symbol.species), so the copies count too.
+    let copies = 0
+    class Counted<A> extends Array<A> {
+      override concat(...items: Array<ConcatArray<A> | A>): Array<A> {
+        copies++
+        return super.concat(...items)
+      }
+    }
+    const task: v1.Task = { ...submitted, history: Counted.from(submitted.history!) }
+    const says = (n: number) => status("TASK_STATE_WORKING", { messageId: `s${n}`, role: "ROLE_AGENT", parts: [] })
+    const events = [says(1), artifact("x"), says(2), says(2), says(3), says(4)]
+    const reduced = EventBatch.reduce(task, events, context)
+    assert.strictEqual(copies, 1)
+    // Every published task and step, read now, is what one event at a time gives (s2 reported twice joins once).
+    const expected = oneByOne(submitted, events)
+    assert.deepStrictEqual(reduced.applied!.published, expected.published)
+    assert.deepStrictEqual(reduced.steps!.map((step) => step.task), expected.published.map((p) => p.task))
+    assert.deepStrictEqual(reduced.applied!.task.history?.map((m) => m.messageId), ["u1", "s1", "s2", "s3", "s4"])
+    assert.deepStrictEqual(
+      reduced.applied!.published.map((p) => p.task.history?.length),
+      [2, 2, 3, 3, 4, 5]
+    )
+    // An earlier task's history, once read, is its own: a later batch over the last task leaves it as it is.
+    const first = reduced.applied!.published[0]!.task
+    assert.strictEqual(first.history, first.history)
+    EventBatch.reduce(reduced.applied!.task, [says(5), says(6)], context)
+    assert.deepStrictEqual(first.history?.map((m) => m.messageId), ["u1", "s1"])
+    assert.deepStrictEqual(JSON.parse(JSON.stringify(first)), JSON.parse(JSON.stringify(expected.published[0]!.task)))
+    assert.strictEqual(task.history!.length, 1)
+  })
+
   it("does not change the task it is given", () => {
     const before = structuredClone(submitted)
     EventBatch.reduce(submitted, [status("TASK_STATE_WORKING"), artifact("x"), status("TASK_STATE_COMPLETED")], context)
