@@ -10,6 +10,11 @@
  *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
+ *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
+ *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
+ *
+ * RSS is read with the streams held, 2 s after canceling them, and again once the server has been quiet for
+ * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -35,6 +40,10 @@ const parallel = argument("--parallel", 100)
 const openLimitMs = argument("--open-limit", Infinity) * 1000
 const cpuProfAt = process.argv.indexOf("--cpu-prof")
 const cpuProfDir = cpuProfAt === -1 ? undefined : process.argv[cpuProfAt + 1]
+const allocProfAt = process.argv.indexOf("--alloc-prof")
+const allocProfFile = allocProfAt === -1 ? undefined : process.argv[allocProfAt + 1]
+const quietMs = argument("--quiet", 6) * 1000
+const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -51,9 +60,15 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
 
 const startServer = async (dir: string): Promise<{ child: ChildProcess; base: string }> => {
   const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
-  const profile = cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]
+  const profile = [
+    ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]),
+    ...(allocProfFile === undefined ? [] : ["--import", SAMPLER])
+  ]
+  const sampling = allocProfFile === undefined
+    ? {}
+    : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }
   const child = spawn(process.execPath, [...profile, ...(store === "memory" ? [...args, "--memory"] : args)], {
-    env: { ...process.env, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
+    env: { ...process.env, ...sampling, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -158,8 +173,10 @@ const main = async () => {
     const openAllMs = performance.now() - openStarted
     const ok = opened.filter((s): s is Stream => s !== null)
     console.error(`opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
+    if (allocProfFile !== undefined) child.kill("SIGUSR2")
     await sleep(holdMs)
     const rssHeld = rssMiB(child.pid!)
+    if (allocProfFile !== undefined) child.kill("SIGUSR2")
     probing = false
     await prober
     console.error(
@@ -180,6 +197,8 @@ const main = async () => {
     for (const s of ok) s.request.destroy()
     await sleep(2000)
     const rssAfter = rssMiB(child.pid!)
+    await sleep(Math.max(0, quietMs - 2000))
+    const rssQuiet = rssMiB(child.pid!)
     const first = ok.map((s) => s.firstEventMs)
     console.log(JSON.stringify({
       store,
@@ -196,7 +215,8 @@ const main = async () => {
       rssHeldMiB: Math.round(rssHeld),
       canceled,
       cancelMs: Math.round(cancelMs),
-      rssAfterCancelMiB: Math.round(rssAfter)
+      rssAfterCancelMiB: Math.round(rssAfter),
+      rssQuietMiB: Math.round(rssQuiet)
     }))
   } finally {
     child.kill("SIGTERM")
