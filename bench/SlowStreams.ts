@@ -13,7 +13,7 @@
  *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
  *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
  *
- * RSS is read with the streams held, 2 s after canceling them, and again once the server has been quiet for
+ * RSS is read with the streams held (with V8's heap by space, MiB physical (used): heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
  * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -44,6 +44,7 @@ const allocProfAt = process.argv.indexOf("--alloc-prof")
 const allocProfFile = allocProfAt === -1 ? undefined : process.argv[allocProfAt + 1]
 const quietMs = argument("--quiet", 6) * 1000
 const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
+const HEAP_SPACES = fileURLToPath(new URL("heapSpaces.js", import.meta.url))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -58,11 +59,37 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
 }
 
-const startServer = async (dir: string): Promise<{ child: ChildProcess; base: string }> => {
+/** The server's V8 heap by space, MiB physical (used), as heapSpaces.js reports it on SIGURG. */
+const heapSpaces = async (child: ChildProcess, output: () => string) => {
+  const from = output().length
+  child.kill("SIGURG")
+  for (let i = 0; i < 100; i++) {
+    const line = /HEAP_SPACES (.*)/.exec(output().slice(from))?.[1]
+    if (line !== undefined) {
+      const { spaces } = JSON.parse(line) as {
+        spaces: Record<string, { readonly used: number; readonly physical: number }>
+      }
+      const mib = (n: number) => Math.round(n / 1048576)
+      return Object.fromEntries(
+        Object.entries(spaces).filter(([, s]) => s.physical >= 1048576).map((
+          [name, s]
+        ) => [name, `${mib(s.physical)} (${mib(s.used)})`])
+      )
+    }
+    await sleep(50)
+  }
+  return {}
+}
+
+const startServer = async (
+  dir: string
+): Promise<{ child: ChildProcess; base: string; output: () => string }> => {
   const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
   const profile = [
     ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]),
-    ...(allocProfFile === undefined ? [] : ["--import", SAMPLER])
+    ...(allocProfFile === undefined ? [] : ["--import", SAMPLER]),
+    "--import",
+    HEAP_SPACES
   ]
   const sampling = allocProfFile === undefined
     ? {}
@@ -76,7 +103,7 @@ const startServer = async (dir: string): Promise<{ child: ChildProcess; base: st
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
   for (let i = 0; i < 3000; i++) {
     const m = /listening on (https?:\/\/\S+);/.exec(output)
-    if (m !== null) return { child, base: m[1]! }
+    if (m !== null) return { child, base: m[1]!, output: () => output }
     if (child.exitCode !== null) throw new Error(`serve exited: ${output}`)
     await sleep(20)
   }
@@ -146,7 +173,7 @@ const timed = async (f: () => Promise<unknown>) => {
 
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "a2a-slow-streams-"))
-  const { base, child } = await startServer(dir)
+  const { base, child, output } = await startServer(dir)
   try {
     await sleep(1000)
     const rssBefore = rssMiB(child.pid!)
@@ -176,6 +203,7 @@ const main = async () => {
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     await sleep(holdMs)
     const rssHeld = rssMiB(child.pid!)
+    const heldSpaces = await heapSpaces(child, output)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     probing = false
     await prober
@@ -213,6 +241,7 @@ const main = async () => {
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
+      heldHeapMiB: heldSpaces,
       canceled,
       cancelMs: Math.round(cancelMs),
       rssAfterCancelMiB: Math.round(rssAfter),
