@@ -66,7 +66,8 @@ export interface Reduced {
  * pass").
  */
 const batchHistory = () => {
-  // The batch's own copy: pushed onto only while no one outside the fold has seen it.
+  // The batch's own copy: pushed onto only while no one outside the fold has seen it. (Pushes may leave it spare
+  // room, held until the task's next batch copies it again.)
   let owned: Array<v1.Message> | undefined
   // Per step, in order: the length of its task's history when that is the batch's copy, else -1.
   const lengths: Array<number> = []

@@ -90,8 +90,8 @@ export const holds = (history: ReadonlyArray<v1.Message> | undefined, message: v
   history !== undefined && history.some((m) => m.messageId === message.messageId)
 
 /**
- * How a message joins a task's history: the history after it, the one given left as it is (the task holding it may
- * already be saved or published).
+ * How a message joins a task's history: the history after it. A history someone else may hold (a task saved or
+ * published) is left as it is; only a fold's own copy may be pushed onto (EventBatch).
  *
  * @since 0.1.0
  * @category models
