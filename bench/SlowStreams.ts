@@ -10,6 +10,11 @@
  *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
+ *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
+ *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
+ *
+ * RSS is read with the streams held (with V8's heap by space, MiB physical (used): heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
+ * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -35,6 +40,11 @@ const parallel = argument("--parallel", 100)
 const openLimitMs = argument("--open-limit", Infinity) * 1000
 const cpuProfAt = process.argv.indexOf("--cpu-prof")
 const cpuProfDir = cpuProfAt === -1 ? undefined : process.argv[cpuProfAt + 1]
+const allocProfAt = process.argv.indexOf("--alloc-prof")
+const allocProfFile = allocProfAt === -1 ? undefined : process.argv[allocProfAt + 1]
+const quietMs = argument("--quiet", 6) * 1000
+const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
+const HEAP_SPACES = fileURLToPath(new URL("heapSpaces.js", import.meta.url))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -49,11 +59,43 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
 }
 
-const startServer = async (dir: string): Promise<{ child: ChildProcess; base: string }> => {
+/** The server's V8 heap by space, MiB physical (used), as heapSpaces.js reports it on SIGURG. */
+const heapSpaces = async (child: ChildProcess, output: () => string) => {
+  const from = output().length
+  child.kill("SIGURG")
+  for (let i = 0; i < 100; i++) {
+    const line = /HEAP_SPACES (.*)/.exec(output().slice(from))?.[1]
+    if (line !== undefined) {
+      const { spaces } = JSON.parse(line) as {
+        spaces: Record<string, { readonly used: number; readonly physical: number }>
+      }
+      const mib = (n: number) => Math.round(n / 1048576)
+      return Object.fromEntries(
+        Object.entries(spaces).filter(([, s]) => s.physical >= 1048576).map((
+          [name, s]
+        ) => [name, `${mib(s.physical)} (${mib(s.used)})`])
+      )
+    }
+    await sleep(50)
+  }
+  return {}
+}
+
+const startServer = async (
+  dir: string
+): Promise<{ child: ChildProcess; base: string; output: () => string }> => {
   const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
-  const profile = cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]
+  const profile = [
+    ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]),
+    ...(allocProfFile === undefined ? [] : ["--import", SAMPLER]),
+    "--import",
+    HEAP_SPACES
+  ]
+  const sampling = allocProfFile === undefined
+    ? {}
+    : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }
   const child = spawn(process.execPath, [...profile, ...(store === "memory" ? [...args, "--memory"] : args)], {
-    env: { ...process.env, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
+    env: { ...process.env, ...sampling, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -61,7 +103,7 @@ const startServer = async (dir: string): Promise<{ child: ChildProcess; base: st
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
   for (let i = 0; i < 3000; i++) {
     const m = /listening on (https?:\/\/\S+);/.exec(output)
-    if (m !== null) return { child, base: m[1]! }
+    if (m !== null) return { child, base: m[1]!, output: () => output }
     if (child.exitCode !== null) throw new Error(`serve exited: ${output}`)
     await sleep(20)
   }
@@ -131,7 +173,7 @@ const timed = async (f: () => Promise<unknown>) => {
 
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "a2a-slow-streams-"))
-  const { base, child } = await startServer(dir)
+  const { base, child, output } = await startServer(dir)
   try {
     await sleep(1000)
     const rssBefore = rssMiB(child.pid!)
@@ -158,8 +200,11 @@ const main = async () => {
     const openAllMs = performance.now() - openStarted
     const ok = opened.filter((s): s is Stream => s !== null)
     console.error(`opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
+    if (allocProfFile !== undefined) child.kill("SIGUSR2")
     await sleep(holdMs)
     const rssHeld = rssMiB(child.pid!)
+    const heldSpaces = await heapSpaces(child, output)
+    if (allocProfFile !== undefined) child.kill("SIGUSR2")
     probing = false
     await prober
     console.error(
@@ -180,6 +225,8 @@ const main = async () => {
     for (const s of ok) s.request.destroy()
     await sleep(2000)
     const rssAfter = rssMiB(child.pid!)
+    await sleep(Math.max(0, quietMs - 2000))
+    const rssQuiet = rssMiB(child.pid!)
     const first = ok.map((s) => s.firstEventMs)
     console.log(JSON.stringify({
       store,
@@ -194,9 +241,11 @@ const main = async () => {
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
+      heldHeapMiB: heldSpaces,
       canceled,
       cancelMs: Math.round(cancelMs),
-      rssAfterCancelMiB: Math.round(rssAfter)
+      rssAfterCancelMiB: Math.round(rssAfter),
+      rssQuietMiB: Math.round(rssQuiet)
     }))
   } finally {
     child.kill("SIGTERM")
