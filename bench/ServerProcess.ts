@@ -249,9 +249,10 @@ export const start = Effect.fnUntraced(function*(
     ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
     : [process.execPath, [
       "--expose-gc",
-      // As `effect-a2a serve` runs (src/cli/Relaunch.ts); a container's sizing and `nodeOptions` come after and win.
-      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`] : []),
+      // A container's sizing; then ours as `effect-a2a serve` runs (src/cli/Relaunch.ts: its bound applies in a
+      // container too); `nodeOptions` come last and win.
       ...(options.memoryLimitMiB === undefined ? [] : containerFlags(options.memoryLimitMiB)),
+      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`] : []),
       ...(options.nodeOptions ?? []),
       script
     ]]

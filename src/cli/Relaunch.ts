@@ -5,11 +5,12 @@
  * Why: V8 sizes its young generation from the machine's memory (up to 64 MiB semi-spaces on 64-bit Node, which is
  * built without pointer compression) and grows it towards that while requests survive its collections; a server
  * always has requests in flight, so under sustained load it reaches the maximum and keeps it: RSS after a minute of
- * SendMessage about halves with 8 MiB semi-spaces, at the same CPU per request (BENCHMARKS.md, "Memory (#33)"). The trade-off is more, shorter young-generation collections; measured there.
+ * SendMessage about halves with 8 MiB semi-spaces, at the same CPU per request (BENCHMARKS.md, "Memory (#33)").
+ * The trade-off is more, shorter young-generation collections; measured there. In a container the bound raises the
+ * young generation instead: V8 would size ~1 MiB semi-spaces there, and scavenge all the time under load.
  *
  * Left as it is: a flag already given (in the command line or NODE_OPTIONS), `A2A_BOUND_YOUNG_GENERATION=false`, a
- * heap limit under 1 GiB (a container's memory limit: V8 then sizes semi-spaces of 1-4 MiB itself, so 8 would be
- * more), and a Node without `process.execve` (Windows). Kept free of Effect and of the rest of the CLI: it runs
+ * heap limit under 128 MiB, and a Node without `process.execve` (Windows). Kept free of Effect and of the rest of the CLI: it runs
  * before they load, so a relaunch costs a bare Node start-up.
  */
 import * as V8 from "node:v8"
@@ -17,8 +18,12 @@ import * as V8 from "node:v8"
 /** The bound, in MiB per semi-space. */
 export const SEMI_SPACE_MIB = 8
 
-/** Heap limits under this are a container's: V8 already sizes the young generation to the memory given. */
-const MIN_HEAP_LIMIT = 1024 * 1048576
+/**
+ * Heap limits under this are too small to give the young generation 2 x 8 MiB. Above it, a container's limit too:
+ * there V8 sizes semi-spaces of ~1 MiB itself, and a server under load then spends its core on scavenges
+ * (BENCHMARKS.md, "A container's view").
+ */
+const MIN_HEAP_LIMIT = 128 * 1048576
 
 export interface Launch {
   readonly execPath: string

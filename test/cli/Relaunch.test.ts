@@ -38,7 +38,9 @@ describe("relaunchArgs", () => {
     assert.isUndefined(relaunchArgs(launch({ execArgv: ["--max-semi-space-size=32"] })))
     assert.isUndefined(relaunchArgs(launch({ env: { NODE_OPTIONS: "--max_semi_space_size=2 --trace-gc" } })))
     assert.isUndefined(relaunchArgs(launch({ env: { A2A_BOUND_YOUNG_GENERATION: "false" } })))
-    assert.isUndefined(relaunchArgs(launch({ heapSizeLimit: 0.5 * GiB })))
+    assert.isUndefined(relaunchArgs(launch({ heapSizeLimit: 0.09 * GiB })))
+    // a container of 256 MiB: V8 would size 1 MiB semi-spaces, too few for a server under load
+    assert.isDefined(relaunchArgs(launch({ heapSizeLimit: 0.25 * GiB })))
   })
 })
 
