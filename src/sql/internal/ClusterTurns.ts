@@ -123,6 +123,10 @@ export const Turn = Rpc.make("Turn", {
   // By the time the engine stops, its runner has let the turns it ran end or cut them short (see `stop`): what is
   // left goes to the task's next owner at once, rather than the engine waiting for it.
   .annotate(ClusterSchema.InterruptOnTermination, true)
+  // A caller interrupted while it waits for its Turn (its node stopping, or it left) does not interrupt the Turn: the
+  // engine ignores such an interrupt only once its own shutdown has begun, after this node's sending side has closed,
+  // and a Turn interrupted before it started would be answered so, never run (its acknowledged message lost).
+  .annotate(ClusterSchema.Uninterruptible, "client")
 
 /** A task, as the engine knows it: its turns, one at a time. */
 export const Task = Entity.make("effect-a2a/Task", [Turn])
