@@ -256,8 +256,12 @@ export const handlerSuite = <E>(
         const streamed = yield* Effect.forkChild(
           collect(handler.sendStreamingMessage(send("third", { taskId: asked.id }), ctx))
         )
-        yield* settle
-        assert.strictEqual((yield* handler.getTask({ id: asked.id }, ctx)).status.state, "TASK_STATE_WORKING")
+        // The "hold" turn under way (a SQL store's save takes real time: settle until it shows, boundedly).
+        const held = yield* settle.pipe(
+          Effect.andThen(handler.getTask({ id: asked.id }, ctx)),
+          Effect.repeat({ until: (task) => task.status.state === "TASK_STATE_WORKING", times: 500 })
+        )
+        assert.strictEqual(held.status.state, "TASK_STATE_WORKING")
         yield* controls.open("hold")
         // "early" completes the task in its turn; the later ones find it completed and hear so.
         const second = yield* Effect.flip(Fiber.join(blocking))

@@ -88,8 +88,10 @@ const cluster = (extra: Record<string, string> = {}, database?: string) =>
     const a = yield* serveWith(env.a)
     const b = yield* serveWith(env.b)
     const worker = yield* workerWith(env.worker)
-    // The engine spreads the shards once every runner has registered.
+    // The engine spreads the shards once every runner has registered: wait until the worker runs turns, so that a
+    // test never starts while it holds no shard (a loaded machine can take longer than the engine's rounds).
     yield* Effect.sleep("3 seconds")
+    yield* workerRunsTurns(a.base, String(worker.child.pid))
     return { a, b, worker, env }
   })
 
@@ -136,6 +138,17 @@ const send = (base: string, text: string, options: { taskId?: string; returnImme
 const getTask = (base: string, id: string) => Effect.map(call(`${base}/tasks/${id}`), (a) => a.body as Task)
 
 const statusText = (task: Task) => task.status.message?.parts[0]?.text ?? ""
+
+/** Sends short tasks (each a new entity, on a shard of its own) until one runs on the process `pid`, 30 s at most. */
+const workerRunsTurns = (base: string, pid: string) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const answer = yield* send(base, "sleep 0")
+      if (answer.status === 200 && statusText(taskOf(answer)).endsWith(`pid ${pid}`)) return
+      if (Date.now() > deadline) return yield* Effect.die(new Error(`the worker (pid ${pid}) ran no turn in 30 s`))
+    }
+  })
 
 /** The task an answer holds; fails the test with the answer otherwise. */
 const taskOf = (answer: Answer): Task => {
