@@ -10,19 +10,18 @@ import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import * as WebhookPush from "../node/WebhookPush.ts"
 import * as CardSigner from "../server/CardSigner.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import * as DurableServer from "../sql/DurableServer.ts"
 import { chooseAgent } from "./ServeCommand.ts"
 import * as ServeFailure from "./ServeFailure.ts"
-
-/** How long a stopping worker lets the turns running here end. */
-const STOP_TIMEOUT_MS = 10_000
 
 const run = (flags: { readonly agent: Option.Option<string> }) =>
   Effect.gen(function*() {
@@ -48,7 +47,12 @@ const run = (flags: { readonly agent: Option.Option<string> }) =>
     // shutdownTimeout), then cuts them short: the other nodes run them again or fail them as lost.
     const deadline = Context.get(context, ShutdownDeadline.ShutdownDeadline)
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => void setTimeout(() => Deferred.doneUnsafe(deadline, Exit.void), STOP_TIMEOUT_MS).unref())
+      Effect.sync(() =>
+        void setTimeout(
+          () => Deferred.doneUnsafe(deadline, Exit.void),
+          Duration.toMillis(NodeA2AServer.DEFAULT_SHUTDOWN_TIMEOUT)
+        ).unref()
+      )
     )
     yield* Console.log("effect-a2a worker: running the turns of the nodes on A2A_DATABASE_URL")
     return yield* Effect.never

@@ -95,6 +95,8 @@ export type TlsOptions = ServerTls.TlsOptions
 
 export const DEFAULT_HOST = "127.0.0.1"
 export const DEFAULT_PORT = 8080
+/** How long a stopping server lets what is in flight end, unless `shutdownTimeout` says otherwise. */
+export const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(10)
 
 /** The base URL of a listening server, for humans: a wildcard address is shown as localhost. */
 export const baseUrl = (address: NetAddress.SocketAddress, secure = false): string => {
@@ -187,7 +189,7 @@ const serveHttp = (
   options: ServeOptions
 ): Layer.Layer<HttpServer.HttpServer, ServeError, A2AHttp.Requirements> => {
   const requestTimeout = Duration.toMillis(Duration.fromInputUnsafe(options.requestTimeout ?? Duration.seconds(30)))
-  const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? Duration.seconds(10))
+  const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT)
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
   // The API docs need the REST routes they describe.
   const apiDocs = options.apiDocs !== false && options.restPath !== false
