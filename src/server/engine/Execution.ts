@@ -102,8 +102,9 @@ export const STORAGE_LOST = "The task store was unreachable while this task was 
   "lost and it was marked as failed. Send the request again to start a new task."
 
 /**
- * The executions now running, by task id, each in a slot emptied when it goes: the Map's old tables keep what
- * they held until the next full GC (see LiveSet), which is then a slot, not an execution.
+ * The executions now running whose task is stored (or whose id the caller gave), by task id, each in a slot emptied
+ * when it goes: the Map's old tables keep what they held until the next full GC (see LiveSet), which is then a slot,
+ * not an execution. An execution that stores no task (a direct reply) never enters it (`Execution.register`).
  *
  * @since 0.1.0
  * @category models
@@ -304,7 +305,12 @@ export class Execution {
   /** Saves a step and publishes its events, then tells the caller. */
   commit(applied: TaskReducer.Applied): Effect.Effect<void, StoreFailed> {
     const current = this.record
-    const saved = Effect.mapError(this.deps.commit(this.scope, current?.version ?? 0, applied), storeFailed)
+    const saved = Effect.mapError(
+      current === undefined
+        ? Effect.andThen(Effect.sync(() => this.register()), this.deps.commit(this.scope, 0, applied))
+        : this.deps.commit(this.scope, current.version, applied),
+      storeFailed
+    )
     const config = current === undefined ? this.pushConfig : undefined
     return Effect.map(
       config === undefined ? saved : Effect.andThen(
@@ -448,6 +454,16 @@ export class Execution {
     return Effect.uninterruptible(Effect.flatMap(Effect.exit(Effect.interruptible(this.consume())), then))
   }
 
+  /**
+   * Enters `running` before the task's first save, so that whoever finds the task stored finds its execution too.
+   * Not before: an entry added and deleted per SendMessage answered by a message made the Map reallocate its
+   * table on most deletes, in the old generation where its tables are, and each table left there kept the keys and
+   * slots it held alive across every scavenge until the next full GC (BENCHMARKS.md, "Where the tail comes from").
+   */
+  register(): void {
+    if (this.slot.current === this) this.deps.running.set(this.context.taskId, this.slot)
+  }
+
   /** Under the task's lock: the next waiting message, if any, starts its turn (or hears why it cannot). */
   letGo(): Effect.Effect<void> {
     const taskId = this.context.taskId
@@ -543,7 +559,9 @@ export const launch = (
       options.receipt
     )
     const running = deps.running
-    running.set(taskId, execution.slot)
+    // Found by id only once its task is stored (or its id is the caller's): an execution that answers with a
+    // message and stores no task never enters the Map, whose old tables would keep its entry (see `register`).
+    if (record !== undefined || call.namesTasks === true) running.set(taskId, execution.slot)
     const serverScope = deps.serverScope
     if (serverScope.state._tag === "Closed") {
       // Too late to run: the fiber forkIn gives a closed scope is interrupted before it starts, so the caller

@@ -1,0 +1,127 @@
+/**
+ * `node bench/gcCost.ts <scenario> <seconds> <rounds> <variant>...`: what the garbage collector costs a server per
+ * request under load over HTTP, from V8's own trace (`--trace-gc-nvp`) of the server process: figures that depend
+ * on the requests served, not on how fast a loaded machine let it serve them. Per 100,000 requests: the number and
+ * total pause of scavenges and of mark-compacts, the bytes scavenges promoted, and the old generation's growth
+ * (promoted plus what V8 allocated there directly: pretenured objects); with the load's req/s, p99 and CPU per
+ * request, which do depend on the machine.
+ *
+ * A variant is a label, then its settings separated by spaces: Node options for the server (after the ones
+ * `bench/ServerProcess.ts` gives ours: `--max-semi-space-size=8` as `effect-a2a serve` runs), `limit=<MiB>` for a
+ * container's memory (`--memory-limit` of the bench), `server=<kind>` (default ours). Variants run one after the
+ * other, `rounds` times over (alternated), each in a fresh server: start, warm up, a full GC, then the measured load
+ * with 50 connections. `GC_COST_PIN=1` pins the server to CPU 0 and the harness to the others, as `--pin`.
+ *
+ *   node bench/gcCost.ts rpc-message 6 2 "as-serve" "256MiB limit=256"
+ *   node bench/gcCost.ts rpc-message 6 3 "as-serve" "no-pretenuring --no-allocation-site-pretenuring"
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Os from "node:os"
+import { BenchError } from "./BenchError.ts"
+import { type Collection, collectionOf, median } from "./GcTrace.ts"
+import { scenarios } from "./Scenarios.ts"
+import { pinHarness, SERVER_CPUS, type ServerKind, serverKinds, start } from "./ServerProcess.ts"
+
+const [scenarioId = "rpc-message", secondsArg = "6", roundsArg = "2", ...variantArgs] = process.argv.slice(2)
+const pin = process.env.GC_COST_PIN === "1"
+
+interface Variant {
+  readonly label: string
+  readonly kind: ServerKind
+  readonly nodeOptions: ReadonlyArray<string>
+  readonly memoryLimitMiB: number | undefined
+}
+
+const variantOf = (spec: string): Effect.Effect<Variant, BenchError> => {
+  const [label = spec, ...settings] = spec.split(/\s+/).filter((s) => s !== "")
+  const value = (key: string) => settings.find((s) => s.startsWith(`${key}=`))?.slice(key.length + 1)
+  const kind = serverKinds.find((k) => k === (value("server") ?? "ours"))
+  const limit = value("limit")
+  return kind === undefined
+    ? Effect.fail(new BenchError({ message: `no server in ${spec}` }))
+    : Effect.succeed({
+      label,
+      kind,
+      nodeOptions: settings.filter((s) => s.startsWith("-")),
+      memoryLimitMiB: limit === undefined ? undefined : Number(limit)
+    })
+}
+
+/** The trace's collections during the load, per 100,000 requests. */
+const per100k = (collections: ReadonlyArray<Collection>, requests: number) => {
+  const scale = 100_000 / requests
+  const scavenges = collections.filter((c) => c.kind === "scavenge")
+  const fulls = collections.filter((c) => c.kind === "mark-compact")
+  // The old generation's growth between two collections is seen at a scavenge (which does not shrink it): its
+  // objects after it, minus those after the collection before it. A mark-compact's interval is not counted (it
+  // frees old objects), so this is a lower bound when there are mark-compacts.
+  let oldGrowth = 0
+  for (let i = 1; i < collections.length; i++) {
+    const c = collections[i]!
+    if (c.kind === "scavenge") oldGrowth += c.oldAfter - collections[i - 1]!.oldAfter
+  }
+  const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
+  return {
+    scavenges: scavenges.length * scale,
+    scavengeMs: sum(scavenges.map((s) => s.pause)) * scale,
+    scavengeMedianMs: median(scavenges.map((s) => s.pause)),
+    fulls: fulls.length * scale,
+    fullMs: sum(fulls.map((s) => s.pause)) * scale,
+    promotedMB: sum(scavenges.map((s) => s.promoted)) * scale / 1e6,
+    oldGrowthMB: oldGrowth * scale / 1e6
+  }
+}
+
+const measure = Effect.fnUntraced(function*(variant: Variant) {
+  const scenario = scenarios.find((s) => s.id === scenarioId)
+  if (scenario === undefined) return yield* new BenchError({ message: `no scenario ${scenarioId}` })
+  const lines: Array<string> = []
+  const server = yield* start(variant.kind, {
+    nodeOptions: ["--trace-gc-nvp", ...variant.nodeOptions],
+    memoryLimitMiB: variant.memoryLimitMiB,
+    cpus: pin ? SERVER_CPUS : undefined,
+    // No start-up or after-load collection of IdleMemoryRelease inside the measured window.
+    releaseMemory: false,
+    output: (line) => lines.push(line)
+  })
+  const runner = yield* scenario.prepare(server)
+  const settings = { connections: 50, durationSec: 2, idle: { streams: 0, parallel: 1 } }
+  yield* runner(settings)
+  yield* server.collectGarbage
+  yield* Effect.sleep("500 millis")
+  const from = lines.length
+  const cpuBefore = yield* server.cpuMs
+  const sample = yield* runner({ ...settings, durationSec: Number(secondsArg) })
+  const cpuMs = (yield* server.cpuMs) - cpuBefore
+  const { peakKb } = yield* server.memory
+  // The collection before the load (the full GC asked for) anchors the first scavenge's old-generation growth.
+  const all = lines.flatMap((line) => collectionOf(line) ?? [])
+  const during = lines.slice(from).flatMap((line) => collectionOf(line) ?? [])
+  const anchor = all.length > during.length ? all.slice(all.length - during.length - 1, all.length - during.length) : []
+  const gc = per100k([...anchor, ...during], sample.completed)
+  const f = (n: number, digits = 0) => n.toFixed(digits)
+  yield* Console.log(
+    [
+      `${variant.label.padEnd(16)}`,
+      `${f(sample.throughput)} req/s p99 ${sample.p99Ms} ms CPU ${f(cpuMs * 1000 / sample.completed, 1)} µs/op`,
+      `per 100k: ${f(gc.scavenges)} scavenges ${f(gc.scavengeMs)} ms (median ${f(gc.scavengeMedianMs, 2)})`,
+      `${f(gc.fulls, 1)} mark-compacts ${f(gc.fullMs)} ms`,
+      `promoted ${f(gc.promotedMB, 1)} MB, old gen +${f(gc.oldGrowthMB, 1)} MB`,
+      `GC pauses ${f((gc.scavengeMs + gc.fullMs) / 100, 1)} µs/req`,
+      `peak RSS ${f(peakKb / 1024)} MiB, errors ${sample.errors}`
+    ].join(" | ")
+  )
+}, Effect.scoped)
+
+const program = Effect.gen(function*() {
+  const variants = yield* Effect.forEach(variantArgs.length === 0 ? ["as-serve"] : variantArgs, variantOf)
+  if (pin) yield* pinHarness(Os.availableParallelism())
+  for (let round = 0; round < Number(roundsArg); round++) {
+    for (const variant of variants) yield* measure(variant)
+  }
+})
+
+program.pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -1,0 +1,64 @@
+/**
+ * `node bench/startHeap.ts [servers] [top]`: what a server holds live once started, before any request: a heap
+ * snapshot of the idle server (V8 takes it after a full GC), by constructor (objects, closures) or node type (code,
+ * strings, arrays...), largest first. What is live at start is marked by every full GC for as long as the server runs,
+ * and is room a container's heap limit does not leave to requests. Defaults: ours,sdk 25.
+ *
+ *   node bench/startHeap.ts ours,sdk 25
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Console, Effect, FileSystem, Schedule } from "effect"
+import { BenchError } from "./BenchError.ts"
+import { readTotals } from "./HeapSnapshot.ts"
+import { type ServerKind, serverKinds, start } from "./ServerProcess.ts"
+
+const [serverArg = "ours,sdk", topArg = "25"] = process.argv.slice(2)
+
+const measure = Effect.fnUntraced(function*(kind: ServerKind) {
+  const fs = yield* FileSystem.FileSystem
+  const dir = yield* fs.makeTempDirectoryScoped()
+  const server = yield* start(kind, {
+    nodeOptions: ["--heapsnapshot-signal=SIGUSR1", `--diagnostic-dir=${dir}`],
+    releaseMemory: false
+  })
+  yield* Effect.sleep("1 second")
+  yield* Effect.try({
+    try: () => process.kill(server.pid, "SIGUSR1"),
+    catch: (cause) => new BenchError({ message: "cannot signal the server", cause })
+  })
+  // Written once the file is there and has stopped growing.
+  const size = fs.readDirectory(dir).pipe(
+    Effect.flatMap((files) => {
+      const file = files.find((f) => f.endsWith(".heapsnapshot"))
+      return file === undefined
+        ? Effect.fail(new BenchError({ message: "no snapshot yet" }))
+        : Effect.map(fs.stat(`${dir}/${file}`), (stat) => ({ file: `${dir}/${file}`, size: Number(stat.size) }))
+    })
+  )
+  const first = yield* size.pipe(Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 300 }))
+  let last = first
+  do {
+    yield* Effect.sleep("500 millis")
+    const now = yield* size
+    if (now.size === last.size) break
+    last = now
+  } while (true)
+  const totals = yield* readTotals(last.file)
+  const mb = (bytes: number) => (bytes / 1048576).toFixed(2).padStart(7)
+  yield* Console.log(`${kind}: ${mb(totals.bytes).trim()} MiB live after start`)
+  const rows = [...totals.byKind].sort(([, a], [, b]) => b.bytes - a.bytes).slice(0, Number(topArg))
+  for (const [name, bucket] of rows) {
+    yield* Console.log(`  ${mb(bucket.bytes)} MiB ${String(bucket.count).padStart(8)}  ${name}`)
+  }
+}, Effect.scoped)
+
+const program = Effect.gen(function*() {
+  for (const name of serverArg.split(",")) {
+    const kind = serverKinds.find((k) => k === name)
+    if (kind === undefined) return yield* new BenchError({ message: `no server ${name}` })
+    yield* measure(kind)
+  }
+})
+
+program.pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)
