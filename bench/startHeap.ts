@@ -1,19 +1,21 @@
 /**
- * `node bench/startHeap.ts [servers] [top]`: what a server holds live once started, before any request: a heap
+ * `node bench/startHeap.ts [servers] [top] [dir]`: what a server holds live once started, before any request: a heap
  * snapshot of the idle server (V8 takes it after a full GC), by constructor (objects, closures) or node type (code,
  * strings, arrays...), largest first. What is live at start is marked by every full GC for as long as the server runs,
- * and is room a container's heap limit does not leave to requests. Defaults: ours,sdk 25.
+ * and is room a container's heap limit does not leave to requests. With `dir`, the snapshots are kept there (as
+ * <server>.heapsnapshot, for Chrome DevTools). Defaults: ours,sdk 25.
  *
  *   node bench/startHeap.ts ours,sdk 25
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, FileSystem, Schedule } from "effect"
+import { Console, Effect, FileSystem, Schedule, Schema } from "effect"
 import { BenchError } from "./BenchError.ts"
 import { readTotals } from "./HeapSnapshot.ts"
+import { call } from "./Requests.ts"
 import { type ServerKind, serverKinds, start } from "./ServerProcess.ts"
 
-const [serverArg = "ours,sdk", topArg = "25"] = process.argv.slice(2)
+const [serverArg = "ours,sdk", topArg = "25", keep] = process.argv.slice(2)
 
 const measure = Effect.fnUntraced(function*(kind: ServerKind) {
   const fs = yield* FileSystem.FileSystem
@@ -27,24 +29,15 @@ const measure = Effect.fnUntraced(function*(kind: ServerKind) {
     try: () => process.kill(server.pid, "SIGUSR1"),
     catch: (cause) => new BenchError({ message: "cannot signal the server", cause })
   })
-  // Written once the file is there and has stopped growing.
-  const size = fs.readDirectory(dir).pipe(
-    Effect.flatMap((files) => {
-      const file = files.find((f) => f.endsWith(".heapsnapshot"))
-      return file === undefined
-        ? Effect.fail(new BenchError({ message: "no snapshot yet" }))
-        : Effect.map(fs.stat(`${dir}/${file}`), (stat) => ({ file: `${dir}/${file}`, size: Number(stat.size) }))
-    })
+  // V8 writes the snapshot on the main thread: once the server answers again, it is written.
+  yield* call(Schema.Unknown, server.endpoints.card, { method: "GET" }).pipe(Effect.retry({ times: 3 }))
+  const file = (yield* fs.readDirectory(dir)).find((f) => f.endsWith(".heapsnapshot"))
+  if (file === undefined) return yield* new BenchError({ message: `no snapshot in ${dir}` })
+  // Retried: the file may still be being flushed when the server answers.
+  const totals = yield* readTotals(`${dir}/${file}`).pipe(
+    Effect.retry({ schedule: Schedule.spaced("500 millis"), times: 20 })
   )
-  const first = yield* size.pipe(Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 300 }))
-  let last = first
-  do {
-    yield* Effect.sleep("500 millis")
-    const now = yield* size
-    if (now.size === last.size) break
-    last = now
-  } while (true)
-  const totals = yield* readTotals(last.file)
+  if (keep !== undefined) yield* fs.copyFile(`${dir}/${file}`, `${keep}/${kind}.heapsnapshot`)
   const mb = (bytes: number) => (bytes / 1048576).toFixed(2).padStart(7)
   yield* Console.log(`${kind}: ${mb(totals.bytes).trim()} MiB live after start`)
   const rows = [...totals.byKind].sort(([, a], [, b]) => b.bytes - a.bytes).slice(0, Number(topArg))

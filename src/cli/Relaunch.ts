@@ -1,22 +1,34 @@
 /**
- * `effect-a2a serve` bounds V8's young generation: before anything else loads, it starts itself again in the same
- * process (`process.execve`: the same pid, no second process) with `--max-semi-space-size=8`.
+ * `effect-a2a serve` sets two V8 flags of its own: before anything else loads, it starts itself again in the same
+ * process (`process.execve`: the same pid, no second process) with `--max-semi-space-size=8` and
+ * `--no-allocation-site-pretenuring`. Both are read by V8 only at start.
  *
- * Why: V8 sizes its young generation from the machine's memory (up to 64 MiB semi-spaces on 64-bit Node, which is
- * built without pointer compression) and grows it towards that while requests survive its collections; a server
- * always has requests in flight, so under sustained load it reaches the maximum and keeps it: RSS after a minute of
- * SendMessage about halves with 8 MiB semi-spaces, at the same CPU per request (BENCHMARKS.md, "Memory (#33)").
- * The trade-off is more, shorter young-generation collections; measured there. In a container the bound raises the
- * young generation instead: V8 would size ~1 MiB semi-spaces there, and scavenge all the time under load.
+ * Why the young-generation bound: V8 sizes its young generation from the machine's memory (up to 64 MiB semi-spaces
+ * on 64-bit Node, which is built without pointer compression) and grows it towards that while requests survive its
+ * collections; a server always has requests in flight, so under sustained load it reaches the maximum and keeps it:
+ * RSS after a minute of SendMessage about halves with 8 MiB semi-spaces, at the same CPU per request (BENCHMARKS.md,
+ * "Memory (#33)"). The trade-off is more, shorter young-generation collections; measured there. In a container the
+ * bound raises the young generation instead: V8 would size ~1 MiB semi-spaces there, and scavenge all the time under
+ * load.
  *
- * Left as it is: a flag already given (in the command line or NODE_OPTIONS), `A2A_BOUND_YOUNG_GENERATION=false`, a
- * heap limit under 128 MiB, and a Node without `process.execve` (Windows). Kept free of Effect and of the rest of the CLI: it runs
- * before they load, so a relaunch costs a bare Node start-up.
+ * Why no pretenuring: with the core busy, a request's objects are still in flight when a scavenge comes, so V8 finds
+ * its allocation sites surviving and switches them to allocating in the old generation; those objects then die
+ * there, and keep the young objects they point to alive until the next full GC. Per 100,000 SendMessage, 50-86 MB
+ * promoted instead of 1-3, and the old generation's growth that sets how often full GCs come (most often under a
+ * container's heap limit) 65-98 MB instead of 4-18 (BENCHMARKS.md, "Memory (#33), third session").
+ *
+ * Each is left as it is when already given (in the command line or NODE_OPTIONS, either way round) or turned off:
+ * `A2A_BOUND_YOUNG_GENERATION=false`, `A2A_NO_PRETENURING=false`; the bound also under a heap limit below 128 MiB.
+ * Nothing is done on a Node without `process.execve` (Windows). Kept free of Effect and of the rest of the CLI: it
+ * runs before they load, so a relaunch costs a bare Node start-up.
  */
 import * as V8 from "node:v8"
 
 /** The bound, in MiB per semi-space. */
 export const SEMI_SPACE_MIB = 8
+
+/** V8's allocation-site pretenuring turned off. */
+export const NO_PRETENURING = "--no-allocation-site-pretenuring"
 
 /**
  * Heap limits under this are too small to give the young generation 2 x 8 MiB. Above it, a container's limit too:
@@ -35,19 +47,35 @@ export interface Launch {
   readonly heapSizeLimit: number
 }
 
-/** The arguments to start `launch` again with (argv[0] first), or undefined when it should run as it is. */
+/** The V8 flags `serve` adds to `launch`: those not already given nor turned off. */
+const flagsFor = (launch: Launch): ReadonlyArray<string> => {
+  const given = [...launch.execArgv, ...(launch.env.NODE_OPTIONS ?? "").split(/\s+/)]
+  const has = (flag: RegExp) => given.some((arg) => flag.test(arg))
+  const flags: Array<string> = []
+  if (
+    launch.env.A2A_BOUND_YOUNG_GENERATION !== "false" && !has(/^--max[-_]semi[-_]space[-_]size/) &&
+    launch.heapSizeLimit >= MIN_HEAP_LIMIT
+  ) flags.push(`--max-semi-space-size=${SEMI_SPACE_MIB}`)
+  if (launch.env.A2A_NO_PRETENURING !== "false" && !has(/^--(no[-_]?)?allocation[-_]site[-_]pretenuring/)) {
+    flags.push(NO_PRETENURING)
+  }
+  return flags
+}
+
+/**
+ * The arguments to start `launch` again with (argv[0] first), or undefined when it should run as it is. Once
+ * started again the flags are given, so it never asks twice.
+ */
 export const relaunchArgs = (launch: Launch): ReadonlyArray<string> | undefined => {
   if (launch.argv.slice(2).find((arg) => !arg.startsWith("-")) !== "serve") return undefined
-  if (launch.env.A2A_BOUND_YOUNG_GENERATION === "false") return undefined
-  const given = [...launch.execArgv, ...(launch.env.NODE_OPTIONS ?? "").split(/\s+/)]
-  if (given.some((flag) => /^--max[-_]semi[-_]space[-_]size/.test(flag))) return undefined
-  if (launch.heapSizeLimit < MIN_HEAP_LIMIT) return undefined
-  return [launch.execPath, `--max-semi-space-size=${SEMI_SPACE_MIB}`, ...launch.execArgv, ...launch.argv.slice(1)]
+  const flags = flagsFor(launch)
+  if (flags.length === 0) return undefined
+  return [launch.execPath, ...flags, ...launch.execArgv, ...launch.argv.slice(1)]
 }
 
 type Execve = (file: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => never
 
-/** Starts this process again with the bound, when `relaunchArgs` says so; else returns and the command runs. */
+/** Starts this process again with the flags, when `relaunchArgs` says so; else returns and the command runs. */
 export const relaunch = (): void => {
   const execve = (process as { readonly execve?: Execve }).execve
   if (typeof execve !== "function") return
