@@ -2,8 +2,33 @@
  * Reading V8 heap snapshots just enough to say what a number of added things (idle streams) cost:
  * self size and count per (node type, constructor name), and the difference of two snapshots.
  */
-import { Effect, FileSystem, Schema } from "effect"
+import { Effect, FileSystem, Schedule, Schema } from "effect"
 import { BenchError } from "./BenchError.ts"
+import { call } from "./Requests.ts"
+import type { BenchServer } from "./ServerProcess.ts"
+
+/** The signal a server started with `--heapsnapshot-signal=SIGUSR1 --diagnostic-dir=<dir>` writes a snapshot on. */
+export const SNAPSHOT_SIGNAL = "SIGUSR1"
+
+/**
+ * Asks the server for a snapshot into `dir`; V8 writes it on the main thread, so once the server answers again it is
+ * done.
+ */
+export const snapshot = (server: BenchServer, dir: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const count = (yield* fs.readDirectory(dir)).length
+    yield* Effect.try({
+      try: () => process.kill(server.pid, SNAPSHOT_SIGNAL),
+      catch: (cause) => new BenchError({ message: "cannot signal the server", cause })
+    })
+    yield* fs.readDirectory(dir).pipe(
+      Effect.filterOrFail((files) => files.length > count, () => new BenchError({ message: "no snapshot yet" })),
+      Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 300 })
+    )
+    // A keep-alive connection may have timed out while the server was busy writing: retry once or twice.
+    yield* call(Schema.Unknown, server.endpoints.card, { method: "GET" }).pipe(Effect.retry({ times: 3 }))
+  }).pipe(Effect.mapError((cause) => new BenchError({ message: "heap snapshot failed", cause })))
 
 const Meta = Schema.Struct({
   snapshot: Schema.Struct({

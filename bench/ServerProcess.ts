@@ -6,7 +6,7 @@
 import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
-import { SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
+import { NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 import { BenchError } from "./BenchError.ts"
 import {
   AGENT_CARD_PATH,
@@ -249,10 +249,10 @@ export const start = Effect.fnUntraced(function*(
     ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
     : [process.execPath, [
       "--expose-gc",
-      // A container's sizing; then ours as `effect-a2a serve` runs (src/cli/Relaunch.ts: its bound applies in a
-      // container too); `nodeOptions` come last and win.
+      // A container's sizing; then ours as `effect-a2a serve` runs (src/cli/Relaunch.ts: its flags apply in a
+      // container too); `nodeOptions` come last and win (`--allocation-site-pretenuring` gives V8's default back).
       ...(options.memoryLimitMiB === undefined ? [] : containerFlags(options.memoryLimitMiB)),
-      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`] : []),
+      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`, NO_PRETENURING] : []),
       ...(options.nodeOptions ?? []),
       script
     ]]

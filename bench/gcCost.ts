@@ -7,13 +7,14 @@
  * request, which do depend on the machine.
  *
  * A variant is a label, then its settings separated by spaces: Node options for the server (after the ones
- * `bench/ServerProcess.ts` gives ours: `--max-semi-space-size=8` as `effect-a2a serve` runs), `limit=<MiB>` for a
+ * `bench/ServerProcess.ts` gives ours as `effect-a2a serve` runs: `--max-semi-space-size=8
+ * --no-allocation-site-pretenuring`; `--allocation-site-pretenuring` gives V8's default back), `limit=<MiB>` for a
  * container's memory (`--memory-limit` of the bench), `server=<kind>` (default ours). Variants run one after the
  * other, `rounds` times over (alternated), each in a fresh server: start, warm up, a full GC, then the measured load
  * with 50 connections. `GC_COST_PIN=1` pins the server to CPU 0 and the harness to the others, as `--pin`.
  *
  *   node bench/gcCost.ts rpc-message 6 2 "as-serve" "256MiB limit=256"
- *   node bench/gcCost.ts rpc-message 6 3 "as-serve" "no-pretenuring --no-allocation-site-pretenuring"
+ *   node bench/gcCost.ts rpc-message 6 3 "as-serve" "pretenuring --allocation-site-pretenuring"
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"

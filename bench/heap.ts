@@ -6,35 +6,15 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, FileSystem, Schedule, Schema } from "effect"
+import { Console, Effect, FileSystem, Schedule } from "effect"
 import { Command, Flag } from "effect/cli"
 import { identity } from "effect/Function"
 import * as Path from "node:path"
 import { summarise } from "./AllocationProfile.ts"
 import { BenchError } from "./BenchError.ts"
-import { growth, readTotals } from "./HeapSnapshot.ts"
+import { growth, readTotals, snapshot, SNAPSHOT_SIGNAL } from "./HeapSnapshot.ts"
 import { type IdleKind, runIdle } from "./IdleStreams.ts"
-import { call } from "./Requests.ts"
-import { type BenchServer, serverLabel, start } from "./ServerProcess.ts"
-
-const SNAPSHOT_SIGNAL = "SIGUSR1"
-
-/** Asks the server for a snapshot; V8 writes it on the main thread, so once the server answers again it is done. */
-const snapshot = (server: BenchServer, dir: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const count = (yield* fs.readDirectory(dir)).length
-    yield* Effect.try({
-      try: () => process.kill(server.pid, SNAPSHOT_SIGNAL),
-      catch: (cause) => new BenchError({ message: "cannot signal the server", cause })
-    })
-    yield* fs.readDirectory(dir).pipe(
-      Effect.filterOrFail((files) => files.length > count, () => new BenchError({ message: "no snapshot yet" })),
-      Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 300 })
-    )
-    // A keep-alive connection may have timed out while the server was busy writing: retry once or twice.
-    yield* call(Schema.Unknown, server.endpoints.card, { method: "GET" }).pipe(Effect.retry({ times: 3 }))
-  }).pipe(Effect.mapError((cause) => new BenchError({ message: "heap snapshot failed", cause })))
+import { serverLabel, start } from "./ServerProcess.ts"
 
 const measure = Effect.fnUntraced(function*(kind: "ours" | "sdk", idleKind: IdleKind, streams: number, root: string) {
   const fs = yield* FileSystem.FileSystem

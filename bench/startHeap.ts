@@ -9,10 +9,9 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, FileSystem, Schedule, Schema } from "effect"
+import { Console, Effect, FileSystem, Schedule } from "effect"
 import { BenchError } from "./BenchError.ts"
-import { readTotals } from "./HeapSnapshot.ts"
-import { call } from "./Requests.ts"
+import { readTotals, snapshot, SNAPSHOT_SIGNAL } from "./HeapSnapshot.ts"
 import { type ServerKind, serverKinds, start } from "./ServerProcess.ts"
 
 const [serverArg = "ours,sdk", topArg = "25", keep] = process.argv.slice(2)
@@ -21,16 +20,11 @@ const measure = Effect.fnUntraced(function*(kind: ServerKind) {
   const fs = yield* FileSystem.FileSystem
   const dir = yield* fs.makeTempDirectoryScoped()
   const server = yield* start(kind, {
-    nodeOptions: ["--heapsnapshot-signal=SIGUSR1", `--diagnostic-dir=${dir}`],
+    nodeOptions: [`--heapsnapshot-signal=${SNAPSHOT_SIGNAL}`, `--diagnostic-dir=${dir}`],
     releaseMemory: false
   })
   yield* Effect.sleep("1 second")
-  yield* Effect.try({
-    try: () => process.kill(server.pid, "SIGUSR1"),
-    catch: (cause) => new BenchError({ message: "cannot signal the server", cause })
-  })
-  // V8 writes the snapshot on the main thread: once the server answers again, it is written.
-  yield* call(Schema.Unknown, server.endpoints.card, { method: "GET" }).pipe(Effect.retry({ times: 3 }))
+  yield* snapshot(server, dir)
   const file = (yield* fs.readDirectory(dir)).find((f) => f.endsWith(".heapsnapshot"))
   if (file === undefined) return yield* new BenchError({ message: `no snapshot in ${dir}` })
   // Retried: the file may still be being flushed when the server answers.
