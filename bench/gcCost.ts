@@ -52,7 +52,11 @@ const variantOf = (spec: string): Effect.Effect<Variant, BenchError> => {
 }
 
 /** The trace's collections during the load, per 100,000 requests. */
-const per100k = (collections: ReadonlyArray<Collection>, requests: number) => {
+const per100k = (
+  before: Collection | undefined,
+  collections: ReadonlyArray<Collection>,
+  requests: number
+) => {
   const scale = 100_000 / requests
   const scavenges = collections.filter((c) => c.kind === "scavenge")
   const fulls = collections.filter((c) => c.kind === "mark-compact")
@@ -60,9 +64,10 @@ const per100k = (collections: ReadonlyArray<Collection>, requests: number) => {
   // objects after it, minus those after the collection before it. A mark-compact's interval is not counted (it
   // frees old objects), so this is a lower bound when there are mark-compacts.
   let oldGrowth = 0
-  for (let i = 1; i < collections.length; i++) {
-    const c = collections[i]!
-    if (c.kind === "scavenge") oldGrowth += c.oldAfter - collections[i - 1]!.oldAfter
+  let previous = before
+  for (const c of collections) {
+    if (c.kind === "scavenge" && previous !== undefined) oldGrowth += c.oldAfter - previous.oldAfter
+    previous = c
   }
   const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
   return {
@@ -91,18 +96,24 @@ const measure = Effect.fnUntraced(function*(variant: Variant) {
   const runner = yield* scenario.prepare(server)
   const settings = { connections: 50, durationSec: 2, idle: { streams: 0, parallel: 1 } }
   yield* runner(settings)
+  // The full GC asked for runs when the server handles the signal: the load starts once it is in the trace.
+  const asked = lines.length
   yield* server.collectGarbage
-  yield* Effect.sleep("500 millis")
+  yield* Effect.sleep("100 millis").pipe(
+    Effect.repeat({ until: () => lines.slice(asked).some((line) => collectionOf(line)?.kind === "mark-compact") }),
+    Effect.timeoutOrElse({
+      duration: "30 seconds",
+      orElse: () => Effect.fail(new BenchError({ message: "the full GC asked for did not come" }))
+    })
+  )
   const from = lines.length
   const cpuBefore = yield* server.cpuMs
   const sample = yield* runner({ ...settings, durationSec: Number(secondsArg) })
   const cpuMs = (yield* server.cpuMs) - cpuBefore
   const { peakKb } = yield* server.memory
   // The collection before the load (the full GC asked for) anchors the first scavenge's old-generation growth.
-  const all = lines.flatMap((line) => collectionOf(line) ?? [])
-  const during = lines.slice(from).flatMap((line) => collectionOf(line) ?? [])
-  const anchor = all.length > during.length ? all.slice(all.length - during.length - 1, all.length - during.length) : []
-  const gc = per100k([...anchor, ...during], sample.completed)
+  const before = lines.slice(0, from).flatMap((line) => collectionOf(line) ?? []).at(-1)
+  const gc = per100k(before, lines.slice(from).flatMap((line) => collectionOf(line) ?? []), sample.completed)
   const f = (n: number, digits = 0) => n.toFixed(digits)
   yield* Console.log(
     [
