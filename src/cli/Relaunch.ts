@@ -13,9 +13,10 @@
  *
  * Why no pretenuring: with the core busy, a request's objects are still in flight when a scavenge comes, so V8 finds
  * its allocation sites surviving and switches them to allocating in the old generation; those objects then die
- * there, and keep the young objects they point to alive until the next full GC. Per 100,000 SendMessage, 50-86 MB
- * promoted instead of 1-3, and the old generation's growth that sets how often full GCs come (most often under a
- * container's heap limit) 65-98 MB instead of 4-18 (BENCHMARKS.md, "Memory (#33), third session").
+ * there, and keep the young objects they point to alive until the next full GC. Per 100,000 SendMessage, 44-88 MB
+ * promoted instead of 0.3-3.3, and the old generation's growth that sets how often full GCs come (more often under a
+ * container's heap limit) 60-101 MB instead of 2-18; no CPU cost showed (BENCHMARKS.md, "Memory (#33)", third
+ * session).
  *
  * Each is left as it is when already given (in the command line or NODE_OPTIONS, either way round) or turned off:
  * `A2A_BOUND_YOUNG_GENERATION=false`, `A2A_NO_PRETENURING=false`; the bound also under a heap limit below 128 MiB.

@@ -458,7 +458,8 @@ export class Execution {
    * Enters `running` before the task's first save, so that whoever finds the task stored finds its execution too.
    * Not before: an entry added and deleted per SendMessage answered by a message made the Map reallocate its
    * table on most deletes, in the old generation where its tables are, and each table left there kept the keys and
-   * slots it held alive across every scavenge until the next full GC (BENCHMARKS.md, "Where the tail comes from").
+   * slots it held alive across every scavenge until the next full GC (BENCHMARKS.md, "Memory (#33)", third session:
+   * "The running Map's tables").
    */
   register(): void {
     if (this.slot.current === this) this.deps.running.set(this.context.taskId, this.slot)
