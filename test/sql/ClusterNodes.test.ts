@@ -22,7 +22,6 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
 import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import * as SseStream from "../fixtures/SseStream.ts"
@@ -508,13 +507,10 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
         yield* Effect.sleep("20 seconds")
         yield* Effect.sync(() => pg.resume())
         // Back: what was acknowledged reaches its end, none stays in flight or goes missing; a turn that could not
-        // save its end during the outage is FAILED, saying so.
+        // save its end during the outage ran again (the agent is restartable), none FAILED for its storage lost.
         for (const id of before) {
           const task = yield* until(a.base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
-          if (task.status.state !== "TASK_STATE_COMPLETED") {
-            assert.strictEqual(task.status.state, "TASK_STATE_FAILED")
-            assert.strictEqual(statusText(task), STORAGE_LOST)
-          }
+          assert.strictEqual(task.status.state, "TASK_STATE_COMPLETED", statusText(task))
         }
         for (const base of [a.base, b.base]) {
           const deadline = Date.now() + 30_000

@@ -13,10 +13,13 @@
  *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
  *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
  *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
- *   end (until the ShutdownDeadline) and hands the rest over with its shards.
+ *   end (until the ShutdownDeadline) and hands the rest over with its shards;
+ * - the database lost for a while: a turn that could not start runs once it is back, and so does, again from the
+ *   start, a restartable agent's turn that could not save (any other's task is FAILED, see Execution).
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
- * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
+ * its outcome (a reply, the task, or the A2A error) from the Turn's answer. Events the bus missed (its channel
+ * lost with the database) are caught up from the store once it is back, and a stream closes with the final Task.
  */
 import * as Cause from "effect/Cause"
 import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
@@ -293,8 +296,11 @@ const handler = (
         Effect.tap((taken) =>
           taken === undefined ? Effect.raceFirst(Deferred.await(ended), Deferred.await(state.stopped)) : Effect.void
         ),
-        Effect.uninterruptible
+        Effect.uninterruptible,
+        // Refused as the storage is lost (its message not taken): see AGAIN.
+        Effect.catchTag("Unavailable", () => Effect.succeed(AGAIN))
       )
+      if (taken === AGAIN) return AGAIN
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
       // Left by a stopping node: see below.
       if (!Deferred.isDoneUnsafe(ended)) return yield* Effect.never
@@ -319,6 +325,11 @@ const handler = (
       return yield* new InternalError({ message: "The task ended without a response" })
     })
 
+    /** Done once the storage answers again (any read tells: the task's). */
+    const storageBack = (payload: TurnPayload) =>
+      store.get(payload.message.taskId ?? payload.newTaskId ?? "", { owner: payload.owner, tenant: payload.tenant })
+        .pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore)
+
     /** A Turn's run, again (once the storage answers) for as long as it says so. */
     const turn = (payload: TurnPayload): Effect.Effect<TurnOutcome, A2AError> =>
       Effect.flatMap(run(payload), (outcome) =>
@@ -326,13 +337,7 @@ const handler = (
           `The storage was lost before or during the turn of message ${payload.message.messageId}; ` +
             "running it again once the storage is back"
         ).pipe(
-          // Any read tells whether the storage answers again: the task's.
-          Effect.andThen(
-            store.get(payload.message.taskId ?? payload.newTaskId ?? "", payload).pipe(
-              Effect.retry({ schedule: Schedule.spaced("1 second") }),
-              Effect.ignore
-            )
-          ),
+          Effect.andThen(storageBack(payload)),
           Effect.andThen(Effect.suspend(() => turn(payload)))
         ))
 
@@ -427,7 +432,7 @@ const make = (options: Options) =>
       // stored, a Task snapshot, when it is newer than the last event told), then hears the events after it.
       const caughtUp = Effect.scoped(Effect.gen(function*() {
         const again = yield* bus.subscribe(taskId)
-        const stored = yield* store.get(taskId, payload)
+        const stored = yield* store.get(taskId, { owner: payload.owner, tenant: payload.tenant })
         if (Option.isSome(stored)) apply({ task: stored.value.task }, stored.value.version)
         yield* forward(again)
       }))
