@@ -45,7 +45,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import { isConflict, isStorageUnreachable, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import {
   appended,
   applyEvent,
@@ -251,7 +251,7 @@ const handler = (
           orInternal,
           Effect.map(Option.getOrUndefined),
           // The storage is lost before the turn starts: it starts once the storage is back.
-          Effect.catchTag("Unavailable", () => Effect.succeed(AGAIN))
+          Effect.catchIf(isStorageUnreachable, () => Effect.succeed(AGAIN))
         )
         if (stored === AGAIN) return AGAIN
         const holds = stored?.task.history?.some((m) => m.messageId === payload.message.messageId) === true
@@ -298,7 +298,7 @@ const handler = (
         ),
         Effect.uninterruptible,
         // Refused as the storage is lost (its message not taken): see AGAIN.
-        Effect.catchTag("Unavailable", () => Effect.succeed(AGAIN))
+        Effect.catchIf(isStorageUnreachable, () => Effect.succeed(AGAIN))
       )
       if (taken === AGAIN) return AGAIN
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
@@ -310,7 +310,7 @@ const handler = (
         const error = Cause.findErrorOption(failure)
         // The storage lost mid-turn: a restartable agent's turn runs again (see AGAIN); any other's task is recorded
         // FAILED by its execution once the storage is back.
-        if (local.restartable && Option.isSome(error) && error.value._tag === "Unavailable") return AGAIN
+        if (local.restartable && Option.isSome(error) && isStorageUnreachable(error.value)) return AGAIN
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
       }
       if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
