@@ -60,6 +60,12 @@ const storageUnreachable = new Unavailable({
   retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS
 })
 
+/**
+ * Whether a client's error is the one a store failure makes when the storage could not be reached (`clientErrorOf`),
+ * not an Unavailable of other origin (an agent's own).
+ */
+export const isStorageUnreachable = (error: unknown): boolean => error === storageUnreachable
+
 /** What a store failure is for the client: Unavailable when the storage could not be reached, else InternalError. */
 export const clientErrorOf = (error: { readonly unavailable?: boolean | undefined }): InternalError | Unavailable =>
   error.unavailable === true ? storageUnreachable : storageFailed

@@ -18,6 +18,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
+import * as SseStream from "../fixtures/SseStream.ts"
 import { encode, reasonOf, unary } from "../grpc/fixtures.ts"
 import { ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
@@ -113,45 +114,10 @@ const isUnavailable = (answer: Answer): boolean =>
     : answer.status === 503 && answer.headers.get("retry-after") !== null &&
       answer.body.error?.status === "UNAVAILABLE" && reasonIn(answer.body.error.details) === "UNAVAILABLE"
 
-interface Frame {
-  readonly event: string | undefined
-  readonly data: Body
-}
+/** An SSE response read to its end in the background (see SseStream). */
+const openStream = (url: string, init: RequestInit = {}) => SseStream.open<Body>(url, { headers: HEADERS, ...init })
 
-/** An SSE response read to its end in the background: its frames, and whether and how it ended. */
-const openStream = (url: string, init: RequestInit = {}) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { headers: HEADERS, ...init })
-    if (!response.ok || response.body === null) throw new Error(`${url}: HTTP ${response.status}`)
-    const frames: Array<Frame> = []
-    const ended = (async () => {
-      const reader = response.body!.getReader()
-      const decoder = new TextDecoder()
-      let buffer = ""
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        buffer += decoder.decode(chunk.value, { stream: true })
-        let end: number
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const lines = buffer.slice(0, end).split("\n")
-          buffer = buffer.slice(end + 2)
-          const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("")
-          const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim()
-          if (data.length > 0) frames.push({ event, data: JSON.parse(data) })
-        }
-      }
-      return frames
-    })()
-    return { frames, ended }
-  })
-
-/** Waits for a stream's end, at most `ms`. */
-const ending = (stream: { readonly ended: Promise<ReadonlyArray<Frame>> }, ms: number) =>
-  Effect.promise(() => stream.ended).pipe(
-    Effect.timeoutOrElse({
-      duration: ms,
-      orElse: () => Effect.die(new Error(`the stream did not end within ${ms} ms`))
-    })
-  )
+const ending = SseStream.ending<Body>
 
 /** Polls `f` until `done` holds of its answer, at most `ms`. */
 const until = <A>(what: string, f: Effect.Effect<A>, done: (a: A) => boolean, ms = 15_000) =>

@@ -64,6 +64,12 @@ export interface StartOptions {
    * already holds the message, and the agent runs the turn again from the start on the task as it is.
    */
   readonly rerun?: boolean | undefined
+  /**
+   * An engine runs this turn again should its storage be lost meanwhile (a restartable agent, see the server's
+   * TurnDispatch): the execution then leaves its task as last stored, in flight, rather than recording it FAILED
+   * once the storage is back; its caller hears Unavailable either way.
+   */
+  readonly rerunOnStorageLoss?: boolean | undefined
 }
 
 /**

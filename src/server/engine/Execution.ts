@@ -18,7 +18,8 @@
  *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
  *   it, and coalescing changes neither the final task nor the events.
  * - A failed save ends the execution (logged; InternalError to the caller, or Unavailable when the storage could
- *   not be reached, the task then recorded FAILED once it is back; a conflict read as another node's outcome),
+ *   not be reached, the task then recorded FAILED once it is back, unless an engine runs the turn again
+ *   (StartOptions.rerunOnStorageLoss); a conflict read as another node's outcome),
  *   and what it held was published to no one. A failed save of several events is made again one event at a time
  *   first, so the events before the failing one are stored and published, and the failure is that event's: what
  *   is stored and told is what one save per event gives.
@@ -228,6 +229,8 @@ export class Execution {
   readonly fiber = Deferred.makeUnsafe<Fiber.Fiber<void>>()
   /** Its entry in `running`, emptied when it lets go of its task. */
   readonly slot: { current: Execution | undefined } = { current: this }
+  /** Whether its task is left in flight when the storage is lost, for an engine to run the turn again. */
+  rerunOnStorageLoss = false
 
   constructor(
     deps: Dependencies,
@@ -424,7 +427,10 @@ export class Execution {
     return Effect.catch(this.finish(exit), (e) =>
       e.conflict
         ? endedElsewhere(this.deps.store, this.reporter, this.context.taskId, this.scope, e)
-        : Effect.andThen(storageFailed(this.reporter, e), e.unavailable ? this.failOnceReachable() : Effect.void))
+        : Effect.andThen(
+          storageFailed(this.reporter, e),
+          e.unavailable && !this.rerunOnStorageLoss ? this.failOnceReachable() : Effect.void
+        ))
   }
 
   /**
@@ -559,6 +565,7 @@ export const launch = (
       pending,
       options.receipt
     )
+    execution.rerunOnStorageLoss = options.rerunOnStorageLoss === true
     const running = deps.running
     // Found by id only once its task is stored (or its id is the caller's): an execution that answers with a
     // message and stores no task never enters the Map, whose old tables would keep its entry (see `register`).

@@ -13,10 +13,13 @@
  *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
  *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
  *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
- *   end (until the ShutdownDeadline) and hands the rest over with its shards.
+ *   end (until the ShutdownDeadline) and hands the rest over with its shards;
+ * - the database lost for a while: a turn that could not start runs once it is back, and so does, again from the
+ *   start, a restartable agent's turn that could not save (any other's task is FAILED, see Execution).
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
- * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
+ * its outcome (a reply, the task, or the A2A error) from the Turn's answer. Events the bus missed (its channel
+ * lost with the database) are caught up from the store once it is back, and a stream closes with the final Task.
  */
 import * as Cause from "effect/Cause"
 import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
@@ -31,6 +34,7 @@ import * as Option from "effect/Option"
 import * as PrimaryKey from "effect/PrimaryKey"
 import * as Result from "effect/Result"
 import { Rpc } from "effect/rpc"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -41,7 +45,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import { isConflict, isStorageUnreachable, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import {
   appended,
   applyEvent,
@@ -153,6 +157,13 @@ const payloadOf = (options: StartOptions, newTaskId: string | undefined): TurnPa
 
 const inFlight = (task: v1.Task) => !isFinal(task.status.state)
 
+/**
+ * What a Turn's run answers when the storage was lost before its turn started, or during it with a restartable
+ * agent (whose execution left the task in flight, see StartOptions.rerunOnStorageLoss): it runs again once the
+ * storage is back, and finds its task as a turn lost with its node leaves it (run again from the start).
+ */
+const AGAIN = "again" as const
+
 /** What the runner's Turns share: whether the node is stopping, and the turns it runs (each done when it ends). */
 interface RunnerState {
   stopping: boolean
@@ -232,10 +243,17 @@ const handler = (
         metadata: payload.metadata,
         configuration: payload.configuration,
         pushConfig: payload.pushConfig,
-        newTaskId: payload.newTaskId
+        newTaskId: payload.newTaskId,
+        rerunOnStorageLoss: local.restartable
       }
       if (taskId !== undefined) {
-        const stored = Option.getOrUndefined(yield* store.get(taskId, scope).pipe(orInternal))
+        const stored = yield* store.get(taskId, scope).pipe(
+          orInternal,
+          Effect.map(Option.getOrUndefined),
+          // The storage is lost before the turn starts: it starts once the storage is back.
+          Effect.catchIf(isStorageUnreachable, () => Effect.succeed(AGAIN))
+        )
+        if (stored === AGAIN) return AGAIN
         const holds = stored?.task.history?.some((m) => m.messageId === payload.message.messageId) === true
         // Saved at version 0 when its send was acknowledged (see QUEUED): never started, it starts now as a new
         // task, whose first save replaces that one.
@@ -278,8 +296,11 @@ const handler = (
         Effect.tap((taken) =>
           taken === undefined ? Effect.raceFirst(Deferred.await(ended), Deferred.await(state.stopped)) : Effect.void
         ),
-        Effect.uninterruptible
+        Effect.uninterruptible,
+        // Refused as the storage is lost (its message not taken): see AGAIN.
+        Effect.catchIf(isStorageUnreachable, () => Effect.succeed(AGAIN))
       )
+      if (taken === AGAIN) return AGAIN
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
       // Left by a stopping node: see below.
       if (!Deferred.isDoneUnsafe(ended)) return yield* Effect.never
@@ -287,6 +308,9 @@ const handler = (
         // Refused as this node stops (its runner closed): left to the task's next owner, as below.
         if (state.stopping) return yield* Effect.never
         const error = Cause.findErrorOption(failure)
+        // The storage lost mid-turn: a restartable agent's turn runs again (see AGAIN); any other's task is recorded
+        // FAILED by its execution once the storage is back.
+        if (local.restartable && Option.isSome(error) && isStorageUnreachable(error.value)) return AGAIN
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
       }
       if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
@@ -301,7 +325,23 @@ const handler = (
       return yield* new InternalError({ message: "The task ended without a response" })
     })
 
-    return Task.of({ Turn: ({ payload }) => slots.withPermit(run(payload)) })
+    /** Done once the storage answers again (any read tells: the task's). */
+    const storageBack = (payload: TurnPayload) =>
+      store.get(payload.message.taskId ?? payload.newTaskId ?? "", { owner: payload.owner, tenant: payload.tenant })
+        .pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore)
+
+    /** A Turn's run, again (once the storage answers) for as long as it says so. */
+    const turn = (payload: TurnPayload): Effect.Effect<TurnOutcome, A2AError> =>
+      Effect.flatMap(run(payload), (outcome) =>
+        outcome !== AGAIN ? Effect.succeed(outcome) : Effect.logWarning(
+          `The storage was lost before or during the turn of message ${payload.message.messageId}; ` +
+            "running it again once the storage is back"
+        ).pipe(
+          Effect.andThen(storageBack(payload)),
+          Effect.andThen(Effect.suspend(() => turn(payload)))
+        ))
+
+    return Task.of({ Turn: ({ payload }) => slots.withPermit(turn(payload)) })
   })
 
 // --- the sending side: any node ---
@@ -384,8 +424,20 @@ const make = (options: Options) =>
           Deferred.doneUnsafe(seen, Exit.void)
         }
       }
-      const forwarding = yield* events.pipe(
-        Stream.runForEach(({ event, sequence }) => Effect.sync(() => apply(event, sequence))),
+      const forward = (
+        events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>
+      ) => Stream.runForEach(events, ({ event, sequence }) => Effect.sync(() => apply(event, sequence)))
+      // The EventBus ends its subscriptions when it loses the other nodes (the database went away), events being
+      // missed meanwhile: subscribed again as soon as it can be, the caller catches up from the store (the task as
+      // stored, a Task snapshot, when it is newer than the last event told), then hears the events after it.
+      const caughtUp = Effect.scoped(Effect.gen(function*() {
+        const again = yield* bus.subscribe(taskId)
+        const stored = yield* store.get(taskId, { owner: payload.owner, tenant: payload.tenant })
+        if (Option.isSome(stored)) apply({ task: stored.value.task }, stored.value.version)
+        yield* forward(again)
+      }))
+      const forwarding = yield* forward(events).pipe(
+        Effect.catch(() => Effect.retry(caughtUp, { schedule: Schedule.spaced("1 second") })),
         Effect.ignore,
         Effect.forkScoped
       )
@@ -423,15 +475,11 @@ const make = (options: Options) =>
       outcome.task = final
       if (task !== undefined && task.status.state === final.status.state) Deferred.doneUnsafe(seen, Exit.void)
       // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
-      // caller hears the outcome as a status update.
+      // caller hears the outcome as the final Task (which holds what any missed event changed; spec: a stream may
+      // close with a final Task snapshot).
       const arrived = yield* Deferred.await(seen).pipe(Effect.timeoutOption(EVENTS_GRACE))
       yield* Fiber.interrupt(forwarding)
-      if (Option.isNone(arrived)) {
-        caller.offer({
-          event: { statusUpdate: { taskId: final.id, contextId: final.contextId ?? "", status: final.status } },
-          task: Option.some(final)
-        })
-      }
+      if (Option.isNone(arrived)) caller.offer({ event: { task: final }, task: Option.some(final) })
     })
 
     const route = (start: StartOptions, caller: Caller) =>

@@ -8,6 +8,9 @@
  * recipe (subscribe, read the snapshot at version v, keep sequence > v) holds across nodes because an event is
  * sent only after its task version was saved: whoever hears it can read that version.
  *
+ * Outages: events a node publishes while it cannot reach the database are sent once it can, in order (they were
+ * saved, so someone may wait for them); a node whose LISTEN is lost ends its subscriptions with Unavailable.
+ *
  * Size: a NOTIFY payload is limited to 8000 bytes. A larger event (a big artifact) is written to
  * `a2a_task_events` and the notification carries only its key; receivers read it from there. Those rows are
  * kept for EVENT_RETENTION, far longer than any delivery takes.
@@ -31,6 +34,7 @@ import { EventBus, makeInProcess, type TaskEvent } from "../../server/EventBus.t
 import * as PushStream from "../../server/internal/PushStream.ts"
 import { UNAVAILABLE_RETRY_SECONDS } from "../../server/TaskStore.ts"
 import * as PgChannel from "./PgChannel.ts"
+import * as SqlFailure from "./SqlFailure.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 /** Payloads up to this many bytes travel in the notification itself (PostgreSQL's limit is 8000). */
@@ -41,6 +45,9 @@ export const EVENT_RETENTION = Duration.minutes(10)
 
 /** Events sent in one statement, at most. */
 const BATCH = 64
+
+/** How often events are sent again while the database cannot be reached. */
+const UNREACHABLE_RETRY = Schedule.spaced("250 millis")
 
 /** How subscriptions end while the nodes' event channel is lost. */
 const channelLost = new Unavailable({
@@ -92,12 +99,16 @@ export const make = (
     }
 
     // One statement per batch: PostgreSQL delivers a transaction's notifications in the order they were sent.
+    // While the database cannot be reached the batch is sent again until it can (the events after it wait, in
+    // order): they were saved, so the subscribers of the other nodes must hear them (those whose channel was lost
+    // meanwhile were told, and read the task afresh). Saves failing meanwhile, few events wait.
     const send = (events: ReadonlyArray<TaskEvent>) =>
       Effect.flatMap(Effect.forEach(events, payloadOf), (payloads) =>
         sql.unsafe(
           `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(", ")}`,
           [channel, ...payloads]
         )).pipe(
+          Effect.retry({ while: SqlFailure.isUnreachable, schedule: UNREACHABLE_RETRY }),
           Effect.retry({ schedule: Schedule.exponential("50 millis"), times: 5 }),
           Effect.catch((error) =>
             Effect.logWarning(`Events of ${events.length} task update(s) did not reach the other nodes`, error)

@@ -1,0 +1,115 @@
+/**
+ * The EventBus of several nodes on PostgreSQL (PgEventBus), two of them in this process on a real server (needs
+ * A2A_TEST_DATABASE_URL, see .ci/postgres.sh). One node reaches the database through a TCP proxy of the test's own,
+ * which cuts its connections and refuses new ones for a while: events it published as it lost the database (saved
+ * just before) reach the other node's subscriber once it is back, in order, none lost; the other node's channel
+ * never broke, so nothing told that subscriber to read the task afresh.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { connect, createServer, type Socket } from "node:net"
+import { EventBus, type TaskEvent } from "../../src/server/EventBus.ts"
+import * as PgEventBus from "../../src/sql/internal/PgEventBus.ts"
+import * as SqlNode from "../../src/sql/internal/SqlNode.ts"
+import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
+
+/** A TCP proxy to `target` on 127.0.0.1; `cut` closes every connection and refuses new ones until `restore`. */
+const proxy = (target: URL) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{ readonly port: number; readonly cut: () => void; readonly restore: () => void; close: () => void }>(
+        (resolve) => {
+          const sockets = new Set<Socket>()
+          let down = false
+          const track = (socket: Socket) => {
+            sockets.add(socket)
+            socket.on("close", () => sockets.delete(socket))
+            socket.on("error", () => socket.destroy())
+          }
+          const server = createServer((client) => {
+            track(client)
+            if (down) return void client.destroy()
+            const upstream = connect(Number(target.port), target.hostname)
+            track(upstream)
+            client.pipe(upstream).pipe(client)
+            client.on("close", () => upstream.destroy())
+            upstream.on("close", () => client.destroy())
+          })
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            resolve({
+              port: typeof address === "object" && address !== null ? address.port : 0,
+              cut: () => {
+                down = true
+                for (const socket of sockets) socket.destroy()
+              },
+              restore: () => {
+                down = false
+              },
+              close: () => {
+                for (const socket of sockets) socket.destroy()
+                server.close()
+              }
+            })
+          })
+        }
+      )
+    ),
+    (p) => Effect.sync(() => p.close())
+  )
+
+/** A node's bus on `url`. */
+const busAt = (url: string) =>
+  Effect.map(
+    Layer.build(
+      PgEventBus.layer(PgClient.PgClient).pipe(
+        Layer.provideMerge(SqlNode.layer),
+        Layer.provideMerge(PgClient.layer({ url: Redacted.make(url) }))
+      )
+    ),
+    (context) => Context.get(context, EventBus)
+  )
+
+const event = (sequence: number): TaskEvent => ({
+  taskId: "task-1",
+  sequence,
+  event: {
+    statusUpdate: { taskId: "task-1", contextId: "ctx-1", status: { state: "TASK_STATE_WORKING" } }
+  }
+})
+
+describe("PgEventBus", () => {
+  if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
+
+  it.live(
+    "a node that loses the database sends the events it published once it is back, in order; none is lost",
+    () =>
+      Effect.gen(function*() {
+        const url = new URL(Redacted.value(yield* freshSchemaUrl))
+        const cutter = yield* proxy(url)
+        const proxied = new URL(url)
+        proxied.hostname = "127.0.0.1"
+        proxied.port = String(cutter.port)
+        const a = yield* busAt(proxied.toString())
+        const b = yield* busAt(url.toString())
+        // A subscriber on b, hearing a's events.
+        const events = yield* b.subscribe("task-1")
+        const heard = yield* Effect.forkChild(
+          Stream.runCollect(Stream.take(events, 3)).pipe(Effect.timeout("20 seconds"))
+        )
+        yield* a.publish(event(1))
+        yield* Effect.sleep("500 millis")
+        // a loses the database as it publishes the events of its last saves.
+        yield* Effect.sync(() => cutter.cut())
+        yield* a.publish(event(2))
+        yield* a.publish(event(3))
+        // Longer than a few quick retries take.
+        yield* Effect.sleep("4 seconds")
+        yield* Effect.sync(() => cutter.restore())
+        const got = yield* Fiber.join(heard)
+        assert.deepStrictEqual(Array.from(got, (e) => e.sequence), [1, 2, 3])
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
