@@ -3,7 +3,8 @@
  * it holds a completed, an input-required and a working task, then started again on the same data. Every
  * task is still there with its history and artifacts; the working one is FAILED with the restart message
  * (and its webhook is told); the input-required one carries on. Runs on SQLite, and on PostgreSQL when
- * A2A_TEST_DATABASE_URL is set.
+ * A2A_TEST_DATABASE_URL is set: with the cluster engine (the default there), whose turn lost with its node is
+ * failed saying so, and without it (A2A_CLUSTER=false).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Redacted, Schedule, type Scope } from "effect"
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import type * as v1 from "../../src/protocol/generated/v1.ts"
+import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
 import { RESTART_MESSAGE } from "../../src/sql/internal/SqlTaskRecovery.ts"
 import * as Receiver from "../server/push/receiver.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../sql/pg.ts"
@@ -93,7 +95,7 @@ const eventually = <A>(effect: Effect.Effect<A, Error>, ok: (a: A) => boolean, w
     Effect.retry({ schedule: Schedule.spaced(Duration.millis(50)), times: 400 })
   )
 
-const crashScenario = (env: Record<string, string>) =>
+const crashScenario = (env: Record<string, string>, failedWith = RESTART_MESSAGE) =>
   Effect.gen(function*() {
     const receiver = yield* Receiver.make
     const fullEnv = {
@@ -145,7 +147,7 @@ const crashScenario = (env: Record<string, string>) =>
       (t) => t.status.state === "TASK_STATE_FAILED",
       "the interrupted task to be failed"
     )
-    assert.deepStrictEqual(failed.status.message?.parts, [{ text: RESTART_MESSAGE }])
+    assert.deepStrictEqual(failed.status.message?.parts, [{ text: failedWith }])
     assert.strictEqual(failed.status.message?.role, "ROLE_AGENT")
     // What the task had when the process died is kept.
     assert.deepStrictEqual(failed.history?.slice(0, working.history?.length), working.history)
@@ -193,11 +195,20 @@ describe("crash recovery (kill -9, restart on the same data)", () => {
 
   if (testDatabaseUrl !== undefined) {
     it.live(
-      "PostgreSQL: every task survives; the working one is failed with the restart message",
+      "PostgreSQL, the cluster engine: every task survives; the working one is failed as lost with its node",
       () =>
         Effect.gen(function*() {
           const url = yield* freshSchemaUrl
-          yield* crashScenario({ A2A_DATABASE_URL: Redacted.value(url) })
+          yield* crashScenario({ A2A_DATABASE_URL: Redacted.value(url), A2A_FAILOVER: "2 seconds" }, NODE_LOST)
+        }),
+      120_000
+    )
+    it.live(
+      "PostgreSQL, A2A_CLUSTER=false: every task survives; the working one is failed with the restart message",
+      () =>
+        Effect.gen(function*() {
+          const url = yield* freshSchemaUrl
+          yield* crashScenario({ A2A_DATABASE_URL: Redacted.value(url), A2A_CLUSTER: "false" })
         }),
       120_000
     )

@@ -19,7 +19,7 @@
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
  */
 import * as Cause from "effect/Cause"
-import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import type * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -61,9 +61,6 @@ export const NODE_LOST = "The server node running this task was lost, so its wor
 export interface Options {
   /** Whether this node runs turns (a runner); false: it only sends them (`serve --no-execute`). */
   readonly execute: boolean
-  /** Where the other nodes reach this runner (its socket); only when `execute`. */
-  readonly host: string
-  readonly port: number
   /** Turns this node runs at once, at most; others wait for a slot (stored until answered). */
   readonly maxExecutions: number
   /** How long a lost runner keeps its shards (its locks' expiry): the bound on taking its turns over. */
@@ -522,9 +519,8 @@ const make = (options: Options) =>
     return service
   })
 
-/** The engine's settings for this node. */
+/** The engine's settings for this node (its runner's address aside: see ClusterSocket). */
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
-  runnerAddress: options.execute ? Option.some(RunnerAddress.make(options.host, options.port)) : Option.none(),
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
   refreshAssignmentsInterval: Duration.seconds(1),
