@@ -527,7 +527,10 @@ export const shardingConfig = (options: Options): Partial<ShardingConfig.Shardin
   runnerHealthCheckInterval: Duration.seconds(1),
   entityMessagePollInterval: Duration.seconds(1),
   entityReplyPollInterval: Duration.millis(100),
-  entityTerminationTimeout: Duration.seconds(10)
+  entityTerminationTimeout: Duration.seconds(10),
+  // A Turn for an entity of this runner is handed over in memory (it is stored all the same), not encoded and
+  // decoded again to check that it would survive the trip to another runner: it does (the same Schemas).
+  simulateRemoteSerialization: false
 })
 
 export { TurnDispatch }
