@@ -139,6 +139,21 @@ const getTask = (base: string, id: string) => Effect.map(call(`${base}/tasks/${i
 
 const statusText = (task: Task) => task.status.message?.parts[0]?.text ?? ""
 
+/**
+ * A task whose agent is at work, started through `first`, continued through `second`: the message waits for the
+ * turn in progress to end, then runs, after it.
+ */
+const continuedWhileAtWork = (first: string, second: string) =>
+  Effect.gen(function*() {
+    const working = taskOf(yield* send(first, "ask 1500", { returnImmediately: true }))
+    yield* until(first, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
+    const continued = taskOf(yield* send(second, "end", { taskId: working.id }))
+    assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
+    assert.match(statusText(continued), /^got end on pid/)
+    const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+    assert.deepStrictEqual(texts, ["ask 1500", "end"])
+  })
+
 /** Sends short tasks (each a new entity, on a shard of its own) until one runs on the process `pid`, 30 s at most. */
 const workerRunsTurns = (base: string, pid: string) =>
   Effect.gen(function*() {
@@ -186,13 +201,7 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
         assert.strictEqual(next.status.state, "TASK_STATE_INPUT_REQUIRED")
         assert.match(statusText(next), /^got next 1 on pid/)
         // While its agent is at work on one node, a message through the other waits for the turn to end, then runs.
-        const working = taskOf(yield* send(a.base, "ask 1500", { returnImmediately: true }))
-        yield* until(a.base, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
-        const continued = taskOf(yield* send(b.base, "end", { taskId: working.id }))
-        assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
-        assert.match(statusText(continued), /^got end on pid/)
-        const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
-        assert.deepStrictEqual(texts, ["ask 1500", "end"])
+        yield* continuedWhileAtWork(a.base, b.base)
       }).pipe(Effect.scoped),
     90_000
   )
@@ -519,22 +528,7 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
 
 /** `effect-a2a worker` with `env` (and this process's), expected to refuse to start: its exit code and output. */
 const workerRefuses = (env: Record<string, string>) =>
-  Effect.promise(() =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [ServeProcess.BIN, "worker", "--agent", AGENT], {
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-      child.on("exit", (code) => {
-        clearTimeout(timer)
-        resolve({ code, output })
-      })
-    })
-  )
+  ServeProcess.commandToExit(["worker", "--agent", AGENT], { ...process.env, ...env })
 
 /** The port of the runner socket a node says it listens on. */
 const runnerPort = (output: string) => /Listening on: 127\.0\.0\.1:(\d+)/.exec(output)?.[1]
@@ -572,12 +566,7 @@ describe("the cluster engine by default on PostgreSQL, with no runner settings",
         const ended = taskOf(yield* send(a.base, "end", { taskId: asked.id }))
         assert.strictEqual(ended.status.state, "TASK_STATE_COMPLETED", statusText(ended))
         // While its agent is at work, a message through the other node waits for the turn to end, then runs.
-        const working = taskOf(yield* send(b.base, "ask 1500", { returnImmediately: true }))
-        yield* until(b.base, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
-        const continued = taskOf(yield* send(a.base, "end", { taskId: working.id }))
-        assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
-        const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
-        assert.deepStrictEqual(texts, ["ask 1500", "end"])
+        yield* continuedWhileAtWork(b.base, a.base)
       }).pipe(Effect.scoped),
     90_000
   )

@@ -53,7 +53,7 @@ interface Known {
   readonly tail: string | null
 }
 
-/** Tasks whose stored history a store remembers (see `write`): the most recently saved. */
+/** Tasks whose stored history a store remembers (see `write`): the most recently saved or read. */
 const KNOWN_TASKS = 10_000
 
 /** No history stored: a task not stored yet. */
@@ -102,12 +102,18 @@ export const make = Effect.gen(function*() {
    * that spares a save reading the row first, which the save's guards check (see `extend`).
    */
   const known = new Map<string, Known>()
-  const remember = (task: v1.Task) => {
-    known.delete(task.id)
-    if (isTerminal(task.status.state)) return
-    const history = task.history ?? []
-    known.set(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
+  const note = (taskId: string, stored: Known) => {
+    known.delete(taskId)
+    known.set(taskId, stored)
     if (known.size > KNOWN_TASKS) known.delete(known.keys().next().value!)
+  }
+  const remember = (task: v1.Task) => {
+    if (isTerminal(task.status.state)) {
+      known.delete(task.id)
+      return
+    }
+    const history = task.history ?? []
+    note(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
   }
 
   /**
@@ -220,17 +226,17 @@ export const make = Effect.gen(function*() {
 
   /**
    * Inserts or replaces the task, unless the stored one belongs to another owner or tenant, has a version as new,
-   * or has ended; with its new history messages, atomically. A task this process saved last, or (PostgreSQL) a new
-   * one, is saved without reading it first.
+   * or has ended; with its new history messages, atomically. A task this process saved or read last, or a new one,
+   * is saved without reading it first.
    */
   const write = (record: TaskRecord, now: number): Effect.Effect<Written, SqlError | Schema.SchemaError> =>
     Effect.gen(function*() {
       const { history: _, ...withoutHistory } = record.task
       const json = yield* encodeTask(withoutHistory)
       // A version-0 save is a task's first (every save has a newer version than the stored one), as is one of a
-      // task this process found absent: on PostgreSQL, written as a new task in one statement (refused, and read
-      // first, if it is stored after all).
-      const expected = known.get(record.task.id) ?? (isPg && record.version === 0 ? NONE : undefined)
+      // task this process found absent: written as a new task without reading it first (refused, and read first,
+      // if it is stored after all).
+      const expected = known.get(record.task.id) ?? (record.version === 0 ? NONE : undefined)
       const extended = expected !== undefined && extendsHistory(record.task.history ?? [], expected) &&
         (yield* extend(record, json, now, expected))
       const written: Written = extended ? { saved: true } : yield* replace(record, json, now)
@@ -240,12 +246,8 @@ export const make = Effect.gen(function*() {
     })
 
   /** Notes what a read found of a task (`undefined`: no task), for its next save here (see `write`). */
-  const read = (taskId: string, record: TaskRecord | undefined): void => {
-    if (record !== undefined) return remember(record.task)
-    known.delete(taskId)
-    known.set(taskId, NONE)
-    if (known.size > KNOWN_TASKS) known.delete(known.keys().next().value!)
-  }
+  const read = (taskId: string, record: TaskRecord | undefined): void =>
+    record === undefined ? note(taskId, NONE) : remember(record.task)
 
   return { columns, toTask, toRecord, write, read } as const
 })
