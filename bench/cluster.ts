@@ -22,14 +22,13 @@ if (url === undefined) throw new Error("usage: node bench/cluster.ts POSTGRES_UR
 const CLIENTS = Number(process.env["BENCH_CLIENTS"] ?? "64")
 const SLEEP_MS = 100
 
-const startNode = (i: number, cluster: boolean): Promise<{ child: ChildProcess; base: string }> =>
+const startNode = (cluster: boolean): Promise<{ child: ChildProcess; base: string }> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--agent", AGENT, "--no-ui"], {
       env: {
         ...process.env,
         A2A_DATABASE_URL: url,
         A2A_CLUSTER: String(cluster),
-        A2A_RUNNER_PORT: String(45_000 + i),
         A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-bench-"))
       },
       stdio: ["ignore", "pipe", "pipe"]
@@ -76,7 +75,7 @@ const counters = (): { readonly commits: number; readonly statements: number } =
 const run = async (nodes: number, cluster: boolean) => {
   execFileSync("psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"], { stdio: "ignore" })
   const started: Array<{ child: ChildProcess; base: string }> = []
-  for (let i = 0; i < nodes; i++) started.push(await startNode(i, cluster))
+  for (let i = 0; i < nodes; i++) started.push(await startNode(cluster))
   await new Promise((r) => setTimeout(r, cluster ? 4_000 : 1_000))
   // Warm-up
   await Promise.all(started.map((n) => send(n.base)))
