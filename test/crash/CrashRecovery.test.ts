@@ -17,7 +17,7 @@ import type * as v1 from "../../src/protocol/generated/v1.ts"
 import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
 import { RESTART_MESSAGE } from "../../src/sql/internal/SqlTaskRecovery.ts"
 import * as Receiver from "../server/push/receiver.ts"
-import { freshSchemaUrl, skipReason, testDatabaseUrl } from "../sql/pg.ts"
+import { freshDatabaseUrl, freshSchemaUrl, skipReason, testDatabaseUrl } from "../sql/pg.ts"
 
 // `effect-a2a serve` itself: the durable stack (SQLite in A2A_DATA_DIR, or PostgreSQL at A2A_DATABASE_URL).
 const cli = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts")
@@ -203,7 +203,7 @@ describe("crash recovery (kill -9, restart on the same data)", () => {
       "PostgreSQL, the cluster engine: every task survives; the working one is failed as lost (its webhook not told)",
       () =>
         Effect.gen(function*() {
-          const url = yield* freshSchemaUrl
+          const url = yield* freshDatabaseUrl
           // The engine fails the lost turn's task without telling its webhook: ClusterTurns' failLost has no
           // PushNotifier (built over the stores), and does not hand the task to RecoveredTasks either. A known gap.
           yield* crashScenario({ A2A_DATABASE_URL: Redacted.value(url), A2A_FAILOVER: "2 seconds" }, {

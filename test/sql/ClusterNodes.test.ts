@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url"
 import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
 import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
-import { freshSchemaUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
+import { freshDatabaseUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
 const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
@@ -82,7 +82,7 @@ const workerWith = (env: Record<string, string>) =>
 /** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
 const cluster = (extra: Record<string, string> = {}, database?: string) =>
   Effect.gen(function*() {
-    const url = database ?? Redacted.value(yield* freshSchemaUrl)
+    const url = database ?? Redacted.value(yield* freshDatabaseUrl)
     const env = { a: yield* nodeEnv(url, extra), b: yield* nodeEnv(url, extra), worker: yield* nodeEnv(url, extra) }
     // One after the other: the first creates the tables the others find.
     const a = yield* serveWith(env.a)
@@ -540,7 +540,7 @@ describe("the cluster engine by default on PostgreSQL, with no runner settings",
     "two serve nodes on one machine both come up, each on a runner port of its own, and continue each other's tasks",
     () =>
       Effect.gen(function*() {
-        const url = Redacted.value(yield* freshSchemaUrl)
+        const url = Redacted.value(yield* freshDatabaseUrl)
         // Nothing of the engine set: no A2A_CLUSTER, no runner host or port.
         const env = () => ({
           A2A_DATABASE_URL: url,
@@ -575,7 +575,7 @@ describe("the cluster engine by default on PostgreSQL, with no runner settings",
     "A2A_CLUSTER=false: no runner (the plain path, see MultiNode.test.ts); a worker refuses to start so, saying why",
     () =>
       Effect.gen(function*() {
-        const url = Redacted.value(yield* freshSchemaUrl)
+        const url = Redacted.value(yield* freshDatabaseUrl)
         const plain = yield* serveWith({
           A2A_DATABASE_URL: url,
           A2A_CLUSTER: "false",
@@ -595,7 +595,7 @@ describe("the cluster engine by default on PostgreSQL, with no runner settings",
     "a runner listening on every interface with no address to advertise refuses to start, saying what to set",
     () =>
       Effect.gen(function*() {
-        const url = Redacted.value(yield* freshSchemaUrl)
+        const url = Redacted.value(yield* freshDatabaseUrl)
         const worker = yield* workerRefuses({ A2A_DATABASE_URL: url, A2A_RUNNER_HOST: "0.0.0.0" })
         assert.notStrictEqual(worker.code, 0)
         assert.include(worker.output, "A2A_RUNNER_ADVERTISE_HOST")

@@ -314,6 +314,14 @@ const QUEUED = 0
 const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
   Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
 
+/**
+ * Whether the events have brought the task to the status its turn ended with: the same status, not only the same
+ * state (a continued task at INPUT_REQUIRED asks again, INPUT_REQUIRED: its snapshot is not the turn's end).
+ */
+const sameStatus = (told: v1.TaskStatus, final: v1.TaskStatus) =>
+  told.state === final.state && told.timestamp === final.timestamp &&
+  told.message?.messageId === final.message?.messageId
+
 /** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
 const EVENTS_GRACE = Duration.seconds(5)
 
@@ -377,7 +385,7 @@ const make = (options: Options) =>
         })
         if (Result.isSuccess(applied)) task = applied.success.task
         caller.offer({ event, task: task === undefined ? Option.none() : Option.some(task) })
-        if (outcome.task !== undefined && task !== undefined && task.status.state === outcome.task.status.state) {
+        if (outcome.task !== undefined && task !== undefined && sameStatus(task.status, outcome.task.status)) {
           Deferred.doneUnsafe(seen, Exit.void)
         }
       }
@@ -418,7 +426,7 @@ const make = (options: Options) =>
       }
       const final = value.task
       outcome.task = final
-      if (task !== undefined && task.status.state === final.status.state) Deferred.doneUnsafe(seen, Exit.void)
+      if (task !== undefined && sameStatus(task.status, final.status)) Deferred.doneUnsafe(seen, Exit.void)
       // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
       // caller hears the outcome as a status update.
       const arrived = yield* Deferred.await(seen).pipe(Effect.timeoutOption(EVENTS_GRACE))
