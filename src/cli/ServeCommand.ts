@@ -322,6 +322,11 @@ export const serveCommand = Command.make(
     {
       command: "effect-a2a serve --agent ./my-agent.ts --memory --watch",
       description: "Develop it: the server restarts when the module changes"
+    },
+    {
+      command: "A2A_DATABASE_URL=postgres://a2a@db/a2a effect-a2a serve --agent ./my-agent.ts",
+      description: "One of several nodes on one PostgreSQL: any node takes any request, the cluster engine spreads " +
+        "the turns (A2A_CLUSTER=false: each node runs the turns of the requests it takes)"
     }
   ])
 )

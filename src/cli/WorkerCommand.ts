@@ -62,7 +62,7 @@ const run = (flags: { readonly agent: Option.Option<string> }) =>
     // A worker listens on no A2A address: start-up failures name the runner's.
     Effect.mapError(ServeFailure.toUserError({
       host: process.env["A2A_RUNNER_HOST"] ?? "127.0.0.1",
-      port: process.env["A2A_RUNNER_PORT"] ?? 34431
+      port: process.env["A2A_RUNNER_PORT"] ?? 0
     }))
   )
 
@@ -81,8 +81,13 @@ export const workerCommand = Command.make(
   ),
   Command.withExamples([
     {
-      command: "A2A_DATABASE_URL=postgres://a2a@db/a2a A2A_RUNNER_PORT=34432 effect-a2a worker --agent ./my-agent.ts",
-      description: "A worker for the nodes on that database, reached by the others on port 34432"
+      command: "A2A_DATABASE_URL=postgres://a2a@db/a2a effect-a2a worker --agent ./my-agent.ts",
+      description: "A worker for the nodes on that database (its runner on 127.0.0.1, a free port)"
+    },
+    {
+      command: "A2A_DATABASE_URL=postgres://a2a@db/a2a A2A_RUNNER_HOST=0.0.0.0 A2A_RUNNER_ADVERTISE_HOST=worker-1 " +
+        "A2A_RUNNER_PORT=34431 effect-a2a worker --agent ./my-agent.ts",
+      description: "In a container: its runner on every interface, reached by the others at worker-1:34431"
     }
   ])
 )

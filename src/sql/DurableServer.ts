@@ -61,7 +61,7 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /**
    * `layerConfig` on PostgreSQL: this node's role in the cluster engine, which it turns on (see
    * `SqlStore.ClusterOptions`): true runs turns, false only takes requests (`serve --no-execute`). Absent: the
-   * engine is on with A2A_CLUSTER=true.
+   * engine is on unless A2A_CLUSTER=false.
    */
   readonly execute?: boolean | undefined
 }

@@ -14,6 +14,8 @@
  *   is answered with its first outcome (see MessageReceipts).
  * - `A2A_NODE_LEASE` (default `10 seconds`; PostgreSQL only): how long a node may be out of reach of the database
  *   (a restart, a network failure) before the others count it as gone and fail its tasks (see SqlLiveness).
+ * - `A2A_CLUSTER` (default `true`; PostgreSQL only) and the runner's settings: the cluster engine (see
+ *   `clusterConfig`); with SQLite there is none.
  *
  * @example
  * ```ts
@@ -86,7 +88,7 @@ export interface Options {
   /**
    * `layerConfig` on PostgreSQL: this node's role in the cluster engine (see `ClusterOptions`), which it turns on:
    * true runs turns (`effect-a2a worker`), false only sends them (`serve --no-execute`). Absent: the engine is on
-   * with A2A_CLUSTER=true, and the node runs turns.
+   * unless A2A_CLUSTER=false, and the node runs turns.
    */
   readonly execute?: boolean | undefined
 }
@@ -157,15 +159,23 @@ export interface PgOptions extends Options {
 export interface ClusterOptions {
   /** Whether this node runs turns: `serve` and `worker` do, `serve --no-execute` does not. */
   readonly execute: boolean
-  /** Where the other nodes reach this runner (default 127.0.0.1); only when `execute`. */
+  /** Where this runner's socket listens (default 127.0.0.1); only when `execute`. */
   readonly host?: string | undefined
-  /** The runner's port (default 34431); only when `execute`. */
+  /** The runner's port (default 0: a free one, chosen as it starts, so nodes never collide); only when `execute`. */
   readonly port?: number | undefined
+  /**
+   * Where the other nodes reach this runner (default `host`): needed when `host` is every interface (0.0.0.0, ::),
+   * as in a container. The port is the one the socket bound.
+   */
+  readonly advertiseHost?: string | undefined
   /** Turns this node runs at once, at most (default 64). */
   readonly maxExecutions?: number | undefined
   /** How long a lost runner keeps its turns before the others take them over (default 10 seconds). */
   readonly failover?: Duration.Input | undefined
 }
+
+/** A listen address that is every interface: no address the other nodes can reach. */
+const everyInterface = (host: string) => ["", "0.0.0.0", "::", "[::]"].includes(host.trim())
 
 // Our own modules: a failure to load them is a defect.
 const pgNodes = Effect.promise(async () => ({
@@ -178,32 +188,35 @@ const clusterEngine = (options: ClusterOptions) =>
   Layer.unwrap(
     Effect.promise(async () => ({
       ClusterTurns: await import("./internal/ClusterTurns.ts"),
-      NodeClusterSocket: await import("@effect/platform-node/NodeClusterSocket")
-    })).pipe(Effect.map(({ ClusterTurns, NodeClusterSocket }) => {
+      ClusterSocket: await import("./internal/ClusterSocket.ts")
+    })).pipe(Effect.map(({ ClusterSocket, ClusterTurns }) => {
       const settings = {
         execute: options.execute,
-        host: options.host ?? "127.0.0.1",
-        port: options.port ?? 34431,
         maxExecutions: options.maxExecutions ?? 64,
         failover: Duration.fromInputUnsafe(options.failover ?? "10 seconds")
       }
+      const host = options.host ?? "127.0.0.1"
+      const advertiseHost = options.advertiseHost ?? host
+      const failed = (message: string, cause?: unknown) =>
+        Layer.effect(
+          ClusterTurns.TurnDispatch,
+          Effect.fail(new TaskStoreError({ message: `The cluster engine could not start: ${message}`, cause }))
+        )
+      if (settings.execute && everyInterface(advertiseHost)) {
+        return failed(
+          `its runner listens on every interface (${host}): name the address the other nodes reach it at ` +
+            "(A2A_RUNNER_ADVERTISE_HOST)"
+        )
+      }
       return ClusterTurns.layer(settings).pipe(
-        Layer.provide(NodeClusterSocket.layer({
-          clientOnly: !settings.execute,
-          storage: "sql",
-          // JSON between runners, as in storage: the A2A types include declarations the binary codec cannot lay out.
-          serialization: "ndjson",
-          shardingConfig: ClusterTurns.shardingConfig(settings)
+        Layer.provide(ClusterSocket.layer({
+          sharding: ClusterTurns.shardingConfig(settings),
+          runner: settings.execute
+            ? Option.some({ host, port: options.port ?? 0, advertiseHost })
+            : Option.none()
         })),
         // The runner's socket could not be opened (its port taken), or its settings are wrong.
-        Layer.catchCause((cause) =>
-          Layer.effect(
-            ClusterTurns.TurnDispatch,
-            Effect.fail(
-              new TaskStoreError({ message: `The cluster engine could not start: ${Cause.pretty(cause)}`, cause })
-            )
-          )
-        )
+        Layer.catchCause((cause) => failed(Cause.pretty(cause), cause))
       )
     }))
   )
@@ -287,16 +300,26 @@ export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buf
 }))
 
 /**
- * The cluster engine from the environment: on with `A2A_CLUSTER=true` or when a role is given (`execute`);
- * `A2A_RUNNER_HOST` / `A2A_RUNNER_PORT` (where the other nodes reach this runner; default 127.0.0.1:34431),
- * `A2A_MAX_EXECUTIONS` (turns run at once here, default 64), `A2A_FAILOVER` (how long a lost runner keeps its
- * turns, default 10 seconds). None: the engine is off.
+ * The cluster engine from the environment: on PostgreSQL it is on unless `A2A_CLUSTER=false` (a node that runs
+ * the turns of the requests it takes, as on SQLite), which a role (`execute`: `worker`, `serve --no-execute`)
+ * cannot do without. `A2A_RUNNER_HOST` (where the runner's socket listens, default 127.0.0.1), `A2A_RUNNER_PORT`
+ * (default 0: a free port, advertised once bound), `A2A_RUNNER_ADVERTISE_HOST` (where the other nodes reach it,
+ * default A2A_RUNNER_HOST; needed when that is 0.0.0.0), `A2A_MAX_EXECUTIONS` (turns run at once here, default 64),
+ * `A2A_FAILOVER` (how long a lost runner keeps its turns, default 10 seconds). None: the engine is off.
  */
 export const clusterConfig = (execute: boolean | undefined): Config.Config<Option.Option<ClusterOptions>> =>
   Config.all({
-    on: Config.Boolean("A2A_CLUSTER").pipe(Config.withDefault(false)),
+    on: Config.Boolean("A2A_CLUSTER").pipe(Config.withDefault(true)),
     host: Config.String("A2A_RUNNER_HOST").pipe(Config.withDefault("127.0.0.1")),
-    port: Config.Port("A2A_RUNNER_PORT").pipe(Config.withDefault(34431)),
+    port: Config.Int("A2A_RUNNER_PORT").pipe(
+      Config.mapEffect((n) =>
+        n >= 0 && n <= 65535
+          ? Effect.succeed(n)
+          : Effect.fail(invalidConfig(`A2A_RUNNER_PORT must be a port (0: a free one), got ${n}`))
+      ),
+      Config.withDefault(0)
+    ),
+    advertiseHost: Config.option(Config.String("A2A_RUNNER_ADVERTISE_HOST")),
     maxExecutions: Config.Int("A2A_MAX_EXECUTIONS").pipe(
       Config.mapEffect((n) =>
         n >= 1 ? Effect.succeed(n) : Effect.fail(invalidConfig(`A2A_MAX_EXECUTIONS must be at least 1, got ${n}`))
@@ -305,9 +328,21 @@ export const clusterConfig = (execute: boolean | undefined): Config.Config<Optio
     ),
     failover: Config.Duration("A2A_FAILOVER").pipe(Config.withDefault(Duration.seconds(10)))
   }).pipe(
-    Config.map(({ on, ...settings }) =>
-      on || execute !== undefined ? Option.some({ ...settings, execute: execute ?? true }) : Option.none()
-    )
+    Config.mapEffect(({ advertiseHost, on, ...settings }) => {
+      if (on) {
+        return Effect.succeed(Option.some({
+          ...settings,
+          advertiseHost: Option.getOrUndefined(advertiseHost),
+          execute: execute ?? true
+        }))
+      }
+      return execute === undefined ? Effect.succeed(Option.none()) : Effect.fail(
+        invalidConfig(
+          "A2A_CLUSTER=false turns off the cluster engine, which a node that only runs turns (worker) or only takes " +
+            "requests (--no-execute) needs"
+        )
+      )
+    })
   )
 
 /** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */

@@ -26,7 +26,7 @@ import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
 import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import * as SseStream from "../fixtures/SseStream.ts"
-import { freshSchemaUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
+import { freshDatabaseUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
 const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
@@ -85,7 +85,7 @@ const workerWith = (env: Record<string, string>) =>
 /** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
 const cluster = (extra: Record<string, string> = {}, database?: string) =>
   Effect.gen(function*() {
-    const url = database ?? Redacted.value(yield* freshSchemaUrl)
+    const url = database ?? Redacted.value(yield* freshDatabaseUrl)
     const env = { a: yield* nodeEnv(url, extra), b: yield* nodeEnv(url, extra), worker: yield* nodeEnv(url, extra) }
     // One after the other: the first creates the tables the others find.
     const a = yield* serveWith(env.a)
@@ -141,6 +141,21 @@ const send = (base: string, text: string, options: { taskId?: string; returnImme
 const getTask = (base: string, id: string) => Effect.map(call(`${base}/tasks/${id}`), (a) => a.body as Task)
 
 const statusText = (task: Task) => task.status.message?.parts[0]?.text ?? ""
+
+/**
+ * A task whose agent is at work, started through `first`, continued through `second`: the message waits for the
+ * turn in progress to end, then runs, after it.
+ */
+const continuedWhileAtWork = (first: string, second: string) =>
+  Effect.gen(function*() {
+    const working = taskOf(yield* send(first, "ask 1500", { returnImmediately: true }))
+    yield* until(first, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
+    const continued = taskOf(yield* send(second, "end", { taskId: working.id }))
+    assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
+    assert.match(statusText(continued), /^got end on pid/)
+    const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+    assert.deepStrictEqual(texts, ["ask 1500", "end"])
+  })
 
 /** Sends short tasks (each a new entity, on a shard of its own) until one runs on the process `pid`, 30 s at most. */
 const workerRunsTurns = (base: string, pid: string) =>
@@ -213,13 +228,7 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
         assert.strictEqual(next.status.state, "TASK_STATE_INPUT_REQUIRED")
         assert.match(statusText(next), /^got next 1 on pid/)
         // While its agent is at work on one node, a message through the other waits for the turn to end, then runs.
-        const working = taskOf(yield* send(a.base, "ask 1500", { returnImmediately: true }))
-        yield* until(a.base, working.id, (t) => t.status.state === "TASK_STATE_WORKING")
-        const continued = taskOf(yield* send(b.base, "end", { taskId: working.id }))
-        assert.strictEqual(continued.status.state, "TASK_STATE_COMPLETED", statusText(continued))
-        assert.match(statusText(continued), /^got end on pid/)
-        const texts = (continued.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
-        assert.deepStrictEqual(texts, ["ask 1500", "end"])
+        yield* continuedWhileAtWork(a.base, b.base)
       }).pipe(Effect.scoped),
     90_000
   )
@@ -621,5 +630,83 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     "kill -9 of the worker mid-turn: a restartable agent's turns run again on the other nodes",
     () => killWorker(true),
     120_000
+  )
+})
+
+/** `effect-a2a worker` with `env` (and this process's), expected to refuse to start: its exit code and output. */
+const workerRefuses = (env: Record<string, string>) =>
+  ServeProcess.commandToExit(["worker", "--agent", AGENT], { ...process.env, ...env })
+
+/** The port of the runner socket a node says it listens on. */
+const runnerPort = (output: string) => /Listening on: 127\.0\.0\.1:(\d+)/.exec(output)?.[1]
+
+describe("the cluster engine by default on PostgreSQL, with no runner settings", () => {
+  if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
+
+  it.live(
+    "two serve nodes on one machine both come up, each on a runner port of its own, and continue each other's tasks",
+    () =>
+      Effect.gen(function*() {
+        const url = Redacted.value(yield* freshDatabaseUrl)
+        // Nothing of the engine set: no A2A_CLUSTER, no runner host or port.
+        const env = () => ({
+          A2A_DATABASE_URL: url,
+          A2A_FAILOVER: `${FAILOVER_MS} millis`,
+          A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-cluster-"))
+        })
+        const a = yield* serveWith(env())
+        const b = yield* serveWith(env())
+        const ports = [runnerPort(a.output()), runnerPort(b.output())]
+        assert.isDefined(ports[0], a.output())
+        assert.isDefined(ports[1], b.output())
+        assert.notStrictEqual(ports[0], ports[1])
+        // Each runs turns sent through the other (so each reached the other's runner at the port it advertised).
+        yield* Effect.sleep("3 seconds")
+        yield* workerRunsTurns(a.base, String(b.child.pid))
+        yield* workerRunsTurns(b.base, String(a.child.pid))
+        // A task continued through one node, then the other.
+        const asked = taskOf(yield* send(a.base, "ask"))
+        assert.strictEqual(asked.status.state, "TASK_STATE_INPUT_REQUIRED")
+        const next = taskOf(yield* send(b.base, "next 1", { taskId: asked.id }))
+        assert.strictEqual(next.status.state, "TASK_STATE_INPUT_REQUIRED")
+        assert.match(statusText(next), /^got next 1 on pid/)
+        const ended = taskOf(yield* send(a.base, "end", { taskId: asked.id }))
+        assert.strictEqual(ended.status.state, "TASK_STATE_COMPLETED", statusText(ended))
+        // While its agent is at work, a message through the other node waits for the turn to end, then runs.
+        yield* continuedWhileAtWork(b.base, a.base)
+      }).pipe(Effect.scoped),
+    90_000
+  )
+
+  it.live(
+    "A2A_CLUSTER=false: no runner (the plain path, see MultiNode.test.ts); a worker refuses to start so, saying why",
+    () =>
+      Effect.gen(function*() {
+        const url = Redacted.value(yield* freshDatabaseUrl)
+        const plain = yield* serveWith({
+          A2A_DATABASE_URL: url,
+          A2A_CLUSTER: "false",
+          A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-cluster-"))
+        })
+        const done = taskOf(yield* send(plain.base, "sleep 0"))
+        assert.strictEqual(done.status.state, "TASK_STATE_COMPLETED")
+        assert.isUndefined(runnerPort(plain.output()), plain.output())
+        const worker = yield* workerRefuses({ A2A_DATABASE_URL: url, A2A_CLUSTER: "false" })
+        assert.notStrictEqual(worker.code, 0)
+        assert.include(worker.output, "A2A_CLUSTER=false turns off the cluster engine")
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "a runner listening on every interface with no address to advertise refuses to start, saying what to set",
+    () =>
+      Effect.gen(function*() {
+        const url = Redacted.value(yield* freshDatabaseUrl)
+        const worker = yield* workerRefuses({ A2A_DATABASE_URL: url, A2A_RUNNER_HOST: "0.0.0.0" })
+        assert.notStrictEqual(worker.code, 0)
+        assert.include(worker.output, "A2A_RUNNER_ADVERTISE_HOST")
+      }),
+    60_000
   )
 })

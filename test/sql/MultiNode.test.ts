@@ -4,7 +4,8 @@
  * subscribers of every node in order to the end (a 20 kB artifact chunk included, too large for a NOTIFY
  * payload); CancelTask on any node stops the agent on the node that runs it; a cancel racing the task's own end
  * ends in exactly one terminal state; a node killed mid-task has its task failed and its subscribers elsewhere
- * told. Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh); each run uses a schema of its own.
+ * told. All without the cluster engine (A2A_CLUSTER=false: a message for a task at work on another node is
+ * refused). Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh); each run uses a schema of its own.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
@@ -18,10 +19,15 @@ const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 
 type Node = ServeProcess.ServeProcess
 
-/** Starts a node on the database at `url`; killed when the scope closes. */
+/**
+ * Starts a node on the database at `url`; killed when the scope closes. Without the cluster engine
+ * (`A2A_CLUSTER=false`): these are the nodes that run the turns of the requests they take (ClusterNodes.test.ts
+ * has the engine's).
+ */
 const startNode = (url: Redacted.Redacted<string>) =>
   ServeProcess.start({
     A2A_DATABASE_URL: Redacted.value(url),
+    A2A_CLUSTER: "false",
     A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-node-")),
     A2A_RECOVERY_INTERVAL: "500 millis",
     A2A_NODE_LEASE: "1 second"

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import * as Receiver from "../server/push/receiver.ts"
-import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
+import { freshDatabaseUrl, skipReason, testDatabaseUrl } from "./pg.ts"
 
 // Deliveries retried quickly and for long: a webhook that is down keeps them pending.
 const PUSH = {
@@ -109,7 +109,7 @@ describe("push deliveries survive the process that had them", () => {
         Effect.gen(function*() {
           const receiver = yield* Receiver.make
           receiver.script("/hook", Array.from({ length: 100_000 }, () => 503))
-          const url = yield* freshSchemaUrl
+          const url = yield* freshDatabaseUrl
           const env = (name: string) => ({
             ...PUSH,
             A2A_DATABASE_URL: Redacted.value(url),

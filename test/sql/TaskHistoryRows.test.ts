@@ -1,7 +1,7 @@
 /**
  * A task's history in rows of its own (SqlTaskRows): a save appends the messages the stored history lacks and
  * leaves the stored ones alone; a replaced history is written anew; a history another writer changed is read
- * before appending; a refused save writes no row; reads put the task back together, on SQLite and PostgreSQL.
+ * before appending, as is one stored meanwhile of a task found absent; a refused save writes no row; reads put the task back together, on SQLite and PostgreSQL.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option } from "effect"
@@ -11,6 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type * as v1 from "../../src/protocol/generated/v1.ts"
 import { TaskStore } from "../../src/server/TaskStore.ts"
+import * as SqlTaskStore from "../../src/sql/internal/SqlTaskStore.ts"
 import * as SqlStore from "../../src/sql/SqlStore.ts"
 import { message, record, root, task } from "./fixtures.ts"
 import { skipReason, testDatabaseUrl, withFreshSchema } from "./pg.ts"
@@ -106,6 +107,31 @@ const suite = (name: string, stores: Layer.Layer<SqlStore.Services, unknown>) =>
         yield* store.save(record({ ...t, history: [m1!, m2!, m3!] }, "alice", 3))
         assert.deepStrictEqual(yield* rowsOf(t.id), [[0, m1!.messageId], [1, m2!.messageId], [2, m3!.messageId]])
         assert.deepStrictEqual(Option.getOrThrow(yield* store.get(t.id, root("alice"))).task.history, [m1, m2, m3])
+      }).pipe(Effect.provide(stores)))
+
+    it.effect("a task found absent, or saved at version 0, is written as new; stored by another writer meanwhile, it is read first", () =>
+      Effect.gen(function*() {
+        const store = yield* TaskStore
+        const [m1, m2, m3] = [message("one"), message("two"), message("three")]
+        const t = task({ history: [m1!] })
+        assert.isTrue(Option.isNone(yield* store.get(t.id, root("alice"))))
+        // Another writer (another node) stores the task meanwhile, further along.
+        const other = yield* SqlTaskStore.make
+        yield* other.save(record({ ...t, history: [m1!, m2!] }, "alice", 2))
+        // This store's save as of the absent task: refused (not newer), and the stored history left alone.
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(store.save(record(t, "alice", 2)))))
+        assert.deepStrictEqual(yield* rowsOf(t.id), [[0, m1!.messageId], [1, m2!.messageId]])
+        yield* store.save(record({ ...t, history: [m1!, m2!, m3!] }, "alice", 3))
+        assert.deepStrictEqual(yield* rowsOf(t.id), [[0, m1!.messageId], [1, m2!.messageId], [2, m3!.messageId]])
+        // A version-0 save (a queued task's) over a stored task, from a store that never saw it: refused.
+        const third = yield* SqlTaskStore.make
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(third.save(record(t, "alice", 0)))))
+        assert.deepStrictEqual(Option.getOrThrow(yield* store.get(t.id, root("alice"))).task.history, [m1, m2, m3])
+        // ... and of a new task: written, with its history.
+        const queued = task({ history: [m1!] })
+        yield* third.save(record(queued, "alice", 0))
+        assert.deepStrictEqual(yield* rowsOf(queued.id), [[0, m1!.messageId]])
+        assert.strictEqual(Option.getOrThrow(yield* other.get(queued.id, root("alice"))).version, 0)
       }).pipe(Effect.provide(stores)))
 
     it.effect("a refused save (older version, another owner, an ended task) writes no history", () =>

@@ -1,6 +1,7 @@
 /**
  * PostgreSQL for tests: `A2A_TEST_DATABASE_URL` (see .ci/postgres.sh). Each layer gets its own schema, so test
- * files and runs never see each other's rows; the schema is dropped when the layer closes.
+ * files and runs never see each other's rows; the schema is dropped when the layer closes. Nodes running the
+ * cluster engine get a database of their own (`freshDatabaseUrl`).
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
@@ -16,23 +17,43 @@ export const testDatabaseUrl: string | undefined = process.env["A2A_TEST_DATABAS
 
 export const skipReason = "PostgreSQL tests need A2A_TEST_DATABASE_URL (run: eval \"$(.ci/postgres.sh start)\")"
 
+/** Runs `statement` on the test database. */
+const admin = (statement: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(statement)
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(testDatabaseUrl!), maxConnections: 1 })), Effect.orDie)
+
+/** A fresh name, made now with `create` and dropped with `drop` when the scope closes; and the test URL. */
+const fresh = (create: (name: string) => string, drop: (name: string) => string) =>
+  Effect.gen(function*() {
+    if (testDatabaseUrl === undefined) return yield* Effect.die(skipReason)
+    const name = `a2a_test_${randomBytes(6).toString("hex")}`
+    yield* Effect.acquireRelease(admin(create(name)), () => admin(drop(name)))
+    return { name, url: new URL(testDatabaseUrl) }
+  })
+
 /** A URL whose connections use a fresh schema, created now and dropped when the scope closes. */
-export const freshSchemaUrl = Effect.gen(function*() {
-  if (testDatabaseUrl === undefined) return yield* Effect.die(skipReason)
-  const schema = `a2a_test_${randomBytes(6).toString("hex")}`
-  const admin = (statement: string) =>
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(statement)
-    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(testDatabaseUrl), maxConnections: 1 })), Effect.orDie)
-  yield* Effect.acquireRelease(
-    admin(`CREATE SCHEMA ${schema}`),
-    () => admin(`DROP SCHEMA ${schema} CASCADE`)
-  )
-  const url = new URL(testDatabaseUrl)
-  url.searchParams.set("options", `-c search_path=${schema}`)
-  return Redacted.make(url.toString())
-})
+export const freshSchemaUrl = Effect.map(
+  fresh((schema) => `CREATE SCHEMA ${schema}`, (schema) => `DROP SCHEMA ${schema} CASCADE`),
+  ({ name, url }) => {
+    url.searchParams.set("options", `-c search_path=${name}`)
+    return Redacted.make(url.toString())
+  }
+)
+
+/**
+ * A URL of a fresh database, created now and dropped when the scope closes: for nodes running the cluster engine,
+ * whose shard locks (advisory locks) are per database, so that clusters of tests running at once in schemas of
+ * one database would take each other's shards.
+ */
+export const freshDatabaseUrl = Effect.map(
+  fresh((database) => `CREATE DATABASE ${database}`, (database) => `DROP DATABASE ${database} WITH (FORCE)`),
+  ({ name, url }) => {
+    url.pathname = `/${name}`
+    return Redacted.make(url.toString())
+  }
+)
 
 /** Builds a layer from a fresh-schema URL; the schema lives as long as the layer. */
 export const withFreshSchema = <A, E, R>(

@@ -22,7 +22,7 @@
  * lost with the database) are caught up from the store once it is back, and a stream closes with the final Task.
  */
 import * as Cause from "effect/Cause"
-import { ClusterSchema, Entity, RunnerAddress } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import type * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -65,9 +65,6 @@ export const NODE_LOST = "The server node running this task was lost, so its wor
 export interface Options {
   /** Whether this node runs turns (a runner); false: it only sends them (`serve --no-execute`). */
   readonly execute: boolean
-  /** Where the other nodes reach this runner (its socket); only when `execute`. */
-  readonly host: string
-  readonly port: number
   /** Turns this node runs at once, at most; others wait for a slot (stored until answered). */
   readonly maxExecutions: number
   /** How long a lost runner keeps its shards (its locks' expiry): the bound on taking its turns over. */
@@ -357,6 +354,14 @@ const QUEUED = 0
 const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
   Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
 
+/**
+ * Whether the events have brought the task to the status its turn ended with: the same status, not only the same
+ * state (a continued task at INPUT_REQUIRED asks again, INPUT_REQUIRED: its snapshot is not the turn's end).
+ */
+const sameStatus = (told: v1.TaskStatus, final: v1.TaskStatus) =>
+  told.state === final.state && told.timestamp === final.timestamp &&
+  told.message?.messageId === final.message?.messageId
+
 /** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
 const EVENTS_GRACE = Duration.seconds(5)
 
@@ -420,7 +425,7 @@ const make = (options: Options) =>
         })
         if (Result.isSuccess(applied)) task = applied.success.task
         caller.offer({ event, task: task === undefined ? Option.none() : Option.some(task) })
-        if (outcome.task !== undefined && task !== undefined && task.status.state === outcome.task.status.state) {
+        if (outcome.task !== undefined && task !== undefined && sameStatus(task.status, outcome.task.status)) {
           Deferred.doneUnsafe(seen, Exit.void)
         }
       }
@@ -473,7 +478,7 @@ const make = (options: Options) =>
       }
       const final = value.task
       outcome.task = final
-      if (task !== undefined && task.status.state === final.status.state) Deferred.doneUnsafe(seen, Exit.void)
+      if (task !== undefined && sameStatus(task.status, final.status)) Deferred.doneUnsafe(seen, Exit.void)
       // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
       // caller hears the outcome as the final Task (which holds what any missed event changed; spec: a stream may
       // close with a final Task snapshot).
@@ -570,16 +575,18 @@ const make = (options: Options) =>
     return service
   })
 
-/** The engine's settings for this node. */
+/** The engine's settings for this node (its runner's address aside: see ClusterSocket). */
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
-  runnerAddress: options.execute ? Option.some(RunnerAddress.make(options.host, options.port)) : Option.none(),
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
   refreshAssignmentsInterval: Duration.seconds(1),
   runnerHealthCheckInterval: Duration.seconds(1),
   entityMessagePollInterval: Duration.seconds(1),
   entityReplyPollInterval: Duration.millis(100),
-  entityTerminationTimeout: Duration.seconds(10)
+  entityTerminationTimeout: Duration.seconds(10),
+  // A Turn for an entity of this runner is handed over in memory (it is stored all the same), not encoded and
+  // decoded again to check that it would survive the trip to another runner: it does (the same Schemas).
+  simulateRemoteSerialization: false
 })
 
 export { TurnDispatch }

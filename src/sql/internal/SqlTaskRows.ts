@@ -53,8 +53,11 @@ interface Known {
   readonly tail: string | null
 }
 
-/** Tasks whose stored history a store remembers (see `write`): the most recently saved. */
+/** Tasks whose stored history a store remembers (see `write`): the most recently saved or read. */
 const KNOWN_TASKS = 10_000
+
+/** No history stored: a task not stored yet. */
+const NONE: Known = { count: 0, tail: null }
 
 /** Whether `history` extends the stored one: it holds, at the stored length, the stored last message. */
 const extendsHistory = (history: ReadonlyArray<v1.Message>, stored: Known) =>
@@ -94,14 +97,23 @@ export const make = Effect.gen(function*() {
       version: Number(row.version)
     }))
 
-  /** What this process last stored of each task's history (most recent tasks, ended ones left out). */
+  /**
+   * What this process last stored or read of each task's history (most recent tasks, ended ones left out): a guess
+   * that spares a save reading the row first, which the save's guards check (see `extend`).
+   */
   const known = new Map<string, Known>()
-  const remember = (task: v1.Task) => {
-    known.delete(task.id)
-    if (isTerminal(task.status.state)) return
-    const history = task.history ?? []
-    known.set(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
+  const note = (taskId: string, stored: Known) => {
+    known.delete(taskId)
+    known.set(taskId, stored)
     if (known.size > KNOWN_TASKS) known.delete(known.keys().next().value!)
+  }
+  const remember = (task: v1.Task) => {
+    if (isTerminal(task.status.state)) {
+      known.delete(task.id)
+      return
+    }
+    const history = task.history ?? []
+    note(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
   }
 
   /**
@@ -214,14 +226,17 @@ export const make = Effect.gen(function*() {
 
   /**
    * Inserts or replaces the task, unless the stored one belongs to another owner or tenant, has a version as new,
-   * or has ended; with its new history messages, atomically. A task this process saved last is saved without
-   * reading it first.
+   * or has ended; with its new history messages, atomically. A task this process saved or read last, or a new one,
+   * is saved without reading it first.
    */
   const write = (record: TaskRecord, now: number): Effect.Effect<Written, SqlError | Schema.SchemaError> =>
     Effect.gen(function*() {
       const { history: _, ...withoutHistory } = record.task
       const json = yield* encodeTask(withoutHistory)
-      const expected = known.get(record.task.id)
+      // A version-0 save is a task's first (every save has a newer version than the stored one), as is one of a
+      // task this process found absent: written as a new task without reading it first (refused, and read first,
+      // if it is stored after all).
+      const expected = known.get(record.task.id) ?? (record.version === 0 ? NONE : undefined)
       const extended = expected !== undefined && extendsHistory(record.task.history ?? [], expected) &&
         (yield* extend(record, json, now, expected))
       const written: Written = extended ? { saved: true } : yield* replace(record, json, now)
@@ -230,5 +245,9 @@ export const make = Effect.gen(function*() {
       return written
     })
 
-  return { columns, toTask, toRecord, write } as const
+  /** Notes what a read found of a task (`undefined`: no task), for its next save here (see `write`). */
+  const read = (taskId: string, record: TaskRecord | undefined): void =>
+    record === undefined ? note(taskId, NONE) : remember(record.task)
+
+  return { columns, toTask, toRecord, write, read } as const
 })

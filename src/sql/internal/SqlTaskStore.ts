@@ -38,6 +38,7 @@ export const make = Effect.gen(function*() {
     sql<SqlTaskRows.TaskRow>`SELECT ${rows.columns} FROM a2a_tasks
       WHERE id = ${taskId} AND owner = ${owner} AND tenant = ${tenant}`.pipe(
       Effect.flatMap((found) => found[0] === undefined ? Effect.succeedNone : Effect.asSome(rows.toRecord(found[0]))),
+      Effect.tap((record) => Effect.sync(() => rows.read(taskId, Option.getOrUndefined(record)))),
       Effect.mapError(storeError(`Cannot read task ${taskId}`)),
       traced("SqlTaskStore.get")
     )

@@ -1,0 +1,82 @@
+/**
+ * The cluster engine's transport and storage for one node: Effect's socket runner (`effect/cluster/SocketRunner`)
+ * over the SQL storage of the database the stores use (SqlMessageStorage, SqlRunnerStorage), JSON between runners.
+ * It is `NodeClusterSocket.layer` of `@effect/platform-node` but for two things:
+ * - the runner listens on a port of its own choosing by default (port 0), and advertises the port it bound: so that
+ *   several nodes on one machine never collide on a fixed port;
+ * - the address it advertises (where the other runners reach it) may differ from the one it listens on
+ *   (`advertiseHost`: a container listening on 0.0.0.0, reached at its own address); and no engine setting is read
+ *   from the environment (the engine's own `HOST`, `PORT`, `LISTEN_HOST`, ... would otherwise be taken).
+ */
+import { layerClientProtocol } from "@effect/platform-node/NodeClusterSocket"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
+import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
+import * as RunnerAddress from "effect/cluster/RunnerAddress"
+import * as RunnerHealth from "effect/cluster/RunnerHealth"
+import * as Runners from "effect/cluster/Runners"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as SocketRunner from "effect/cluster/SocketRunner"
+import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
+import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as RpcSerialization from "effect/rpc/RpcSerialization"
+import { SocketServer } from "effect/socket/SocketServer"
+
+export interface Options {
+  /** The engine's settings (without the runner's address, which this layer sets). */
+  readonly sharding: Partial<ShardingConfig.ShardingConfig["Service"]>
+  /** The runner's socket: where it listens (port 0: any free one), and the host it is reached at; none: no runner. */
+  readonly runner: Option.Option<{
+    readonly host: string
+    readonly port: number
+    readonly advertiseHost: string
+  }>
+}
+
+/** The engine's storage: its messages and its runners, in the SqlClient's database. */
+const storage = SqlMessageStorage.layer.pipe(
+  Layer.provide(NodeCrypto.layerDigest),
+  Layer.provideMerge(Layer.orDie(SqlRunnerStorage.layer))
+)
+
+/** A runner's socket, listening, and the engine's settings naming the address it is reached at. */
+const listening = (sharding: Options["sharding"], runner: Option.Option.Value<Options["runner"]>) =>
+  Layer.effect(ShardingConfig.ShardingConfig)(Effect.gen(function*() {
+    const { address } = yield* SocketServer
+    const port = address._tag === "UnixPathAddress" ? runner.port : address.port
+    return {
+      ...ShardingConfig.defaults,
+      ...sharding,
+      runnerAddress: Option.some(RunnerAddress.make(runner.advertiseHost, port)),
+      runnerListenAddress: Option.some(RunnerAddress.make(runner.host, port))
+    }
+  })).pipe(Layer.provideMerge(NodeSocketServer.layer({ host: runner.host, port: runner.port })))
+
+/** Sharding and the engine's storage for this node: a runner with its socket, or (no `runner`) a client only. */
+export const layer = (options: Options) =>
+  Option.match(options.runner, {
+    onNone: () =>
+      assemble(
+        SocketRunner.layerClientOnly,
+        ShardingConfig.layer({ ...options.sharding, runnerAddress: Option.none() })
+      ),
+    onSome: (runner) =>
+      assemble(
+        SocketRunner.layer.pipe(Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc)))),
+        listening(options.sharding, runner)
+      )
+  })
+
+/** `engine` over the runners' client, the storage and `config` (all sharing one ShardingConfig). */
+const assemble = <A, E, R, CA, CE>(
+  engine: Layer.Layer<A, E, R>,
+  config: Layer.Layer<CA | ShardingConfig.ShardingConfig, CE>
+) =>
+  engine.pipe(
+    Layer.provide(layerClientProtocol),
+    Layer.provideMerge(storage),
+    Layer.provide(config),
+    Layer.provide(RpcSerialization.layerNdjson)
+  )
