@@ -1,0 +1,62 @@
+/**
+ * `node bench/allocPerRequest.ts <scenario> <seconds> <rounds> [rows]`: what our server allocates per request, garbage
+ * included (V8's sampling heap profiler, every ~1 KiB), over HTTP with 50 connections: total bytes per request, then
+ * by file, by function (self) and by our own functions (inclusive). A figure that depends on the code serving the
+ * request, not on how fast a loaded machine let it serve, so two checkouts can be compared by alternating their runs
+ * (each run a fresh server: start, warm up, then the profiled load).
+ *
+ *   node bench/allocPerRequest.ts rpc-message 4 2 15
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Console, Effect, FileSystem, Schedule } from "effect"
+import { identity } from "effect/Function"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { summarise } from "./AllocationProfile.ts"
+import { BenchError } from "./BenchError.ts"
+import { scenarios } from "./Scenarios.ts"
+import { start } from "./ServerProcess.ts"
+
+const [scenarioId = "rpc-message", secondsArg = "4", roundsArg = "1", rowsArg = "0"] = process.argv.slice(2)
+
+const measure = Effect.fnUntraced(function*(round: number) {
+  const scenario = scenarios.find((s) => s.id === scenarioId)
+  if (scenario === undefined) return yield* new BenchError({ message: `no scenario ${scenarioId}` })
+  const fs = yield* FileSystem.FileSystem
+  const file = Path.join(Os.tmpdir(), `alloc-${process.pid}-${round}.heapprofile`)
+  const server = yield* start("ours", { allocationProfile: file, releaseMemory: false })
+  const runner = yield* scenario.prepare(server)
+  const settings = { connections: 50, durationSec: 2, idle: { streams: 0, parallel: 1 } }
+  yield* runner(settings)
+  yield* server.toggleAllocationProfile
+  const sample = yield* runner({ ...settings, durationSec: Number(secondsArg) })
+  yield* server.toggleAllocationProfile
+  yield* fs.exists(file).pipe(
+    Effect.filterOrFail(identity, () => new BenchError({ message: `no allocation profile in ${file}` })),
+    Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 50 })
+  )
+  const summary = yield* summarise(file, sample.completed, Number(rowsArg))
+  yield* fs.remove(file)
+  yield* Console.log(
+    `${scenarioId} round ${round}: ${summary.totalBytes.toFixed(0)} B per request over ${sample.completed} requests`
+      + ` (${sample.throughput.toFixed(0)} req/s, errors ${sample.errors})`
+  )
+  for (
+    const [title, rows] of [
+      ["by file", summary.byFile],
+      ["by function (self)", summary.bySelf],
+      ["our functions (src/, inclusive)", summary.oursInclusive]
+    ] as const
+  ) {
+    if (rows.length === 0) continue
+    yield* Console.log(`  ${title}`)
+    for (const [where, bytes] of rows) yield* Console.log(`  ${bytes.toFixed(0).padStart(7)} B  ${where}`)
+  }
+}, Effect.scoped)
+
+const program = Effect.gen(function*() {
+  for (let round = 1; round <= Number(roundsArg); round++) yield* measure(round)
+})
+
+program.pipe(Effect.provide(NodeServices.layer), NodeRuntime.runMain)
