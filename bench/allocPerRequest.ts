@@ -1,7 +1,7 @@
 /**
  * `node bench/allocPerRequest.ts <scenario> <seconds> <rounds> [rows]`: what our server allocates per request, garbage
  * included (V8's sampling heap profiler, every ~1 KiB), over HTTP with 50 connections: total bytes per request, then
- * by file, by function (self) and by our own functions (inclusive). A figure that depends on the code serving the
+ * by file, by function (self), by our own functions (inclusive) and at the innermost of ours on the stack. A figure that depends on the code serving the
  * request, not on how fast a loaded machine let it serve, so two checkouts can be compared by alternating their runs
  * (each run a fresh server: start, warm up, then the profiled load).
  *
@@ -10,7 +10,6 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Schedule } from "effect"
-import { identity } from "effect/Function"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { summarise } from "./AllocationProfile.ts"
@@ -32,21 +31,23 @@ const measure = Effect.fnUntraced(function*(round: number) {
   yield* server.toggleAllocationProfile
   const sample = yield* runner({ ...settings, durationSec: Number(secondsArg) })
   yield* server.toggleAllocationProfile
-  yield* fs.exists(file).pipe(
-    Effect.filterOrFail(identity, () => new BenchError({ message: `no allocation profile in ${file}` })),
+  // The profile is written once the server handles the second signal: read it once it is whole.
+  const summary = yield* summarise(file, sample.completed, Number(rowsArg)).pipe(
     Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 50 })
   )
-  const summary = yield* summarise(file, sample.completed, Number(rowsArg))
-  yield* fs.remove(file)
+  if (process.env.ALLOC_KEEP !== "1") yield* fs.remove(file)
   yield* Console.log(
-    `${scenarioId} round ${round}: ${summary.totalBytes.toFixed(0)} B per request over ${sample.completed} requests`
+    `${scenarioId} round ${round}: ${summary.totalBytes.toFixed(0)} B per request (src/ itself ${
+      summary.oursSelfBytes.toFixed(0)
+    } B) over ${sample.completed} requests`
       + ` (${sample.throughput.toFixed(0)} req/s, errors ${sample.errors})`
   )
   for (
     const [title, rows] of [
       ["by file", summary.byFile],
       ["by function (self)", summary.bySelf],
-      ["our functions (src/, inclusive)", summary.oursInclusive]
+      ["our functions (src/, inclusive)", summary.oursInclusive],
+      ["at our innermost function (src/)", summary.byOurFrame]
     ] as const
   ) {
     if (rows.length === 0) continue
