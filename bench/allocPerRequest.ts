@@ -1,9 +1,12 @@
 /**
  * `node bench/allocPerRequest.ts <scenario> <seconds> <rounds> [rows]`: what our server allocates per request, garbage
- * included (V8's sampling heap profiler, every ~1 KiB), over HTTP with 50 connections: total bytes per request, then
- * by file, by function (self), by our own functions (inclusive) and at the innermost of ours on the stack. A figure that depends on the code serving the
- * request, not on how fast a loaded machine let it serve, so two checkouts can be compared by alternating their runs
- * (each run a fresh server: start, warm up, then the profiled load).
+ * included (V8's sampling heap profiler, every ~1 KiB), over HTTP with 50 connections: bytes per request in all and by
+ * our own functions themselves (src/), then the top rows by file, by function (self), by our functions (inclusive)
+ * and at the innermost of ours on each allocation's stack. Each run is a fresh server: start, warm up, profiled load.
+ * Two checkouts are compared by alternating their runs. The per-file figures hardly move with the machine's load; the
+ * total moves by a few KB with the req/s the load allowed (Node's and Effect's per-tick objects are shared by fewer
+ * requests when fewer come at once). `ALLOC_KEEP=1` keeps the profile (`alloc-<pid>-<round>.heapprofile` in the
+ * temporary directory) for Chrome DevTools.
  *
  *   node bench/allocPerRequest.ts rpc-message 4 2 15
  */
