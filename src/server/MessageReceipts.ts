@@ -106,7 +106,8 @@ export const fingerprint = (message: v1.Message): string => {
 /** The longest body kept as its own fingerprint. */
 const MAX_LITERAL_FINGERPRINT = 256
 
-// Built by concatenation, not arrays joined: it runs on every SendMessage.
+// Built by concatenation, not arrays joined, and an object's keys walked in order without a sorted copy of them: it
+// runs on every SendMessage.
 const canonical = (value: unknown): string | undefined => {
   if (value === undefined || value === null || value === "") return undefined
   if (typeof value !== "object") return JSON.stringify(value)
@@ -117,12 +118,39 @@ const canonical = (value: unknown): string | undefined => {
     for (let i = 1; i < value.length; i++) items += "," + (canonical(value[i]) ?? "null")
     return `[${items}]`
   }
+  const object = value as Record<string, unknown>
+  let count = 0
+  for (const key in object) if (Object.hasOwn(object, key)) count++
+  if (count > MAX_KEYS_UNSORTED) return fieldsOf(object, Object.keys(object).sort())
+  // The next key in order is the smallest one above the last written: a scan per key, with no array made (a
+  // message's objects have a handful of keys; `<` on strings orders them as `sort` does).
   let fields: string | undefined
-  for (const key of Object.keys(value).sort()) {
-    const field = canonical((value as Record<string, unknown>)[key])
-    if (field === undefined) continue
-    const entry = JSON.stringify(key) + ":" + field
-    fields = fields === undefined ? entry : fields + "," + entry
+  let last: string | undefined
+  for (let i = 0; i < count; i++) {
+    let next: string | undefined
+    for (const key in object) {
+      if ((last === undefined || key > last) && (next === undefined || key < next) && Object.hasOwn(object, key)) {
+        next = key
+      }
+    }
+    last = next as string
+    fields = withField(fields, last, object[last])
   }
   return fields === undefined ? undefined : `{${fields}}`
+}
+
+/** Above this many keys an object's keys are sorted (a scan per key grows with their square). */
+const MAX_KEYS_UNSORTED = 16
+
+const fieldsOf = (object: Record<string, unknown>, keys: ReadonlyArray<string>): string | undefined => {
+  let fields: string | undefined
+  for (const key of keys) fields = withField(fields, key, object[key])
+  return fields === undefined ? undefined : `{${fields}}`
+}
+
+const withField = (fields: string | undefined, key: string, value: unknown): string | undefined => {
+  const field = canonical(value)
+  if (field === undefined) return fields
+  const entry = JSON.stringify(key) + ":" + field
+  return fields === undefined ? entry : fields + "," + entry
 }

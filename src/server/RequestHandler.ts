@@ -124,6 +124,59 @@ const noPush = () =>
     message: "Push notifications are not supported by this agent (capabilities.pushNotifications is false)"
   })
 
+const noResponse = () => new InternalError({ message: "The task ended without a response" })
+const shuttingDown = () => new InternalError({ message: "The server is shutting down; send the request again" })
+
+/**
+ * What a SendMessage hears of its execution. A blocking answer needs one event (the first, or the last), not a
+ * stream of them: the execution's events are kept in a field and the answer travels through one Deferred. One object
+ * with its methods on its class, not a closure per callback: one is made per SendMessage.
+ */
+class SendCaller implements TaskRunner.Caller {
+  readonly answer = Deferred.makeUnsafe<TaskRunner.Processed, A2AError>()
+  readonly immediate: boolean
+  private last: TaskRunner.Processed | undefined = undefined
+  // A blocking send waits in `waiting` until its task ends, to answer at once at the shutdown deadline.
+  private readonly waiting: LiveSet.LiveSet<SendCaller>
+  private readonly entry: LiveSet.Entry<SendCaller> | undefined
+
+  constructor(immediate: boolean, waiting: LiveSet.LiveSet<SendCaller>) {
+    this.immediate = immediate
+    this.waiting = waiting
+    this.entry = immediate ? undefined : LiveSet.add(waiting, this)
+  }
+
+  /** No longer waiting: answered another way. */
+  leave(): void {
+    if (this.entry !== undefined) LiveSet.remove(this.waiting, this.entry)
+  }
+
+  /** At the shutdown deadline a blocking send answers the task as it is then, as a non-blocking one would. */
+  answerNow(): void {
+    Deferred.doneUnsafe(this.answer, this.last === undefined ? Exit.fail(shuttingDown()) : Exit.succeed(this.last))
+  }
+
+  offer(processed: TaskRunner.Processed): void {
+    if (this.immediate) Deferred.doneUnsafe(this.answer, Exit.succeed(processed))
+    else this.last = processed
+  }
+
+  fail(cause: Cause.Cause<A2AError>): void {
+    this.leave()
+    Deferred.doneUnsafe(this.answer, Exit.failCause(cause))
+  }
+
+  end(): void {
+    this.leave()
+    Deferred.doneUnsafe(this.answer, this.last === undefined ? Exit.fail(noResponse()) : Exit.succeed(this.last))
+  }
+
+  /** A message waiting for the agent's turn in progress: a non-blocking send answers the task as it is now. */
+  queued(task: v1.Task): void {
+    if (this.immediate) Deferred.doneUnsafe(this.answer, Exit.succeed({ event: { task }, task: Option.some(task) }))
+  }
+}
+
 // The per-request operations (SendMessage, GetTask) are plain pipelines, not generators: measured on a loaded
 // server, each generator on the request path costs several µs. The others are Effect.fnUntraced, whose generator
 // function is made once: one made per call keeps the call's objects alive through V8's young-generation collections
@@ -147,10 +200,10 @@ export const make = Effect.gen(function*() {
     : TaskRunner.make)
   const deadline = yield* ShutdownDeadline
   // The blocking sends still waiting for their task to end, each able to answer at once with what it has.
-  const waiting = LiveSet.make<() => void>()
+  const waiting = LiveSet.make<SendCaller>()
   yield* Deferred.await(deadline).pipe(
     Effect.andThen(Effect.sync(() => {
-      for (const answerNow of LiveSet.takeAll(waiting)) answerNow()
+      for (const send of LiveSet.takeAll(waiting)) send.answerNow()
     })),
     Effect.forkScoped
   )
@@ -316,9 +369,6 @@ export const make = Effect.gen(function*() {
       })
     })
 
-  const noResponse = () => new InternalError({ message: "The task ended without a response" })
-  const shuttingDown = () => new InternalError({ message: "The server is shutting down; send the request again" })
-
   const toResponse = (
     processed: TaskRunner.Processed,
     historyLength: number | undefined
@@ -329,42 +379,19 @@ export const make = Effect.gen(function*() {
       ? Effect.succeed({ message: processed.event.message })
       : Effect.fail(noResponse())
 
-  // A blocking answer needs one event (the first, or the last), not a stream of them: the execution's events are
-  // kept in a variable and the answer travels through one Deferred.
   const sendMessage: RequestHandler["Service"]["sendMessage"] = (req, ctx) =>
     Effect.suspend(() => {
-      const answer = Deferred.makeUnsafe<TaskRunner.Processed, A2AError>()
       // Past the shutdown deadline nothing may wait: a blocking send answers as a non-blocking one.
-      const immediate = req.configuration?.returnImmediately === true || Deferred.isDoneUnsafe(deadline)
-      let last: TaskRunner.Processed | undefined
-      // At the shutdown deadline a blocking send answers the task as it is then, as a non-blocking one would.
-      const answerNow = () =>
-        void Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(shuttingDown()) : Exit.succeed(last))
-      const entry = immediate ? undefined : LiveSet.add(waiting, answerNow)
-      const caller: TaskRunner.Caller = {
-        offer: (processed) => {
-          if (immediate) Deferred.doneUnsafe(answer, Exit.succeed(processed))
-          else last = processed
-        },
-        fail: (cause) => {
-          if (entry !== undefined) LiveSet.remove(waiting, entry)
-          Deferred.doneUnsafe(answer, Exit.failCause(cause))
-        },
-        end: () => {
-          if (entry !== undefined) LiveSet.remove(waiting, entry)
-          Deferred.doneUnsafe(answer, last === undefined ? Exit.fail(noResponse()) : Exit.succeed(last))
-        },
-        // A message waiting for the agent's turn in progress: a non-blocking send answers the task as it is now.
-        queued: (task) => {
-          if (immediate) Deferred.doneUnsafe(answer, Exit.succeed({ event: { task }, task: Option.some(task) }))
-        }
-      }
+      const caller = new SendCaller(
+        req.configuration?.returnImmediately === true || Deferred.isDoneUnsafe(deadline),
+        waiting
+      )
       const historyLength = req.configuration?.historyLength
       return Effect.flatMap(start(req, ctx, caller), (earlier) => {
         if (earlier === undefined) {
-          return Effect.flatMap(Deferred.await(answer), (processed) => toResponse(processed, historyLength))
+          return Effect.flatMap(Deferred.await(caller.answer), (processed) => toResponse(processed, historyLength))
         }
-        if (entry !== undefined) LiveSet.remove(waiting, entry)
+        caller.leave()
         return Effect.succeed(
           "reply" in earlier ? { message: earlier.reply } : { task: limitHistory(earlier.record.task, historyLength) }
         )

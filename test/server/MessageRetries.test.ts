@@ -3,13 +3,14 @@
  * memory receipts' bounds and a window of zero; SQLite's receipts surviving a restart.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Fiber, Layer } from "effect"
+import { Arbitrary, ConfigProvider, Effect, Fiber, Layer, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { TestClock } from "effect/testing"
+import { createHash } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type * as v1 from "../../src/protocol/generated/v1.ts"
+import * as v1 from "../../src/protocol/generated/v1.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
@@ -77,6 +78,42 @@ describe("the fingerprint of a message body", () => {
     assert.match(long("a"), /^[0-9a-f]{64}$/)
     assert.notStrictEqual(long("a"), long("b"))
     assert.isTrue(fingerprint(base).startsWith("{"))
+  })
+})
+
+/**
+ * The fingerprint as it was first written (keys sorted by `Object.keys(...).sort()`): receipts kept in SQLite hold
+ * fingerprints made by it, so the one in use must give the same string for every body.
+ */
+const oracle = (message: v1.Message): string => {
+  const canonical = (value: unknown): string | undefined => {
+    if (value === undefined || value === null || value === "") return undefined
+    if (typeof value !== "object") return JSON.stringify(value)
+    if (Array.isArray(value)) {
+      if (value.length === 0) return undefined
+      return `[${value.map((item) => canonical(item) ?? "null").join(",")}]`
+    }
+    const fields = Object.keys(value).sort().flatMap((key) => {
+      const field = canonical((value as Record<string, unknown>)[key])
+      return field === undefined ? [] : [`${JSON.stringify(key)}:${field}`]
+    })
+    return fields.length === 0 ? undefined : `{${fields.join(",")}}`
+  }
+  const body = canonical(message) ?? "{}"
+  return body.length <= 256 ? body : createHash("sha256").update(body).digest("hex")
+}
+
+describe("the fingerprint against the first one written", () => {
+  // Metadata of any JSON, with many keys (above the fingerprint's threshold for sorting) or few, any key order.
+  const json = Arbitrary.schema(Schema.Record(Schema.String, Schema.Json))
+  it.prop("any message, any metadata", [Arbitrary.schema(v1.Message), json, json], ([message, a, b]) => {
+    const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${(i * 7) % 20}`, i % 3 === 0 ? "" : i]))
+    const bodies: ReadonlyArray<v1.Message> = [
+      message,
+      { ...message, metadata: a },
+      { ...message, metadata: { ...b, ...a, wide }, parts: [...message.parts, { data: b, metadata: wide }] }
+    ]
+    for (const body of bodies) assert.strictEqual(fingerprint(body), oracle(body))
   })
 })
 

@@ -66,20 +66,18 @@ const dispatch = <B, R>(
   const served = byMethod?.(request.method) ?? call
   const notification = JsonRpc.isNotification(request)
   const id = request.id ?? null
-  const fail = (error: A2AError): Outcome => notification ? none : json(JsonRpc.encodeFailure(id, error))
-  // Refused before the operation runs (its own errors are counted with it).
-  const refuse = (error: A2AError): Effect.Effect<B, never, R> => {
-    env.refused(BINDING, error)
-    return k(fail(error))
-  }
-  if (Result.isFailure(served)) return refuse(served.failure)
+  if (Result.isFailure(served)) return refused(env, notification, id, k, served.failure)
   const { ctx, table } = served.success
   const operation = table.operations.get(request.method)
   if (operation === undefined) {
-    return refuse(new MethodNotFound({ message: `Method not found: ${request.method}` }))
+    return refused(env, notification, id, k, new MethodNotFound({ message: `Method not found: ${request.method}` }))
   }
   if (Array.isArray(request.params)) {
-    return refuse(
+    return refused(
+      env,
+      notification,
+      id,
+      k,
       new InvalidParams({
         message: `Invalid params: ${request.method} takes its params by name (an object), not by position (an array)`
       })
@@ -88,9 +86,13 @@ const dispatch = <B, R>(
   const params = request.params ?? {}
   if (operation._tag === "Streaming") {
     const prepared = operation.prepare(params)
-    if (Result.isFailure(prepared)) return refuse(prepared.failure)
+    if (Result.isFailure(prepared)) return refused(env, notification, id, k, prepared.failure)
     if (inBatch) {
-      return refuse(
+      return refused(
+        env,
+        notification,
+        id,
+        k,
         new InvalidRequest({ message: `${request.method} streams its result and cannot be part of a batch` })
       )
     }
@@ -99,12 +101,28 @@ const dispatch = <B, R>(
     return k({ _tag: "Stream", id, stream: prepared.success(env.handler, ctx) })
   }
   const prepared = operation.prepare(params)
-  if (Result.isFailure(prepared)) return refuse(prepared.failure)
+  if (Result.isFailure(prepared)) return refused(env, notification, id, k, prepared.failure)
   return Effect.matchCauseEffect(prepared.success(env.handler, ctx), {
     onSuccess: (result) =>
       k(notification ? none : json(JsonRpc.encodeSuccessJson(id, resultJson(operation, result) ?? "null"))),
-    onFailure: (cause) => Effect.flatMap(fromCause(cause), (error) => k(fail(error)))
+    onFailure: (cause) => Effect.flatMap(fromCause(cause), (error) => k(failure(notification, id, error)))
   })
+}
+
+/** The outcome of a request that failed: an error response, or none for a notification. */
+const failure = (notification: boolean, id: JsonRpc.JsonRpcId, error: A2AError): Outcome =>
+  notification ? none : json(JsonRpc.encodeFailure(id, error))
+
+/** Refused before the operation runs (its own errors are counted with it): a function, not a closure per request. */
+const refused = <B, R>(
+  env: HttpCallContext.BindingEnv,
+  notification: boolean,
+  id: JsonRpc.JsonRpcId,
+  k: (outcome: Outcome) => Effect.Effect<B, never, R>,
+  error: A2AError
+): Effect.Effect<B, never, R> => {
+  env.refused(BINDING, error)
+  return k(failure(notification, id, error))
 }
 
 const jsonResponse = (body: string, headers: Record<string, string> | undefined) =>

@@ -317,7 +317,10 @@ export const execution = <A, E, R>(
           reporter.fail(cause)
         },
         end: () => reporter.end(),
-        queued: reporter.queued
+        // Called on the reporter, which may be a class instance.
+        queued: (task) => {
+          if (reporter.queued !== undefined) reporter.queued(task)
+        }
       }
       return run(observed).pipe(
         Effect.onExit((exit) =>
