@@ -151,6 +151,9 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           metadata: { taskId }
         })
       }
+      // A stopped runner takes no message into a task: its agent could not run it (see Execution.launch), and the
+      // message, in the history, would be taken as run when sent again (or handed to another node).
+      if (deps.stopped()) return yield* Execution.shuttingDown
       const message: v1.Message = { ...options.message, taskId, contextId }
       const history = TaskReducer.appended(task.history, message)
       const next: TaskRecord = {

@@ -4,7 +4,9 @@
  * gives each task's entity to one runner (a node that executes: `serve`, or `worker`) and moves it when that
  * runner goes; its messages are rows of PostgreSQL (SqlMessageStorage) until answered. So:
  * - any node takes any SendMessage (`serve --no-execute` only sends); the turn runs where the task's entity lives,
- *   after the turns sent before it to the same task (an entity takes its messages one at a time);
+ *   after the turns sent before it to the same task (an entity takes its messages one at a time, in the order they
+ *   were stored): a non-blocking send is acknowledged once its Turn is stored, never sooner (by an event of the
+ *   task's turn in progress), so a message sent after that acknowledgement runs after it;
  * - a runner runs at most `maxExecutions` turns at once: turns beyond it wait for a slot, in arrival order, still
  *   stored until answered. Not with the engine's `maxResidentEntities`: an entity keeps its slot until the engine
  *   reaps it idle, which it checks every 5 s at best, so every task being a new entity, a runner ran at most
@@ -13,7 +15,9 @@
  *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
  *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
  *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
- *   end (until the ShutdownDeadline) and hands the rest over with its shards.
+ *   end (until the ShutdownDeadline) and hands the rest over with its shards. Its executions are interrupted only
+ *   after that stop: a turn it started as its server began to close runs to its end (Execution's `stopped`), rather
+ *   than being refused with its message already in the task, which the next owner would take as run.
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
@@ -278,7 +282,9 @@ const handler = (
         Effect.tap((taken) =>
           taken === undefined ? Effect.raceFirst(Deferred.await(ended), Deferred.await(state.stopped)) : Effect.void
         ),
-        Effect.uninterruptible
+        Effect.uninterruptible,
+        // Refused as this node's runner closes (it took nothing into the task): left to the task's next owner.
+        Effect.catch((error) => state.stopping ? Effect.never : Effect.fail(error))
       )
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
       // Left by a stopping node: see below.
@@ -360,8 +366,11 @@ const make = (options: Options) =>
       const outcome: { task?: v1.Task } = {}
       // A continued task takes the message into its history as its turn starts (as the runner's Turns do).
       let taken = snapshot === undefined
+      // A non-blocking send is answered once its Turn is stored, and not sooner by the events of the task's turn
+      // still running: its client, answered, may send the task's next message, which must be stored after this one.
+      let stored = acknowledge === undefined
       const apply = (event: v1.StreamResponse, sequence: number): void => {
-        if (sequence <= version) return
+        if (!stored || sequence <= version) return
         version = sequence
         if (!taken && task !== undefined) {
           taken = true
@@ -395,6 +404,9 @@ const make = (options: Options) =>
       // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
       const answer =
         yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
+          Effect.andThen(Effect.sync(() => {
+            stored = true
+          })),
           Effect.andThen(acknowledge),
           Effect.andThen(client.Turn(payload))
         )).pipe(
