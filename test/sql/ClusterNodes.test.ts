@@ -328,6 +328,32 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     90_000
   )
 
+  it.live(
+    "a worker stopped (SIGTERM) past its deadline mid-turn, its agent silent since it took the message: the turn is lost, not taken as run",
+    () =>
+      Effect.gen(function*() {
+        // A non-restartable agent: the cut turn's task FAILED (node lost).
+        const { a, worker } = yield* cluster()
+        const workerPid = String(worker.child.pid)
+        // A task waiting for input on the worker.
+        let asked: Task | undefined
+        for (const deadline = Date.now() + 30_000; asked === undefined;) {
+          const task = taskOf(yield* send(a.base, "ask 0"))
+          if (statusText(task).includes(`pid ${workerPid}`)) asked = task
+          else if (Date.now() > deadline) return yield* Effect.die(new Error("no task ran on the worker"))
+        }
+        // Its next turn takes the message and says nothing for longer than the worker's stop deadline (10 s): the task
+        // stays INPUT_REQUIRED, with the message in its history, when the worker cuts it.
+        taskOf(yield* send(a.base, "hush 30000", { taskId: asked.id, returnImmediately: true }))
+        yield* until(a.base, asked.id, (t) => (t.history ?? []).some((m) => m.parts[0]?.text === "hush 30000"))
+        worker.child.kill("SIGTERM")
+        const task = yield* until(a.base, asked.id, (t) => TERMINAL.includes(t.status.state), 40_000)
+        assert.strictEqual(task.status.state, "TASK_STATE_FAILED", statusText(task))
+        assert.strictEqual(statusText(task), NODE_LOST)
+      }).pipe(Effect.scoped),
+    90_000
+  )
+
   // It found, on a task's follow-ups sent in quick succession through both nodes while each process restarts (#34):
   // - a Turn stored after the next one: a non-blocking send answered by an event of the task's turn in progress,
   //   before its own Turn was stored (see the test above);

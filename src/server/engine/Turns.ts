@@ -105,7 +105,9 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           ? { ...options.message, taskId }
           : { ...options.message, taskId, contextId }
         if (fingerprint(again) !== fingerprint(earlier)) return yield* differentBody(messageId)
-        if (options.rerun === true && !isFinal(task.status.state) && running.get(taskId)?.current === undefined) {
+        // Cut short: the task still in flight, or its turn not yet reported (the message still its `turn`).
+        const cut = !isFinal(task.status.state) || existing.value.turn === messageId
+        if (options.rerun === true && cut && running.get(taskId)?.current === undefined) {
           const contextId = task.contextId ?? earlier.contextId ?? taskId
           yield* Execution.launch(executions, options, caller, taskId, contextId, earlier, existing.value)
           return undefined
@@ -160,7 +162,8 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
         task: { ...task, contextId, history },
         owner: options.owner,
         tenant: options.tenant,
-        version: existing.value.version + 1
+        version: existing.value.version + 1,
+        turn: messageId
       }
       yield* Effect.catch(store.save(next), (error): Effect.Effect<never, A2AError> =>
         isConflict(error)

@@ -12,9 +12,10 @@
  *   reaps it idle, which it checks every 5 s at best, so every task being a new entity, a runner ran at most
  *   `maxExecutions` new tasks per 5 s (BENCHMARKS.md, "Cluster engine");
  * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
- *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
- *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
- *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
+ *   unanswered turns are delivered again there. A turn that finds its message in its task, the task still in
+ *   flight or its last save the one that took the message (TaskRecord's `turn`: a task waiting for input keeps its
+ *   status until its agent reports), was cut short with its runner: a restartable agent (AgentExecutor's
+ *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
  *   end (until the ShutdownDeadline) and hands the rest over with its shards. Its executions are interrupted only
  *   after that stop: a turn it started as its server began to close runs to its end (Execution's `stopped`), rather
  *   than being refused with its message already in the task, which the next owner would take as run.
@@ -244,12 +245,14 @@ const handler = (
         // Saved at version 0 when its send was acknowledged (see QUEUED): never started, it starts now as a new
         // task, whose first save replaces that one.
         if (stored !== undefined && holds && stored.version !== QUEUED) {
-          // This message is in its task already: its turn ran, or was lost with the node running it (the task is
-          // still in flight, and no other turn of the task runs meanwhile: they come one at a time).
-          if (inFlight(stored.task) && !local.restartable) {
+          // This message is in its task already: its turn ran, or was cut short with the node running it (no other
+          // turn of the task runs meanwhile: they come one at a time): the task is still in flight, or its last save
+          // is the one that took the message (its `turn`), made before the agent reported anything.
+          const lost = inFlight(stored.task) || stored.turn === payload.message.messageId
+          if (lost && !local.restartable) {
             return { _tag: "Task", task: yield* failLost(stored) } satisfies TurnOutcome
           }
-          options = { ...options, message: { ...payload.message, taskId }, rerun: inFlight(stored.task) }
+          options = { ...options, message: { ...payload.message, taskId }, rerun: lost }
         }
       }
       let last: Processed | undefined
