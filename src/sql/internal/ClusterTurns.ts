@@ -213,7 +213,7 @@ const handler = (
         { state: "TASK_STATE_FAILED", timestamp, message }
       )
       const version = record.version + 1
-      yield* store.save({ ...record, task: applied.task, version }).pipe(orInternal)
+      yield* store.save({ task: applied.task, owner: record.owner, tenant: record.tenant, version }).pipe(orInternal)
       yield* Effect.forEach(
         applied.published,
         ({ event }) => bus.publish({ taskId: task.id, sequence: version, event })
