@@ -7,6 +7,8 @@
  *   run again elsewhere, any other's tasks FAILED saying the node was lost.
  * - SIGTERM of the worker mid-turn: its turn ends there, its queued turns run elsewhere, none lost nor failed.
  * - A task's messages, each sent once the one before is acknowledged, run in that order while its turn reports.
+ * - SIGTERM of the worker past its deadline, its agent silent since its turn took the message: the turn is lost
+ *   (FAILED, node lost), not taken as run.
  * - A rolling restart (SIGTERM, started again) of each process under load: every acknowledged turn runs once, in
  *   order.
  * - PostgreSQL (a server of the test's own) down for 20 s: prompt 503s meanwhile, then every acknowledged task
@@ -329,7 +331,7 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
   )
 
   it.live(
-    "a worker stopped (SIGTERM) past its deadline mid-turn, its agent silent since it took the message: the turn is lost, not taken as run",
+    "a worker stopped past its deadline mid-turn, its agent silent since taking the message: the turn lost, not run",
     () =>
       Effect.gen(function*() {
         // A non-restartable agent: the cut turn's task FAILED (node lost).
@@ -356,7 +358,7 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
 
   // It found, on a task's follow-ups sent in quick succession through both nodes while each process restarts (#34):
   // - a Turn stored after the next one: a non-blocking send answered by an event of the task's turn in progress,
-  //   before its own Turn was stored (see the test above);
+  //   before its own Turn was stored (see "a task's messages ... run in that order");
   // - a turn refused by a serve node whose server had begun to close, its message already taken into the task: the
   //   next owner took it as run (the agent never answered it), now run to its end (ServerScope.test.ts);
   // - a Turn interrupted before it started, answered so and never run (Turn is Uninterruptible "client").

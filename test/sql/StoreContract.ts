@@ -1,7 +1,8 @@
 /**
  * The TaskStore / PushConfigStore contract, run against every implementation (memory, SQLite, PostgreSQL):
  * get/save, owner and tenant scoping, history and artifacts kept, ListTasks filters, order, cursor pagination and
- * shaping, push config CRUD and paging, a terminal state that never changes, a save's `turn` kept until the next. `sql: true` adds what only the SQL stores promise (lost-update guard).
+ * shaping, push config CRUD and paging, a terminal state that never changes, a save's `turn` kept until the next.
+ * `sql: true` adds what only the SQL stores promise (lost-update guard).
  */
 import { assert, it as vitest, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"

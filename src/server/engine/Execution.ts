@@ -508,7 +508,8 @@ export class Execution {
 const shuttingDownError = new InternalError({ message: "The server is shutting down; send the request again" })
 
 /**
- * What a turn hears when the server's scope has closed before its agent could start: it did not run.
+ * What a turn hears once the executions have been interrupted (`stopped`), before its agent could start: it did not
+ * run, and its message was not taken into its task.
  *
  * @since 0.1.0
  * @category errors

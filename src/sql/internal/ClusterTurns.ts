@@ -15,10 +15,11 @@
  *   unanswered turns are delivered again there. A turn that finds its message in its task, the task still in
  *   flight or its last save the one that took the message (TaskRecord's `turn`: a task waiting for input keeps its
  *   status until its agent reports), was cut short with its runner: a restartable agent (AgentExecutor's
- *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
- *   end (until the ShutdownDeadline) and hands the rest over with its shards. Its executions are interrupted only
- *   after that stop: a turn it started as its server began to close runs to its end (Execution's `stopped`), rather
- *   than being refused with its message already in the task, which the next owner would take as run.
+ *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST. Nothing queued is
+ *   lost; a stopping runner lets its turns in progress end (until the ShutdownDeadline) and hands the rest over with
+ *   its shards. Its executions are interrupted only after that stop: a turn it started as its server began to close
+ *   runs to its end (Execution's `stopped`), rather than being refused with its message already in the task, which
+ *   the next owner would take as run.
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer.
