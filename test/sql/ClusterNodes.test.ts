@@ -7,8 +7,8 @@
  *   run again elsewhere, any other's tasks FAILED saying the node was lost.
  * - SIGTERM of the worker mid-turn: its turn ends there, its queued turns run elsewhere, none lost nor failed.
  * - A task's messages, each sent once the one before is acknowledged, run in that order while its turn reports.
- * - SIGTERM of the worker past its deadline, its agent silent since its turn took the message: the turn is lost
- *   (FAILED, node lost), not taken as run.
+ * - SIGTERM of the worker past its deadline, its agent silent since its turn took the message: the turn is cut, not
+ *   taken as run: a restartable agent's runs again elsewhere, any other's task FAILED, node lost.
  * - A rolling restart (SIGTERM, started again) of each process under load: every acknowledged turn runs once, in
  *   order.
  * - PostgreSQL (a server of the test's own) down for 20 s: prompt 503s meanwhile, then every acknowledged task
@@ -330,30 +330,44 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     90_000
   )
 
-  it.live(
-    "a worker stopped past its deadline mid-turn, its agent silent since taking the message: the turn lost, not run",
-    () =>
-      Effect.gen(function*() {
-        // A non-restartable agent: the cut turn's task FAILED (node lost).
-        const { a, worker } = yield* cluster()
-        const workerPid = String(worker.child.pid)
-        // A task waiting for input on the worker.
-        let asked: Task | undefined
-        for (const deadline = Date.now() + 30_000; asked === undefined;) {
-          const task = taskOf(yield* send(a.base, "ask 0"))
-          if (statusText(task).includes(`pid ${workerPid}`)) asked = task
-          else if (Date.now() > deadline) return yield* Effect.die(new Error("no task ran on the worker"))
-        }
-        // Its next turn takes the message and says nothing for longer than the worker's stop deadline (10 s): the task
-        // stays INPUT_REQUIRED, with the message in its history, when the worker cuts it.
-        taskOf(yield* send(a.base, "hush 30000", { taskId: asked.id, returnImmediately: true }))
-        yield* until(a.base, asked.id, (t) => (t.history ?? []).some((m) => m.parts[0]?.text === "hush 30000"))
-        worker.child.kill("SIGTERM")
+  /** The worker stopped past its deadline (10 s) mid-turn, its agent silent since the turn took the message. */
+  const cutSilent = (restartable: boolean) =>
+    Effect.gen(function*() {
+      const { a, worker } = yield* cluster(restartable ? { CLUSTER_AGENT_RESTARTABLE: "1" } : {})
+      const workerPid = String(worker.child.pid)
+      // A task waiting for input on the worker.
+      let asked: Task | undefined
+      for (const deadline = Date.now() + 30_000; asked === undefined;) {
+        const task = taskOf(yield* send(a.base, "ask 0"))
+        if (statusText(task).includes(`pid ${workerPid}`)) asked = task
+        else if (Date.now() > deadline) return yield* Effect.die(new Error("no task ran on the worker"))
+      }
+      // Its next turn takes the message and says nothing for longer than the worker's stop deadline: the task stays
+      // INPUT_REQUIRED, with the message in its history, when the worker cuts it.
+      taskOf(yield* send(a.base, "hush 12000", { taskId: asked.id, returnImmediately: true }))
+      yield* until(a.base, asked.id, (t) => (t.history ?? []).some((m) => m.parts[0]?.text === "hush 12000"))
+      worker.child.kill("SIGTERM")
+      if (restartable) {
+        // Run again from the start on a node still alive.
+        const task = yield* until(a.base, asked.id, (t) => statusText(t).startsWith("got hush"), 60_000)
+        assert.notInclude(statusText(task), `pid ${workerPid}`)
+      } else {
         const task = yield* until(a.base, asked.id, (t) => TERMINAL.includes(t.status.state), 40_000)
         assert.strictEqual(task.status.state, "TASK_STATE_FAILED", statusText(task))
         assert.strictEqual(statusText(task), NODE_LOST)
-      }).pipe(Effect.scoped),
+      }
+    }).pipe(Effect.scoped)
+
+  it.live(
+    "a worker stopped past its deadline, its agent silent since taking the message: a non-restartable turn is lost",
+    () => cutSilent(false),
     90_000
+  )
+
+  it.live(
+    "a worker stopped past its deadline, its agent silent since taking the message: a restartable turn runs again",
+    () => cutSilent(true),
+    120_000
   )
 
   // It found, on a task's follow-ups sent in quick succession through both nodes while each process restarts (#34):
