@@ -105,6 +105,12 @@ export interface TaskRecord extends TaskScope {
    * snapshot at version v replays exactly the events with a larger sequence (spec 3.1.6).
    */
   readonly version: number
+  /**
+   * The message (its messageId) that the save of this record took into the task, its turn starting: a task waiting
+   * for input keeps its status until its agent reports, so this tells a turn cut short before then (its node lost
+   * or stopped) from one that ended. Only that save sets it; the turn's next save (a new record) has none.
+   */
+  readonly turn?: string | undefined
 }
 
 /** Where a page ends, in the list's order (status timestamp descending, then task id descending). */

@@ -1,7 +1,8 @@
 /**
  * The TaskStore / PushConfigStore contract, run against every implementation (memory, SQLite, PostgreSQL):
  * get/save, owner and tenant scoping, history and artifacts kept, ListTasks filters, order, cursor pagination and
- * shaping, push config CRUD and paging, a terminal state that never changes. `sql: true` adds what only the SQL stores promise (lost-update guard).
+ * shaping, push config CRUD and paging, a terminal state that never changes, a save's `turn` kept until the next.
+ * `sql: true` adds what only the SQL stores promise (lost-update guard).
  */
 import { assert, it as vitest, layer } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
@@ -104,6 +105,26 @@ export const storeContract = <E>(
         assert.deepStrictEqual(Option.getOrUndefined(got), { task: t2, owner, tenant: "", version: 2 })
         const listed = yield* store.list(root(owner), query())
         assert.deepStrictEqual(listed.tasks, [t2])
+      }))
+
+    it.effect("keeps the message a save took into the task (its `turn`) until a save without one", () =>
+      Effect.gen(function*() {
+        const store = yield* TaskStore
+        const owner = uniqueId("owner")
+        const asked = task({ state: "TASK_STATE_INPUT_REQUIRED", timestamp: at(1), history: [message("one")] })
+        yield* store.save(record(asked, owner, 1))
+        const next = message("two")
+        const taken = { ...asked, history: [...(asked.history ?? []), next] }
+        yield* store.save({ ...record(taken, owner, 2), turn: next.messageId })
+        assert.strictEqual(Option.getOrUndefined(yield* store.get(asked.id, root(owner)))?.turn, next.messageId)
+        yield* store.save(record({ ...taken, status: { state: "TASK_STATE_WORKING", timestamp: at(2) } }, owner, 3))
+        const got = Option.getOrUndefined(yield* store.get(asked.id, root(owner)))
+        assert.deepStrictEqual(got, {
+          task: { ...taken, status: { state: "TASK_STATE_WORKING", timestamp: at(2) } },
+          owner,
+          tenant: "",
+          version: 3
+        })
       }))
 
     it.effect("lists newest status first, ties by larger id, tasks without timestamp last", () =>

@@ -127,8 +127,14 @@ export interface Dependencies {
   readonly running: Running
   /** The executions' fibers, interrupted when the server's scope closes. */
   readonly fibers: LiveSet.LiveSet<Fiber.Fiber<void>>
-  /** The server's scope: an execution started once it is closed does not run; a shutdown is no cancel. */
+  /** The server's scope: a shutdown is no cancel. */
   readonly serverScope: Scope.Scope
+  /**
+   * Whether the executions have been interrupted (the server's scope closing): an execution started from then on
+   * does not run. Not as soon as the scope closes: what closes before them (a stopping engine letting the turns it
+   * runs end, a server answering its requests in flight) may still start turns, which they interrupt.
+   */
+  readonly stopped: () => boolean
   /** Whether the server instruments itself (Observability.isEnabled). */
   readonly observed: boolean
   /** The turn of the next waiting message, once the execution let go of its task (see Turns). */
@@ -522,6 +528,17 @@ export class Execution {
   }
 }
 
+const shuttingDownError = new InternalError({ message: "The server is shutting down; send the request again" })
+
+/**
+ * What a turn hears once the executions have been interrupted (`stopped`), before its agent could start: it did not
+ * run, and its message was not taken into its task.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const shuttingDown: Effect.Effect<never, InternalError> = Effect.fail(shuttingDownError)
+
 /**
  * Runs an execution in its own fiber, in the server's scope; `record` is the continued task, if any, and
  * `pending` the messages already waiting for the turn after this one.
@@ -571,14 +588,15 @@ export const launch = (
     // message and stores no task never enters the Map, whose old tables would keep its entry (see `register`).
     if (record !== undefined || call.namesTasks === true) running.set(taskId, execution.slot)
     const serverScope = deps.serverScope
-    if (serverScope.state._tag === "Closed") {
+    if (deps.stopped()) {
       // Too late to run: the fiber forkIn gives a closed scope is interrupted before it starts, so the caller
       // hears it here (it would otherwise wait for an execution that never comes).
       return Effect.flatMap(Effect.forkIn(execution.run(), serverScope), (fiber) => {
         if (running.get(taskId) === execution.slot) running.delete(taskId)
         execution.slot.current = undefined
         Deferred.doneUnsafe(execution.fiber, Exit.succeed(fiber))
-        caller.fail(Cause.fail(new InternalError({ message: "The server is shutting down; send the request again" })))
+        caller.fail(Cause.fail(shuttingDownError))
+        caller.end()
         return execution.receipt?.unaccepted() ?? Effect.void
       })
     }

@@ -76,6 +76,8 @@ export const make = Effect.gen(function*() {
   const running: Execution.Running = new Map()
   const fibers = LiveSet.make<Fiber.Fiber<void>>()
   const executor = yield* AgentExecutor
+  // Set as the executions are interrupted: none starts from then on (see Execution.launch).
+  let stopped = false
   const { start } = Turns.make({
     store,
     pushConfigs: yield* PushConfigStore,
@@ -85,6 +87,7 @@ export const make = Effect.gen(function*() {
     running,
     fibers,
     serverScope: yield* Effect.scope,
+    stopped: () => stopped,
     observed: yield* Observability.isEnabled
   })
   const cancel = Cancel.make({ store, bus, remote, commit, locks, running })
@@ -100,7 +103,10 @@ export const make = Effect.gen(function*() {
   // Added late, so run early when the server's scope closes, as the executions' own finalizers were when each was
   // forked into it: the executions end before what they use closes.
   yield* Effect.addFinalizer(() =>
-    Effect.withFiber((current) => Fiber.interruptAll(LiveSet.takeAll(fibers).filter((fiber) => fiber !== current)))
+    Effect.withFiber((current) => {
+      stopped = true
+      return Fiber.interruptAll(LiveSet.takeAll(fibers).filter((fiber) => fiber !== current))
+    })
   )
 
   // With an engine spreading turns over several nodes (TurnDispatch), SendMessage queues the turn there, and the

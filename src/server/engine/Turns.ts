@@ -105,7 +105,9 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           ? { ...options.message, taskId }
           : { ...options.message, taskId, contextId }
         if (fingerprint(again) !== fingerprint(earlier)) return yield* differentBody(messageId)
-        if (options.rerun === true && !isFinal(task.status.state) && running.get(taskId)?.current === undefined) {
+        // Cut short: the task still in flight, or its turn not yet reported (the message still its `turn`).
+        const cut = !isFinal(task.status.state) || existing.value.turn === messageId
+        if (options.rerun === true && cut && running.get(taskId)?.current === undefined) {
           const contextId = task.contextId ?? earlier.contextId ?? taskId
           yield* Execution.launch(executions, options, caller, taskId, contextId, earlier, existing.value)
           return undefined
@@ -151,13 +153,17 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           metadata: { taskId }
         })
       }
+      // A stopped runner takes no message into a task: its agent could not run it (see Execution.launch), and the
+      // message, in the history, would be taken as run when sent again (or handed to another node).
+      if (deps.stopped()) return yield* Execution.shuttingDown
       const message: v1.Message = { ...options.message, taskId, contextId }
       const history = TaskReducer.appended(task.history, message)
       const next: TaskRecord = {
         task: { ...task, contextId, history },
         owner: options.owner,
         tenant: options.tenant,
-        version: existing.value.version + 1
+        version: existing.value.version + 1,
+        turn: messageId
       }
       yield* Effect.catch(store.save(next), (error): Effect.Effect<never, A2AError> =>
         isConflict(error)

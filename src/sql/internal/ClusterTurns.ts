@@ -4,16 +4,22 @@
  * gives each task's entity to one runner (a node that executes: `serve`, or `worker`) and moves it when that
  * runner goes; its messages are rows of PostgreSQL (SqlMessageStorage) until answered. So:
  * - any node takes any SendMessage (`serve --no-execute` only sends); the turn runs where the task's entity lives,
- *   after the turns sent before it to the same task (an entity takes its messages one at a time);
+ *   after the turns sent before it to the same task (an entity takes its messages one at a time, in the order they
+ *   were stored): a non-blocking send is acknowledged once its Turn is stored, never sooner (by an event of the
+ *   task's turn in progress), so a message sent after that acknowledgement runs after it;
  * - a runner runs at most `maxExecutions` turns at once: turns beyond it wait for a slot, in arrival order, still
  *   stored until answered. Not with the engine's `maxResidentEntities`: an entity keeps its slot until the engine
  *   reaps it idle, which it checks every 5 s at best, so every task being a new entity, a runner ran at most
  *   `maxExecutions` new tasks per 5 s (BENCHMARKS.md, "Cluster engine");
  * - a runner killed mid-turn: its shards go to the others once its shard locks expire (`failover`), and its
- *   unanswered turns are delivered again there. A turn that finds its task still in flight with its message was
- *   lost with its runner: a restartable agent (AgentExecutor's `restartable`) runs it again from the start, any
- *   other leaves the task FAILED with NODE_LOST. Nothing queued is lost; a stopping runner lets its turns in progress
- *   end (until the ShutdownDeadline) and hands the rest over with its shards;
+ *   unanswered turns are delivered again there. A turn that finds its message in its task, the task still in
+ *   flight or its last save the one that took the message (TaskRecord's `turn`: a task waiting for input keeps its
+ *   status until its agent reports), was cut short with its runner: a restartable agent (AgentExecutor's
+ *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST. Nothing queued is
+ *   lost; a stopping runner lets its turns in progress end (until the ShutdownDeadline) and hands the rest over with
+ *   its shards. Its executions are interrupted only after that stop: a turn it started as its server began to close
+ *   runs to its end (Execution's `stopped`), rather than being refused with its message already in the task, which
+ *   the next owner would take as run;
  * - the database lost for a while: a turn that could not start runs once it is back, and so does, again from the
  *   start, a restartable agent's turn that could not save (any other's task is FAILED, see Execution).
  *
@@ -216,7 +222,7 @@ const handler = (
         { state: "TASK_STATE_FAILED", timestamp, message }
       )
       const version = record.version + 1
-      yield* store.save({ ...record, task: applied.task, version }).pipe(orInternal)
+      yield* store.save({ task: applied.task, owner: record.owner, tenant: record.tenant, version }).pipe(orInternal)
       yield* Effect.forEach(
         applied.published,
         ({ event }) => bus.publish({ taskId: task.id, sequence: version, event })
@@ -255,12 +261,14 @@ const handler = (
         // Saved at version 0 when its send was acknowledged (see QUEUED): never started, it starts now as a new
         // task, whose first save replaces that one.
         if (stored !== undefined && holds && stored.version !== QUEUED) {
-          // This message is in its task already: its turn ran, or was lost with the node running it (the task is
-          // still in flight, and no other turn of the task runs meanwhile: they come one at a time).
-          if (inFlight(stored.task) && !local.restartable) {
+          // This message is in its task already: its turn ran, or was cut short with the node running it (no other
+          // turn of the task runs meanwhile: they come one at a time): the task is still in flight, or its last save
+          // is the one that took the message (its `turn`), made before the agent reported anything.
+          const lost = inFlight(stored.task) || stored.turn === payload.message.messageId
+          if (lost && !local.restartable) {
             return { _tag: "Task", task: yield* failLost(stored) } satisfies TurnOutcome
           }
-          options = { ...options, message: { ...payload.message, taskId }, rerun: inFlight(stored.task) }
+          options = { ...options, message: { ...payload.message, taskId }, rerun: lost }
         }
       }
       let last: Processed | undefined
@@ -294,8 +302,11 @@ const handler = (
           taken === undefined ? Effect.raceFirst(Deferred.await(ended), Deferred.await(state.stopped)) : Effect.void
         ),
         Effect.uninterruptible,
-        // Refused as the storage is lost (its message not taken): see AGAIN.
-        Effect.catchIf(isStorageUnreachable, () => Effect.succeed(AGAIN))
+        // Refused as this node's runner closes (it took nothing into the task): left to the task's next owner;
+        // refused as the storage is lost (its message not taken): see AGAIN.
+        Effect.catch((error) =>
+          state.stopping ? Effect.never : isStorageUnreachable(error) ? Effect.succeed(AGAIN) : Effect.fail(error)
+        )
       )
       if (taken === AGAIN) return AGAIN
       if (taken !== undefined) return { _tag: "Task", task: taken.task } satisfies TurnOutcome
@@ -405,8 +416,11 @@ const make = (options: Options) =>
       const outcome: { task?: v1.Task } = {}
       // A continued task takes the message into its history as its turn starts (as the runner's Turns do).
       let taken = snapshot === undefined
+      // A non-blocking send is answered once its Turn is stored, and not sooner by the events of the task's turn
+      // still running: its client, answered, may send the task's next message, which must be stored after this one.
+      let stored = acknowledge === undefined
       const apply = (event: v1.StreamResponse, sequence: number): void => {
-        if (sequence <= version) return
+        if (!stored || sequence <= version) return
         version = sequence
         if (!taken && task !== undefined) {
           taken = true
@@ -452,6 +466,9 @@ const make = (options: Options) =>
       // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
       const answer =
         yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
+          Effect.andThen(Effect.sync(() => {
+            stored = true
+          })),
           Effect.andThen(acknowledge),
           Effect.andThen(client.Turn(payload))
         )).pipe(

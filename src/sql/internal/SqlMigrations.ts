@@ -247,6 +247,12 @@ const createTaskHistory = Effect.gen(function*() {
   })
 })
 
+/** The message whose turn a task's last save started (TaskRecord's `turn`), if that save did. */
+const addTaskTurn = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE a2a_tasks ADD COLUMN turn TEXT`
+})
+
 /** The migrations, in order. Never edit a released one: add the next. */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
@@ -257,7 +263,8 @@ export const migrations = Migrator.fromRecord({
   "6_create_push_outbox": createPushOutbox,
   "7_create_message_receipts": createMessageReceipts,
   "8_create_nodes": createNodes,
-  "9_create_task_history": createTaskHistory
+  "9_create_task_history": createTaskHistory,
+  "10_add_task_turn": addTaskTurn
 })
 
 export const MIGRATIONS_TABLE = "a2a_migrations"

@@ -32,6 +32,7 @@ export interface TaskRow {
   readonly version: number | string
   readonly owner: string
   readonly tenant: string
+  readonly turn: string | null
 }
 
 /** The stored row a write found: what refused it, when it did. */
@@ -82,9 +83,9 @@ export const make = Effect.gen(function*() {
   const columns = sql.literal(
     isPg
       ? `task::text AS task, (SELECT string_agg(h.message::text, ',' ORDER BY h.seq) FROM a2a_task_history h
-          WHERE h.task_id = a2a_tasks.id AND h.seq < a2a_tasks.history_count) AS history, version, owner, tenant`
+          WHERE h.task_id = a2a_tasks.id AND h.seq < a2a_tasks.history_count) AS history, version, owner, tenant, turn`
       : `task, (SELECT group_concat(h.message, ',' ORDER BY h.seq) FROM a2a_task_history h
-          WHERE h.task_id = a2a_tasks.id AND h.seq < a2a_tasks.history_count) AS history, version, owner, tenant`
+          WHERE h.task_id = a2a_tasks.id AND h.seq < a2a_tasks.history_count) AS history, version, owner, tenant, turn`
   )
 
   const toTask = (row: TaskRow) => decodeTask(withHistory(row.task, row.history))
@@ -94,7 +95,8 @@ export const make = Effect.gen(function*() {
       task,
       owner: row.owner,
       tenant: row.tenant,
-      version: Number(row.version)
+      version: Number(row.version),
+      ...(row.turn !== null ? { turn: row.turn } : {})
     }))
 
   /**
@@ -125,12 +127,12 @@ export const make = Effect.gen(function*() {
     const history = task.history ?? []
     return sql<{ id: string }>`
       INSERT INTO a2a_tasks (id, owner, tenant, context_id, state, status_ts, version, node_id, updated_at, task,
-        history_count, history_tail)
+        history_count, history_tail, turn)
       VALUES (${task.id}, ${owner}, ${tenant}, ${task.contextId ?? null}, ${task.status.state}, ${
       statusTimestampOf(task)
     }, ${version}, ${node.id}, ${now}, ${jsonParam(json)}, ${history.length}, ${
       history[history.length - 1]?.messageId ?? null
-    })
+    }, ${record.turn ?? null})
       ON CONFLICT (id) DO UPDATE SET
         context_id = excluded.context_id,
         state = excluded.state,
@@ -140,7 +142,8 @@ export const make = Effect.gen(function*() {
         updated_at = excluded.updated_at,
         task = excluded.task,
         history_count = excluded.history_count,
-        history_tail = excluded.history_tail
+        history_tail = excluded.history_tail,
+        turn = excluded.turn
       WHERE a2a_tasks.owner = excluded.owner AND a2a_tasks.tenant = excluded.tenant
         AND a2a_tasks.version < excluded.version AND a2a_tasks.state NOT IN ${sql.in(TERMINAL)}
         ${
