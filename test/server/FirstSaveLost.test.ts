@@ -88,6 +88,14 @@ const startWhileDown = (
     return { failures, scope, store: yield* TaskStore }
   })
 
+/** A task of `message` in context "c", as another writer stores it. */
+const taskWith = (taskId: string, message: v1.Message, state: v1.TaskState): v1.Task => ({
+  id: taskId,
+  contextId: "c",
+  status: { state },
+  history: [{ ...message, taskId }]
+})
+
 describe("a new task's first save lost with its storage", () => {
   it.live("acknowledged: FAILED once the storage is back, with the client's message; its push told", () =>
     Effect.gen(function*() {
@@ -97,7 +105,7 @@ describe("a new task's first save lost with its storage", () => {
       assert.deepStrictEqual(failures, ["Unavailable"])
       const stored = Option.getOrThrow(yield* store.get(taskId, scope)).task
       assert.strictEqual(stored.status.state, "TASK_STATE_FAILED")
-      assert.strictEqual(stored.status.message?.parts[0]?.text, STORAGE_LOST)
+      assert.deepStrictEqual(stored.status.message?.parts, [{ text: STORAGE_LOST }])
       const users = stored.history?.filter((m) => m.role === "ROLE_USER").map((m) => m.messageId)
       assert.deepStrictEqual(users, [message.messageId])
       const pushed = (yield* Ref.get((yield* Controls).pushed)).filter((p) => p.taskId === taskId)
@@ -110,12 +118,7 @@ describe("a new task's first save lost with its storage", () => {
       const taskId = uniqueId("task")
       const ctx = ctxFor()
       const store = yield* TaskStore
-      const queued: v1.Task = {
-        id: taskId,
-        contextId: "c",
-        status: { state: "TASK_STATE_SUBMITTED" },
-        history: [{ ...message, taskId }]
-      }
+      const queued = taskWith(taskId, message, "TASK_STATE_SUBMITTED")
       yield* store.save({ task: queued, owner: ctx.principal.id, tenant: "", version: 0 })
       const { failures, scope } = yield* startWhileDown(message, true, taskId, ctx)
       assert.deepStrictEqual(failures, ["Unavailable"])
@@ -130,12 +133,7 @@ describe("a new task's first save lost with its storage", () => {
       const message = { ...userMessage("complete"), contextId: "c" }
       const taskId = uniqueId("task")
       const ctx = ctxFor()
-      const completed: v1.Task = {
-        id: taskId,
-        contextId: "c",
-        status: { state: "TASK_STATE_COMPLETED" },
-        history: [{ ...message, taskId }]
-      }
+      const completed = taskWith(taskId, message, "TASK_STATE_COMPLETED")
       const { failures, scope, store } = yield* startWhileDown(
         message,
         true,

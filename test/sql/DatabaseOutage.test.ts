@@ -95,7 +95,7 @@ const call = (url: string, init: RequestInit = {}) =>
 
 const message = (text: string) => ({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] })
 
-const restSend = (node: Node, text: string, returnImmediately = false) =>
+const restSend = (node: { readonly base: string }, text: string, returnImmediately = false) =>
   call(`${node.base}/message:send`, {
     method: "POST",
     body: JSON.stringify({ message: message(text), configuration: { returnImmediately } })
@@ -104,7 +104,7 @@ const restSend = (node: Node, text: string, returnImmediately = false) =>
 const jsonRpc = (node: Node, method: string, params: unknown) =>
   call(node.base, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })
 
-const getTask = (node: Node, id: string) => call(`${node.base}/tasks/${id}`)
+const getTask = (node: { readonly base: string }, id: string) => call(`${node.base}/tasks/${id}`)
 
 const reasonIn = (details: unknown): unknown =>
   Array.isArray(details)
