@@ -15,12 +15,14 @@
  *   reaches its end, and both nodes take turns again, unrestarted.
  * - PostgreSQL down for 20 s mid-turn: a streaming send hears every event after, in order, once; a subscriber is
  *   told (UNAVAILABLE); a turn whose end could not be saved runs again (a restartable agent's) or is FAILED.
+ * - PostgreSQL down as a non-restartable turn starts, before its task's first save: its acknowledged task is FAILED
+ *   once the database is back (never left SUBMITTED), its agent run once.
  * Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh). The nodes of a test are killed when it ends.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -680,6 +682,44 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     "PostgreSQL down for 20 s mid-turn: a non-restartable turn whose end was not saved is FAILED, saying so",
     () => outageMidTurn(false),
     180_000
+  )
+
+  it.live(
+    "PostgreSQL down as a non-restartable turn starts: its acknowledged task, never saved by its turn, is FAILED once it is back, saying so, run once",
+    () =>
+      Effect.gen(function*() {
+        const pg = yield* ownServer
+        const starts = mkdtempSync(join(tmpdir(), "a2a-starts-"))
+        const { a, b } = yield* cluster({ CLUSTER_AGENT_STARTS: starts, A2A_FAILOVER: "60 seconds" }, pg.url)
+        // Acknowledged (stored SUBMITTED until its turn saves it); its turn starts (it has read its task), and its
+        // agent's first event comes 5 s later, while the database is down: the task's first save fails.
+        const acknowledged = taskOf(yield* send(b.base, "late 5000", { returnImmediately: true }))
+        assert.strictEqual(acknowledged.status.state, "TASK_STATE_SUBMITTED")
+        const id = acknowledged.id
+        const started = join(starts, id)
+        for (const deadline = Date.now() + 30_000; !existsSync(started);) {
+          if (Date.now() > deadline) return yield* Effect.die(new Error(`the turn of task ${id} did not start`))
+          yield* Effect.sleep("50 millis")
+        }
+        yield* Effect.sync(() => pg.pause())
+        yield* Effect.sleep("10 seconds")
+        yield* Effect.sync(() => pg.resume())
+        // Back: FAILED, saying why, with the client's message, as both nodes read it; never SUBMITTED for good.
+        for (const base of [a.base, b.base]) {
+          const task = yield* until(base, id, (t) => TERMINAL.includes(t.status.state), 60_000)
+          assert.strictEqual(task.status.state, "TASK_STATE_FAILED", JSON.stringify(task.status))
+          assert.strictEqual(statusText(task), STORAGE_LOST)
+          const users = (task.history ?? []).filter((m) => m.role === "ROLE_USER").map((m) => m.parts[0]?.text)
+          assert.deepStrictEqual(users, ["late 5000"])
+        }
+        // Run once: its agent started once, and the task stays as it ended.
+        yield* Effect.sleep("3 seconds")
+        assert.strictEqual(readFileSync(started, "utf8").trim().split("\n").length, 1)
+        const after = yield* getTask(a.base, id)
+        assert.strictEqual(after.status.state, "TASK_STATE_FAILED")
+        assert.strictEqual(statusText(after), STORAGE_LOST)
+      }).pipe(Effect.scoped),
+    150_000
   )
 
   it.live(

@@ -9,19 +9,23 @@
  * that error instead of going silent. Once it is back: each node has its liveness lock again (no task of a live
  * node is failed by the other's recovery, even well past the lease), tasks that ran through the outage complete,
  * nothing acknowledged is lost, no terminal state changes, and events and cancels travel between the nodes again.
+ * And on one node without the cluster engine, a non-blocking send whose task's first save fails as the database
+ * goes is not acknowledged: it is answered UNAVAILABLE, so nothing the client was told of can stay SUBMITTED.
  * Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh), which says PostgreSQL is installed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as grpc from "@grpc/grpc-js"
 import { Effect, Fiber, Ref } from "effect"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as ServeProcess from "../fixtures/ServeProcess.ts"
 import * as SseStream from "../fixtures/SseStream.ts"
 import { encode, reasonOf, unary } from "../grpc/fixtures.ts"
 import { ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
 
+const CLUSTER_AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 /** How long the database stays down. */
 const OUTAGE_MS = 4_000
@@ -93,7 +97,7 @@ const call = (url: string, init: RequestInit = {}) =>
 
 const message = (text: string) => ({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] })
 
-const restSend = (node: Node, text: string, returnImmediately = false) =>
+const restSend = (node: { readonly base: string }, text: string, returnImmediately = false) =>
   call(`${node.base}/message:send`, {
     method: "POST",
     body: JSON.stringify({ message: message(text), configuration: { returnImmediately } })
@@ -102,7 +106,7 @@ const restSend = (node: Node, text: string, returnImmediately = false) =>
 const jsonRpc = (node: Node, method: string, params: unknown) =>
   call(node.base, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })
 
-const getTask = (node: Node, id: string) => call(`${node.base}/tasks/${id}`)
+const getTask = (node: { readonly base: string }, id: string) => call(`${node.base}/tasks/${id}`)
 
 const reasonIn = (details: unknown): unknown =>
   Array.isArray(details)
@@ -318,6 +322,51 @@ describe("the database goes away and comes back", () => {
           assert.strictEqual(found.status, 200, `acknowledged task ${id} lost`)
           assert.strictEqual(found.body.status?.state, state, `task ${id} changed from ${state}`)
         }
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "one node without the cluster engine, the database gone before a task's first save: its non-blocking send is not acknowledged (UNAVAILABLE), nothing of it is stored, and the node runs sends once the database is back",
+    () =>
+      Effect.gen(function*() {
+        const pg = yield* ownServer
+        const starts = mkdtempSync(join(tmpdir(), "a2a-starts-"))
+        const node = yield* ServeProcess.start(
+          {
+            A2A_DATABASE_URL: pg.url,
+            A2A_CLUSTER: "false",
+            A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-node-")),
+            CLUSTER_AGENT_STARTS: starts
+          },
+          [],
+          CLUSTER_AGENT
+        )
+        // The agent's first event, the task's first save, comes 3 s after it starts: the database is down by then.
+        const sent = message("late 3000")
+        const send = call(`${node.base}/message:send`, {
+          method: "POST",
+          body: JSON.stringify({ message: sent, configuration: { returnImmediately: true } })
+        })
+        const answer = yield* Effect.forkChild(send)
+        yield* until("the turn's start", Effect.sync(() => readdirSync(starts)), (names) => names.length > 0)
+        yield* Effect.sync(() => pg.pause())
+        // Nothing is acknowledged before the task is saved: the client hears it may send again.
+        const refused = yield* Fiber.join(answer)
+        assert.isTrue(isUnavailable(refused), JSON.stringify(refused.body))
+        yield* Effect.sync(() => pg.resume())
+        // Nothing was stored of it, and the node takes sends again: one runs to its end. (Not the same message: its
+        // receipt, which the refused send could not give back while the database was down, holds its messageId.)
+        const [taskId] = readdirSync(starts)
+        yield* until("the node back", getTask(node, taskId!), (a) => a.status !== 503)
+        assert.strictEqual((yield* getTask(node, taskId!)).status, 404)
+        const again = yield* until("the send taken", restSend(node, "sleep 10", true), (a) => a.status === 200)
+        const ended = yield* until(
+          "the task's end",
+          getTask(node, again.body.task!.id),
+          (a) => TERMINAL.includes(a.body.status?.state ?? "")
+        )
+        assert.strictEqual(ended.body.status?.state, "TASK_STATE_COMPLETED", JSON.stringify(ended.body))
       }).pipe(Effect.scoped),
     120_000
   )

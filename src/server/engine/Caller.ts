@@ -70,6 +70,13 @@ export interface StartOptions {
    * once the storage is back; its caller hears Unavailable either way.
    */
   readonly rerunOnStorageLoss?: boolean | undefined
+  /**
+   * The send was acknowledged before its turn started (a non-blocking send of a new task through an engine, see
+   * the server's TurnDispatch): its client knows the task, so should the storage be lost before the task's first
+   * save, the task is still recorded FAILED once the storage is back (unless `rerunOnStorageLoss`), rather than left
+   * as acknowledged.
+   */
+  readonly acknowledged?: boolean | undefined
 }
 
 /**

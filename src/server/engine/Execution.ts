@@ -18,7 +18,8 @@
  *   event: the restart recovery (store/SqlTaskRecovery) and other nodes only ever read a task as some event left
  *   it, and coalescing changes neither the final task nor the events.
  * - A failed save ends the execution (logged; InternalError to the caller, or Unavailable when the storage could
- *   not be reached, the task then recorded FAILED once it is back, unless an engine runs the turn again
+ *   not be reached, the task then recorded FAILED once it is back, even before its first save when it was
+ *   acknowledged (StartOptions.acknowledged), unless an engine runs the turn again
  *   (StartOptions.rerunOnStorageLoss); a conflict read as another node's outcome),
  *   and what it held was published to no one. A failed save of several events is made again one event at a time
  *   first, so the events before the failing one are stored and published, and the failure is that event's: what
@@ -237,6 +238,8 @@ export class Execution {
   readonly slot: { current: Execution | undefined } = { current: this }
   /** Whether its task is left in flight when the storage is lost, for an engine to run the turn again. */
   rerunOnStorageLoss = false
+  /** Whether its client knows the task before its first save (StartOptions.acknowledged). */
+  acknowledged = false
 
   constructor(
     deps: Dependencies,
@@ -442,12 +445,14 @@ export class Execution {
   /**
    * After the storage was unreachable during the execution, its task would stay stored in flight with no agent
    * behind it, on a node that lives on (so no recovery ends it): it is recorded FAILED once the storage is back.
+   * So is a task acknowledged before its first save failed (StartOptions.acknowledged): saved FAILED as a new task,
+   * with the client's message, over what its acknowledgement stored, if anything.
    * Interruptible, unlike the rest of the outcome: a cancel or the server's stop ends the wait.
    */
   failOnceReachable(): Effect.Effect<void> {
     return Effect.suspend(() => {
       const current = this.record
-      if (current === undefined || isTerminal(current.task.status.state)) return Effect.void
+      if (current === undefined ? !this.acknowledged : isTerminal(current.task.status.state)) return Effect.void
       return this.finalStatus("TASK_STATE_FAILED", STORAGE_LOST).pipe(
         Effect.retry({ while: (e) => e.unavailable, schedule: Schedule.spaced("1 second") }),
         // A conflict: the task was saved since (by another node), which decided its end.
@@ -583,6 +588,7 @@ export const launch = (
       options.receipt
     )
     execution.rerunOnStorageLoss = options.rerunOnStorageLoss === true
+    execution.acknowledged = options.acknowledged === true
     const running = deps.running
     // Found by id only once its task is stored (or its id is the caller's): an execution that answers with a
     // message and stores no task never enters the Map, whose old tables would keep its entry (see `register`).

@@ -21,7 +21,8 @@
  *   runs to its end (Execution's `stopped`), rather than being refused with its message already in the task, which
  *   the next owner would take as run;
  * - the database lost for a while: a turn that could not start runs once it is back, and so does, again from the
- *   start, a restartable agent's turn that could not save (any other's task is FAILED, see Execution).
+ *   start, a restartable agent's turn that could not save (any other's task is FAILED, see Execution, even one
+ *   whose first save failed once its non-blocking send was acknowledged).
  *
  * The node that took the request tells its caller the turn's events through the EventBus (LISTEN/NOTIFY), and
  * its outcome (a reply, the task, or the A2A error) from the Turn's answer. Events the bus missed (its channel
@@ -247,7 +248,9 @@ const handler = (
         configuration: payload.configuration,
         pushConfig: payload.pushConfig,
         newTaskId: payload.newTaskId,
-        rerunOnStorageLoss: local.restartable
+        rerunOnStorageLoss: local.restartable,
+        // A new task's non-blocking send is acknowledged once its Turn is stored (see `report`).
+        acknowledged: payload.newTaskId !== undefined && payload.configuration?.returnImmediately === true
       }
       if (taskId !== undefined) {
         const stored = yield* store.get(taskId, scope).pipe(
