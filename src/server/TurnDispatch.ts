@@ -26,6 +26,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { A2AError } from "../protocol/A2AError.ts"
 import type { Caller, StartOptions } from "./engine/Caller.ts"
+import type { Commit } from "./engine/Commit.ts"
 import type { TaskRecord } from "./TaskStore.ts"
 
 export type { Caller, Processed, ReceiptHooks, StartOptions } from "./engine/Caller.ts"
@@ -47,6 +48,11 @@ export type LocalStart = (options: StartOptions, caller: Caller) => Effect.Effec
  */
 export interface Local {
   readonly start: LocalStart
+  /**
+   * Saves a change of a task, then tells its events as the runner's turns do (EventBus, PushNotifier): for a change
+   * the engine makes itself (a turn lost with its node, failed).
+   */
+  readonly commit: Commit
   /** Whether the agent may run a turn again from its start (AgentExecutor's `restartable`). */
   readonly restartable: boolean
   /**

@@ -204,10 +204,12 @@ const handler = (
 ) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
-    const bus = yield* EventBus
 
-    /** Records a task whose turn was lost with its node FAILED (NODE_LOST), and tells its subscribers. */
-    const failLost = Effect.fnUntraced(function*(record: TaskRecord) {
+    /**
+     * Records a task whose turn was lost with its node FAILED (NODE_LOST) as the runner commits any change: saved,
+     * then told to its subscribers and its webhooks.
+     */
+    const failLost = Effect.fnUntraced(function*(commit: Local["commit"], record: TaskRecord) {
       const timestamp = yield* Ids.now
       const messageId = yield* Ids.randomId
       const task = record.task
@@ -222,14 +224,11 @@ const handler = (
         { ...task, history: [...(task.history ?? []), message] },
         { state: "TASK_STATE_FAILED", timestamp, message }
       )
-      const version = record.version + 1
-      yield* store.save({ task: applied.task, owner: record.owner, tenant: record.tenant, version }).pipe(orInternal)
-      yield* Effect.forEach(
-        applied.published,
-        ({ event }) => bus.publish({ taskId: task.id, sequence: version, event })
+      const saved = yield* commit({ owner: record.owner, tenant: record.tenant }, record.version, applied).pipe(
+        orInternal
       )
       yield* Effect.logWarning(`Task ${task.id}: its turn was lost with its node; marked failed`)
-      return applied.task
+      return saved.task
     })
 
     const run = Effect.fnUntraced(function*(payload: TurnPayload) {
@@ -269,7 +268,7 @@ const handler = (
           // is the one that took the message (its `turn`), made before the agent reported anything.
           const lost = inFlight(stored.task) || stored.turn === payload.message.messageId
           if (lost && !local.restartable) {
-            return { _tag: "Task", task: yield* failLost(stored) } satisfies TurnOutcome
+            return { _tag: "Task", task: yield* failLost(local.commit, stored) } satisfies TurnOutcome
           }
           options = { ...options, message: { ...payload.message, taskId }, rerun: lost }
         }
