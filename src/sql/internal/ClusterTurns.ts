@@ -15,9 +15,10 @@
  *   unanswered turns are delivered again there. A turn that finds its message in its task, the task still in
  *   flight or its last save the one that took the message (TaskRecord's `turn`: a task waiting for input keeps its
  *   status until its agent reports), was cut short with its runner: a restartable agent (AgentExecutor's
- *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST. Nothing queued is
- *   lost; a stopping runner lets its turns in progress end (until the ShutdownDeadline) and hands the rest over with
- *   its shards. Its executions are interrupted only after that stop: a turn it started as its server began to close
+ *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST (committed as the
+ *   runner commits any change: its subscribers and webhooks are told). Nothing queued is lost; a stopping runner
+ *   lets its turns in progress end (until the ShutdownDeadline) and hands the rest over with its shards. Its
+ *   executions are interrupted only after that stop: a turn it started as its server began to close
  *   runs to its end (Execution's `stopped`), rather than being refused with its message already in the task, which
  *   the next owner would take as run;
  * - the database lost for a while: a turn that could not start runs once it is back, and so does, again from the
