@@ -113,7 +113,12 @@ export const make = Effect.gen(function*() {
   // turns it hands this node run through this runner. Served last, so that a stopping engine lets the turns it
   // runs end (until the ShutdownDeadline) before the executions are interrupted.
   const dispatch = yield* TurnDispatch
-  yield* dispatch.serve({ start, commit, restartable: executor.restartable === true, deadline: yield* ShutdownDeadline })
+  yield* dispatch.serve({
+    start,
+    commit,
+    restartable: executor.restartable === true,
+    deadline: yield* ShutdownDeadline
+  })
 
   return { start: dispatch.route ?? start, cancel } satisfies TaskRunner
 })
