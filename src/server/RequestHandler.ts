@@ -675,6 +675,8 @@ class GivingBack {
         return Effect.logWarning(`Cannot give back the receipt of message ${key.messageId}`, error)
       }
       const pendingKey = keyOf(key)
+      // Both the refused send and its execution's end give its claim back: one of them tries again.
+      if (this.pending.get(pendingKey) === taskId) return Effect.void
       this.pending.set(pendingKey, taskId)
       const again = this.receipts.release(key, taskId).pipe(
         Effect.retry({ while: (e) => e.unavailable === true, schedule: Schedule.spaced("1 second") }),
@@ -682,9 +684,7 @@ class GivingBack {
           onSuccess: () => Effect.logInfo(`The receipt of message ${key.messageId} was given back`),
           onFailure: (e) => Effect.logWarning(`Cannot give back the receipt of message ${key.messageId}`, e)
         }),
-        Effect.ensuring(Effect.sync(() => {
-          if (this.pending.get(pendingKey) === taskId) this.pending.delete(pendingKey)
-        }))
+        Effect.ensuring(Effect.sync(() => this.forget(key, taskId)))
       )
       return Effect.logWarning(
         `Cannot give back the receipt of message ${key.messageId} yet: trying again until the storage answers`,
@@ -698,15 +698,12 @@ class GivingBack {
   }
   /** Gives back a claim still to give back, at once; undefined: the message may be claimed anew. */
   now(key: ReceiptKey, taskId: string): Effect.Effect<undefined, InternalError | Unavailable> {
-    return Effect.as(
-      Effect.andThen(
-        orInternal(this.receipts.release(key, taskId)),
-        Effect.sync(() => {
-          if (this.pending.get(keyOf(key)) === taskId) this.pending.delete(keyOf(key))
-        })
-      ),
-      undefined
-    )
+    return Effect.andThen(orInternal(this.receipts.release(key, taskId)), Effect.sync(() => this.forget(key, taskId)))
+  }
+  forget(key: ReceiptKey, taskId: string): undefined {
+    const pendingKey = keyOf(key)
+    if (this.pending.get(pendingKey) === taskId) this.pending.delete(pendingKey)
+    return undefined
   }
 }
 
@@ -721,8 +718,6 @@ class Claim implements TaskRunner.ReceiptHooks {
   readonly givingBack: GivingBack
   readonly key: ReceiptKey
   readonly taskId: string
-  /** Whether it was given back: both the send refused and its execution's end give it back, once is enough. */
-  given = false
   constructor(givingBack: GivingBack, key: ReceiptKey, taskId: string) {
     this.givingBack = givingBack
     this.key = key
@@ -735,11 +730,7 @@ class Claim implements TaskRunner.ReceiptHooks {
     )
   }
   unaccepted(): Effect.Effect<void> {
-    return Effect.suspend(() => {
-      if (this.given) return Effect.void
-      this.given = true
-      return this.givingBack.giveBack(this.key, this.taskId)
-    })
+    return this.givingBack.giveBack(this.key, this.taskId)
   }
 }
 
