@@ -1,6 +1,7 @@
 /**
  * Safe retries over the memory stores and the SQLite stores (see MessageRetries.ts), and what only they show: the
- * memory receipts' bounds and a window of zero; SQLite's receipts surviving a restart.
+ * memory receipts' bounds and a window of zero; a receipt the storage cannot take back at once; SQLite's receipts
+ * surviving a restart.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Arbitrary, ConfigProvider, Effect, Fiber, Layer, Schema } from "effect"
