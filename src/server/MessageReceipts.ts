@@ -7,7 +7,8 @@
  * A send first claims its messageId: the claim is atomic (a SQL store's unique key), so of two sends of one
  * message, on one node or two, exactly one runs the agent; the other is answered with that send's outcome (see
  * RequestHandler). A send that was not accepted (refused, or whose agent failed before any task existed) gives its
- * claim back, and a later send of the message runs anew.
+ * claim back, and a later send of the message runs anew; when the storage cannot be reached to take it back (the
+ * send was refused UNAVAILABLE because the database is gone), the RequestHandler gives it back once it answers.
  *
  * The SQL stores keep receipts in the database (`effect-a2a/sql`), so they hold across restarts and nodes; the
  * memory one is per process. Without a MessageReceipts service in context the RequestHandler keeps them in memory,

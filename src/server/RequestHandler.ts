@@ -29,6 +29,8 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import {
   type A2AError,
@@ -192,6 +194,7 @@ export const make = Effect.gen(function*() {
     Option.match({ onNone: () => MemoryMessageReceipts.make, onSome: Effect.succeed })
   )
   const keepsReceipts = !Duration.isZero(receipts.window)
+  const givingBack = new GivingBack(receipts, yield* Effect.scope)
   // Decided once: uninstrumented, the operations run as if Observability did not exist.
   const observed = yield* Observability.isEnabled
   const services = yield* Effect.context<never>()
@@ -297,6 +300,9 @@ export const make = Effect.gen(function*() {
       let receipt = first
       for (let pause = 10;; pause = Math.min(pause * 2, 500)) {
         if (Option.isSome(receipt.reply)) return { reply: receipt.reply.value }
+        // A refused send's claim, still to be given back: no task will come of it, so it is given back now (the
+        // storage answered this send's claim), and this send claims the message anew.
+        if (givingBack.holds(key, receipt.taskId)) return yield* givingBack.now(key, receipt.taskId)
         const found = yield* store.get(receipt.taskId, key).pipe(orInternal)
         if (Option.isSome(found)) return { record: found.value }
         if ((yield* Clock.currentTimeMillis) - receipt.acceptedAt >= Duration.toMillis(RETRY_WAIT)) {
@@ -360,11 +366,11 @@ export const make = Effect.gen(function*() {
       const key: ReceiptKey = { owner: ctx.principal.id, tenant: req.tenant ?? "", messageId: message.messageId }
       // The receipt names the task before it exists: a new task's id is chosen here.
       if (given !== undefined) {
-        const claim = new Claim(receipts, key, given)
+        const claim = new Claim(givingBack, key, given)
         return claimThenStart(startOptions(req, ctx, undefined, claim), caller, claim, print, 0)
       }
       return Effect.flatMap(Ids.taskId, (taskId) => {
-        const claim = new Claim(receipts, key, taskId)
+        const claim = new Claim(givingBack, key, taskId)
         return claimThenStart(startOptions(req, ctx, taskId, claim), caller, claim, print, 0)
       })
     })
@@ -646,29 +652,85 @@ const startOptions = (
 })
 
 /**
+ * Gives back the receipts of sends that were not accepted. One whose storage cannot be reached (the database gone, as
+ * it often is when a send is refused UNAVAILABLE) is given back again and again, in the server's scope, until the
+ * storage answers: its client was told to send the message again, and the receipt would otherwise hold the
+ * messageId for the whole window. Meanwhile the receipt is known here as held by no send in progress (`holds`), so
+ * that a send of the message on this node gives it back itself instead of waiting for a task that will not come.
+ */
+class GivingBack {
+  readonly receipts: MessageReceipts["Service"]
+  /** Where the receipts still to give back are given back: the server's scope (a shutdown ends it). */
+  readonly scope: Scope.Scope
+  /** The claims still to give back: their task id, by receipt key. */
+  readonly pending = new Map<string, string>()
+  constructor(receipts: MessageReceipts["Service"], scope: Scope.Scope) {
+    this.receipts = receipts
+    this.scope = scope
+  }
+  /** Gives back the claim of `key` for `taskId`; if the storage is unreachable, again later, without waiting. */
+  giveBack(key: ReceiptKey, taskId: string): Effect.Effect<void> {
+    return Effect.catch(this.receipts.release(key, taskId), (error) => {
+      if (error.unavailable !== true) {
+        return Effect.logWarning(`Cannot give back the receipt of message ${key.messageId}`, error)
+      }
+      const pendingKey = keyOf(key)
+      // Both the refused send and its execution's end give its claim back: one of them tries again.
+      if (this.pending.get(pendingKey) === taskId) return Effect.void
+      this.pending.set(pendingKey, taskId)
+      const again = this.receipts.release(key, taskId).pipe(
+        Effect.retry({ while: (e) => e.unavailable === true, schedule: Schedule.spaced("1 second") }),
+        Effect.matchEffect({
+          onSuccess: () => Effect.logInfo(`The receipt of message ${key.messageId} was given back`),
+          onFailure: (e) => Effect.logWarning(`Cannot give back the receipt of message ${key.messageId}`, e)
+        }),
+        Effect.ensuring(Effect.sync(() => this.forget(key, taskId)))
+      )
+      return Effect.logWarning(
+        `Cannot give back the receipt of message ${key.messageId} yet: trying again until the storage answers`,
+        error
+      ).pipe(Effect.andThen(Effect.forkIn(again, this.scope)), Effect.asVoid)
+    })
+  }
+  /** Whether the claim of `key` for `taskId` is one still to give back. */
+  holds(key: ReceiptKey, taskId: string): boolean {
+    return this.pending.size > 0 && this.pending.get(keyOf(key)) === taskId
+  }
+  /** Gives back a claim still to give back, at once; undefined: the message may be claimed anew. */
+  now(key: ReceiptKey, taskId: string): Effect.Effect<undefined, InternalError | Unavailable> {
+    return Effect.andThen(orInternal(this.receipts.release(key, taskId)), Effect.sync(() => this.forget(key, taskId)))
+  }
+  forget(key: ReceiptKey, taskId: string): undefined {
+    const pendingKey = keyOf(key)
+    if (this.pending.get(pendingKey) === taskId) this.pending.delete(pendingKey)
+    return undefined
+  }
+}
+
+/** A receipt key as one string: its parts, each of any text, told apart by their JSON. */
+const keyOf = (key: ReceiptKey): string => JSON.stringify([key.owner, key.tenant, key.messageId])
+
+/**
  * The receipt a send claimed for its message, as its execution reports to it (see TaskRunner.ReceiptHooks). A
  * class, not closures: one object per send.
  */
 class Claim implements TaskRunner.ReceiptHooks {
-  readonly receipts: MessageReceipts["Service"]
+  readonly givingBack: GivingBack
   readonly key: ReceiptKey
   readonly taskId: string
-  constructor(receipts: MessageReceipts["Service"], key: ReceiptKey, taskId: string) {
-    this.receipts = receipts
+  constructor(givingBack: GivingBack, key: ReceiptKey, taskId: string) {
+    this.givingBack = givingBack
     this.key = key
     this.taskId = taskId
   }
   replied(message: v1.Message): Effect.Effect<void> {
     return Effect.catch(
-      this.receipts.reply(this.key, message),
+      this.givingBack.receipts.reply(this.key, message),
       (error) => Effect.logWarning(`Cannot record the reply to message ${this.key.messageId} in its receipt`, error)
     )
   }
   unaccepted(): Effect.Effect<void> {
-    return Effect.catch(
-      this.receipts.release(this.key, this.taskId),
-      (error) => Effect.logWarning(`Cannot give back the receipt of message ${this.key.messageId}`, error)
-    )
+    return this.givingBack.giveBack(this.key, this.taskId)
   }
 }
 

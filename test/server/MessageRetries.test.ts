@@ -1,6 +1,7 @@
 /**
  * Safe retries over the memory stores and the SQLite stores (see MessageRetries.ts), and what only they show: the
- * memory receipts' bounds and a window of zero; SQLite's receipts surviving a restart.
+ * memory receipts' bounds and a window of zero; a receipt the storage cannot take back at once; SQLite's receipts
+ * surviving a restart.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Arbitrary, ConfigProvider, Effect, Fiber, Layer, Schema } from "effect"
@@ -17,8 +18,9 @@ import * as EventBus from "../../src/server/EventBus.ts"
 import * as MemoryMessageReceipts from "../../src/server/memory/MemoryMessageReceipts.ts"
 import * as MemoryPushConfigStore from "../../src/server/memory/MemoryPushConfigStore.ts"
 import * as MemoryTaskStore from "../../src/server/memory/MemoryTaskStore.ts"
-import { fingerprint } from "../../src/server/MessageReceipts.ts"
+import { fingerprint, MessageReceipts } from "../../src/server/MessageReceipts.ts"
 import { RequestHandler } from "../../src/server/RequestHandler.ts"
+import { TaskStoreError } from "../../src/server/TaskStore.ts"
 import * as SqlStore from "../../src/sql/SqlStore.ts"
 import { card, coreOver, CountingAgent, ctxFor, message, retrySuite, uniqueId } from "./MessageRetries.ts"
 
@@ -213,6 +215,60 @@ describe("safe retries, receipts kept in memory", () => {
         yield* receipts.release(key("m3"), "task-m3")
         assert.isTrue((yield* receipts.claim(key("m3"), "print", "task-again"))._tag === "None")
       }))
+  })
+})
+
+/** Memory receipts whose `release` fails as an unreachable database does while `down` holds. */
+const flakyReceipts = (down: { value: boolean }) =>
+  Layer.effect(
+    MessageReceipts,
+    Effect.map(MemoryMessageReceipts.make, (receipts) =>
+      MessageReceipts.of({
+        ...receipts,
+        release: (key, taskId) =>
+          Effect.suspend(() =>
+            down.value
+              ? Effect.fail(new TaskStoreError({ message: "connection refused", unavailable: true }))
+              : receipts.release(key, taskId)
+          )
+      }))
+  )
+
+describe("safe retries, a receipt the storage cannot take back at once", () => {
+  it.live("a retry meanwhile is refused promptly (Unavailable); once the storage answers, the same message runs again", () => {
+    const agent = new CountingAgent()
+    const down = { value: true }
+    return Effect.gen(function*() {
+      const handler = yield* RequestHandler
+      const receipts = yield* MessageReceipts
+      const ctx = ctxFor("alice")
+      // Each answer comes well before RETRY_WAIT (30 s), which a retry waits for a send in progress.
+      const send = (sent: v1.Message) =>
+        Effect.map(Effect.flip(Effect.timeout(handler.sendMessage({ message: sent }, ctx), "5 seconds")), (e) => e._tag)
+      const held = (sent: v1.Message) =>
+        Effect.map(receipts.get({ owner: "alice", tenant: "", messageId: sent.messageId }), (r) => r._tag === "Some")
+      // Its agent fails before any task: the send is not accepted, and its receipt cannot be given back yet.
+      const sent = message(`fail ${uniqueId("x")}`)
+      assert.strictEqual(yield* send(sent), "ContentTypeNotSupported")
+      // Sent again while the storage still fails: UNAVAILABLE, the agent not run.
+      assert.strictEqual(yield* send(sent), "Unavailable")
+      assert.strictEqual(agent.runs(AgentExecutor.textOf(sent)), 1)
+      // The storage answers again: the same message runs anew at once (its receipt given back by this send).
+      down.value = false
+      assert.strictEqual(yield* send(sent), "ContentTypeNotSupported")
+      assert.strictEqual(agent.runs(AgentExecutor.textOf(sent)), 2)
+      // With no send to give it back, the server does, once the storage answers.
+      down.value = true
+      const other = message(`fail ${uniqueId("x")}`)
+      assert.strictEqual(yield* send(other), "ContentTypeNotSupported")
+      yield* Effect.sleep("1500 millis")
+      assert.isTrue(yield* held(other), "held while the storage fails")
+      down.value = false
+      yield* Effect.sleep("1500 millis")
+      assert.isFalse(yield* held(other), "given back once it answers")
+    }).pipe(
+      Effect.provide(Layer.provideMerge(coreOver(agent), Layer.merge(flakyReceipts(down), memory)))
+    )
   })
 })
 

@@ -10,7 +10,9 @@
  * node is failed by the other's recovery, even well past the lease), tasks that ran through the outage complete,
  * nothing acknowledged is lost, no terminal state changes, and events and cancels travel between the nodes again.
  * And on one node without the cluster engine, a non-blocking send whose task's first save fails as the database
- * goes is not acknowledged: it is answered UNAVAILABLE, so nothing the client was told of can stay SUBMITTED.
+ * goes is not acknowledged: it is answered UNAVAILABLE, so nothing the client was told of can stay SUBMITTED; and
+ * the client may send that message again, with the same messageId, once the database is back (its receipt, which
+ * could not be given back meanwhile, is given back then).
  * Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh), which says PostgreSQL is installed.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -327,7 +329,7 @@ describe("the database goes away and comes back", () => {
   )
 
   it.live(
-    "one node without the cluster engine, the database gone before a task's first save: its non-blocking send is not acknowledged (UNAVAILABLE), nothing of it is stored, and the node runs sends once the database is back",
+    "one node without the cluster engine, the database gone before a task's first save: its non-blocking send is not acknowledged (UNAVAILABLE), nothing of it is stored, a retry meanwhile is refused promptly, and the same message sent again once the database is back runs to its end",
     () =>
       Effect.gen(function*() {
         const pg = yield* ownServer
@@ -354,19 +356,29 @@ describe("the database goes away and comes back", () => {
         // Nothing is acknowledged before the task is saved: the client hears it may send again.
         const refused = yield* Fiber.join(answer)
         assert.isTrue(isUnavailable(refused), JSON.stringify(refused.body))
+        // It does so at once, and is told again, promptly (`call` allows PROMPT_MS), that it may send again later.
+        const meanwhile = yield* send
+        assert.isTrue(isUnavailable(meanwhile), JSON.stringify(meanwhile.body))
         yield* Effect.sync(() => pg.resume())
-        // Nothing was stored of it, and the node takes sends again: one runs to its end. (Not the same message: its
-        // receipt, which the refused send could not give back while the database was down, holds its messageId.)
-        const [taskId] = readdirSync(starts)
-        yield* until("the node back", getTask(node, taskId!), (a) => a.status !== 503)
-        assert.strictEqual((yield* getTask(node, taskId!)).status, 404)
-        const again = yield* until("the send taken", restSend(node, "sleep 10", true), (a) => a.status === 200)
+        // Nothing was stored of the refused send.
+        const [first] = readdirSync(starts)
+        yield* until("the node back", getTask(node, first!), (a) => a.status !== 503)
+        assert.strictEqual((yield* getTask(node, first!)).status, 404)
+        // The same message, sent again as the client was told to, is taken and runs to its end: the refused send's
+        // receipt, which could not be given back while the database was down, does not hold its messageId.
+        const again = yield* until("the send taken", send, (a) => a.status === 200)
+        const taskId = again.body.task?.id ?? ""
+        assert.notStrictEqual(taskId, first, JSON.stringify(again.body))
         const ended = yield* until(
           "the task's end",
-          getTask(node, again.body.task!.id),
+          getTask(node, taskId),
           (a) => TERMINAL.includes(a.body.status?.state ?? "")
         )
         assert.strictEqual(ended.body.status?.state, "TASK_STATE_COMPLETED", JSON.stringify(ended.body))
+        // Once: a later retry is answered with that task, its agent not run again.
+        const retried = yield* send
+        assert.strictEqual(retried.body.task?.id, taskId, JSON.stringify(retried.body))
+        assert.deepStrictEqual(readdirSync(starts).sort(), [first!, taskId].sort())
       }).pipe(Effect.scoped),
     120_000
   )
