@@ -10,10 +10,13 @@
  *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
+ *     [--node-options "flags"] (the server's Node flags; default `--max-semi-space-size=8`, as `serve` starts itself:
+ *       src/cli/Relaunch.ts; "--max-semi-space-size=64" for V8's own sizing, as this bench ran before 2026-11-27 12:00)
  *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
  *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
  *
- * RSS is read with the streams held (with V8's heap by space, MiB physical (used): heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
+ * RSS is read with the streams held (with V8's heap by space, MiB physical (used), and, from the first stream sent to
+ * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
  * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -22,6 +25,8 @@ import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Worker } from "node:worker_threads"
+import { SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 
 const BIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
 const OPEN_TIMEOUT_MS = 30_000
@@ -43,8 +48,39 @@ const cpuProfDir = cpuProfAt === -1 ? undefined : process.argv[cpuProfAt + 1]
 const allocProfAt = process.argv.indexOf("--alloc-prof")
 const allocProfFile = allocProfAt === -1 ? undefined : process.argv[allocProfAt + 1]
 const quietMs = argument("--quiet", 6) * 1000
+const nodeOptionsAt = process.argv.indexOf("--node-options")
+const nodeOptions =
+  (nodeOptionsAt === -1 ? `--max-semi-space-size=${SEMI_SPACE_MIB}` : process.argv[nodeOptionsAt + 1]!)
+    .split(" ").filter((flag) => flag.length > 0)
 const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
 const HEAP_SPACES = fileURLToPath(new URL("heapSpaces.js", import.meta.url))
+
+/**
+ * The GetTask prober (a worker): given a task id, times a GetTask of it every 100 ms; given null, sends the times.
+ * Its first fetch, untimed, loads Node's fetch (hundreds of ms on a loaded machine: it was the p99 of runs before
+ * 2026-11-27 12:00, whose prober timed its first fetch).
+ */
+const PROBER = `
+const { parentPort, workerData } = require("node:worker_threads")
+const times = []
+let timer
+const warm = fetch(workerData.base + "/.well-known/agent-card.json").then((r) => r.text(), () => {})
+parentPort.on("message", async (id) => {
+  await warm
+  if (id === null) {
+    clearTimeout(timer)
+    parentPort.postMessage(times)
+    return
+  }
+  const next = async () => {
+    const started = performance.now()
+    await fetch(workerData.base + "/tasks/" + id, { headers: workerData.headers }).then((r) => r.text())
+    times.push(performance.now() - started)
+    timer = setTimeout(next, 100)
+  }
+  next()
+})
+`
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -59,26 +95,39 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
 }
 
-/** The server's V8 heap by space, MiB physical (used), as heapSpaces.js reports it on SIGURG. */
+/**
+ * The server's V8 heap by space, MiB physical (used), and its event-loop delay and GC pauses since the last call, as
+ * heapSpaces.js reports them on SIGURG.
+ */
 const heapSpaces = async (child: ChildProcess, output: () => string) => {
   const from = output().length
   child.kill("SIGURG")
   for (let i = 0; i < 100; i++) {
     const line = /HEAP_SPACES (.*)/.exec(output().slice(from))?.[1]
     if (line !== undefined) {
-      const { spaces } = JSON.parse(line) as {
+      const { gcMs, loopMs, spaces } = JSON.parse(line) as {
         spaces: Record<string, { readonly used: number; readonly physical: number }>
+        loopMs: { readonly p99: number; readonly max: number }
+        gcMs: Record<string, { readonly count: number; readonly totalMs: number; readonly maxMs: number }>
       }
       const mib = (n: number) => Math.round(n / 1048576)
-      return Object.fromEntries(
-        Object.entries(spaces).filter(([, s]) => s.physical >= 1048576).map((
-          [name, s]
-        ) => [name, `${mib(s.physical)} (${mib(s.used)})`])
-      )
+      return {
+        spaces: Object.fromEntries(
+          Object.entries(spaces).filter(([, s]) => s.physical >= 1048576).map((
+            [name, s]
+          ) => [name, `${mib(s.physical)} (${mib(s.used)})`])
+        ),
+        loopDelayMs: `${Math.round(loopMs.p99)} / ${Math.round(loopMs.max)}`,
+        gcPausesMs: Object.fromEntries(
+          Object.entries(gcMs).map((
+            [kind, g]
+          ) => [kind, `${g.count}x, ${Math.round(g.totalMs)} in all, max ${Math.round(g.maxMs)}`])
+        )
+      }
     }
     await sleep(50)
   }
-  return {}
+  return undefined
 }
 
 const startServer = async (
@@ -86,6 +135,7 @@ const startServer = async (
 ): Promise<{ child: ChildProcess; base: string; output: () => string }> => {
   const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
   const profile = [
+    ...nodeOptions,
     ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]),
     ...(allocProfFile === undefined ? [] : ["--import", SAMPLER]),
     "--import",
@@ -177,24 +227,20 @@ const main = async () => {
   try {
     await sleep(1000)
     const rssBefore = rssMiB(child.pid!)
-    // GetTask latency, every 100 ms, from the first stream opened to the end of the hold.
-    const getTaskMs: Array<number> = []
+    // GetTask latency, every 100 ms, from the first stream opened to the end of the hold: timed in a worker thread of
+    // its own, so that this process reading thousands of streams does not delay the answer's reading.
+    const prober = new Worker(PROBER, { eval: true, workerData: { base, headers: HEADERS } })
+    const getTaskLatencies = new Promise<Array<number>>((resolve) => prober.once("message", resolve))
     let probe: string | undefined
-    let probing = true
-    const prober = (async () => {
-      while (probing) {
-        if (probe !== undefined) {
-          const id = probe
-          getTaskMs.push(await timed(() => fetch(`${base}/tasks/${id}`, { headers: HEADERS }).then((r) => r.text())))
-        }
-        await sleep(100)
-      }
-    })()
+    await heapSpaces(child, output) // from now on: the event loop's delay and the GC pauses
     const openStarted = performance.now()
     const opened = await pool(Array.from({ length: streams }, (_, i) => i), parallel, async (i) => {
       if (performance.now() - openStarted > openLimitMs) return null
       const stream = await openStream(base, i)
-      if (stream !== null) probe ??= stream.taskId
+      if (stream !== null && probe === undefined) {
+        probe = stream.taskId
+        prober.postMessage(probe)
+      }
       return stream
     })
     const openAllMs = performance.now() - openStarted
@@ -205,8 +251,9 @@ const main = async () => {
     const rssHeld = rssMiB(child.pid!)
     const heldSpaces = await heapSpaces(child, output)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
-    probing = false
-    await prober
+    prober.postMessage(null)
+    const getTaskMs = await getTaskLatencies
+    await prober.terminate()
     console.error(
       `held ${holdMs} ms: opened ${ok.length} of ${streams}, first event max ` +
         `${Math.round(quantile(ok.map((s) => s.firstEventMs), 1))} ms, GetTask p99 ` +
@@ -231,6 +278,7 @@ const main = async () => {
     console.log(JSON.stringify({
       store,
       streams,
+      nodeOptions: nodeOptions.join(" "),
       opened: ok.length,
       firstEventP50Ms: Math.round(quantile(first, 0.5)),
       firstEventMaxMs: Math.round(quantile(first, 1)),
@@ -241,7 +289,9 @@ const main = async () => {
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
-      heldHeapMiB: heldSpaces,
+      heldHeapMiB: heldSpaces?.spaces,
+      loopDelayP99MaxMs: heldSpaces?.loopDelayMs,
+      gcPausesMs: heldSpaces?.gcPausesMs,
       canceled,
       cancelMs: Math.round(cancelMs),
       rssAfterCancelMiB: Math.round(rssAfter),

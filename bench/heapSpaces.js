@@ -1,7 +1,25 @@
 // Loaded with `node --import` into the servers bench/startup.ts measures (plain JavaScript, so that it adds no type
 // stripping to what is measured): on SIGURG (ignored by default, so a server without this module is unaffected) it
-// writes one line to stdout, `HEAP_SPACES {...}`: RSS and where V8's heap is, in bytes, as the process sees it.
+// writes one line to stdout, `HEAP_SPACES {...}`: RSS and where V8's heap is, in bytes, as the process sees it, and,
+// since the last such line (or the start), how long the event loop was held (`loopMs`: p99 and max delay) and the
+// garbage collections' pauses (`gcMs`: count, total and longest, by kind: scavenge, markCompact, ...).
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks"
 import * as V8 from "node:v8"
+
+const loop = monitorEventLoopDelay({ resolution: 5 })
+loop.enable()
+// perf_hooks.constants.NODE_PERFORMANCE_GC_*
+const GC_KINDS = { 1: "scavenge", 2: "minorMarkSweep", 4: "markCompact", 8: "incremental", 16: "weak" }
+let gc = {}
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = GC_KINDS[entry.detail?.kind] ?? "other"
+    const seen = gc[kind] ??= { count: 0, totalMs: 0, maxMs: 0 }
+    seen.count++
+    seen.totalMs += entry.duration
+    seen.maxMs = Math.max(seen.maxMs, entry.duration)
+  }
+}).observe({ entryTypes: ["gc"] })
 
 process.on("SIGURG", () => {
   const memory = process.memoryUsage()
@@ -15,8 +33,12 @@ process.on("SIGURG", () => {
         external: memory.external,
         arrayBuffers: memory.arrayBuffers,
         heapUsed: memory.heapUsed,
-        spaces
+        spaces,
+        loopMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+        gcMs: gc
       })
     }\n`
   )
+  loop.reset()
+  gc = {}
 })
