@@ -15,7 +15,7 @@
  *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
  *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
  *
- * RSS is read with the streams held (with V8's heap by space, MiB physical (used), and, from the first stream sent to
+ * RSS is read with the streams held (and its peak so far, `VmHWM`) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
  * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
  * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
@@ -84,8 +84,9 @@ parentPort.on("message", async (id) => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const rssMiB = (pid: number) => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
+/** The process's RSS (`VmRSS`), or its peak so far (`VmHWM`), in MiB. */
+const rssMiB = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS") => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`))
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024
 }
 
@@ -249,6 +250,7 @@ const main = async () => {
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     await sleep(holdMs)
     const rssHeld = rssMiB(child.pid!)
+    const rssPeak = rssMiB(child.pid!, "VmHWM")
     const heldSpaces = await heapSpaces(child, output)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     prober.postMessage(null)
@@ -289,6 +291,7 @@ const main = async () => {
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
+      rssPeakMiB: Math.round(rssPeak),
       heldHeapMiB: heldSpaces?.spaces,
       loopDelayP99MaxMs: heldSpaces?.loopDelayMs,
       gcPausesMs: heldSpaces?.gcPausesMs,
