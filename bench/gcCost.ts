@@ -12,6 +12,8 @@
  * container's memory (`--memory-limit` of the bench), `server=<kind>` (default ours). Variants run one after the
  * other, `rounds` times over (alternated), each in a fresh server: start, warm up, a full GC, then the measured load
  * with 50 connections. `GC_COST_PIN=1` pins the server to CPU 0 and the harness to the others, as `--pin`.
+ * `GC_COST_TRACE=<prefix>` appends each variant's trace lines of the load to `<prefix>-<label>.txt`, for V8's fields this
+ * does not sum (the young generation's capacity, the allocation limits, each phase of a scavenge).
  *
  *   node bench/gcCost.ts rpc-message 6 2 "as-serve" "256MiB limit=256"
  *   node bench/gcCost.ts rpc-message 6 3 "as-serve" "pretenuring --allocation-site-pretenuring"
@@ -20,6 +22,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Os from "node:os"
 import { BenchError } from "./BenchError.ts"
 import { type Collection, collectionOf, median } from "./GcTrace.ts"
@@ -28,6 +31,7 @@ import { pinHarness, SERVER_CPUS, type ServerKind, serverKinds, start } from "./
 
 const [scenarioId = "rpc-message", secondsArg = "6", roundsArg = "2", ...variantArgs] = process.argv.slice(2)
 const pin = process.env.GC_COST_PIN === "1"
+const traceFile = process.env.GC_COST_TRACE
 
 interface Variant {
   readonly label: string
@@ -111,6 +115,10 @@ const measure = Effect.fnUntraced(function*(variant: Variant) {
   const sample = yield* runner({ ...settings, durationSec: Number(secondsArg) })
   const cpuMs = (yield* server.cpuMs) - cpuBefore
   const { peakKb } = yield* server.memory
+  if (traceFile !== undefined) {
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.writeFileString(`${traceFile}-${variant.label}.txt`, lines.slice(from).join("\n") + "\n", { flag: "a" })
+  }
   // The collection before the load (the full GC asked for) anchors the first scavenge's old-generation growth.
   const before = lines.slice(0, from).flatMap((line) => collectionOf(line) ?? []).at(-1)
   const gc = per100k(before, lines.slice(from).flatMap((line) => collectionOf(line) ?? []), sample.completed)
