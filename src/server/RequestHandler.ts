@@ -51,6 +51,7 @@ import { isTerminal, label } from "../protocol/TaskStates.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"
 import { type AgentExecutor } from "./AgentExecutor.ts"
 import type { CallContext } from "./CallContext.ts"
+import * as Execution from "./engine/Execution.ts"
 import * as TaskRunner from "./engine/TaskRunner.ts"
 import { EventBus, type TaskEvent } from "./EventBus.ts"
 import * as Ids from "./internal/Ids.ts"
@@ -127,7 +128,6 @@ const noPush = () =>
   })
 
 const noResponse = () => new InternalError({ message: "The task ended without a response" })
-const shuttingDown = () => new InternalError({ message: "The server is shutting down; send the request again" })
 
 /**
  * What a SendMessage hears of its execution. A blocking answer needs one event (the first, or the last), not a
@@ -155,7 +155,10 @@ class SendCaller implements TaskRunner.Caller {
 
   /** At the shutdown deadline a blocking send answers the task as it is then, as a non-blocking one would. */
   answerNow(): void {
-    Deferred.doneUnsafe(this.answer, this.last === undefined ? Exit.fail(shuttingDown()) : Exit.succeed(this.last))
+    Deferred.doneUnsafe(
+      this.answer,
+      this.last === undefined ? Exit.fail(Execution.shuttingDownError) : Exit.succeed(this.last)
+    )
   }
 
   offer(processed: TaskRunner.Processed): void {

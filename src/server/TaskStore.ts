@@ -23,7 +23,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { InternalError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
-import { label } from "../protocol/TaskStates.ts"
+import { isFinal, label } from "../protocol/TaskStates.ts"
 
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
   message: Schema.String,
@@ -112,6 +112,13 @@ export interface TaskRecord extends TaskScope {
    */
   readonly turn?: string | undefined
 }
+
+/**
+ * Whether the turn of message `messageId`, already taken into the record's task, was cut short (its node lost or
+ * stopped) rather than ended: the task is still in flight, or its last save is the one that took the message in.
+ */
+export const isTurnCut = (record: TaskRecord, messageId: string): boolean =>
+  !isFinal(record.task.status.state) || record.turn === messageId
 
 /** Where a page ends, in the list's order (status timestamp descending, then task id descending). */
 export interface TaskCursor {

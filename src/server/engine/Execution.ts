@@ -533,7 +533,14 @@ export class Execution {
   }
 }
 
-const shuttingDownError = new InternalError({ message: "The server is shutting down; send the request again" })
+/**
+ * What a send hears when the server stops before it could be answered: its turn did not start, or (a blocking send
+ * at the shutdown deadline) its agent said nothing yet.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const shuttingDownError = new InternalError({ message: "The server is shutting down; send the request again" })
 
 /**
  * What a turn hears once the executions have been interrupted (`stopped`), before its agent could start: it did not

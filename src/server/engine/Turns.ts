@@ -18,7 +18,7 @@ import type * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as Ids from "../internal/Ids.ts"
 import { differentBody, fingerprint } from "../MessageReceipts.ts"
-import { isConflict, orInternal, type TaskRecord } from "../TaskStore.ts"
+import { isConflict, isTurnCut, orInternal, type TaskRecord } from "../TaskStore.ts"
 import type { Caller, Pending, StartOptions } from "./Caller.ts"
 import * as Execution from "./Execution.ts"
 import * as TaskReducer from "./TaskReducer.ts"
@@ -105,9 +105,9 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           ? { ...options.message, taskId }
           : { ...options.message, taskId, contextId }
         if (fingerprint(again) !== fingerprint(earlier)) return yield* differentBody(messageId)
-        // Cut short: the task still in flight, or its turn not yet reported (the message still its `turn`).
-        const cut = !isFinal(task.status.state) || existing.value.turn === messageId
-        if (options.rerun === true && cut && running.get(taskId)?.current === undefined) {
+        if (
+          options.rerun === true && isTurnCut(existing.value, messageId) && running.get(taskId)?.current === undefined
+        ) {
           const contextId = task.contextId ?? earlier.contextId ?? taskId
           yield* Execution.launch(executions, options, caller, taskId, contextId, earlier, existing.value)
           return undefined

@@ -53,7 +53,14 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { isConflict, isStorageUnreachable, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import {
+  isConflict,
+  isStorageUnreachable,
+  isTurnCut,
+  orInternal,
+  type TaskRecord,
+  TaskStore
+} from "../../server/TaskStore.ts"
 import {
   appended,
   applyEvent,
@@ -267,7 +274,7 @@ const handler = (
           // This message is in its task already: its turn ran, or was cut short with the node running it (no other
           // turn of the task runs meanwhile: they come one at a time): the task is still in flight, or its last save
           // is the one that took the message (its `turn`), made before the agent reported anything.
-          const lost = inFlight(stored.task) || stored.turn === payload.message.messageId
+          const lost = isTurnCut(stored, payload.message.messageId)
           if (lost && !local.restartable) {
             return { _tag: "Task", task: yield* failLost(local.commit, stored) } satisfies TurnOutcome
           }
