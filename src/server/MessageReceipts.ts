@@ -40,6 +40,12 @@ export interface ReceiptKey extends TaskScope {
   readonly messageId: string
 }
 
+/**
+ * A receipt key as one string, unambiguous whatever its parts hold: what keys a message's sends in memory and the
+ * cluster engine's Turn of that message.
+ */
+export const receiptKeyString = (key: ReceiptKey): string => JSON.stringify([key.owner, key.tenant, key.messageId])
+
 /** What a send of a message was accepted as. */
 export interface Receipt {
   /** The message body's fingerprint (see `fingerprint`): a retry must carry the same body. */

@@ -62,7 +62,14 @@ import * as PageToken from "./internal/PageToken.ts"
 import * as PushStream from "./internal/PushStream.ts"
 import * as Validation from "./internal/Validation.ts"
 import * as MemoryMessageReceipts from "./memory/MemoryMessageReceipts.ts"
-import { differentBody, fingerprint, MessageReceipts, type Receipt, type ReceiptKey } from "./MessageReceipts.ts"
+import {
+  differentBody,
+  fingerprint,
+  MessageReceipts,
+  type Receipt,
+  type ReceiptKey,
+  receiptKeyString
+} from "./MessageReceipts.ts"
 import * as Observability from "./Observability.ts"
 import { type PushConfig, PushConfigStore, toWire } from "./PushConfigStore.ts"
 import { type PushNotifier } from "./PushNotifier.ts"
@@ -677,7 +684,7 @@ class GivingBack {
       if (error.unavailable !== true) {
         return Effect.logWarning(`Cannot give back the receipt of message ${key.messageId}`, error)
       }
-      const pendingKey = keyOf(key)
+      const pendingKey = receiptKeyString(key)
       // Both the refused send and its execution's end give its claim back: one of them tries again.
       if (this.pending.get(pendingKey) === taskId) return Effect.void
       this.pending.set(pendingKey, taskId)
@@ -697,21 +704,20 @@ class GivingBack {
   }
   /** Whether the claim of `key` for `taskId` is one still to give back. */
   holds(key: ReceiptKey, taskId: string): boolean {
-    return this.pending.size > 0 && this.pending.get(keyOf(key)) === taskId
+    return this.pending.size > 0 && this.pending.get(receiptKeyString(key)) === taskId
   }
   /** Gives back a claim still to give back, at once; undefined: the message may be claimed anew. */
   now(key: ReceiptKey, taskId: string): Effect.Effect<undefined, InternalError | Unavailable> {
     return Effect.andThen(orInternal(this.receipts.release(key, taskId)), Effect.sync(() => this.forget(key, taskId)))
   }
   forget(key: ReceiptKey, taskId: string): undefined {
-    const pendingKey = keyOf(key)
+    const pendingKey = receiptKeyString(key)
     if (this.pending.get(pendingKey) === taskId) this.pending.delete(pendingKey)
     return undefined
   }
 }
 
 /** A receipt key as one string: its parts, each of any text, told apart by their JSON. */
-const keyOf = (key: ReceiptKey): string => JSON.stringify([key.owner, key.tenant, key.messageId])
 
 /**
  * The receipt a send claimed for its message, as its execution reports to it (see TaskRunner.ReceiptHooks). A

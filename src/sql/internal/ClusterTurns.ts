@@ -53,6 +53,7 @@ import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
+import { receiptKeyString } from "../../server/MessageReceipts.ts"
 import {
   isConflict,
   isStorageUnreachable,
@@ -127,7 +128,7 @@ export class TurnRequest extends Schema.Class<TurnRequest>("effect-a2a/TurnReque
   newTaskId: Schema.optional(Schema.String)
 }) {
   [PrimaryKey.symbol](): string {
-    return JSON.stringify([this.owner, this.tenant, this.message.messageId])
+    return receiptKeyString({ owner: this.owner, tenant: this.tenant, messageId: this.message.messageId })
   }
 }
 
@@ -343,10 +344,16 @@ const handler = (
       return yield* new InternalError({ message: "The task ended without a response" })
     })
 
-    /** Done once the storage answers again (any read tells: the task's). */
+    /**
+     * Done once the storage answers again: any read tells, so the turn's task is read (found or not; a new task's
+     * id may not be known yet), until the store's error is no longer "unreachable".
+     */
     const storageBack = (payload: TurnPayload) =>
       store.get(payload.message.taskId ?? payload.newTaskId ?? "", { owner: payload.owner, tenant: payload.tenant })
-        .pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore)
+        .pipe(
+          Effect.retry({ schedule: Schedule.spaced("1 second"), while: (error) => error.unavailable === true }),
+          Effect.ignore
+        )
 
     /** A Turn's run, again (once the storage answers) for as long as it says so. */
     const turn = (payload: TurnPayload): Effect.Effect<TurnOutcome, A2AError> =>
