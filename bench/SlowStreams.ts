@@ -14,6 +14,9 @@
  *       src/cli/Relaunch.ts; "--max-semi-space-size=64" for V8's own sizing, as this bench ran before 2026-11-27 12:00)
  *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
  *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
+ *     [--live] (at the end of the hold, after reading the heap, forces a full GC in the server (`--expose-gc`) and
+ *       reads it again: the live set, against the old space that held it; the figures after the cancel then follow
+ *       that collection) [--heap-snapshot file] (with --live: a heap snapshot of that live set, written to file)
  *
  * RSS is read with the streams held (and its peak so far, `VmHWM`) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
  * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
@@ -48,6 +51,9 @@ const cpuProfDir = cpuProfAt === -1 ? undefined : process.argv[cpuProfAt + 1]
 const allocProfAt = process.argv.indexOf("--alloc-prof")
 const allocProfFile = allocProfAt === -1 ? undefined : process.argv[allocProfAt + 1]
 const quietMs = argument("--quiet", 6) * 1000
+const live = process.argv.includes("--live")
+const heapSnapshotAt = process.argv.indexOf("--heap-snapshot")
+const heapSnapshotFile = heapSnapshotAt === -1 ? undefined : process.argv[heapSnapshotAt + 1]
 const nodeOptionsAt = process.argv.indexOf("--node-options")
 const nodeOptions =
   (nodeOptionsAt === -1 ? `--max-semi-space-size=${SEMI_SPACE_MIB}` : process.argv[nodeOptionsAt + 1]!)
@@ -103,11 +109,17 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
 const heapSpaces = async (child: ChildProcess, output: () => string) => {
   const from = output().length
   child.kill("SIGURG")
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 1200; i++) {
     const line = /HEAP_SPACES (.*)/.exec(output().slice(from))?.[1]
     if (line !== undefined) {
-      const { gcMs, loopMs, spaces } = JSON.parse(line) as {
+      const { gcMs, live, loopMs, spaces } = JSON.parse(line) as {
         spaces: Record<string, { readonly used: number; readonly physical: number }>
+        live?: {
+          readonly rss: number
+          readonly heapUsed: number
+          readonly oldUsed: number
+          readonly oldPhysical: number
+        }
         loopMs: { readonly p99: number; readonly max: number }
         gcMs: Record<string, { readonly count: number; readonly totalMs: number; readonly maxMs: number }>
       }
@@ -118,6 +130,11 @@ const heapSpaces = async (child: ChildProcess, output: () => string) => {
             [name, s]
           ) => [name, `${mib(s.physical)} (${mib(s.used)})`])
         ),
+        liveMiB: live === undefined ? undefined : {
+          rss: mib(live.rss),
+          heapUsed: mib(live.heapUsed),
+          oldSpace: `${mib(live.oldPhysical)} (${mib(live.oldUsed)})`
+        },
         loopDelayMs: `${Math.round(loopMs.p99)} / ${Math.round(loopMs.max)}`,
         gcPausesMs: Object.fromEntries(
           Object.entries(gcMs).map((
@@ -139,12 +156,17 @@ const startServer = async (
     ...nodeOptions,
     ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]),
     ...(allocProfFile === undefined ? [] : ["--import", SAMPLER]),
+    ...(live ? ["--expose-gc"] : []),
     "--import",
     HEAP_SPACES
   ]
-  const sampling = allocProfFile === undefined
-    ? {}
-    : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }
+  const sampling = {
+    ...(allocProfFile === undefined
+      ? {}
+      : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }),
+    ...(live ? { BENCH_LIVE_HEAP: "1" } : {}),
+    ...(heapSnapshotFile === undefined ? {} : { BENCH_HEAP_SNAPSHOT: heapSnapshotFile })
+  }
   const child = spawn(process.execPath, [...profile, ...(store === "memory" ? [...args, "--memory"] : args)], {
     env: { ...process.env, ...sampling, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
     stdio: ["ignore", "pipe", "pipe"]
@@ -293,6 +315,7 @@ const main = async () => {
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),
       heldHeapMiB: heldSpaces?.spaces,
+      liveHeapMiB: heldSpaces?.liveMiB,
       loopDelayP99MaxMs: heldSpaces?.loopDelayMs,
       gcPausesMs: heldSpaces?.gcPausesMs,
       canceled,
