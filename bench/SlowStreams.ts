@@ -10,8 +10,10 @@
  *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
- *     [--node-options "flags"] (the server's Node flags; default `--max-semi-space-size=8`, as `serve` starts itself:
- *       src/cli/Relaunch.ts; "--max-semi-space-size=64" for V8's own sizing, as this bench ran before 2026-11-27 12:00)
+ *     [--node-options "flags"] (the server's Node flags; default the V8 flags `serve` starts itself with,
+ *       src/cli/Relaunch.ts: `--max-semi-space-size=8 --no-allocation-site-pretenuring --heap-growing-percent=100`
+ *       since 2026-11-27 15:30, `--max-semi-space-size=8` alone before; "--max-semi-space-size=64" for V8's own
+ *       sizing, as this bench ran before 2026-11-27 12:00)
  *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
  *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
  *     [--live] (at the end of the hold, after reading the heap, forces a full GC in the server (`--expose-gc`) and
@@ -29,7 +31,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
-import { SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
+import { HEAP_GROWTH, NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 
 const BIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
 const OPEN_TIMEOUT_MS = 30_000
@@ -55,9 +57,10 @@ const live = process.argv.includes("--live")
 const heapSnapshotAt = process.argv.indexOf("--heap-snapshot")
 const heapSnapshotFile = heapSnapshotAt === -1 ? undefined : process.argv[heapSnapshotAt + 1]
 const nodeOptionsAt = process.argv.indexOf("--node-options")
-const nodeOptions =
-  (nodeOptionsAt === -1 ? `--max-semi-space-size=${SEMI_SPACE_MIB}` : process.argv[nodeOptionsAt + 1]!)
-    .split(" ").filter((flag) => flag.length > 0)
+const nodeOptions = (nodeOptionsAt === -1
+  ? `--max-semi-space-size=${SEMI_SPACE_MIB} ${NO_PRETENURING} ${HEAP_GROWTH}`
+  : process.argv[nodeOptionsAt + 1]!)
+  .split(" ").filter((flag) => flag.length > 0)
 const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
 const HEAP_SPACES = fileURLToPath(new URL("heapSpaces.js", import.meta.url))
 
