@@ -22,9 +22,9 @@
  * times a factor before the next, up to 4 on a heap limit of 2 GiB or more (a machine's default; under a smaller
  * limit V8 caps it at 1.3-2 itself). With 8 MiB semi-spaces what is in flight when a scavenge comes is promoted, so
  * under sustained load the old generation fills with garbage up to that limit: RSS is about the live set times the
- * factor. `--heap-growing-percent=100` fixes the factor at 2: at 2,000 streaming tasks on SQLite, RSS held ~410-430
- * MiB instead of ~570-590 (the memory store ~290 instead of ~350-390), for about twice the mark-compacts (BENCHMARKS.md,
- * "Write load on SQLite: the live set and V8's heap growth").
+ * factor. `--heap-growing-percent=100` fixes the factor at 2: at 2,000 streaming tasks, RSS held ~410-470 MiB
+ * instead of ~570-600 on SQLite (~285-300 instead of ~310-390 on the memory store), for about twice the
+ * mark-compacts (BENCHMARKS.md, "Write load on SQLite: the live set and V8's heap growth").
  *
  * Each is left as it is when already given (in the command line or NODE_OPTIONS, either way round) or turned off:
  * `A2A_BOUND_YOUNG_GENERATION=false`, `A2A_NO_PRETENURING=false`, `A2A_BOUND_HEAP_GROWTH=false`; the young
