@@ -20,7 +20,7 @@
  *       reads it again: the live set, against the old space that held it; the figures after the cancel then follow
  *       that collection) [--heap-snapshot file] (with --live: a heap snapshot of that live set, written to file)
  *
- * RSS is read with the streams held (and its peak so far, `VmHWM`) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
+ * RSS is read with the streams held (and its peak so far, `VmHWM`, and how much of it is anonymous or file-backed) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
  * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
  * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
@@ -97,6 +97,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const rssMiB = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS") => {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(`${field}:`))
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024
+}
+
+/** The process's resident memory by kind (`/proc/PID/smaps_rollup`), MiB: anonymous (heaps, malloc) and file-backed. */
+const residentMiB = (pid: number) => {
+  const fields = Object.fromEntries(
+    readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").split("\n").map((line) => /^(\w+):\s+(\d+) kB/.exec(line))
+      .filter((m) => m !== null).map((m) => [m[1]!, Number(m[2]) / 1024])
+  )
+  return {
+    anonymous: Math.round(fields.Anonymous ?? 0),
+    fileBacked: Math.round((fields.Rss ?? 0) - (fields.Anonymous ?? 0))
+  }
 }
 
 const quantile = (values: ReadonlyArray<number>, q: number) => {
@@ -276,6 +288,7 @@ const main = async () => {
     await sleep(holdMs)
     const rssHeld = rssMiB(child.pid!)
     const rssPeak = rssMiB(child.pid!, "VmHWM")
+    const resident = residentMiB(child.pid!)
     const heldSpaces = await heapSpaces(child, output)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     prober.postMessage(null)
@@ -317,6 +330,7 @@ const main = async () => {
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),
+      residentHeldMiB: resident,
       heldHeapMiB: heldSpaces?.spaces,
       liveHeapMiB: heldSpaces?.liveMiB,
       loopDelayP99MaxMs: heldSpaces?.loopDelayMs,
