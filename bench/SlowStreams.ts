@@ -179,7 +179,8 @@ const startServer = async (
     ...(allocProfFile === undefined
       ? {}
       : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }),
-    ...(live ? { BENCH_LIVE_HEAP: "1" } : {}),
+    // The second report: the first only starts the window of the event-loop delay and GC pauses.
+    ...(live ? { BENCH_LIVE_HEAP: "2" } : {}),
     ...(heapSnapshotFile === undefined ? {} : { BENCH_HEAP_SNAPSHOT: heapSnapshotFile })
   }
   const child = spawn(process.execPath, [...profile, ...(store === "memory" ? [...args, "--memory"] : args)], {

@@ -3,9 +3,10 @@
 // writes one line to stdout, `HEAP_SPACES {...}`: RSS and where V8's heap is, in bytes, as the process sees it, and,
 // since the last such line (or the start), how long the event loop was held (`loopMs`: p99 and max delay) and the
 // garbage collections' pauses (`gcMs`: count, total and longest, by kind: scavenge, markCompact, ...). With
-// BENCH_LIVE_HEAP=1 and `--expose-gc`, it then forces a full collection and adds what is left (`live`: RSS, heap
-// used, old space used and physical, in bytes): the live set, against what the spaces held before; with
-// BENCH_HEAP_SNAPSHOT=file too, writes a heap snapshot of it there.
+// BENCH_LIVE_HEAP=n and `--expose-gc`, at the n-th such line it then forces a full collection and adds what is left
+// (`live`: RSS, heap used, old space used and physical, in bytes): the live set, against what the spaces held
+// before; with BENCH_HEAP_SNAPSHOT=file too, writes a heap snapshot of it there. (That collection's pause is
+// counted in the next line's `gcMs`.)
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks"
 import * as V8 from "node:v8"
 
@@ -29,9 +30,12 @@ const bySpace = () =>
     V8.getHeapSpaceStatistics().map((s) => [s.space_name, { used: s.space_used_size, physical: s.physical_space_size }])
   )
 
-/** The heap after a full collection, when asked for (BENCH_LIVE_HEAP=1) and possible (`--expose-gc`). */
+let reports = 0
+
+/** The heap after a full collection, when asked for at this report (BENCH_LIVE_HEAP) and possible (`--expose-gc`). */
 const liveHeap = () => {
-  if (process.env.BENCH_LIVE_HEAP !== "1" || typeof globalThis.gc !== "function") return undefined
+  reports++
+  if (Number(process.env.BENCH_LIVE_HEAP) !== reports || typeof globalThis.gc !== "function") return undefined
   globalThis.gc()
   const old = bySpace().old_space
   if (process.env.BENCH_HEAP_SNAPSHOT !== undefined) V8.writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT)
