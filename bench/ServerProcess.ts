@@ -6,7 +6,7 @@
 import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
-import { NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
+import { HEAP_GROWTH, NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 import { BenchError } from "./BenchError.ts"
 import {
   AGENT_CARD_PATH,
@@ -250,9 +250,11 @@ export const start = Effect.fnUntraced(function*(
     : [process.execPath, [
       "--expose-gc",
       // A container's sizing; then ours as `effect-a2a serve` runs (src/cli/Relaunch.ts: its flags apply in a
-      // container too); `nodeOptions` come last and win (`--allocation-site-pretenuring` gives V8's default back).
+      // container too, but the heap growth's only under a heap limit of 2 GiB or more); `nodeOptions` come last and
+      // win (`--allocation-site-pretenuring`, `--heap-growing-percent=0` give V8's defaults back).
       ...(options.memoryLimitMiB === undefined ? [] : containerFlags(options.memoryLimitMiB)),
       ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`, NO_PRETENURING] : []),
+      ...(kind.startsWith("ours") && (options.memoryLimitMiB ?? Infinity) >= 2048 ? [HEAP_GROWTH] : []),
       ...(options.nodeOptions ?? []),
       script
     ]]

@@ -10,12 +10,17 @@
  *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
- *     [--node-options "flags"] (the server's Node flags; default `--max-semi-space-size=8`, as `serve` starts itself:
- *       src/cli/Relaunch.ts; "--max-semi-space-size=64" for V8's own sizing, as this bench ran before 2026-11-27 12:00)
+ *     [--node-options "flags"] (the server's Node flags; default the V8 flags `serve` starts itself with,
+ *       src/cli/Relaunch.ts: `--max-semi-space-size=8 --no-allocation-site-pretenuring --heap-growing-percent=100`
+ *       since 2026-11-27 15:30, `--max-semi-space-size=8` alone before; "--max-semi-space-size=64" for V8's own
+ *       sizing, as this bench ran before 2026-11-27 12:00)
  *     [--alloc-prof file] (samples the server's allocations that outlive a scavenge, from the last stream opened to
  *       the end of the hold: a .heapprofile, for Chrome DevTools or bench/AllocationProfile.ts)
+ *     [--live] (at the end of the hold, after reading the heap, forces a full GC in the server (`--expose-gc`) and
+ *       reads it again: the live set, against the old space that held it; the figures after the cancel then follow
+ *       that collection) [--heap-snapshot file] (with --live: a heap snapshot of that live set, written to file)
  *
- * RSS is read with the streams held (and its peak so far, `VmHWM`) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
+ * RSS is read with the streams held (and its peak so far, `VmHWM`, and how much of it is anonymous or file-backed) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
  * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
  * `--quiet` seconds (default 6; `serve` gives the heap back after 2 s without a request: IdleMemoryRelease).
  */
@@ -26,7 +31,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
-import { SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
+import { HEAP_GROWTH, NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
 
 const BIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
 const OPEN_TIMEOUT_MS = 30_000
@@ -48,10 +53,14 @@ const cpuProfDir = cpuProfAt === -1 ? undefined : process.argv[cpuProfAt + 1]
 const allocProfAt = process.argv.indexOf("--alloc-prof")
 const allocProfFile = allocProfAt === -1 ? undefined : process.argv[allocProfAt + 1]
 const quietMs = argument("--quiet", 6) * 1000
+const live = process.argv.includes("--live")
+const heapSnapshotAt = process.argv.indexOf("--heap-snapshot")
+const heapSnapshotFile = heapSnapshotAt === -1 ? undefined : process.argv[heapSnapshotAt + 1]
 const nodeOptionsAt = process.argv.indexOf("--node-options")
-const nodeOptions =
-  (nodeOptionsAt === -1 ? `--max-semi-space-size=${SEMI_SPACE_MIB}` : process.argv[nodeOptionsAt + 1]!)
-    .split(" ").filter((flag) => flag.length > 0)
+const nodeOptions = (nodeOptionsAt === -1
+  ? `--max-semi-space-size=${SEMI_SPACE_MIB} ${NO_PRETENURING} ${HEAP_GROWTH}`
+  : process.argv[nodeOptionsAt + 1]!)
+  .split(" ").filter((flag) => flag.length > 0)
 const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
 const HEAP_SPACES = fileURLToPath(new URL("heapSpaces.js", import.meta.url))
 
@@ -90,6 +99,18 @@ const rssMiB = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS") => {
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024
 }
 
+/** The process's resident memory by kind (`/proc/PID/smaps_rollup`), MiB: anonymous (heaps, malloc) and file-backed. */
+const residentMiB = (pid: number) => {
+  const fields = Object.fromEntries(
+    readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").split("\n").map((line) => /^(\w+):\s+(\d+) kB/.exec(line))
+      .filter((m) => m !== null).map((m) => [m[1]!, Number(m[2]) / 1024])
+  )
+  return {
+    anonymous: Math.round(fields.Anonymous ?? 0),
+    fileBacked: Math.round((fields.Rss ?? 0) - (fields.Anonymous ?? 0))
+  }
+}
+
 const quantile = (values: ReadonlyArray<number>, q: number) => {
   if (values.length === 0) return NaN
   const sorted = [...values].sort((a, b) => a - b)
@@ -103,11 +124,17 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
 const heapSpaces = async (child: ChildProcess, output: () => string) => {
   const from = output().length
   child.kill("SIGURG")
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 1200; i++) {
     const line = /HEAP_SPACES (.*)/.exec(output().slice(from))?.[1]
     if (line !== undefined) {
-      const { gcMs, loopMs, spaces } = JSON.parse(line) as {
+      const { gcMs, live, loopMs, spaces } = JSON.parse(line) as {
         spaces: Record<string, { readonly used: number; readonly physical: number }>
+        live?: {
+          readonly rss: number
+          readonly heapUsed: number
+          readonly oldUsed: number
+          readonly oldPhysical: number
+        }
         loopMs: { readonly p99: number; readonly max: number }
         gcMs: Record<string, { readonly count: number; readonly totalMs: number; readonly maxMs: number }>
       }
@@ -118,6 +145,11 @@ const heapSpaces = async (child: ChildProcess, output: () => string) => {
             [name, s]
           ) => [name, `${mib(s.physical)} (${mib(s.used)})`])
         ),
+        liveMiB: live === undefined ? undefined : {
+          rss: mib(live.rss),
+          heapUsed: mib(live.heapUsed),
+          oldSpace: `${mib(live.oldPhysical)} (${mib(live.oldUsed)})`
+        },
         loopDelayMs: `${Math.round(loopMs.p99)} / ${Math.round(loopMs.max)}`,
         gcPausesMs: Object.fromEntries(
           Object.entries(gcMs).map((
@@ -139,12 +171,18 @@ const startServer = async (
     ...nodeOptions,
     ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`]),
     ...(allocProfFile === undefined ? [] : ["--import", SAMPLER]),
+    ...(live ? ["--expose-gc"] : []),
     "--import",
     HEAP_SPACES
   ]
-  const sampling = allocProfFile === undefined
-    ? {}
-    : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }
+  const sampling = {
+    ...(allocProfFile === undefined
+      ? {}
+      : { BENCH_ALLOCATION_PROFILE: allocProfFile, BENCH_ALLOCATION_SURVIVORS: "1" }),
+    // The second report: the first only starts the window of the event-loop delay and GC pauses.
+    ...(live ? { BENCH_LIVE_HEAP: "2" } : {}),
+    ...(heapSnapshotFile === undefined ? {} : { BENCH_HEAP_SNAPSHOT: heapSnapshotFile })
+  }
   const child = spawn(process.execPath, [...profile, ...(store === "memory" ? [...args, "--memory"] : args)], {
     env: { ...process.env, ...sampling, A2A_DATA_DIR: dir, A2A_LOG_LEVEL: "Warning" },
     stdio: ["ignore", "pipe", "pipe"]
@@ -251,6 +289,7 @@ const main = async () => {
     await sleep(holdMs)
     const rssHeld = rssMiB(child.pid!)
     const rssPeak = rssMiB(child.pid!, "VmHWM")
+    const resident = residentMiB(child.pid!)
     const heldSpaces = await heapSpaces(child, output)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     prober.postMessage(null)
@@ -292,7 +331,9 @@ const main = async () => {
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),
+      residentHeldMiB: resident,
       heldHeapMiB: heldSpaces?.spaces,
+      liveHeapMiB: heldSpaces?.liveMiB,
       loopDelayP99MaxMs: heldSpaces?.loopDelayMs,
       gcPausesMs: heldSpaces?.gcPausesMs,
       canceled,

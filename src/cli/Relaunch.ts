@@ -1,7 +1,7 @@
 /**
- * `effect-a2a serve` sets two V8 flags of its own: before anything else loads, it starts itself again in the same
- * process (`process.execve`: the same pid, no second process) with `--max-semi-space-size=8` and
- * `--no-allocation-site-pretenuring`. Both are read by V8 only at start.
+ * `effect-a2a serve` sets three V8 flags of its own: before anything else loads, it starts itself again in the same
+ * process (`process.execve`: the same pid, no second process) with `--max-semi-space-size=8`,
+ * `--no-allocation-site-pretenuring` and `--heap-growing-percent=100`. All are read by V8 only at start.
  *
  * Why the young-generation bound: V8 sizes its young generation from the machine's memory (up to 64 MiB semi-spaces
  * on 64-bit Node, which is built without pointer compression) and grows it towards that while requests survive its
@@ -18,8 +18,17 @@
  * container's heap limit) 60-101 MB instead of 2-18; no CPU cost showed (BENCHMARKS.md, "Memory (#33)", third
  * session).
  *
+ * Why the old generation's growth is bounded: after each full GC, V8 lets the old generation grow to the live size
+ * times a factor before the next, up to 4 on a heap limit of 2 GiB or more (a machine's default; under a smaller
+ * limit V8 caps it at 1.3-2 itself). With 8 MiB semi-spaces what is in flight when a scavenge comes is promoted, so
+ * under sustained load the old generation fills with garbage up to that limit: RSS is about the live set times the
+ * factor. `--heap-growing-percent=100` fixes the factor at 2: at 2,000 streaming tasks, RSS held ~410-470 MiB
+ * instead of ~570-600 on SQLite (~285-300 instead of ~310-390 on the memory store), for about twice the
+ * mark-compacts (BENCHMARKS.md, "Write load on SQLite: the live set and V8's heap growth").
+ *
  * Each is left as it is when already given (in the command line or NODE_OPTIONS, either way round) or turned off:
- * `A2A_BOUND_YOUNG_GENERATION=false`, `A2A_NO_PRETENURING=false`; the bound also under a heap limit below 128 MiB.
+ * `A2A_BOUND_YOUNG_GENERATION=false`, `A2A_NO_PRETENURING=false`, `A2A_BOUND_HEAP_GROWTH=false`; the young
+ * generation's bound also under a heap limit below 128 MiB, the growth's under one below 2 GiB.
  * Nothing is done on a Node without `process.execve` (Windows). Kept free of Effect and of the rest of the CLI: it
  * runs before they load, so a relaunch costs a bare Node start-up.
  */
@@ -30,6 +39,12 @@ export const SEMI_SPACE_MIB = 8
 
 /** V8's allocation-site pretenuring turned off. */
 export const NO_PRETENURING = "--no-allocation-site-pretenuring"
+
+/** The old generation's growth between full GCs, bounded: at most twice the live size. */
+export const HEAP_GROWTH = "--heap-growing-percent=100"
+
+/** Heap limits under this already have V8 cap the old generation's growth at 2x or less. */
+const MIN_HEAP_LIMIT_FOR_GROWTH = 2048 * 1048576
 
 /**
  * Heap limits under this are too small to give the young generation 2 x 8 MiB. Above it, a container's limit too:
@@ -60,6 +75,10 @@ const flagsFor = (launch: Launch): ReadonlyArray<string> => {
   if (launch.env.A2A_NO_PRETENURING !== "false" && !has(/^--(no[-_]?)?allocation[-_]site[-_]pretenuring/)) {
     flags.push(NO_PRETENURING)
   }
+  if (
+    launch.env.A2A_BOUND_HEAP_GROWTH !== "false" && !has(/^--heap[-_]growing[-_]percent/) &&
+    launch.heapSizeLimit >= MIN_HEAP_LIMIT_FOR_GROWTH
+  ) flags.push(HEAP_GROWTH)
   return flags
 }
 

@@ -44,11 +44,10 @@ export interface Reduced {
    */
   readonly applied: TaskReducer.Applied | undefined
   /**
-   * Each applied event's own change, when more than one was applied: what is saved one event at a time when
-   * saving the batch at once fails (the events before the failing one are then stored and published, and the
-   * failure is that event's, as with one save per event).
+   * How many of the events were applied (the first ones). When more than one, saving the batch at once may fail:
+   * `steps` then gives each one's own change, to save one event at a time.
    */
-  readonly steps: ReadonlyArray<TaskReducer.Applied> | undefined
+  readonly count: number
   /** An applied event reached a final state: the turn is over once the batch is saved. */
   readonly final: boolean
   /** What ends the turn after the batch is saved, if an event did. */
@@ -71,7 +70,7 @@ export const reduce = (
   let current = task
   let first: TaskReducer.Applied | undefined
   let published: ReadonlyArray<TaskReducer.Published> | undefined
-  let steps: Array<TaskReducer.Applied> | undefined
+  let count = 0
   let final = false
   let ending: Ending | undefined
   for (let i = 0; i < events.length; i++) {
@@ -102,12 +101,12 @@ export const reduce = (
       break
     }
     current = applied.success.task
+    count++
     if (first === undefined) {
       first = applied.success
       published = first.published
     } else {
       published = published!.concat(applied.success.published)
-      ;(steps ??= [first]).push(applied.success)
     }
     // Only this turn's own status decides: a continued task starts out interrupted (input-required).
     const reached = "statusUpdate" in taskEvent
@@ -121,6 +120,32 @@ export const reduce = (
     }
   }
   // One event's change is the batch's as it is (no second object for the common case).
-  const applied = first === undefined || steps === undefined ? first : { task: current!, published: published! }
-  return { applied, steps, final, ending }
+  const applied = count <= 1 ? first : { task: current!, published: published! }
+  return { applied, count, final, ending }
+}
+
+/**
+ * Each of `events`' own change over those before it, from `task`: what is saved one event at a time when saving
+ * them at once failed (the events before the failing one are then stored and published, and the failure is that
+ * event's, as with one save per event). `events` are a batch's applied ones (`Reduced.count`). Made only then: kept
+ * with every batch, these changes (a task each, with its own copy of the history) lived as long as the batch's save
+ * waited for its group commit (BENCHMARKS.md, "Write load on SQLite: the live set and V8's heap growth").
+ *
+ * @since 0.1.0
+ * @category reduction
+ */
+export const steps = (
+  task: v1.Task | undefined,
+  events: ReadonlyArray<AgentEvent>,
+  context: TaskReducer.ReducerContext
+): ReadonlyArray<TaskReducer.Applied> => {
+  const changes: Array<TaskReducer.Applied> = []
+  let current = task
+  for (const event of events) {
+    const { applied } = reduce(current, [event], context)
+    if (applied === undefined) break
+    changes.push(applied)
+    current = applied.task
+  }
+  return changes
 }

@@ -277,16 +277,23 @@ export class Execution {
    */
   step(events: ReadonlyArray<AgentEvent>): Effect.Effect<boolean, StoreFailed> {
     return Effect.flatMap(Ids.now, (now) => {
-      const { applied, ending, final, steps } = EventBatch.reduce(this.record?.task, events, this.reducerContext(now))
+      const task = this.record?.task
+      const context = this.reducerContext(now)
+      const { applied, count, ending, final } = EventBatch.reduce(task, events, context)
       const then = ending === undefined ? undefined : this.end(ending)
       if (applied === undefined) return then ?? Effect.succeed(!this.settled)
       // A batch whose save fails is saved again one event at a time: the events before the failing one are
       // then stored and published, and the failure is that event's, as with one save per event.
-      const committed = steps === undefined ? this.commit(applied) : Effect.catch(
+      const committed = count === 1 ? this.commit(applied) : Effect.catch(
         this.commit(applied),
         (e) =>
-          Effect.logDebug(`Saving ${steps.length} events at once failed (${e.message}); saving them one by one`)
-            .pipe(Effect.andThen(Effect.forEach(steps, (step) => this.commit(step), { discard: true })))
+          Effect.logDebug(`Saving ${count} events at once failed (${e.message}); saving them one by one`).pipe(
+            Effect.andThen(Effect.suspend(() =>
+              Effect.forEach(EventBatch.steps(task, events.slice(0, count), context), (step) => this.commit(step), {
+                discard: true
+              })
+            ))
+          )
       )
       return then !== undefined ? Effect.andThen(committed, then) : Effect.map(committed, () => {
         if (final) this.settled = true
