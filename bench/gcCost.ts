@@ -9,7 +9,8 @@
  * A variant is a label, then its settings separated by spaces: Node options for the server (after the ones
  * `bench/ServerProcess.ts` gives ours as `effect-a2a serve` runs: `--max-semi-space-size=8
  * --no-allocation-site-pretenuring`; `--allocation-site-pretenuring` gives V8's default back), `limit=<MiB>` for a
- * container's memory (`--memory-limit` of the bench), `server=<kind>` (default ours), `rewarm=<seconds>` (default 2).
+ * container's memory (`--memory-limit` of the bench), `server=<kind>` (default ours), `rewarm=<seconds>` (default 2),
+ * `gc=0` (no full GC: the load follows the warm-ups as in the bench).
  * Variants run one after the other, `rounds` times over (alternated), each in a fresh server: start, warm up, a full
  * GC, warm up again for `rewarm` seconds, then the measured load with 50 connections. The second warm-up is there
  * because the full GC, made while no request is alive, deoptimizes much of the request path (V8 drops optimized code
@@ -50,6 +51,7 @@ interface Variant {
   readonly nodeOptions: ReadonlyArray<string>
   readonly memoryLimitMiB: number | undefined
   readonly rewarmSec: number
+  readonly fullGc: boolean
 }
 
 const variantOf = (spec: string): Effect.Effect<Variant, BenchError> => {
@@ -64,7 +66,8 @@ const variantOf = (spec: string): Effect.Effect<Variant, BenchError> => {
       kind,
       nodeOptions: settings.filter((s) => s.startsWith("-")),
       memoryLimitMiB: limit === undefined ? undefined : Number(limit),
-      rewarmSec: Number(value("rewarm") ?? "2")
+      rewarmSec: Number(value("rewarm") ?? "2"),
+      fullGc: value("gc") !== "0"
     })
 }
 
@@ -126,16 +129,18 @@ const measure = Effect.fnUntraced(function*(variant: Variant, run: number) {
   const runner = yield* scenario.prepare(server)
   const settings = { connections: 50, durationSec: 2, idle: { streams: 0, parallel: 1 } }
   yield* runner(settings)
-  // The full GC asked for runs when the server handles the signal: the load starts once it is in the trace.
-  const asked = lines.length
-  yield* server.collectGarbage
-  yield* Effect.sleep("100 millis").pipe(
-    Effect.repeat({ until: () => lines.slice(asked).some((line) => collectionOf(line)?.kind === "mark-compact") }),
-    Effect.timeoutOrElse({
-      duration: "30 seconds",
-      orElse: () => Effect.fail(new BenchError({ message: "the full GC asked for did not come" }))
-    })
-  )
+  if (variant.fullGc) {
+    // The full GC asked for runs when the server handles the signal: the load starts once it is in the trace.
+    const asked = lines.length
+    yield* server.collectGarbage
+    yield* Effect.sleep("100 millis").pipe(
+      Effect.repeat({ until: () => lines.slice(asked).some((line) => collectionOf(line)?.kind === "mark-compact") }),
+      Effect.timeoutOrElse({
+        duration: "30 seconds",
+        orElse: () => Effect.fail(new BenchError({ message: "the full GC asked for did not come" }))
+      })
+    )
+  }
   // The full GC cost the request path its optimized code: optimized again before the measured load (see the module).
   if (variant.rewarmSec > 0) yield* runner({ ...settings, durationSec: variant.rewarmSec })
   const from = lines.length
