@@ -53,6 +53,8 @@ export interface BenchServer {
   readonly memory: Effect.Effect<Memory, BenchError>
   /** CPU time (user + system) the server process has used so far, ms. */
   readonly cpuMs: Effect.Effect<number, BenchError>
+  /** The same, user and system apart (the kernel's share: a socket's writes on loopback carry the receiver's work). */
+  readonly cpuTimes: Effect.Effect<CpuTimes, BenchError>
   /** Starts the CPU profiler of a server started with `cpuProfile` (no-op otherwise). */
   readonly startProfiler: Effect.Effect<void>
   /** Starts, then (called again) stops and writes, the allocation profile of a server started with one. */
@@ -175,8 +177,13 @@ export const readMemory = (pid: number): Effect.Effect<Memory, BenchError, FileS
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux build in use). */
 const USER_HZ = 100
 
-/** User + system CPU time of a process, in ms (Linux /proc). */
-export const readCpuMs = (pid: number): Effect.Effect<number, BenchError, FileSystem.FileSystem> =>
+export interface CpuTimes {
+  readonly userMs: number
+  readonly systemMs: number
+}
+
+/** User and system CPU time of a process, in ms (Linux /proc). */
+export const readCpuTimes = (pid: number): Effect.Effect<CpuTimes, BenchError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const stat = yield* fs.readFileString(`/proc/${pid}/stat`)
@@ -187,7 +194,7 @@ export const readCpuMs = (pid: number): Effect.Effect<number, BenchError, FileSy
     if (!Number.isFinite(utime) || !Number.isFinite(stime)) {
       return yield* new BenchError({ message: `cannot parse /proc/${pid}/stat` })
     }
-    return ((utime + stime) * 1000) / USER_HZ
+    return { userMs: (utime * 1000) / USER_HZ, systemMs: (stime * 1000) / USER_HZ }
   }).pipe(
     Effect.catchTag(
       "PlatformError",
@@ -306,6 +313,7 @@ export const start = Effect.fnUntraced(function*(
   )
   const endpoints = yield* fetchCard(origin)
   const memory = readMemory(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+  const cpuTimes = readCpuTimes(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs))
   if (options.memoryLimitMiB !== undefined) yield* enforceLimit(kind, pid, memory, options.memoryLimitMiB)
   const startProfiler = options.cpuProfile === undefined || kind === "bun"
     ? Effect.void
@@ -317,7 +325,8 @@ export const start = Effect.fnUntraced(function*(
     endpoints,
     memory,
     rssKb: Effect.map(memory, (m) => m.rssKb),
-    cpuMs: readCpuMs(pid).pipe(Effect.provideService(FileSystem.FileSystem, fs)),
+    cpuMs: Effect.map(cpuTimes, (t) => t.userMs + t.systemMs),
+    cpuTimes,
     startProfiler,
     toggleAllocationProfile: options.allocationProfile === undefined || kind === "bun"
       ? Effect.void
