@@ -717,8 +717,6 @@ class GivingBack {
   }
 }
 
-/** A receipt key as one string: its parts, each of any text, told apart by their JSON. */
-
 /**
  * The receipt a send claimed for its message, as its execution reports to it (see TaskRunner.ReceiptHooks). A
  * class, not closures: one object per send.
