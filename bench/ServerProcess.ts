@@ -6,7 +6,8 @@
 import { Deferred, Effect, FileSystem, Schema, type Scope, Stream } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Path from "node:path"
-import { HEAP_GROWTH, NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
+import * as V8 from "node:v8"
+import { serveFlags } from "../src/cli/Relaunch.ts"
 import { BenchError } from "./BenchError.ts"
 import {
   AGENT_CARD_PATH,
@@ -256,12 +257,17 @@ export const start = Effect.fnUntraced(function*(
     ? [Path.join(repoRoot, "node_modules", ".bin", "bun"), [script]]
     : [process.execPath, [
       "--expose-gc",
-      // A container's sizing; then ours as `effect-a2a serve` runs (src/cli/Relaunch.ts: its flags apply in a
-      // container too, but the heap growth's only under a heap limit of 2 GiB or more); `nodeOptions` come last and
-      // win (`--allocation-site-pretenuring`, `--heap-growing-percent=0` give V8's defaults back).
+      // A container's sizing; then ours as `effect-a2a serve` runs under that heap limit (src/cli/Relaunch.ts,
+      // `serveFlags`; without one, the machine's: this process's); `nodeOptions` come last and win
+      // (`--allocation-site-pretenuring`, `--heap-growing-percent=0` give V8's defaults back).
       ...(options.memoryLimitMiB === undefined ? [] : containerFlags(options.memoryLimitMiB)),
-      ...(kind.startsWith("ours") ? [`--max-semi-space-size=${SEMI_SPACE_MIB}`, NO_PRETENURING] : []),
-      ...(kind.startsWith("ours") && (options.memoryLimitMiB ?? Infinity) >= 2048 ? [HEAP_GROWTH] : []),
+      ...(kind.startsWith("ours")
+        ? serveFlags(
+          options.memoryLimitMiB === undefined
+            ? V8.getHeapStatistics().heap_size_limit
+            : options.memoryLimitMiB * 1048576
+        )
+        : []),
       ...(options.nodeOptions ?? []),
       script
     ]]

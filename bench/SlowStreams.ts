@@ -30,8 +30,9 @@ import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as V8 from "node:v8"
 import { Worker } from "node:worker_threads"
-import { HEAP_GROWTH, NO_PRETENURING, SEMI_SPACE_MIB } from "../src/cli/Relaunch.ts"
+import { serveFlags } from "../src/cli/Relaunch.ts"
 
 const BIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url))
 const OPEN_TIMEOUT_MS = 30_000
@@ -57,10 +58,9 @@ const live = process.argv.includes("--live")
 const heapSnapshotAt = process.argv.indexOf("--heap-snapshot")
 const heapSnapshotFile = heapSnapshotAt === -1 ? undefined : process.argv[heapSnapshotAt + 1]
 const nodeOptionsAt = process.argv.indexOf("--node-options")
-const nodeOptions = (nodeOptionsAt === -1
-  ? `--max-semi-space-size=${SEMI_SPACE_MIB} ${NO_PRETENURING} ${HEAP_GROWTH}`
-  : process.argv[nodeOptionsAt + 1]!)
-  .split(" ").filter((flag) => flag.length > 0)
+const nodeOptions = nodeOptionsAt === -1
+  ? serveFlags(V8.getHeapStatistics().heap_size_limit)
+  : process.argv[nodeOptionsAt + 1]!.split(" ").filter((flag) => flag.length > 0)
 const SAMPLER = fileURLToPath(new URL("servers/allocationSampler.ts", import.meta.url))
 const HEAP_SPACES = fileURLToPath(new URL("heapSpaces.js", import.meta.url))
 

@@ -83,6 +83,13 @@ const flagsFor = (launch: Launch): ReadonlyArray<string> => {
 }
 
 /**
+ * The V8 flags `serve` starts itself with under a heap limit of `heapSizeLimit` bytes, when none is given nor turned
+ * off: what the benchmarks give a server of ours, so that it runs as `serve` does.
+ */
+export const serveFlags = (heapSizeLimit: number): ReadonlyArray<string> =>
+  flagsFor({ execPath: "", argv: [], execArgv: [], env: {}, heapSizeLimit })
+
+/**
  * The arguments to start `launch` again with (argv[0] first), or undefined when it should run as it is. Once
  * started again the flags are given, so it never asks twice.
  */

@@ -9,7 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { HEAP_GROWTH, type Launch, NO_PRETENURING, relaunchArgs, SEMI_SPACE_MIB } from "../../src/cli/Relaunch.ts"
+import {
+  HEAP_GROWTH,
+  type Launch,
+  NO_PRETENURING,
+  relaunchArgs,
+  SEMI_SPACE_MIB,
+  serveFlags
+} from "../../src/cli/Relaunch.ts"
 
 const GiB = 1024 * 1048576
 const launch = (overrides: Partial<Launch> = {}): Launch => ({
@@ -95,6 +102,18 @@ describe("relaunchArgs", () => {
       `--max-semi-space-size=${SEMI_SPACE_MIB}`,
       NO_PRETENURING
     ])
+  })
+})
+
+describe("serveFlags", () => {
+  it("the flags serve starts itself with under a heap limit, as the benchmarks give them", () => {
+    assert.deepStrictEqual(serveFlags(4 * GiB), [
+      `--max-semi-space-size=${SEMI_SPACE_MIB}`,
+      NO_PRETENURING,
+      HEAP_GROWTH
+    ])
+    assert.deepStrictEqual(serveFlags(0.25 * GiB), [`--max-semi-space-size=${SEMI_SPACE_MIB}`, NO_PRETENURING])
+    assert.deepStrictEqual(serveFlags(0.09 * GiB), [NO_PRETENURING])
   })
 })
 
