@@ -15,7 +15,7 @@
  * GC, warm up again for `rewarm` seconds, then the measured load with 50 connections. The second warm-up is there
  * because the full GC, made while no request is alive, deoptimizes much of the request path (V8 drops optimized code
  * whose embedded objects died: "embedded weak objects cleared", 13 to 100 functions from run to run); without it the
- * load pays for optimizing them again, by a varying amount (BENCHMARKS.md, "GetTask's two speeds"); `rewarm=0` measures
+ * load pays for optimizing them again, by a varying amount (bench/notes/2026-11-27-gettask-gc.md); `rewarm=0` measures
  * that as before. The CPU per request is given as user and system time, and, pinned, with the share of the server's
  * CPU that other processes took meanwhile (the load it was measured under). `GC_COST_PIN=1` pins the server to CPU 0
  * and the harness to the others, as `--pin`.

@@ -152,7 +152,7 @@ const program = Effect.gen(function*() {
     },
     {
       // An operator option, not a default: a young generation capped at 4 MiB per semi-space (Node's default is
-      // sized from the machine's memory) costs throughput under load (BENCHMARKS.md, "Start-up memory").
+      // sized from the machine's memory) costs throughput under load (bench/notes/2026-11-26-startup-memory.md).
       label: "effect-a2a serve, node --max-semi-space-size=4",
       args: ["--max-semi-space-size=4", bin, "serve", "--port", "0"],
       env: { A2A_DATA_DIR: dataDir },

@@ -12,7 +12,7 @@ const echo = AgentExecutor.replyWithText((text) => text)
 
 // Written with Effect.fnUntraced, as AgentExecutor's documentation advises: its generator function is made once,
 // where an Effect.gen inside the callback makes one per task, which V8 keeps alive through young-generation
-// collections with all the task's objects (BENCHMARKS.md, "Generator functions made per call").
+// collections with all the task's objects (bench/notes/2026-11-26-gc-survivors.md).
 const oneArtifact = AgentExecutor.task(Effect.fnUntraced(function*(task, context) {
   yield* task.artifact({ artifactId: ARTIFACT_ID, parts: [{ text: AgentExecutor.textOf(context.message) }] }, {
     lastChunk: true

@@ -266,7 +266,7 @@ describe("package entry points", () => {
     expect(readFileSync(join(root, "src/sql/SqlStore.ts"), "utf8")).toContain("import(\"@effect/sql-pg/PgClient\")")
   })
 
-  // Start-up memory: what `effect-a2a serve` loads before it listens (BENCHMARKS.md, "Start-up memory").
+  // Start-up memory: what `effect-a2a serve` loads before it listens (bench/notes/2026-11-26-startup-memory.md).
   it("the CLI starts without the client: the client commands load it when they run", () => {
     const { files } = staticGraph(join(root, "src", "cli", "main.ts"))
     expect(files).toContain("src/cli/ServeCommand.ts")
@@ -275,7 +275,7 @@ describe("package entry points", () => {
     expect(files.filter((f) => /^src\/cli\/(CardCommand|SendCommand|TaskCommands)\.ts$/.test(f))).toEqual([])
   })
 
-  // Start-up memory: what only some servers use is loaded when it is (BENCHMARKS.md, "Start-up memory").
+  // Start-up memory: what only some servers use is loaded when it is (bench/notes/2026-11-26-startup-memory.md).
   it("the CLI starts without what a default `serve` does not use: PostgreSQL's node wiring, JWTs, card signing, the dev UI and API docs pages, the OpenAPI document's derivation", () => {
     const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
     expect(files).toContain("src/http/DevUi.ts")
