@@ -184,7 +184,9 @@ describe("the README and the guides", () => {
             continue
           }
           for (const flag of words.matchAll(/(?:^|[\s[|])(--[a-z][\w-]*)/g)) {
-            if (!known.has(flag[1]!)) wrong.push(`${command.at}: ${sub} has no ${flag[1]} in \`${command.text.trim()}\``)
+            if (!known.has(flag[1]!)) {
+              wrong.push(`${command.at}: ${sub} has no ${flag[1]} in \`${command.text.trim()}\``)
+            }
           }
         }
       }
