@@ -196,27 +196,44 @@ describe("the README and the guides", () => {
 })
 
 describe("examples/ that run on their own", () => {
-  it.live("durable-agent.ts keeps its tasks in SQLite, and client.ts talks to it", () =>
+  const node = (file: string) => {
+    const line = RuntimeProcess.commandLine("node", join(root, "examples", file))
+    return "missing" in line ? Effect.die(line.missing) : Effect.succeed(line)
+  }
+
+  /** examples/client.ts against the agent at `url`: one reply, then a streamed one. */
+  const clientSays = (url: string) =>
     Effect.gen(function*() {
-      const dataDir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-guides-"))),
-        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-      )
-      const node = (file: string) => RuntimeProcess.commandLine("node", join(root, "examples", file))
-      const serverLine = node("durable-agent.ts")
-      if ("missing" in serverLine) return yield* Effect.die(serverLine.missing)
-      const server = yield* RuntimeProcess.start(serverLine, { A2A_DATA_DIR: dataDir })
-      assert.isTrue(existsSync(join(dataDir, "a2a.db")), server.output())
-      const clientLine = node("client.ts")
-      if ("missing" in clientLine) return yield* Effect.die(clientLine.missing)
+      const client = yield* node("client.ts")
       const output = yield* Effect.promise(() =>
-        promisify(execFile)(clientLine.command, [...clientLine.args, server.url], { cwd: root }).then((out) =>
-          out.stdout
-        )
+        promisify(execFile)(client.command, [...client.args, url], { cwd: root }).then((out) => out.stdout)
       )
       expect(output.split("\n").filter((line) => line !== "")).toEqual([
         "You said: hello",
         "You said: task write a report"
       ])
+    })
+
+  it.live(
+    "durable-agent.ts serves from an SQLite file in A2A_DATA_DIR, and client.ts talks to it",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = yield* Effect.acquireRelease(
+          Effect.sync(() => mkdtempSync(join(tmpdir(), "a2a-guides-"))),
+          (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+        )
+        const server = yield* RuntimeProcess.start(yield* node("durable-agent.ts"), { A2A_DATA_DIR: dataDir })
+        assert.isTrue(existsSync(join(dataDir, "a2a.db")), server.output())
+        yield* clientSays(server.url)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live("own-router.ts serves the app's route beside A2A's, and client.ts talks to it", () =>
+    Effect.gen(function*() {
+      const server = yield* RuntimeProcess.start(yield* node("own-router.ts"))
+      const health = yield* Effect.promise(() => fetch(`${server.url}/health`).then((r) => r.text()))
+      assert.strictEqual(health, "ok")
+      yield* clientSays(server.url)
     }).pipe(Effect.scoped), 60_000)
 })
