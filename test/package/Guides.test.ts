@@ -8,6 +8,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { promisify } from "node:util"
@@ -236,4 +237,37 @@ describe("examples/ that run on their own", () => {
       assert.strictEqual(health, "ok")
       yield* clientSays(server.url)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live(
+    "observability.ts exports the spans of what client.ts sends to an OTLP collector",
+    () =>
+      Effect.gen(function*() {
+        // the collector: every OTLP/HTTP export it receives, by path
+        const received: Array<{ readonly path: string; readonly body: string }> = []
+        const collector = yield* Effect.acquireRelease(
+          Effect.promise(() => {
+            const server = createServer((request, response) => {
+              let body = ""
+              request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+              request.on("end", () => {
+                received.push({ path: request.url ?? "", body })
+                response.writeHead(200, { "content-type": "application/json" }).end("{}")
+              })
+            })
+            return new Promise<typeof server>((done) => server.listen(0, "127.0.0.1", () => done(server)))
+          }),
+          (server) => Effect.sync(() => server.close())
+        )
+        const address = collector.address()
+        const endpoint = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+        const server = yield* RuntimeProcess.start(yield* node("observability.ts"), {
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint
+        })
+        yield* clientSays(server.url)
+        const exported = () => received.some((r) => r.path === "/v1/traces" && r.body.includes("A2A.SendMessage"))
+        for (let i = 0; i < 300 && !exported(); i++) yield* Effect.sleep("100 millis")
+        assert.isTrue(exported(), `exports received: ${received.map((r) => r.path).join(", ")}`)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
