@@ -230,13 +230,22 @@ describe("examples/ that run on their own", () => {
     60_000
   )
 
-  it.live("own-router.ts serves the app's route beside A2A's, and client.ts talks to it", () =>
-    Effect.gen(function*() {
-      const server = yield* RuntimeProcess.start(yield* node("own-router.ts"))
-      const health = yield* Effect.promise(() => fetch(`${server.url}/health`).then((r) => r.text()))
-      assert.strictEqual(health, "ok")
-      yield* clientSays(server.url)
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "own-router.ts serves the app's route beside A2A's; client.ts and client-errors.ts talk to it",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* RuntimeProcess.start(yield* node("own-router.ts"))
+        const health = yield* Effect.promise(() => fetch(`${server.url}/health`).then((r) => r.text()))
+        assert.strictEqual(health, "ok")
+        yield* clientSays(server.url)
+        const errors = yield* node("client-errors.ts")
+        const output = yield* Effect.promise(() =>
+          promisify(execFile)(errors.command, [...errors.args, server.url], { cwd: root }).then((out) => out.stdout)
+        )
+        assert.strictEqual(output.trim(), "no such task (TaskNotFound)")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
   it.live(
     "observability.ts exports the spans of what client.ts sends to an OTLP collector",
