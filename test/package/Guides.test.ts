@@ -95,6 +95,21 @@ describe("the README and the guides", () => {
     expect(drifted).toEqual([])
   })
 
+  it("show JSON that parses", () => {
+    const invalid: Array<string> = []
+    for (const doc of documents) {
+      for (const block of blocksOf(readFileSync(doc, "utf8"))) {
+        if (block.lang !== "json") continue
+        try {
+          JSON.parse(block.code)
+        } catch (error) {
+          invalid.push(`${where(doc, block.line)}: ${String(error)}`)
+        }
+      }
+    }
+    expect(invalid).toEqual([])
+  })
+
   it("type-check every examples/ file (tsconfig.json includes examples/)", () => {
     const tsconfig = readFileSync(join(root, "tsconfig.json"), "utf8")
     const include = /"include":\s*\[([^\]]*)\]/.exec(tsconfig)?.[1] ?? ""
