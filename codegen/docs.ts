@@ -19,8 +19,8 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import {
   Application,
-  Converter,
   type Context as ConverterContext,
+  Converter,
   DeclarationReflection,
   Logger,
   LogLevel,
@@ -28,6 +28,7 @@ import {
   ReflectionKind,
   ReflectionType
 } from "typedoc"
+import ts from "typescript"
 
 const root = resolve(import.meta.dirname, "..")
 
@@ -79,7 +80,11 @@ const missingTags = (context: ConverterContext): Map<string, Array<string>> => {
     const comment = commentOf(reflection)
     const lacks = ["@since", "@category"].filter((tag) => comment?.getTag(tag as `@${string}`) === undefined)
     if (comment === undefined || lacks.length === 0) continue // undocumented: TypeDoc's own validation reports it
-    add(failures, file, `${reflection.getFriendlyFullName()} (${ReflectionKind[reflection.kind]}): no ${lacks.join(", no ")}`)
+    add(
+      failures,
+      file,
+      `${reflection.getFriendlyFullName()} (${ReflectionKind[reflection.kind]}): no ${lacks.join(", no ")}`
+    )
   }
   return failures
 }
@@ -97,10 +102,12 @@ class ByFile extends Logger {
     this.level = inner.level
   }
   override log(message: string, level: LogLevel): void {
-    const undocumented = /^(.*) \((\w+)\), defined in [^/]+\/(\S+), does not have any documentation$/.exec(message)
+    const undocumented = /^(.*) \((\w+)\), defined in [^/]+\/(\S*), does not have any documentation$/.exec(message)
     if (level === LogLevel.Warn && undocumented !== null) {
       const [, name, kind, file] = undocumented as unknown as [string, string, string, string]
-      if (within(file)) add(this.failures, file, `${name} (${kind}): no doc comment`)
+      // No file: a member of a mapped type (Transport's methods), which has no declaration of its own to comment;
+      // the mapped type's comment documents it.
+      if (file !== "" && within(file)) add(this.failures, file, `${name} (${kind}): no doc comment`)
       return
     }
     super.log(message, level)
@@ -138,6 +145,19 @@ const generate = async (out: string): Promise<boolean> => {
     },
     1000 // before the category plugin takes the @category tags out of the comments
   )
+  app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
+    // A module's doc is the comment at the top of its file, in Effect's style, without TypeDoc's `@module` tag: it
+    // is the comment TypeDoc sees before the file's first import or re-export.
+    if (!reflection.kindOf(ReflectionKind.SomeModule) || reflection.comment !== undefined) return
+    const symbol = context.getSymbolFromReflection(reflection)
+    const target = symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0
+      ? context.checker.getAliasedSymbol(symbol)
+      : symbol
+    const first = target?.declarations?.find(ts.isSourceFile)?.statements[0]
+    if (first === undefined || !(ts.isImportDeclaration(first) || ts.isExportDeclaration(first))) return
+    const comment = context.getNodeComment(first, false)
+    if (comment !== undefined) reflection.comment = comment
+  })
   const project = await app.convert()
   if (project === undefined) return false
   app.validate(project)
@@ -147,7 +167,9 @@ const generate = async (out: string): Promise<boolean> => {
   }
   if (logger.hasErrors() || logger.hasWarnings() || failures.size > 0) {
     const count = [...failures.values()].reduce((sum, list) => sum + list.length, 0)
-    console.error(`docs: failed (${count} export(s) undocumented or without @since/@category in ${failures.size} file(s))`)
+    console.error(
+      `docs: failed (${count} export(s) undocumented or without @since/@category in ${failures.size} file(s))`
+    )
     return false
   }
   await app.generateOutputs(project)

@@ -34,13 +34,28 @@
  */
 import * as V8 from "node:v8"
 
-/** The bound, in MiB per semi-space. */
+/**
+ * The bound, in MiB per semi-space.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SEMI_SPACE_MIB = 8
 
-/** V8's allocation-site pretenuring turned off. */
+/**
+ * V8's allocation-site pretenuring turned off.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const NO_PRETENURING = "--no-allocation-site-pretenuring"
 
-/** The old generation's growth between full GCs, bounded: at most twice the live size. */
+/**
+ * The old generation's growth between full GCs, bounded: at most twice the live size.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const HEAP_GROWTH = "--heap-growing-percent=100"
 
 /** Heap limits under this already have V8 cap the old generation's growth at 2x or less. */
@@ -53,6 +68,13 @@ const MIN_HEAP_LIMIT_FOR_GROWTH = 2048 * 1048576
  */
 const MIN_HEAP_LIMIT = 128 * 1048576
 
+/**
+ * How this process was started: its Node binary, its arguments, its V8 flags, its environment
+ * and its heap limit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Launch {
   readonly execPath: string
   /** `process.argv`: the Node binary, the script, the command's arguments. */
@@ -85,6 +107,9 @@ const flagsFor = (launch: Launch): ReadonlyArray<string> => {
 /**
  * The V8 flags `serve` starts itself with under a heap limit of `heapSizeLimit` bytes, when none is given nor turned
  * off: what the benchmarks give a server of ours, so that it runs as `serve` does.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const serveFlags = (heapSizeLimit: number): ReadonlyArray<string> =>
   flagsFor({ execPath: "", argv: [], execArgv: [], env: {}, heapSizeLimit })
@@ -92,6 +117,9 @@ export const serveFlags = (heapSizeLimit: number): ReadonlyArray<string> =>
 /**
  * The arguments to start `launch` again with (argv[0] first), or undefined when it should run as it is. Once
  * started again the flags are given, so it never asks twice.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const relaunchArgs = (launch: Launch): ReadonlyArray<string> | undefined => {
   if (launch.argv.slice(2).find((arg) => !arg.startsWith("-")) !== "serve") return undefined
@@ -102,7 +130,12 @@ export const relaunchArgs = (launch: Launch): ReadonlyArray<string> | undefined 
 
 type Execve = (file: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => never
 
-/** Starts this process again with the flags, when `relaunchArgs` says so; else returns and the command runs. */
+/**
+ * Starts this process again with the flags, when `relaunchArgs` says so; else returns and the command runs.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const relaunch = (): void => {
   const execve = (process as { readonly execve?: Execve }).execve
   if (typeof execve !== "function") return
