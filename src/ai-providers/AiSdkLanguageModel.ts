@@ -496,7 +496,7 @@ export const layer = (model: LanguageModelV4, options: Options = {}): Layer.Laye
  * e.g. "openai.chat") and ModelName (e.g. "gpt-4o-mini").
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const model = (model: LanguageModelV4, options: Options = {}) =>
   AiModel.make(model.provider, model.modelId, layer(model, options))

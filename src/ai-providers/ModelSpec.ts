@@ -151,7 +151,7 @@ const required = <A>(value: Option.Option<A>, spec: string, what: string) =>
  * The AI SDK model a spec names, with the secrets its errors must not show.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const languageModel = (spec: string): Effect.Effect<
   { readonly model: LanguageModelV4; readonly secrets: ReadonlyArray<Redacted.Redacted<string>> },

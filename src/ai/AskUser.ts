@@ -23,7 +23,7 @@ import * as Schema from "effect/Schema"
  * The tool's name, as the model sees it.
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const name = "ask_user"
 
@@ -54,7 +54,7 @@ export const toolkit = Toolkit.make(AskUser)
  * What the model reads as the tool's result.
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const delivered = "The question was sent to the user. Their answer will be their next message."
 
@@ -62,7 +62,7 @@ export const delivered = "The question was sent to the user. Their answer will b
  * The tool with its handler.
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const withHandler: Effect.Effect<Toolkit.WithHandler<Toolkit.Tools<typeof toolkit>>> = toolkit.pipe(
   Effect.provide(toolkit.toLayer({ [name]: () => Effect.succeed(delivered) }))

@@ -89,7 +89,7 @@ const toPromptPart = (
  * The client's message as the user message of the prompt.
  *
  * @since 0.1.0
- * @category utils
+ * @category conversions
  */
 export const userMessage = (
   message: v1.Message,
@@ -104,7 +104,7 @@ export const userMessage = (
  * A file the model returned, as an A2A part.
  *
  * @since 0.1.0
- * @category utils
+ * @category conversions
  */
 export const filePart = (file: { readonly data: Uint8Array; readonly mediaType: string }): v1.Part => ({
   raw: Base64.encode(file.data),

@@ -45,7 +45,7 @@ const usage = { inputTokens: {}, outputTokens: {} }
  * The finish part ending a reply.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const finish = (reason: Response.FinishReason = "stop"): Response.StreamPartEncoded => ({
   type: "finish",
@@ -57,7 +57,7 @@ export const finish = (reason: Response.FinishReason = "stop"): Response.StreamP
  * A text reply in these deltas (a string is one delta), then `finish`.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const text = (
   deltas: string | ReadonlyArray<string>,
@@ -80,7 +80,7 @@ export const text = (
  * A reply calling one tool, then finishing with "tool-calls".
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const toolCall = (name: string, params: unknown, id = `call-${name}`): Array<Response.StreamPartEncoded> => [
   { type: "tool-call", id, name, params },

@@ -67,7 +67,7 @@ export const PROTOCOL_VERSION = "1.0"
  * several versions gets the interface it lists first.
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransport.factory, RestTransport.factory]
 
@@ -76,7 +76,7 @@ export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransp
  * decides which interface is used). None by default; `effect-a2a/grpc` provides gRPC (`GrpcTransport.layer`).
  *
  * @since 0.1.0
- * @category utils
+ * @category services
  */
 export const BindingTransports = Context.Reference<ReadonlyArray<TransportFactory>>(
   "effect-a2a/client/BindingTransports",
@@ -505,7 +505,7 @@ export const fromTransport = (
  * Fetches the agent's card (from its base URL or the card URL), verifies it if asked, and builds a client.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const resolve = <E = never>(
   url: string,

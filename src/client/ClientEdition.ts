@@ -45,7 +45,7 @@ export interface ClientEdition {
  * The editions the client speaks beside 1.0; none by default.
  *
  * @since 0.1.0
- * @category utils
+ * @category services
  */
 export const ClientEditions = Context.Reference<ReadonlyArray<ClientEdition>>("effect-a2a/client/ClientEditions", {
   defaultValue: () => []

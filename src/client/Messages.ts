@@ -31,7 +31,7 @@ export interface TextMessageOptions {
  * A user message with one text part and a fresh message id.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const userText = (text: string, options: TextMessageOptions = {}): v1.Message => ({
   messageId: options.messageId ?? crypto.randomUUID(),

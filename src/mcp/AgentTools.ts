@@ -187,7 +187,7 @@ const failedReason = { failed: "TaskFailed", rejected: "TaskRejected", canceled:
  * The handler of an agent's tool: one AgentCall, its outcome as the tool's result or failure.
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const handler = (client: A2AClient.A2AClientShape, options: ToolOptions = {}) => {
   const agent = client.card.name
@@ -238,7 +238,7 @@ const makeTool = (name: string, description: string): AgentTool =>
  * The tools of one agent (one, or one per skill), each with its name and description.
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const tools = (client: A2AClient.A2AClientShape, options: ToolOptions = {}): ReadonlyArray<AgentTool> => {
   const card = client.card
@@ -308,7 +308,7 @@ export const fromUrl = <E = never>(
  * One toolkit of the tools of several agents (their cards resolved one after the other, in order).
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const toolkit = (
   agents: ReadonlyArray<Agent>

@@ -121,7 +121,7 @@ const register = (options: Options) =>
  * The MCP endpoint of the hosted agent, on the HttpRouter in context (beside A2AHttp.routes).
  *
  * @since 0.1.0
- * @category utils
+ * @category routes
  */
 export const routes = (options: Options = {}) =>
   McpServer.layerHttp({

@@ -74,7 +74,7 @@ export const SERVER_INFO = { name: "effect-a2a", version: "0.1.0" } as const
  * The MCP protocol versions served, newest first (the official SDK clients speak these).
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const protocols = [
   McpProtocol.v2025_11_25,

@@ -134,7 +134,7 @@ const transport = (
  * Connects to a server for the Scope.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const connect = (
   server: Server
@@ -172,7 +172,7 @@ const isArguments = (params: unknown): params is Record<string, unknown> =>
  * The tools of a connected server, bound to calls of it.
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const toolkit = (
   client: McpClient.McpClient,

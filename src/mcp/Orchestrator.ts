@@ -57,7 +57,7 @@ export interface Options<A = unknown> extends Omit<LlmAgent.Options<{}, A>, "too
  * The tools of the agents, of the MCP servers and your own, as one set (for the Scope: the MCP connections).
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const toolSet = (options: Pick<Options, "agents" | "mcpServers" | "tools">) =>
   Effect.gen(function*() {
@@ -70,7 +70,7 @@ export const toolSet = (options: Pick<Options, "agents" | "mcpServers" | "tools"
  * An LLM agent with a tool set already made (e.g. by `toolSet`).
  *
  * @since 0.1.0
- * @category utils
+ * @category tools
  */
 export const withTools = <A = unknown>(
   options: Omit<Options<A>, "agents" | "mcpServers" | "tools">,

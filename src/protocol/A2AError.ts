@@ -266,7 +266,7 @@ export interface ErrorMapping {
  * The one error table (spec 5.4 and 9.5).
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
   TaskNotFound: {

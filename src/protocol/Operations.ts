@@ -112,7 +112,7 @@ const operation = <
  * Sends a message; the answer is a Task or a Message (spec 3.1.1).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const SendMessage = operation({
   name: "SendMessage",
@@ -130,7 +130,7 @@ export const SendMessage = operation({
  * Sends a message and streams the task's events, or the one Message (spec 3.1.2).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const SendStreamingMessage = operation({
   name: "SendStreamingMessage",
@@ -148,7 +148,7 @@ export const SendStreamingMessage = operation({
  * The current state of a task (spec 3.1.3).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const GetTask = operation({
   name: "GetTask",
@@ -166,7 +166,7 @@ export const GetTask = operation({
  * The caller's tasks, filtered and paginated (spec 3.1.4).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const ListTasks = operation({
   name: "ListTasks",
@@ -197,7 +197,7 @@ export const ListTasks = operation({
  * Asks for a task to be canceled (spec 3.1.5).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const CancelTask = operation({
   name: "CancelTask",
@@ -216,7 +216,7 @@ export const CancelTask = operation({
  * answer both, clients use POST.
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const SubscribeToTask = operation({
   name: "SubscribeToTask",
@@ -234,7 +234,7 @@ export const SubscribeToTask = operation({
  * Registers a webhook for a task's events (spec 3.1.7).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const CreateTaskPushNotificationConfig = operation({
   name: "CreateTaskPushNotificationConfig",
@@ -252,7 +252,7 @@ export const CreateTaskPushNotificationConfig = operation({
  * One webhook config of a task (spec 3.1.8).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const GetTaskPushNotificationConfig = operation({
   name: "GetTaskPushNotificationConfig",
@@ -270,7 +270,7 @@ export const GetTaskPushNotificationConfig = operation({
  * A task's webhook configs, paginated (spec 3.1.9).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const ListTaskPushNotificationConfigs = operation({
   name: "ListTaskPushNotificationConfigs",
@@ -293,7 +293,7 @@ export const ListTaskPushNotificationConfigs = operation({
  * Removes a webhook config (spec 3.1.10).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const DeleteTaskPushNotificationConfig = operation({
   name: "DeleteTaskPushNotificationConfig",
@@ -311,7 +311,7 @@ export const DeleteTaskPushNotificationConfig = operation({
  * The agent card with what only an authenticated caller may see (spec 3.1.11).
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const GetExtendedAgentCard = operation({
   name: "GetExtendedAgentCard",
@@ -329,7 +329,7 @@ export const GetExtendedAgentCard = operation({
  * Every operation, in the spec's order.
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const all: readonly [
   typeof SendMessage,
@@ -385,7 +385,7 @@ export type Key = Any["key"]
  * The operations by name.
  *
  * @since 0.1.0
- * @category utils
+ * @category operations
  */
 export const byName: { readonly [N in Name]: Extract<Any, { readonly name: N }> } = Object.fromEntries(
   all.map((op) => [op.name, op])

@@ -34,7 +34,7 @@ import * as V01Server from "./server/V01Server.ts"
  * The server side: 0.3 and 0.1 served beside 1.0, and their webhook payloads.
  *
  * @since 0.1.0
- * @category utils
+ * @category layers
  */
 export const server: Layer.Layer<never> = V01Server.layer
 

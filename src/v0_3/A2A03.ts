@@ -30,7 +30,7 @@ import * as V03Server from "./server/V03Server.ts"
  * The server side: 0.3 served beside 1.0, and 0.3 webhook payloads.
  *
  * @since 0.1.0
- * @category utils
+ * @category layers
  */
 export const server: Layer.Layer<never> = V03Server.layer
 

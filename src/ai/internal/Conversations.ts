@@ -60,7 +60,7 @@ export interface Conversations {
  * Where conversations are kept: the store id in Effect's persistence (a SQL-safe name).
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const storeId = "a2a_conversations"
 

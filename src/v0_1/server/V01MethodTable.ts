@@ -59,7 +59,7 @@ export const VERSION = "0.1"
  * The 0.1 JSON-RPC method of each operation 0.1 has.
  *
  * @since 0.1.0
- * @category utils
+ * @category routes
  */
 export const methods = {
   SendMessage: "tasks/send",
@@ -291,7 +291,7 @@ const noRest = (name: OperationName): Method => {
  * The 0.1 table: the JSON-RPC methods above, named by their own names; no REST.
  *
  * @since 0.1.0
- * @category utils
+ * @category routes
  */
 export const v01Methods: MethodTable = {
   version: VERSION,

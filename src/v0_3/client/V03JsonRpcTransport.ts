@@ -147,7 +147,7 @@ export const make = (options: {
  * Speaks to card interfaces with protocolBinding JSONRPC and protocolVersion 0.3.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,

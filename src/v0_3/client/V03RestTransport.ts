@@ -253,7 +253,7 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
  * Speaks to card interfaces with protocolBinding HTTP+JSON and protocolVersion 0.3.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,

@@ -67,7 +67,7 @@ export const VERSION = "0.3"
  * The 0.3 JSON-RPC method of each operation (0.3 JSON-RPC has no ListTasks).
  *
  * @since 0.1.0
- * @category utils
+ * @category routes
  */
 export const methods = Object.fromEntries(
   Operations.all.flatMap((op) => op.v0_3Method === undefined ? [] : [[op.name, op.v0_3Method] as const])
@@ -287,7 +287,7 @@ const restRefusals = new Map<OperationName, Method>()
  * The 0.3 table: the JSON-RPC methods above; the 1.0 HTTP+JSON paths refuse 0.3 (see the module comment).
  *
  * @since 0.1.0
- * @category utils
+ * @category routes
  */
 export const v03Methods: MethodTable = {
   version: VERSION,

@@ -285,7 +285,7 @@ const handle = (
  * The 0.3 REST routes, relative to the REST base path; `wrap` applies middleware to each handler.
  *
  * @since 0.1.0
- * @category utils
+ * @category routes
  */
 export const routes = (
   env: HttpCallContext.BindingEnv,
