@@ -29,6 +29,12 @@ import {
   ReflectionType
 } from "typedoc"
 import ts from "typescript"
+import {
+  type EntryPoint,
+  entryPoints as entryPointsOf,
+  type Manifest,
+  within as withinFolders
+} from "./DocsEntryPoints.ts"
 
 const root = resolve(import.meta.dirname, "..")
 
@@ -37,25 +43,12 @@ const { values } = parseArgs({
   strict: true,
   allowPositionals: false
 })
-const only = values.only?.split(",").map((folder) => folder.replace(/\/+$/, "")).filter((folder) => folder !== "")
-const within = (file: string): boolean =>
-  only === undefined || only.some((folder) => file === folder || file.startsWith(`${folder}/`))
+const only = values.only?.split(",").filter((folder) => folder !== "")
+const within = (file: string): boolean => withinFolders(only, file)
 
-/** The entry points: package.json "exports", each `./dist/X.js` read from `src/X.ts`. */
-const entryPoints = (): ReadonlyArray<{ readonly name: string; readonly file: string }> => {
-  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-    readonly name: string
-    readonly exports: Record<string, string | { readonly import?: string }>
-  }
-  const found: Array<{ name: string; file: string }> = []
-  for (const [subpath, target] of Object.entries(manifest.exports)) {
-    const path = typeof target === "string" ? target : target.import
-    const match = path === undefined ? null : /^\.\/dist\/(.+)\.js$/.exec(path)
-    if (match === null) continue
-    found.push({ name: `${manifest.name}/${subpath.replace(/^\.\//, "")}`, file: `src/${match[1]}.ts` })
-  }
-  return found
-}
+/** The entry points: package.json "exports". */
+const entryPoints = (): ReadonlyArray<EntryPoint> =>
+  entryPointsOf(JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Manifest)
 
 /** The kinds of export that must carry `@since` and `@category`, as TypeDoc's `requiredToBeDocumented` says. */
 const tagged = ReflectionKind.Enum | ReflectionKind.Variable | ReflectionKind.Function | ReflectionKind.Class |
