@@ -35,17 +35,40 @@ const LINE_WIDTH = 120
 const isIdentifier = (s: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(s)
 const propertyKey = (s: string) => isIdentifier(s) ? s : JSON.stringify(s)
 
-/** A description as a JSDoc block at the given indentation. */
-const jsDoc = (description: string | undefined, indent: string): string => {
-  if (description === undefined || description.trim() === "") return ""
+/** A description's lines, as a JSDoc block holds them. */
+const docLines = (description: string | undefined): Array<string> => {
+  if (description === undefined || description.trim() === "") return []
   const lines = description.replace(/\*\//g, "*\\/").split("\n").map((l) => l.trimEnd())
   // protoc keeps the space after `//` on continuation lines: drop the common indentation of lines 2..n
   const rest = lines.slice(1).filter((l) => l.trim() !== "")
   const common = rest.length === 0 ? 0 : Math.min(...rest.map((l) => l.length - l.trimStart().length))
   const text = [lines[0]!.trim(), ...lines.slice(1).map((l) => l.slice(common))]
   while (text.length > 0 && text[text.length - 1] === "") text.pop()
+  return text
+}
+
+/** Lines as a JSDoc block at the given indentation. */
+const block = (text: ReadonlyArray<string>, indent: string): string => {
+  if (text.length === 0) return ""
   if (text.length === 1 && indent.length + 7 + text[0]!.length <= LINE_WIDTH) return `${indent}/** ${text[0]} */\n`
   return `${indent}/**\n${text.map((l) => l === "" ? `${indent} *\n` : `${indent} * ${l}\n`).join("")}${indent} */\n`
+}
+
+/** A description as a JSDoc block at the given indentation. */
+const jsDoc = (description: string | undefined, indent: string): string => block(docLines(description), indent)
+
+/**
+ * The doc comment of an exported schema: its description (or a sentence naming the definition) and the tags the API
+ * reference requires (`npm run docs`).
+ */
+const exportDoc = (description: string | undefined, name: string): string => {
+  const text = docLines(description)
+  return block([
+    ...(text.length === 0 ? [`The schema of the A2A \`${name}\` definition.`] : text),
+    "",
+    "@since 0.1.0",
+    "@category schemas"
+  ], "")
 }
 
 const literal = (v: string | number | boolean | null) => JSON.stringify(v)
@@ -205,12 +228,13 @@ const messageCall = (
 }
 
 const typeAlias = (name: string) => {
+  const doc = block([`The type of a decoded \`${name}\`.`, "", "@since 0.1.0", "@category models"], "")
   const line = `export type ${name} = typeof ${name}.Type`
-  return line.length <= LINE_WIDTH ? `${line}\n` : `export type ${name} =\n  typeof ${name}.Type\n`
+  return doc + (line.length <= LINE_WIDTH ? `${line}\n` : `export type ${name} =\n  typeof ${name}.Type\n`)
 }
 
 const definitionText = (definition: Definition, p: Printer): string => {
-  const doc = jsDoc(definition.description, "")
+  const doc = exportDoc(definition.description, definition.name)
   switch (definition._tag) {
     case "ProtoEnum": {
       const values = definition.values.map(literal)

@@ -47,6 +47,12 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 
+/**
+ * Options of the language model built on an AI SDK provider.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /**
    * Secrets the error messages must never show (the API key): a provider may echo a key it refused. Every
@@ -103,7 +109,12 @@ const toolResultPart = (part: Prompt.ToolResultPart): LanguageModelV4ToolResultP
 
 type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number]
 
-/** Effect's prompt as the AI SDK's: the same four roles, part for part. */
+/**
+ * Effect's prompt as the AI SDK's: the same four roles, part for part.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toProviderPrompt = (prompt: Prompt.Prompt): Array<LanguageModelV4Message> =>
   prompt.content.map((message): LanguageModelV4Message => {
     switch (message.role) {
@@ -195,7 +206,12 @@ const toolsOf = (options: LanguageModel.ProviderOptions): Pick<LanguageModelV4Ca
   }
 }
 
-/** The options of one call: prompt, tools, response format, and the signal that aborts the request. */
+/**
+ * The options of one call: prompt, tools, response format, and the signal that aborts the request.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toCallOptions = (
   options: LanguageModel.ProviderOptions,
   abortSignal: AbortSignal
@@ -333,7 +349,12 @@ const authErrorTypes = new Set(["authentication_error", "invalid_api_key", "perm
 /** The AI SDK's errors for an answer it could not read (not JSON, not the provider's shape). */
 const malformedResponse = new Set(["AI_JSONParseError", "AI_TypeValidationError", "AI_InvalidResponseDataError"])
 
-/** The reason of a failed call: an HTTP status says it (401/403 are refused credentials); else the cause's type. */
+/**
+ * The reason of a failed call: an HTTP status says it (401/403 are refused credentials); else the cause's type.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toReason = (error: unknown, options: Options = {}): AiError.AiErrorReason => {
   const description = redact(messageOf(error), options.secrets ?? [])
   if (isApiCallError(error)) {
@@ -426,7 +447,12 @@ const streamPart = (
   }
 }
 
-/** Effect AI's LanguageModel service over an AI SDK model. */
+/**
+ * Effect AI's LanguageModel service over an AI SDK model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (model: LanguageModelV4, options: Options = {}): Effect.Effect<LanguageModel.LanguageModel> =>
   LanguageModel.make({
     generateText: (request) =>
@@ -456,13 +482,21 @@ export const make = (model: LanguageModelV4, options: Options = {}): Effect.Effe
     }
   })
 
-/** The LanguageModel service of an AI SDK model, as a Layer. */
+/**
+ * The LanguageModel service of an AI SDK model, as a Layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (model: LanguageModelV4, options: Options = {}): Layer.Layer<LanguageModel.LanguageModel> =>
   Layer.effect(LanguageModel.LanguageModel, make(model, options))
 
 /**
  * The model as Effect AI's `Model`: the LanguageModel layer with its ProviderName (the AI SDK's provider id,
  * e.g. "openai.chat") and ModelName (e.g. "gpt-4o-mini").
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const model = (model: LanguageModelV4, options: Options = {}) =>
   AiModel.make(model.provider, model.modelId, layer(model, options))

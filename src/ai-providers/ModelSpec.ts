@@ -32,14 +32,37 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as AiSdkLanguageModel from "./AiSdkLanguageModel.ts"
 
-/** The spec cannot be served: the message is one line (what is wrong, and what to do). */
+/**
+ * The spec cannot be served: the message is one line (what is wrong, and what to do).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ModelSpecError extends Schema.TaggedError<ModelSpecError>()("ModelSpecError", {
   message: Schema.String
 }) {}
 
+/**
+ * The model providers a spec may name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const providers = ["openai", "anthropic", "openai-compat"] as const
+/**
+ * A model provider a spec may name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Provider = typeof providers[number]
 
+/**
+ * A model spec, parsed: the provider and the model's name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Spec {
   readonly provider: Provider
   readonly model: string
@@ -47,7 +70,12 @@ export interface Spec {
 
 const isProvider = (name: string): name is Provider => (providers as ReadonlyArray<string>).includes(name)
 
-/** `openai:gpt-4o-mini` -> `{ provider: "openai", model: "gpt-4o-mini" }` (the model may hold colons: `llama3:8b`). */
+/**
+ * `openai:gpt-4o-mini` -> `{ provider: "openai", model: "gpt-4o-mini" }` (the model may hold colons: `llama3:8b`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const parse = (spec: string): Effect.Effect<Spec, ModelSpecError> => {
   const colon = spec.indexOf(":")
   const provider = colon < 0 ? spec : spec.slice(0, colon)
@@ -119,7 +147,12 @@ const required = <A>(value: Option.Option<A>, spec: string, what: string) =>
     onSome: Effect.succeed
   })
 
-/** The AI SDK model a spec names, with the secrets its errors must not show. */
+/**
+ * The AI SDK model a spec names, with the secrets its errors must not show.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const languageModel = (spec: string): Effect.Effect<
   { readonly model: LanguageModelV4; readonly secrets: ReadonlyArray<Redacted.Redacted<string>> },
   ModelSpecError | Config.ConfigError
@@ -163,7 +196,12 @@ export const languageModel = (spec: string): Effect.Effect<
     }
   })
 
-/** Effect AI's LanguageModel (with ProviderName and ModelName) for a spec, configured from the environment. */
+/**
+ * Effect AI's LanguageModel (with ProviderName and ModelName) for a spec, configured from the environment.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   spec: string
 ): Layer.Layer<

@@ -19,9 +19,20 @@ import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-/** The tool's name, as the model sees it. */
+/**
+ * The tool's name, as the model sees it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const name = "ask_user"
 
+/**
+ * The `ask_user` tool: the model asks the user a question, and the task waits for the answer (input-required).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const AskUser = Tool.make(name, {
   description: "Ask the user a question when you need information or a decision only they can give. " +
     "Their answer comes in their next message.",
@@ -31,17 +42,38 @@ export const AskUser = Tool.make(name, {
   success: Schema.String
 })
 
+/**
+ * A toolkit holding only the `ask_user` tool.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const toolkit = Toolkit.make(AskUser)
 
-/** What the model reads as the tool's result. */
+/**
+ * What the model reads as the tool's result.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const delivered = "The question was sent to the user. Their answer will be their next message."
 
-/** The tool with its handler. */
+/**
+ * The tool with its handler.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const withHandler: Effect.Effect<Toolkit.WithHandler<Toolkit.Tools<typeof toolkit>>> = toolkit.pipe(
   Effect.provide(toolkit.toLayer({ [name]: () => Effect.succeed(delivered) }))
 )
 
-/** The question of an `ask_user` call's parameters, if they hold one. */
+/**
+ * The question of an `ask_user` call's parameters, if they hold one.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const questionOf = (params: unknown): string | undefined =>
   typeof params === "object" && params !== null && "question" in params && typeof params.question === "string"
     ? params.question

@@ -22,6 +22,12 @@ import * as Redacted from "effect/Redacted"
 import type { Principal } from "../server/Principal.ts"
 import type { RequestContext } from "../server/RequestContext.ts"
 
+/**
+ * The caller of the current turn, for tool handlers: who is asking (the principal) and in which task and context.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Caller extends Context.Service<Caller, {
   readonly principal: Principal
   readonly taskId: string
@@ -34,7 +40,12 @@ export class Caller extends Context.Service<Caller, {
 
 const bearer = /^bearer\s+(\S+)\s*$/i
 
-/** The caller of one request; the bearer token is read from its Authorization header only when `forwardToken`. */
+/**
+ * The caller of one request; the bearer token is read from its Authorization header only when `forwardToken`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromRequest = (context: RequestContext, forwardToken: boolean): Caller["Service"] => {
   const authorization = forwardToken ? context.call.headers["authorization"] : undefined
   const token = authorization === undefined ? undefined : bearer.exec(authorization)?.[1]

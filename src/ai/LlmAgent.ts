@@ -68,9 +68,20 @@ import * as PromptParts from "./PromptParts.ts"
 
 export type { ConversationScope } from "./internal/Conversations.ts"
 
-/** A schema for the answer: its encoded form is a JSON object (the data part). */
+/**
+ * A schema for the answer: its encoded form is a JSON object (the data part).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ResponseSchema<A> = Schema.Codec<A, { readonly [k: string]: unknown }>
 
+/**
+ * Options of an LLM agent: the prompt, the tools, the conversations and the answer's shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<Tools extends Record<string, Tool.Any> = {}, A = unknown> extends PromptParts.Options {
   /** The system prompt. */
   readonly instructions?: string | undefined
@@ -99,7 +110,12 @@ export interface Options<Tools extends Record<string, Tool.Any> = {}, A = unknow
   readonly artifactName?: string | undefined
 }
 
-/** What an LLM agent needs from context: the model, the tools' handlers and their services (not `Caller`). */
+/**
+ * What an LLM agent needs from context: the model, the tools' handlers and their services (not `Caller`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Requirements<Tools extends Record<string, Tool.Any>> =
   | LanguageModel.LanguageModel
   | Tool.HandlersFor<Tools>
@@ -143,7 +159,12 @@ const summary = (value: unknown): string => {
   return text.length > summaryLength ? `${text.slice(0, summaryLength - 1)}…` : text
 }
 
-/** An error message without secrets: URLs lose their query and fragment, bearer tokens and API keys go. */
+/**
+ * An error message without secrets: URLs lose their query and fragment, bearer tokens and API keys go.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const redact = (message: string): string =>
   message
     .replace(/\b(https?:\/\/[^\s?#)"']+)[?#][^\s)"']*/g, "$1")
@@ -221,6 +242,9 @@ const approvalQuestion = (approvals: ReadonlyArray<Approval>): string =>
 /**
  * An LLM agent's executor, built from the `LanguageModel` and tool handlers in context. Conversations are kept
  * with the `BackingPersistence` in context if there is one (`DurableServer` provides its database), else in memory.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
   options: Options<Tools, A>
@@ -392,7 +416,12 @@ export const make = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
       )), { restartable: true })
   })
 
-/** The layer of `make`. */
+/**
+ * The layer of `make`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = <Tools extends Record<string, Tool.Any> = {}, A = unknown>(
   options: Options<Tools, A>
 ): Layer.Layer<AgentExecutor.AgentExecutor, never, Requirements<Tools>> =>

@@ -29,6 +29,12 @@ import * as Base64 from "effect/encoding/Base64"
 import { ContentTypeNotSupported, InvalidParams } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 
+/**
+ * Which parts of a message the model is given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /**
    * Media types the agent takes in file parts, exact (`application/pdf`) or by family (`image/*`); default any.
@@ -79,7 +85,12 @@ const toPromptPart = (
   return Effect.succeed(Prompt.filePart({ data: new URL(part.url), mediaType, fileName }))
 }
 
-/** The client's message as the user message of the prompt. */
+/**
+ * The client's message as the user message of the prompt.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const userMessage = (
   message: v1.Message,
   options: Options = {}
@@ -89,7 +100,12 @@ export const userMessage = (
     (content) => Prompt.fromMessages([Prompt.userMessage({ content })])
   )
 
-/** A file the model returned, as an A2A part. */
+/**
+ * A file the model returned, as an A2A part.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const filePart = (file: { readonly data: Uint8Array; readonly mediaType: string }): v1.Part => ({
   raw: Base64.encode(file.data),
   mediaType: file.mediaType

@@ -21,24 +21,44 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 
-/** What the model is given in one call: the prompt and tools (a provider's request), as `LanguageModel` passes them. */
+/**
+ * What the model is given in one call: the prompt and tools (a provider's request), as `LanguageModel` passes them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Request = LanguageModel.ProviderOptions
 
-/** What the script answers one call with: parts, or a stream of them (which may fail with an AiError). */
+/**
+ * What the script answers one call with: parts, or a stream of them (which may fail with an AiError).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Reply =
   | ReadonlyArray<Response.StreamPartEncoded>
   | Stream.Stream<Response.StreamPartEncoded, AiError.AiError>
 
 const usage = { inputTokens: {}, outputTokens: {} }
 
-/** The finish part ending a reply. */
+/**
+ * The finish part ending a reply.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const finish = (reason: Response.FinishReason = "stop"): Response.StreamPartEncoded => ({
   type: "finish",
   reason,
   usage
 })
 
-/** A text reply in these deltas (a string is one delta), then `finish`. */
+/**
+ * A text reply in these deltas (a string is one delta), then `finish`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const text = (
   deltas: string | ReadonlyArray<string>,
   options: { readonly id?: string | undefined; readonly finish?: Response.FinishReason | undefined } = {}
@@ -56,7 +76,12 @@ export const text = (
   ]
 }
 
-/** A reply calling one tool, then finishing with "tool-calls". */
+/**
+ * A reply calling one tool, then finishing with "tool-calls".
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const toolCall = (name: string, params: unknown, id = `call-${name}`): Array<Response.StreamPartEncoded> => [
   { type: "tool-call", id, name, params },
   finish("tool-calls")
@@ -85,7 +110,12 @@ const whole = (parts: ReadonlyArray<Response.StreamPartEncoded>): Array<Response
 const toStream = (reply: Reply): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
   Stream.isStream(reply) ? reply : Stream.fromIterable(reply)
 
-/** The scripted model. */
+/**
+ * The scripted model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (respond: (request: Request) => Reply): Effect.Effect<LanguageModel.LanguageModel> =>
   LanguageModel.make({
     streamText: (request) => Stream.suspend(() => toStream(respond(request))),
@@ -93,6 +123,11 @@ export const make = (respond: (request: Request) => Reply): Effect.Effect<Langua
       Effect.map(Stream.runCollect(Stream.suspend(() => toStream(respond(request)))), (parts) => whole(parts))
   })
 
-/** The scripted model's layer. */
+/**
+ * The scripted model's layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (respond: (request: Request) => Reply): Layer.Layer<LanguageModel.LanguageModel> =>
   Layer.effect(LanguageModel.LanguageModel, make(respond))

@@ -20,11 +20,22 @@ import * as v1 from "../protocol/generated/v1.ts"
 import type { CardTemplate } from "../server/AgentCardConfig.ts"
 import * as AgentExecutor from "../server/AgentExecutor.ts"
 
-/** The module could not be loaded, or does not export what `--agent` needs. The message is one line. */
+/**
+ * The module could not be loaded, or does not export what `--agent` needs. The message is one line.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class AgentModuleError extends Schema.TaggedError<AgentModuleError>()("AgentModuleError", {
   message: Schema.String
 }) {}
 
+/**
+ * An agent module, loaded: its card template and the layer building its executor.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LoadedAgent {
   readonly card: CardTemplate
   /** Builds the executor (a Layer export is built with the server, and checked to provide one). */
@@ -42,13 +53,23 @@ const errorText = (error: unknown): string =>
 const isExecutor = (u: unknown): u is AgentExecutor.AgentExecutor["Service"] =>
   Predicate.hasProperty(u, "execute") && Predicate.isFunction(u.execute)
 
-/** The agent's name from its file: `my-agent.ts` -> "my-agent" (`index.ts` -> its folder's name). */
+/**
+ * The agent's name from its file: `my-agent.ts` -> "my-agent" (`index.ts` -> its folder's name).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const nameOf = (file: string): string => {
   const base = basename(file, extname(file))
   return base === "index" ? basename(dirname(resolve(file))) : base
 }
 
-/** The card an agent module gets when it exports none: named after the file, text in and out. */
+/**
+ * The card an agent module gets when it exports none: named after the file, text in and out.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const derivedCard = (file: string): CardTemplate => {
   const name = nameOf(file)
   return {
@@ -70,12 +91,20 @@ const placeholderInterface: v1.AgentInterface = {
   protocolVersion: "1.0"
 }
 
-/** A SchemaError's message on one line: `Expected string, got 42 at ["name"]`. */
+/**
+ * A SchemaError's message on one line: `Expected string, got 42 at ["name"]`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const oneLine = (text: string): string => text.split("\n").map((line) => line.trim()).join(" ").trim()
 
 /**
  * A card given as a plain object (an agent module's `card`, a card file), over `defaults` for the fields it leaves
  * out, checked as an agent card; `where` names its source in the error.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const checkCard = (
   where: string,
@@ -163,7 +192,12 @@ const executorOf = (
   return Effect.fail(new AgentModuleError({ message: `${file} must export ${EXPECTED}; it exports ${found}${got}` }))
 }
 
-/** Imports the module at `file` (relative to the working directory) and reads its agent and card. */
+/**
+ * Imports the module at `file` (relative to the working directory) and reads its agent and card.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const load = (file: string): Effect.Effect<LoadedAgent, AgentModuleError> =>
   Effect.gen(function*() {
     const path = resolve(file)

@@ -18,7 +18,12 @@ import { isJsonObject } from "../protocol/internal/JsonObject.ts"
 import * as A2A01 from "../v0_1/A2A01.ts"
 import { CARD_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
-/** One line that says what went wrong, for a terminal. */
+/**
+ * One line that says what went wrong, for a terminal.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const describeError = (error: A2AClientError | A2AResolveError): string => {
   switch (error._tag) {
     case "A2ATransportError":
@@ -30,7 +35,12 @@ export const describeError = (error: A2AClientError | A2AResolveError): string =
   }
 }
 
-/** Fails a command with a message the CLI prints (on stderr) before exiting non-zero. */
+/**
+ * Fails a command with a message the CLI prints (on stderr) before exiting non-zero.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const userError = (error: A2AClientError | A2AResolveError) =>
   new CliError.UserError({ cause: error, userMessage: describeError(error) })
 
@@ -62,7 +72,12 @@ const requirementSummary = (requirement: v1.SecurityRequirement): string => {
 
 const pad = (s: string, width: number) => s.padEnd(width)
 
-/** The readable summary `effect-a2a card` prints. */
+/**
+ * The readable summary `effect-a2a card` prints.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const renderCard = (card: v1.AgentCard): string => {
   const lines: Array<string> = []
   lines.push(`${card.name}  v${card.version}`)
@@ -140,7 +155,12 @@ interface CardOptions {
   readonly timeout?: number | undefined
 }
 
-/** Fetches the card at `url` (an agent base URL or a card URL), of A2A 1.0, 0.3 or 0.1, and prints it. */
+/**
+ * Fetches the card at `url` (an agent base URL or a card URL), of A2A 1.0, 0.3 or 0.1, and prints it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const showCard = (url: string, options: CardOptions) => Effect.provide(showCardWith(url, options), A2A01.client)
 
 const showCardWith = (url: string, options: CardOptions) =>

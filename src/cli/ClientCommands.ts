@@ -19,6 +19,12 @@ const cardModule = Effect.promise(() => import("./CardCommand.ts"))
 const sendModule = Effect.promise(() => import("./SendCommand.ts"))
 const taskModule = Effect.promise(() => import("./TaskCommands.ts"))
 
+/**
+ * `effect-a2a card`: shows an agent's card.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const cardCommand = Command.make(
   "card",
   {
@@ -60,6 +66,12 @@ export const cardCommand = Command.make(
   Command.provide(FetchHttpClient.layer)
 )
 
+/**
+ * `effect-a2a send`: sends a text message to an agent and shows the answer.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const sendCommand = Command.make(
   "send",
   {
@@ -120,6 +132,12 @@ const common = {
   binding: BindingFlag.flag
 }
 
+/**
+ * `effect-a2a get`: shows a task.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const getCommand = Command.make(
   "get",
   {
@@ -167,6 +185,12 @@ const onTask = <E, R>(
     Command.provide(FetchHttpClient.layer)
   )
 
+/**
+ * `effect-a2a cancel`: cancels a task.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const cancelCommand = onTask(
   "cancel",
   (m, url, taskId, options) => m.cancelTask(url, taskId, options),
@@ -174,6 +198,12 @@ export const cancelCommand = onTask(
   { command: "effect-a2a cancel http://localhost:8080 7f3c", description: "Cancel task 7f3c" }
 )
 
+/**
+ * `effect-a2a subscribe`: follows a task until it is done or waits for input.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const subscribeCommand = onTask(
   "subscribe",
   (m, url, taskId, options) => m.subscribe(url, taskId, options),
@@ -181,6 +211,12 @@ export const subscribeCommand = onTask(
   { command: "effect-a2a subscribe http://localhost:8080 7f3c", description: "Follow 7f3c" }
 )
 
+/**
+ * `effect-a2a tasks`: lists tasks.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const tasksCommand = Command.make(
   "tasks",
   {

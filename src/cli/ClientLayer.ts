@@ -22,6 +22,11 @@ const grpcClient: Layer.Layer<never, CliError.CliError> = Layer.unwrap(
   }).pipe(Effect.map((module) => module.layer))
 )
 
-/** The client transports a command needs: 1.0, 0.3 and 0.1 over HTTP always, gRPC when it was asked for. */
+/**
+ * The client transports a command needs: 1.0, 0.3 and 0.1 over HTTP always, gRPC when it was asked for.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const forBinding = (binding: Option.Option<string>): Layer.Layer<never, CliError.CliError> =>
   Option.contains(binding, "GRPC") ? Layer.merge(A2A01.client, grpcClient) : A2A01.client

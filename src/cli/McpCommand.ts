@@ -13,6 +13,12 @@ import * as Option from "effect/Option"
 
 const runModule = Effect.promise(() => import("./McpGatewayRun.ts"))
 
+/**
+ * `effect-a2a mcp`: serves A2A agents as the tools of an MCP server.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const mcpCommand = Command.make(
   "mcp",
   {

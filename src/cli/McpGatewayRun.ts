@@ -20,6 +20,13 @@ import * as McpGateway from "../mcp/McpGateway.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import * as ClientLayer from "./ClientLayer.ts"
 
+/**
+ * Options of `mcp`: the agents' URLs, HTTP or stdio, the settings file, and
+ * the refresh and timeouts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RunOptions {
   readonly urls: ReadonlyArray<string>
   /** Serve HTTP on this port; absent: stdio. */
@@ -63,6 +70,12 @@ const httpLayer = (options: McpGateway.Options, host: string, port: number) =>
     )
   )
 
+/**
+ * Runs the MCP gateway for `effect-a2a mcp`.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const run = (options: RunOptions) =>
   Effect.gen(function*() {
     const path = options.settings ?? Option.getOrUndefined(yield* Config.option(Config.String("A2A_MCP_SETTINGS")))

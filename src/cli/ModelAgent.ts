@@ -21,11 +21,23 @@ import type * as AgentExecutor from "../server/AgentExecutor.ts"
 import * as AgentModule from "./AgentModule.ts"
 import * as ServeFailure from "./ServeFailure.ts"
 
-/** The flags make no agent (a file that cannot be read, a bad card, ...). The message is one line. */
+/**
+ * The flags make no agent (a file that cannot be read, a bad card, ...). The message is one line.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ModelAgentError extends Schema.TaggedError<ModelAgentError>()("ModelAgentError", {
   message: Schema.String
 }) {}
 
+/**
+ * The flags of `serve --model`: the model, its instructions, the card, skills, MCP servers
+ * and agents to delegate to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ModelFlags {
   readonly model: string
   readonly instructions?: string | undefined
@@ -100,7 +112,12 @@ const cardOf = (flags: ModelFlags, model: string) =>
     )
   })
 
-/** The agent of `serve --model`: the model's layer is built (key, package) before the server starts. */
+/**
+ * The agent of `serve --model`: the model's layer is built (key, package) before the server starts.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const load = (flags: ModelFlags) =>
   Effect.gen(function*() {
     const { ModelSpec, AiSdkLanguageModel } = yield* Effect.promise(() => import("../ai-providers/index.ts"))

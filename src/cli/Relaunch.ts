@@ -5,26 +5,23 @@
  *
  * Why the young-generation bound: V8 sizes its young generation from the machine's memory (up to 64 MiB semi-spaces
  * on 64-bit Node, which is built without pointer compression) and grows it towards that while requests survive its
- * collections; a server always has requests in flight, so under sustained load it reaches the maximum and keeps it:
- * RSS after a minute of SendMessage about halves with 8 MiB semi-spaces, at the same CPU per request (BENCHMARKS.md,
- * "Memory (#33)"). The trade-off is more, shorter young-generation collections; measured there. In a container the
- * bound raises the young generation instead: V8 would size ~1 MiB semi-spaces there, and scavenge all the time under
- * load.
+ * collections; a server always has requests in flight, so under sustained load it reaches the maximum and keeps it.
+ * With 8 MiB semi-spaces the resident memory stays far lower at the same CPU per request, for more, shorter
+ * young-generation collections. In a container the bound raises the young generation instead: V8 would size tiny
+ * semi-spaces there, and scavenge all the time under load.
  *
  * Why no pretenuring: with the core busy, a request's objects are still in flight when a scavenge comes, so V8 finds
  * its allocation sites surviving and switches them to allocating in the old generation; those objects then die
- * there, and keep the young objects they point to alive until the next full GC. Per 100,000 SendMessage, 44-88 MB
- * promoted instead of 0.3-3.3, and the old generation's growth that sets how often full GCs come (more often under a
- * container's heap limit) 60-101 MB instead of 2-18; no CPU cost showed (BENCHMARKS.md, "Memory (#33)", third
- * session).
+ * there, and keep the young objects they point to alive until the next full GC. Without pretenuring far less is
+ * promoted, the old generation grows more slowly (so full GCs come less often, above all under a container's heap
+ * limit), and no CPU cost shows.
  *
  * Why the old generation's growth is bounded: after each full GC, V8 lets the old generation grow to the live size
  * times a factor before the next, up to 4 on a heap limit of 2 GiB or more (a machine's default; under a smaller
  * limit V8 caps it at 1.3-2 itself). With 8 MiB semi-spaces what is in flight when a scavenge comes is promoted, so
- * under sustained load the old generation fills with garbage up to that limit: RSS is about the live set times the
- * factor. `--heap-growing-percent=100` fixes the factor at 2: at 2,000 streaming tasks, RSS held ~410-470 MiB
- * instead of ~570-600 on SQLite (~285-300 instead of ~310-390 on the memory store), for about twice the
- * mark-compacts (BENCHMARKS.md, "Write load on SQLite: the live set and V8's heap growth").
+ * under sustained load the old generation fills with garbage up to that limit: the resident memory is about the live
+ * set times the factor. `--heap-growing-percent=100` fixes the factor at 2, keeping a server with many open streams
+ * smaller for more frequent mark-compacts.
  *
  * Each is left as it is when already given (in the command line or NODE_OPTIONS, either way round) or turned off:
  * `A2A_BOUND_YOUNG_GENERATION=false`, `A2A_NO_PRETENURING=false`, `A2A_BOUND_HEAP_GROWTH=false`; the young
@@ -34,13 +31,28 @@
  */
 import * as V8 from "node:v8"
 
-/** The bound, in MiB per semi-space. */
+/**
+ * The bound, in MiB per semi-space.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SEMI_SPACE_MIB = 8
 
-/** V8's allocation-site pretenuring turned off. */
+/**
+ * V8's allocation-site pretenuring turned off.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const NO_PRETENURING = "--no-allocation-site-pretenuring"
 
-/** The old generation's growth between full GCs, bounded: at most twice the live size. */
+/**
+ * The old generation's growth between full GCs, bounded: at most twice the live size.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const HEAP_GROWTH = "--heap-growing-percent=100"
 
 /** Heap limits under this already have V8 cap the old generation's growth at 2x or less. */
@@ -48,11 +60,17 @@ const MIN_HEAP_LIMIT_FOR_GROWTH = 2048 * 1048576
 
 /**
  * Heap limits under this are too small to give the young generation 2 x 8 MiB. Above it, a container's limit too:
- * there V8 sizes semi-spaces of ~1 MiB itself, and a server under load then spends its core on scavenges
- * (BENCHMARKS.md, "A container's view").
+ * there V8 sizes tiny semi-spaces itself, and a server under load then spends its core on scavenges.
  */
 const MIN_HEAP_LIMIT = 128 * 1048576
 
+/**
+ * How this process was started: its Node binary, its arguments, its V8 flags, its environment
+ * and its heap limit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Launch {
   readonly execPath: string
   /** `process.argv`: the Node binary, the script, the command's arguments. */
@@ -85,6 +103,9 @@ const flagsFor = (launch: Launch): ReadonlyArray<string> => {
 /**
  * The V8 flags `serve` starts itself with under a heap limit of `heapSizeLimit` bytes, when none is given nor turned
  * off: what the benchmarks give a server of ours, so that it runs as `serve` does.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const serveFlags = (heapSizeLimit: number): ReadonlyArray<string> =>
   flagsFor({ execPath: "", argv: [], execArgv: [], env: {}, heapSizeLimit })
@@ -92,6 +113,9 @@ export const serveFlags = (heapSizeLimit: number): ReadonlyArray<string> =>
 /**
  * The arguments to start `launch` again with (argv[0] first), or undefined when it should run as it is. Once
  * started again the flags are given, so it never asks twice.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const relaunchArgs = (launch: Launch): ReadonlyArray<string> | undefined => {
   if (launch.argv.slice(2).find((arg) => !arg.startsWith("-")) !== "serve") return undefined
@@ -102,7 +126,12 @@ export const relaunchArgs = (launch: Launch): ReadonlyArray<string> | undefined 
 
 type Execve = (file: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => never
 
-/** Starts this process again with the flags, when `relaunchArgs` says so; else returns and the command runs. */
+/**
+ * Starts this process again with the flags, when `relaunchArgs` says so; else returns and the command runs.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const relaunch = (): void => {
   const execve = (process as { readonly execve?: Execve }).execve
   if (typeof execve !== "function") return

@@ -23,11 +23,21 @@ import { userError } from "./CardCommand.ts"
 import * as ClientLayer from "./ClientLayer.ts"
 import { REPLY_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
-/** "TASK_STATE_INPUT_REQUIRED" -> "input-required". */
+/**
+ * "TASK_STATE_INPUT_REQUIRED" -> "input-required".
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const stateLabel = (state: v1.TaskState): string =>
   state.replace(/^TASK_STATE_/, "").toLowerCase().replace(/_/g, "-")
 
-/** Text parts as they are; other parts as a short placeholder. */
+/**
+ * Text parts as they are; other parts as a short placeholder.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const partsText = (parts: ReadonlyArray<v1.Part>): string =>
   parts.map((part) =>
     "text" in part
@@ -42,7 +52,12 @@ export const partsText = (parts: ReadonlyArray<v1.Part>): string =>
 const statusText = (status: v1.TaskStatus): string =>
   status.message !== undefined ? ` ${partsText(status.message.parts)}` : ""
 
-/** The reply of a non-streaming send. */
+/**
+ * The reply of a non-streaming send.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const renderResponse = (response: v1.SendMessageResponse): string => {
   if ("message" in response) return partsText(response.message.parts)
   const { task } = response
@@ -62,7 +77,12 @@ interface RenderState {
   readonly midLine: boolean
 }
 
-/** One streamed event as terminal output; artifact chunks continue the current line. */
+/**
+ * One streamed event as terminal output; artifact chunks continue the current line.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const renderEvent = (state: RenderState, event: v1.StreamResponse): readonly [RenderState, string] => {
   const nl = state.midLine ? "\n" : ""
   if ("task" in event) {
@@ -87,7 +107,12 @@ export const renderEvent = (state: RenderState, event: v1.StreamResponse): reado
   return [{ midLine: false }, `${nl}${textOf(event.message.parts)}\n`]
 }
 
-/** The last task state seen in a response or event, if any. */
+/**
+ * The last task state seen in a response or event, if any.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const stateOf = (event: v1.StreamResponse | v1.SendMessageResponse): v1.TaskState | undefined =>
   "task" in event
     ? event.task.status.state
@@ -97,7 +122,12 @@ export const stateOf = (event: v1.StreamResponse | v1.SendMessageResponse): v1.T
 
 const failedStates: ReadonlyArray<v1.TaskState> = ["TASK_STATE_FAILED", "TASK_STATE_REJECTED"]
 
-/** Credentials for `--token`: every bearer-style scheme the card declares (HTTP Bearer, OAuth 2, OpenID). */
+/**
+ * Credentials for `--token`: every bearer-style scheme the card declares (HTTP Bearer, OAuth 2, OpenID).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const tokenCredentials = (token: Redacted.Redacted<string>) => (card: v1.AgentCard): Credentials.Credentials =>
   Object.fromEntries(
     Object.entries(card.securitySchemes ?? {}).flatMap(([name, scheme]) =>
@@ -108,6 +138,12 @@ export const tokenCredentials = (token: Redacted.Redacted<string>) => (card: v1.
     )
   )
 
+/**
+ * Options of `send`: streaming, the task and context, the token and the binding.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SendOptions {
   readonly stream: boolean
   readonly taskId: Option.Option<string>
@@ -118,6 +154,12 @@ export interface SendOptions {
   readonly timeout?: number | undefined
 }
 
+/**
+ * Sends a text message to an agent and prints the answer, for `effect-a2a send`.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const send = (url: string, text: string, options: SendOptions) =>
   Effect.provide(sendWith(url, text, options), ClientLayer.forBinding(options.binding))
 

@@ -47,6 +47,12 @@ const pathFlag = (name: string, description: string) =>
 const withModel = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.withDescription(`With --model: ${description}`), Flag.optional)
 
+/**
+ * The flags of `serve`, as parsed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ServeFlags {
   readonly host: Option.Option<string>
   readonly port: Option.Option<number>
@@ -85,7 +91,12 @@ export interface ServeFlags {
   readonly delegate?: ReadonlyArray<string> | undefined
 }
 
-/** The flags as serve options (absent flags leave the environment's values). */
+/**
+ * The flags as serve options (absent flags leave the environment's values).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toOptions = (flags: ServeFlags): ServeOptions => {
   const prefix = Option.getOrUndefined(flags.prefix) as `/${string}` | undefined
   return {
@@ -101,6 +112,12 @@ export const toOptions = (flags: ServeFlags): ServeOptions => {
   }
 }
 
+/**
+ * The agent `serve` runs: its card template, its executor layer and whether the dev UI is on by default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Agent<E> {
   readonly card: CardTemplate
   readonly executor: Layer.Layer<AgentExecutor.AgentExecutor, E>
@@ -108,7 +125,12 @@ export interface Agent<E> {
   readonly devUi?: boolean | undefined
 }
 
-/** The server: A2A core (the agent, durable or memory stores, Auth from the environment) behind the bindings. */
+/**
+ * The server: A2A core (the agent, durable or memory stores, Auth from the environment) behind the bindings.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
   const core = { card: agent.card, executor: agent.executor, push: WebhookPush.layerConfig }
   return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false, releaseMemoryWhenIdle: true }).pipe(
@@ -132,7 +154,12 @@ export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
 /** The demo agent, with the dev UI on unless turned off. */
 const demo: Agent<unknown> = { card: DemoAgent.card, executor: DemoAgent.layerConfig, devUi: true }
 
-/** The demo server: `server` with the demo agent. */
+/**
+ * The demo server: `server` with the demo agent.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const demoServer = (flags: ServeFlags) => server(flags, demo)
 
 /** The address the server was asked to listen on, for error messages (flags win over HOST / PORT). */
@@ -144,6 +171,9 @@ const wantedAddress = (flags: ServeFlags) => ({
 /**
  * Runs the server until interrupted. Start-up failures (configuration, listening, stores, the agent module)
  * become one line on stderr and a non-zero exit; defects still show their stack.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const serve = (flags: ServeFlags) =>
   flags.watch === true && !WatchMode.isWatched()
@@ -153,7 +183,12 @@ export const serve = (flags: ServeFlags) =>
 const given = <A>(flag: Option.Option<A> | undefined): A | undefined =>
   flag === undefined ? undefined : Option.getOrUndefined(flag)
 
-/** The agent the flags ask for: an agent module, an LLM agent (`--model`), or the demo (`worker` too). */
+/**
+ * The agent the flags ask for: an agent module, an LLM agent (`--model`), or the demo (`worker` too).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const chooseAgent = (
   flags: ServeFlags
 ): Effect.Effect<Agent<unknown>, AgentModule.AgentModuleError | Effect.Error<ReturnType<typeof ModelAgent.load>>> => {
@@ -194,6 +229,12 @@ const serveHere = (flags: ServeFlags) =>
     Effect.mapError(ServeFailure.toUserError(wantedAddress(flags)))
   )
 
+/**
+ * `effect-a2a serve`: serves an agent (the demo, a module with `--agent`, or an LLM with `--model`).
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const serveCommand = Command.make(
   "serve",
   {

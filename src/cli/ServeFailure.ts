@@ -31,6 +31,9 @@ const pointedName = (issue: unknown): string | undefined => {
 /**
  * A ConfigError: `PORT is "xyz": expected a string representing a finite number`, or the message a
  * hand-written check gave (which already names the variable and value).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const describeConfigError = (
   error: { readonly cause: unknown; readonly message: string },
@@ -65,7 +68,12 @@ const listenReasons: Record<string, string> = {
   EAI_AGAIN: "the host name does not resolve"
 }
 
-/** A ServeError: `Cannot listen on 127.0.0.1:8080: the address is already in use (EADDRINUSE)`. */
+/**
+ * A ServeError: `Cannot listen on 127.0.0.1:8080: the address is already in use (EADDRINUSE)`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const describeServeError = (
   error: { readonly cause: unknown },
   wanted: { readonly host: string; readonly port: number | string }
@@ -86,7 +94,12 @@ export const describeServeError = (
 /** Failures whose message is already the line for the user (it names the flag or file, and what to do). */
 const selfDescribing = new Set(["AgentModuleError", "ModelAgentError", "ModelSpecError"])
 
-/** Any other expected failure: its tag and the first line of its message. */
+/**
+ * Any other expected failure: its tag and the first line of its message.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const describeOther = (error: unknown): string => {
   if (Predicate.isError(error) || Predicate.hasProperty(error, "message")) {
     const tag = Predicate.hasProperty(error, "_tag") && Predicate.isString(error._tag) ? error._tag : undefined
@@ -97,7 +110,12 @@ export const describeOther = (error: unknown): string => {
   return firstLine(String(error))
 }
 
-/** A start-up failure of `serve` as the one-line error the CLI prints before exiting non-zero. */
+/**
+ * A start-up failure of `serve` as the one-line error the CLI prints before exiting non-zero.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toUserError = (
   wanted: { readonly host: string; readonly port: number | string }
 ) =>

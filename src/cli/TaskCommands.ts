@@ -21,6 +21,12 @@ import * as ClientLayer from "./ClientLayer.ts"
 import { renderEvent, renderResponse, stateLabel, stateOf, tokenCredentials } from "./SendCommand.ts"
 import { REPLY_TIMEOUT_SECONDS } from "./Timeouts.ts"
 
+/**
+ * Options of the commands on a task: the token and the binding.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskOptions {
   readonly token: Option.Option<Redacted.Redacted<string>>
   /** Use only this protocol binding (`--binding`); absent, the card's order decides. */
@@ -39,7 +45,12 @@ const clientFor = (url: string, options: TaskOptions) =>
     ...(Option.isSome(options.token) ? { credentials: tokenCredentials(options.token.value) } : {})
   }).pipe(Effect.mapError(userError))
 
-/** Prints the task as it is now. */
+/**
+ * Prints the task as it is now.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const getTask = (url: string, taskId: string, options: TaskOptions) =>
   Effect.gen(function*() {
     const client = yield* clientFor(url, options)
@@ -50,7 +61,12 @@ export const getTask = (url: string, taskId: string, options: TaskOptions) =>
     yield* Console.log(renderResponse({ task }))
   }).pipe(Effect.provide(ClientLayer.forBinding(bindingOf(options))))
 
-/** Cancels the task and prints it as the agent answered. */
+/**
+ * Cancels the task and prints it as the agent answered.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const cancelTask = (url: string, taskId: string, options: TaskOptions) =>
   Effect.gen(function*() {
     const client = yield* clientFor(url, options)
@@ -58,7 +74,12 @@ export const cancelTask = (url: string, taskId: string, options: TaskOptions) =>
     yield* Console.log(renderResponse({ task }))
   }).pipe(Effect.provide(ClientLayer.forBinding(bindingOf(options))))
 
-/** Follows a task's events until it is done or waits for input, as `send --stream` shows them. */
+/**
+ * Follows a task's events until it is done or waits for input, as `send --stream` shows them.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const subscribe = (url: string, taskId: string, options: TaskOptions) =>
   Effect.gen(function*() {
     const client = yield* clientFor(url, options)
@@ -85,12 +106,23 @@ export const subscribe = (url: string, taskId: string, options: TaskOptions) =>
     }
   }).pipe(Effect.provide(ClientLayer.forBinding(bindingOf(options))))
 
+/**
+ * Options of `tasks`: the task options, a context to list and a page size.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ListOptions extends TaskOptions {
   readonly contextId?: string | undefined
   readonly pageSize?: number | undefined
 }
 
-/** Lists the caller's tasks, most recently updated first: one line each. */
+/**
+ * Lists the caller's tasks, most recently updated first: one line each.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const listTasks = (url: string, options: ListOptions) =>
   Effect.gen(function*() {
     const client = yield* clientFor(url, options)

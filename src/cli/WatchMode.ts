@@ -6,12 +6,28 @@
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 
-/** Set in the watched process, which then serves instead of watching again. */
+/**
+ * Set in the watched process, which then serves instead of watching again.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const WATCHED_ENV = "EFFECT_A2A_WATCHED"
 
+/**
+ * Whether this process runs under `--watch` (started by it).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isWatched = (): boolean => process.env[WATCHED_ENV] === "1"
 
-/** Runs this very command line under `node --watch` until interrupted; the server's exit code when it stops. */
+/**
+ * Runs this very command line under `node --watch` until interrupted; the server's exit code when it stops.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const run: Effect.Effect<number> = Effect.callback<number>((resume) => {
   const script = process.argv[1]
   if (script === undefined) return resume(Effect.succeed(1))

@@ -66,6 +66,12 @@ const run = (flags: { readonly agent: Option.Option<string> }) =>
     }))
   )
 
+/**
+ * `effect-a2a worker`: runs agents for the `serve` nodes sharing a database, taking turns from the cluster engine.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const workerCommand = Command.make(
   "worker",
   {

@@ -35,6 +35,12 @@ const subcommands = [
   mcpCommand
 ] as const
 
+/**
+ * The `effect-a2a` command and its subcommands.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
 export const cli = Command.make("effect-a2a").pipe(
   Command.withDescription("A2A (Agent2Agent) protocol server and client, built on Effect"),
   Command.withSubcommands(subcommands)

@@ -53,25 +53,42 @@ import * as JsonRpcTransport from "./JsonRpcTransport.ts"
 import * as RestTransport from "./RestTransport.ts"
 import type { Call, Transport, TransportFactory } from "./Transport.ts"
 
-/** The protocol version this client speaks natively; sent as `A2A-Version` (spec 3.6.1). */
+/**
+ * The protocol version this client speaks natively; sent as `A2A-Version` (spec 3.6.1).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_VERSION = "1.0"
 
 /**
  * Transports tried, for each card interface in the agent's order: JSON-RPC and HTTP+JSON at 1.0, then those of the
  * client editions in context (A2A 0.3 with `effect-a2a/v0_3`). Each speaks one `Major.Minor`, so an agent offering
  * several versions gets the interface it lists first.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const defaultTransports: ReadonlyArray<TransportFactory> = [JsonRpcTransport.factory, RestTransport.factory]
 
 /**
  * Transports of further bindings, tried beside the default ones (after them in this list; the card's order still
  * decides which interface is used). None by default; `effect-a2a/grpc` provides gRPC (`GrpcTransport.layer`).
+ *
+ * @since 0.1.0
+ * @category services
  */
 export const BindingTransports = Context.Reference<ReadonlyArray<TransportFactory>>(
   "effect-a2a/client/BindingTransports",
   { defaultValue: () => [] }
 )
 
+/**
+ * How idempotent operations are retried: how many times, and the backoff.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 2. */
   readonly times?: number | undefined
@@ -79,6 +96,12 @@ export interface RetryOptions {
   readonly delay?: Duration.Input | undefined
 }
 
+/**
+ * Options of a client: transports, bindings and versions, credentials, extensions, headers, timeout and retries.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /**
    * Transport factories (default: `defaultTransports`, JSON-RPC and HTTP+JSON for A2A 1.0, then the transports of
@@ -114,6 +137,12 @@ export interface Options {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
+/**
+ * Options of a client that resolves the agent's card itself: the client's options, and how the card is fetched and checked.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ResolveOptions<E = never> extends Options {
   /**
    * Runs on a fetched card before it is used (after the CardVerifier in context, if any, checked its signatures):
@@ -126,22 +155,39 @@ export interface ResolveOptions<E = never> extends Options {
   readonly cardHeaders?: Headers.Input | undefined
 }
 
-/** Per-call additions. */
+/**
+ * Per-call additions.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface CallOptions {
   /** More extension URIs for this call, added to the client's. */
   readonly extensions?: ReadonlyArray<string> | undefined
   readonly headers?: Headers.Input | undefined
 }
 
-/** Request types without `tenant`: the client sets it from the selected interface (spec 8.3.2). */
+/**
+ * Request types without `tenant`: the client sets it from the selected interface (spec 8.3.2).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Request<T> = T extends unknown ? Omit<T, "tenant"> : never
 
+/**
+ * What a client does: the A2A operations against one agent, through the interface selected from its card.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface A2AClientShape {
   readonly card: v1.AgentCard
   /** The selected interface. */
   readonly interface: v1.AgentInterface
   /** Absolute URL of the selected interface. */
   readonly url: string
+  /** Sends a message; the answer is a Message or a Task (spec 3.1.1). */
   readonly sendMessage: (
     request: Request<v1.SendMessageRequest>,
     options?: CallOptions
@@ -151,10 +197,12 @@ export interface A2AClientShape {
     request: Request<v1.SendMessageRequest>,
     options?: CallOptions
   ) => Stream.Stream<v1.StreamResponse, A2AClientError>
+  /** A task's current state, with as much history as asked for (spec 3.1.3). */
   readonly getTask: (
     request: Request<v1.GetTaskRequest>,
     options?: CallOptions
   ) => Effect.Effect<v1.Task, A2AClientError>
+  /** One page of the tasks matching the filter (spec 3.1.4). */
   readonly listTasks: (
     request?: Request<v1.ListTasksRequest>,
     options?: CallOptions
@@ -164,6 +212,7 @@ export interface A2AClientShape {
     request?: Omit<Request<v1.ListTasksRequest>, "pageToken">,
     options?: CallOptions
   ) => Stream.Stream<v1.Task, A2AClientError>
+  /** Asks the agent to cancel a task; the task as it then is (spec 3.1.5). */
   readonly cancelTask: (
     request: Request<v1.CancelTaskRequest>,
     options?: CallOptions
@@ -173,18 +222,22 @@ export interface A2AClientShape {
     request: Request<v1.SubscribeToTaskRequest>,
     options?: CallOptions
   ) => Stream.Stream<v1.StreamResponse, A2AClientError>
+  /** Registers a webhook for a task's updates (spec 3.1.7). */
   readonly createTaskPushNotificationConfig: (
     request: Request<v1.TaskPushNotificationConfig>,
     options?: CallOptions
   ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AClientError>
+  /** One webhook config of a task (spec 3.1.8). */
   readonly getTaskPushNotificationConfig: (
     request: Request<v1.GetTaskPushNotificationConfigRequest>,
     options?: CallOptions
   ) => Effect.Effect<v1.TaskPushNotificationConfig, A2AClientError>
+  /** The webhook configs of a task (spec 3.1.9). */
   readonly listTaskPushNotificationConfigs: (
     request: Request<v1.ListTaskPushNotificationConfigsRequest>,
     options?: CallOptions
   ) => Effect.Effect<v1.ListTaskPushNotificationConfigsResponse, A2AClientError>
+  /** Removes a webhook config (spec 3.1.10). */
   readonly deleteTaskPushNotificationConfig: (
     request: Request<v1.DeleteTaskPushNotificationConfigRequest>,
     options?: CallOptions
@@ -195,8 +248,20 @@ export interface A2AClientShape {
   ) => Effect.Effect<v1.AgentCard, A2AClientError | AgentCardSignatureError>
 }
 
+/**
+ * The client of one agent, as a service.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class A2AClient extends Context.Service<A2AClient, A2AClientShape>()("effect-a2a/client/A2AClient") {}
 
+/**
+ * The task states after which nothing more happens: completed, failed, canceled, rejected.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const TERMINAL_STATES: ReadonlyArray<v1.TaskState> = [
   "TASK_STATE_COMPLETED",
   "TASK_STATE_FAILED",
@@ -204,11 +269,20 @@ export const TERMINAL_STATES: ReadonlyArray<v1.TaskState> = [
   "TASK_STATE_REJECTED"
 ]
 
+/**
+ * Whether a task in this state is over.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isTerminal = (state: v1.TaskState): boolean => TERMINAL_STATES.includes(state)
 
 /**
  * Ends a raw event stream where the protocol says it is over: after a Message that opens the stream
  * (message-only stream) or after any event carrying a terminal task state (spec 3.1.2, 3.1.6).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const untilDone = <E, R>(
   events: Stream.Stream<v1.StreamResponse, E, R>
@@ -228,6 +302,9 @@ export const untilDone = <E, R>(
 /**
  * Transient failures worth retrying an idempotent call for (a credential that could not be had is not one), the
  * server's own UNAVAILABLE among them.
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isTransient = (error: A2AClientError): boolean =>
   error._tag === "Unavailable" ||
@@ -253,7 +330,12 @@ const withRetry = (options: RetryOptions | false | undefined) => {
     policy === undefined ? effect : Effect.retry(effect, policy)
 }
 
-/** Builds a client for a card value (no fetching). `cardUrl` resolves relative interface URLs. */
+/**
+ * Builds a client for a card value (no fetching). `cardUrl` resolves relative interface URLs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   card: v1.AgentCard,
   options: Options & { readonly cardUrl?: string | undefined } = {}
@@ -310,7 +392,12 @@ export const make = (
     }
   })
 
-/** A client over an already built transport (custom bindings, tests). */
+/**
+ * A client over an already built transport (custom bindings, tests).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromTransport = (
   card: v1.AgentCard,
   iface: v1.AgentInterface,
@@ -414,7 +501,12 @@ export const fromTransport = (
   }
 }
 
-/** Fetches the agent's card (from its base URL or the card URL), verifies it if asked, and builds a client. */
+/**
+ * Fetches the agent's card (from its base URL or the card URL), verifies it if asked, and builds a client.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const resolve = <E = never>(
   url: string,
   options: ResolveOptions<E> = {}
@@ -434,7 +526,12 @@ export const resolve = <E = never>(
     return yield* make(fetched.card, { ...options, cardUrl: fetched.url })
   })
 
-/** The client as a layer, from an agent URL or a card value. */
+/**
+ * The client as a layer, from an agent URL or a card value.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = <E = never>(
   source: string | v1.AgentCard,
   options: ResolveOptions<E> = {}

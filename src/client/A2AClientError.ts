@@ -11,6 +11,9 @@ import type { A2AError } from "../protocol/A2AError.ts"
 /**
  * The exchange failed below the protocol: the peer is unreachable (connection refused, DNS), did not answer
  * in time, or the connection broke while the response was being read.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("A2ATransportError", {
   reason: Schema.Literals([
@@ -31,6 +34,9 @@ export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("
 /**
  * A response arrived but is not a valid A2A response. Says what was received: status, content type and the
  * start of the body, so the message alone is enough to diagnose a misconfigured URL or proxy.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class A2AResponseError extends Schema.TaggedError<A2AResponseError>()("A2AResponseError", {
   reason: Schema.Literals([
@@ -53,6 +59,9 @@ export class A2AResponseError extends Schema.TaggedError<A2AResponseError>()("A2
 /**
  * A credential could not be produced: a token endpoint refused the client or could not be reached, or a credential
  * Effect of the user failed with it.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class A2ACredentialError extends Schema.TaggedError<A2ACredentialError>()("A2ACredentialError", {
   /** The security scheme (card `securitySchemes` key) the credential is for. */
@@ -61,7 +70,12 @@ export class A2ACredentialError extends Schema.TaggedError<A2ACredentialError>()
   cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
-/** The agent card offers no interface this client can talk to (binding and protocol version). */
+/**
+ * The agent card offers no interface this client can talk to (binding and protocol version).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class A2ANoCompatibleInterface extends Schema.TaggedError<A2ANoCompatibleInterface>()(
   "A2ANoCompatibleInterface",
   {
@@ -75,7 +89,12 @@ export class A2ANoCompatibleInterface extends Schema.TaggedError<A2ANoCompatible
   }
 ) {}
 
-/** Why a card's signatures were not accepted. */
+/**
+ * Why a card's signatures were not accepted.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class AgentCardSignatureError extends Schema.TaggedError<AgentCardSignatureError>()("AgentCardSignatureError", {
   reason: Schema.Literals([
     /** The card has no signature and one is required. */
@@ -96,10 +115,20 @@ export class AgentCardSignatureError extends Schema.TaggedError<AgentCardSignatu
   message: Schema.String
 }) {}
 
-/** Every failure of an operation on an A2A peer. */
+/**
+ * Every failure of an operation on an A2A peer.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type A2AClientError = A2AError | A2ATransportError | A2AResponseError
 
-/** Every failure of resolving a card into a client (before any operation). */
+/**
+ * Every failure of resolving a card into a client (before any operation).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type A2AResolveError =
   | A2ATransportError
   | A2AResponseError
@@ -108,7 +137,12 @@ export type A2AResolveError =
 
 const SNIPPET = 300
 
-/** The start of a body for error messages, on one line. */
+/**
+ * The start of a body for error messages, on one line.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const snippet = (body: string): string => {
   const flat = body.replace(/\s+/g, " ").trim()
   return flat.length > SNIPPET ? `${flat.slice(0, SNIPPET)}…` : flat

@@ -32,11 +32,20 @@ import { A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
 import { type ClientEdition, ClientEditions } from "./ClientEdition.ts"
 import * as Http from "./internal/HttpExchange.ts"
 
+/**
+ * Where an agent publishes its card, under its base URL (spec 8.2).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const WELL_KNOWN_PATH = "/.well-known/agent-card.json"
 
 /**
  * The card URL for what the user typed: a URL ending in `.json` or containing `/.well-known/` is taken as
  * the card itself; any other URL is an agent base URL, whose card is at `<base>/.well-known/agent-card.json`.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const cardUrlFor = (input: string): string => {
   const url = new URL(input)
@@ -45,6 +54,12 @@ export const cardUrlFor = (input: string): string => {
   return url.toString()
 }
 
+/**
+ * A fetched card and the URL it came from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ResolvedCard {
   readonly card: v1.AgentCard
   /** The URL the card was fetched from (interface URLs resolve against it). */
@@ -55,7 +70,12 @@ export interface ResolvedCard {
 
 const decodeV1 = Schema.decodeUnknownOption(v1.AgentCard)
 
-/** A card of 1.0 or of one of `editions` as a 1.0 card; None when it is none of them. */
+/**
+ * A card of 1.0 or of one of `editions` as a 1.0 card; None when it is none of them.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const decode = (json: unknown, editions: ReadonlyArray<ClientEdition> = []): Option.Option<v1.AgentCard> => {
   const modern = decodeV1(json)
   if (Option.isSome(modern)) return modern
@@ -71,6 +91,9 @@ const decodeV1Effect = Http.decode(v1.AgentCard, "an A2A 1.0 AgentCard")
 /**
  * Reads a card of 1.0 or of an edition the client speaks (ClientEditions) into the 1.0 model, or the SchemaMismatch
  * that says what is wrong: checked against the schema of the version it claims to be.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const read = (json: unknown, r: Http.Received, body: string): Effect.Effect<v1.AgentCard, A2AResponseError> =>
   Effect.flatMap(Effect.service(ClientEditions), (editions) => {
@@ -97,6 +120,12 @@ const olderVersionOf = (json: unknown): string | undefined =>
     ? json["protocolVersion"]
     : undefined
 
+/**
+ * Fetches and decodes an agent's card from a base URL or a card URL.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const fetchCard = (
   httpClient: HttpClient.HttpClient,
   input: string,

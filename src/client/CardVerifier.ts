@@ -38,9 +38,21 @@ import * as AgentCardCanonical from "../protocol/AgentCardCanonical.ts"
 import { isJsonObject } from "../protocol/internal/JsonObject.ts"
 import { AgentCardSignatureError } from "./A2AClientError.ts"
 
-/** A public JSON Web Key with its `kid`. */
+/**
+ * A public JSON Web Key with its `kid`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PublicJwk = { readonly kty: string; readonly kid?: string; readonly [member: string]: unknown }
 
+/**
+ * Options of the card verifier: the trusted keys (or where keys may be fetched from), the algorithms, and whether
+ * an unsigned card is refused.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Trusted public keys (or a JWKS), looked up by the signature's `kid`. */
   readonly keys?: ReadonlyArray<PublicJwk> | { readonly keys: ReadonlyArray<PublicJwk> } | undefined
@@ -68,12 +80,23 @@ export interface Options {
   readonly enforce?: boolean | undefined
 }
 
-/** What a card was received as: its JSON, as sent (the signatures cover it, not our decoding of it), and where. */
+/**
+ * What a card was received as: its JSON, as sent (the signatures cover it, not our decoding of it), and where.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ReceivedCard {
   readonly json: unknown
   readonly url: string
 }
 
+/**
+ * Checks the signatures of a fetched agent card before the client uses it.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class CardVerifier extends Context.Service<CardVerifier, {
   /** Succeeds when the card may be used (see the module comment); the error says why not. */
   readonly verify: (card: ReceivedCard) => Effect.Effect<void, AgentCardSignatureError>
@@ -130,7 +153,12 @@ const jkuPolicy = (option: Options["jku"]) => (jku: string, cardUrl: string): bo
   return option === true && target.protocol === "https:"
 }
 
-/** The verifier; loads `jose`. JWKS are fetched with the HttpClient in context. */
+/**
+ * The verifier; loads `jose`. JWKS are fetched with the HttpClient in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service"], never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const jose = yield* Effect.tryPromise(() => import("jose")).pipe(
@@ -283,6 +311,11 @@ export const make = (options: Options = {}): Effect.Effect<CardVerifier["Service
     }
   })
 
-/** The verifier as a layer: provide it where `A2AClient.resolve` runs. */
+/**
+ * The verifier as a layer: provide it where `A2AClient.resolve` runs.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options = {}): Layer.Layer<CardVerifier, never, HttpClient.HttpClient> =>
   Layer.effect(CardVerifier, make(options))

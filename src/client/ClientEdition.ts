@@ -24,6 +24,12 @@ import type { A2AResponseError } from "./A2AClientError.ts"
 import type * as Http from "./internal/HttpExchange.ts"
 import type { TransportFactory } from "./Transport.ts"
 
+/**
+ * What a protocol version other than 1.0 adds to the client: its transports, and how to read its cards.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ClientEdition {
   /** Transports for its card interfaces (tried after the 1.0 ones). */
   readonly transports: ReadonlyArray<TransportFactory>
@@ -35,7 +41,12 @@ export interface ClientEdition {
   readonly decodeCard: (json: unknown, r: Http.Received, body: string) => Effect.Effect<v1.AgentCard, A2AResponseError>
 }
 
-/** The editions the client speaks beside 1.0; none by default. */
+/**
+ * The editions the client speaks beside 1.0; none by default.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export const ClientEditions = Context.Reference<ReadonlyArray<ClientEdition>>("effect-a2a/client/ClientEditions", {
   defaultValue: () => []
 })

@@ -30,6 +30,9 @@ import * as OAuth2ClientCredentials from "./OAuth2ClientCredentials.ts"
  * One credential: a secret, or an Effect producing one (run per request, so tokens can be refreshed; its failure
  * stops the request). For HTTP Basic schemes give "user:password"; for API keys, bearer, OAuth 2 and OpenID
  * Connect the token; for an OAuth 2 client credentials flow, `OAuth2ClientCredentials.credential(...)`.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type Credential =
   | string
@@ -37,10 +40,20 @@ export type Credential =
   | Effect.Effect<string | Redacted.Redacted<string>, A2ACredentialError>
   | OAuth2ClientCredentials.ClientCredentials
 
-/** Credentials by security scheme name. */
+/**
+ * Credentials by security scheme name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Credentials = { readonly [schemeName: string]: Credential }
 
-/** One scheme of the chosen requirement, with the credential to send for it. */
+/**
+ * One scheme of the chosen requirement, with the credential to send for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Selected {
   readonly schemeName: string
   readonly scheme: v1.SecurityScheme
@@ -51,6 +64,9 @@ export interface Selected {
  * The schemes to authenticate with: the first requirement whose every scheme has a credential. A card that
  * declares schemes but no requirements gets the first scheme we have a credential for. An empty list means
  * "send nothing".
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const select = (card: v1.AgentCard, credentials: Credentials): ReadonlyArray<Selected> => {
   const schemes = card.securitySchemes ?? {}
@@ -132,7 +148,12 @@ const applyOne = (request: HttpClientRequest.HttpClientRequest, scheme: v1.Secur
   return request
 }
 
-/** Adds the selected credentials to a request (OAuth 2 client credentials need `prepare`). */
+/**
+ * Adds the selected credentials to a request (OAuth 2 client credentials need `prepare`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const apply = (selected: ReadonlyArray<Selected>) =>
 (
   request: HttpClientRequest.HttpClientRequest
@@ -146,8 +167,14 @@ export const apply = (selected: ReadonlyArray<Selected>) =>
         Effect.map(reveal(credential, schemeName), (secret) => applyOne(req, scheme, secret))
     )
 
-/** The selected credentials, ready to apply: OAuth 2 client credentials turned into token sources. */
+/**
+ * The selected credentials, ready to apply: OAuth 2 client credentials turned into token sources.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Prepared {
+  /** Adds the credentials to a request (obtaining a token first when needed). */
   readonly apply: (
     request: HttpClientRequest.HttpClientRequest
   ) => Effect.Effect<HttpClientRequest.HttpClientRequest, A2ACredentialError>
@@ -157,7 +184,12 @@ export interface Prepared {
   readonly refreshable: boolean
 }
 
-/** Prepares the selected credentials; token requests go through `httpClient`. */
+/**
+ * Prepares the selected credentials; token requests go through `httpClient`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const prepare = (
   selected: ReadonlyArray<Selected>,
   httpClient: HttpClient.HttpClient

@@ -19,6 +19,12 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import { A2ANoCompatibleInterface } from "./A2AClientError.ts"
 import type { TransportFactory } from "./Transport.ts"
 
+/**
+ * The interface chosen from a card, with its absolute URL and the transport factory that speaks it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Selection {
   readonly interface: v1.AgentInterface
   /** Absolute URL of the interface. */
@@ -26,6 +32,12 @@ export interface Selection {
   readonly factory: TransportFactory
 }
 
+/**
+ * What `select` may choose from: the transport factories, and optionally only some bindings.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SelectOptions {
   readonly factories: ReadonlyArray<TransportFactory>
   /** Only these bindings (e.g. ["HTTP+JSON"]); the card's order still decides among them. */
@@ -36,7 +48,12 @@ export interface SelectOptions {
   readonly cardUrl?: string | undefined
 }
 
-/** `Major.Minor` of a version string: patch versions never take part in negotiation (spec 3.6). */
+/**
+ * `Major.Minor` of a version string: patch versions never take part in negotiation (spec 3.6).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const majorMinor = (version: string): string => {
   const [major = "", minor = "0"] = version.trim().replace(/^v/i, "").split(".")
   return `${major}.${minor}`
@@ -52,6 +69,12 @@ const resolveUrl = (url: string, base: string | undefined): string | undefined =
   }
 }
 
+/**
+ * Chooses the first interface of the card that a transport speaks, or says why none fits.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const select = (
   card: v1.AgentCard,
   options: SelectOptions

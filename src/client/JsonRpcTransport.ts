@@ -23,8 +23,20 @@ import * as Http from "./internal/HttpExchange.ts"
 import * as JsonRpcExchange from "./internal/JsonRpcExchange.ts"
 import type { Call, Transport, TransportFactory, TransportMethods } from "./Transport.ts"
 
+/**
+ * The protocol binding this transport speaks, as agent card interfaces name it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_BINDING = "JSONRPC"
 
+/**
+ * A JSON-RPC transport to the interface at this URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: {
   readonly url: string
   readonly httpClient: HttpClient.HttpClient
@@ -60,6 +72,12 @@ export const make = (options: {
   }
 }
 
+/**
+ * The transport factory of the JSON-RPC binding at A2A 1.0.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,
   protocolVersion: "1.0",

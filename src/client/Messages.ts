@@ -13,6 +13,12 @@
  */
 import type * as v1 from "../protocol/generated/v1.ts"
 
+/**
+ * Options of a text message: the task and context it continues, its id, the tasks it refers to and metadata.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TextMessageOptions {
   readonly taskId?: string | undefined
   readonly contextId?: string | undefined
@@ -21,7 +27,12 @@ export interface TextMessageOptions {
   readonly metadata?: v1.Struct | undefined
 }
 
-/** A user message with one text part and a fresh message id. */
+/**
+ * A user message with one text part and a fresh message id.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const userText = (text: string, options: TextMessageOptions = {}): v1.Message => ({
   messageId: options.messageId ?? crypto.randomUUID(),
   role: "ROLE_USER",
@@ -32,6 +43,11 @@ export const userText = (text: string, options: TextMessageOptions = {}): v1.Mes
   ...(options.metadata !== undefined ? { metadata: options.metadata } : {})
 })
 
-/** The text parts of a message or artifact, concatenated. */
+/**
+ * The text parts of a message or artifact, concatenated.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const textOf = (parts: ReadonlyArray<v1.Part>): string =>
   parts.map((part) => ("text" in part ? part.text : "")).join("")

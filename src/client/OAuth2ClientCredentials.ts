@@ -32,6 +32,13 @@ import * as SynchronizedRef from "effect/SynchronizedRef"
 import type * as v1 from "../protocol/generated/v1.ts"
 import { A2ACredentialError, snippet } from "./A2AClientError.ts"
 
+/**
+ * The OAuth 2.0 client credentials grant: client id and secret, scopes, the token endpoint when
+ * the card gives none, and how early a token is renewed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly clientId: string
   readonly clientSecret: string | Redacted.Redacted<string>
@@ -47,18 +54,40 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
 }
 
-/** The credential value to give under the OAuth 2 scheme's name in the client's `credentials`. */
+/**
+ * The credential value to give under the OAuth 2 scheme's name in the client's `credentials`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ClientCredentials {
   readonly _tag: "OAuth2ClientCredentials"
   readonly options: Options
 }
 
+/**
+ * A credential that gets its bearer token with the OAuth 2.0 client credentials grant.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const credential = (options: Options): ClientCredentials => ({ _tag: "OAuth2ClientCredentials", options })
 
+/**
+ * Whether a value is a credential made by `credential`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isClientCredentials = (value: unknown): value is ClientCredentials =>
   Predicate.hasProperty(value, "_tag") && value._tag === "OAuth2ClientCredentials"
 
-/** A token source: the current token (fetched when there is none or it is about to expire), and a way to drop it. */
+/**
+ * A token source: the current token (fetched when there is none or it is about to expire), and a way to drop it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TokenSource {
   readonly token: Effect.Effect<string, A2ACredentialError>
   readonly invalidate: Effect.Effect<void>
@@ -77,7 +106,12 @@ const base64 = (text: string): string =>
 /** RFC 6749 2.3.1: the id and secret are form-urlencoded before they are joined for Basic. */
 const formEncode = (value: string): string => encodeURIComponent(value).replace(/%20/g, "+")
 
-/** The token source for a scheme of the card (its clientCredentials flow names the token URL). */
+/**
+ * The token source for a scheme of the card (its clientCredentials flow names the token URL).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   schemeName: string,
   scheme: v1.SecurityScheme,

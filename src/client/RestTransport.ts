@@ -31,6 +31,12 @@ import type { A2AClientError } from "./A2AClientError.ts"
 import * as Http from "./internal/HttpExchange.ts"
 import type { Call, Transport, TransportFactory, TransportMethods } from "./Transport.ts"
 
+/**
+ * The protocol binding this transport speaks, as agent card interfaces name it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_BINDING = "HTTP+JSON"
 
 const ACCEPT_JSON = `${Http.A2A_JSON_CONTENT_TYPE}, ${Http.JSON_CONTENT_TYPE}`
@@ -91,6 +97,12 @@ const fillPath = (
   return { path, used }
 }
 
+/**
+ * An HTTP+JSON (REST) transport to the interface at this URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: {
   readonly url: string
   readonly httpClient: HttpClient.HttpClient
@@ -185,6 +197,12 @@ export const make = (options: {
   }
 }
 
+/**
+ * The transport factory of the HTTP+JSON binding at A2A 1.0.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,
   protocolVersion: "1.0",

@@ -21,7 +21,12 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 
-/** One dispatched event. `id` is the last event id seen so far (it persists across events, as in the spec). */
+/**
+ * One dispatched event. `id` is the last event id seen so far (it persists across events, as in the spec).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SseEvent {
   readonly event: string
   readonly data: string
@@ -30,24 +35,44 @@ export interface SseEvent {
   readonly retry: number | undefined
 }
 
-/** An event grew past the limit without being dispatched (a peer that never ends its event). */
+/**
+ * An event grew past the limit without being dispatched (a peer that never ends its event).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SseEventTooLarge extends Schema.TaggedError<SseEventTooLarge>()("SseEventTooLarge", {
   limit: Schema.Number,
   message: Schema.String
 }) {}
 
-/** Default limit on one event's size, in characters. */
+/**
+ * Default limit on one event's size, in characters.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 
 /**
  * An incremental SSE parser: feed it text in chunks of any size (a CR/LF pair may be split across chunks), it
  * returns the events completed so far, or fails once the event in progress outgrows `maxEventSize`. An event
  * still open when the input ends is discarded, as the spec requires.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface SseParser {
+  /** Takes the next chunk of text; the events it completed, or the error when one grew past the bound. */
   readonly feed: (chunk: string) => Result.Result<ReadonlyArray<SseEvent>, SseEventTooLarge>
 }
 
+/**
+ * A parser of a Server-Sent Events byte stream, with a bound on one event's size.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeParser = (options: { readonly maxEventSize?: number | undefined } = {}): SseParser => {
   const limit = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE
   let retry: number | undefined = undefined
@@ -71,6 +96,9 @@ export const makeParser = (options: { readonly maxEventSize?: number | undefined
 /**
  * Parses a text stream into SSE events, with a fresh parser per run of the stream. Fails with SseEventTooLarge
  * when one event outgrows `maxEventSize` characters, instead of buffering without bound.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const events = <E, R>(
   self: Stream.Stream<string, E, R>,
@@ -84,7 +112,12 @@ export const events = <E, R>(
     )
   })
 
-/** Parses a byte stream (e.g. an HTTP response body) into SSE events. */
+/**
+ * Parses a byte stream (e.g. an HTTP response body) into SSE events.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const decode = <E, R>(
   self: Stream.Stream<Uint8Array, E, R>,
   options: { readonly maxEventSize?: number | undefined } = {}

@@ -15,7 +15,12 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import type * as Operations from "../protocol/Operations.ts"
 import type { A2AClientError } from "./A2AClientError.ts"
 
-/** Per-call HTTP details the client has already worked out (A2A-Version, A2A-Extensions, credentials). */
+/**
+ * Per-call HTTP details the client has already worked out (A2A-Version, A2A-Extensions, credentials).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Call {
   readonly headers: Headers.Headers
   /** Bound on getting the response headers (for streams: on opening the stream). */
@@ -26,6 +31,9 @@ export interface Call {
  * One function per A2A operation (protocol/Operations), named by its key: a request/response operation answers
  * an Effect, a streaming one a Stream of its raw events (ending at a terminal state is the client's job, not the
  * transport's).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type TransportMethods = {
   readonly [Op in Operations.Any as Op["key"]]: (
@@ -35,13 +43,24 @@ export type TransportMethods = {
     : Effect.Effect<Operations.ResponseOf<Op>, A2AClientError>
 }
 
-/** Requests reach a transport with `tenant` already set from the selected interface. */
+/**
+ * Requests reach a transport with `tenant` already set from the selected interface.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Transport extends TransportMethods {
   readonly protocolBinding: string
   readonly protocolVersion: string
   readonly url: string
 }
 
+/**
+ * Makes transports for one protocol binding and version, as card interfaces name them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TransportFactory {
   /** `AgentInterface.protocolBinding` this factory speaks, e.g. "JSONRPC", "HTTP+JSON". */
   readonly protocolBinding: string
@@ -52,6 +71,7 @@ export interface TransportFactory {
    * undefined when it is not one this binding can reach. Without it, the URL is resolved against the card's URL.
    */
   readonly target?: ((interfaceUrl: string) => string | undefined) | undefined
+  /** A transport to one interface of the card. */
   readonly make: (options: {
     readonly interface: v1.AgentInterface
     /** Absolute interface URL (resolved against the card URL when the card gave a relative one). */

@@ -38,7 +38,12 @@ import { isFinal } from "../protocol/TaskStates.ts"
 
 // --- Input -----------------------------------------------------------------------------------------------------
 
-/** A file to send: by URL, or inline as base64 bytes (exactly one of the two). */
+/**
+ * A file to send: by URL, or inline as base64 bytes (exactly one of the two).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FileInput = Schema.Struct({
   url: Schema.optionalKey(Schema.String).annotate({ description: "Where the agent can fetch the file" }),
   bytes: Schema.optionalKey(Schema.String).annotate({ description: "The file's content, base64-encoded" }),
@@ -49,9 +54,20 @@ export const FileInput = Schema.Struct({
     (file.url === undefined) !== (file.bytes === undefined) ? undefined : "a file has exactly one of url or bytes"
   )
 )
+/**
+ * The type of a decoded `FileInput`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FileInput = typeof FileInput.Type
 
-/** What a tool call sends to the agent: the model fills this in. */
+/**
+ * What a tool call sends to the agent: the model fills this in.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Input = Schema.Struct({
   text: Schema.String.annotate({ description: "The message to the agent" }),
   files: Schema.optionalKey(Schema.Array(FileInput)).annotate({ description: "Files to send with the message" }),
@@ -65,17 +81,34 @@ export const Input = Schema.Struct({
     description: "To continue a conversation with this agent: its context id"
   })
 })
+/**
+ * The type of a decoded `Input`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Input = typeof Input.Type
 
 // --- Outcome ---------------------------------------------------------------------------------------------------
 
-/** A file the agent returned: by URL or inline base64 bytes. */
+/**
+ * A file the agent returned: by URL or inline base64 bytes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FileOutput = Schema.Struct({
   url: Schema.optionalKey(Schema.String),
   bytes: Schema.optionalKey(Schema.String),
   name: Schema.optionalKey(Schema.String),
   mediaType: Schema.optionalKey(Schema.String)
 })
+/**
+ * The type of a decoded `FileOutput`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FileOutput = typeof FileOutput.Type
 
 const ids = {
@@ -94,11 +127,25 @@ const content = {
 /**
  * The agent answered: the text of its message, or of the task's artifacts followed by the final status message;
  * the data and file parts beside it.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Completed = Schema.TaggedStruct("Completed", { ...ids, ...content })
+/**
+ * The type of a decoded `Completed`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Completed = typeof Completed.Type
 
-/** The agent asks for more input: `question` is what it asks; answer by calling again with `taskId`. */
+/**
+ * The agent asks for more input: `question` is what it asks; answer by calling again with `taskId`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const InputRequired = Schema.TaggedStruct("InputRequired", {
   taskId: Schema.String,
   contextId: Schema.optionalKey(Schema.String),
@@ -106,30 +153,76 @@ export const InputRequired = Schema.TaggedStruct("InputRequired", {
   data: content.data,
   files: content.files
 })
+/**
+ * The type of a decoded `InputRequired`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InputRequired = typeof InputRequired.Type
 
-/** The agent needs (other) credentials to go on with the task. */
+/**
+ * The agent needs (other) credentials to go on with the task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthRequired = Schema.TaggedStruct("AuthRequired", {
   taskId: Schema.String,
   contextId: Schema.optionalKey(Schema.String),
   message: Schema.String
 })
+/**
+ * The type of a decoded `AuthRequired`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthRequired = typeof AuthRequired.Type
 
-/** The task ended without a result: failed, rejected by the agent, or canceled. */
+/**
+ * The task ended without a result: failed, rejected by the agent, or canceled.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Failed = Schema.TaggedStruct("Failed", {
   ...ids,
   state: Schema.Literals(["failed", "rejected", "canceled"]),
   message: Schema.String
 })
+/**
+ * The type of a decoded `Failed`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Failed = typeof Failed.Type
 
-/** How a call ended. Protocol and transport failures are the call's error, not an outcome. */
+/**
+ * How a call ended. Protocol and transport failures are the call's error, not an outcome.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Outcome = Schema.Union([Completed, InputRequired, AuthRequired, Failed])
+/**
+ * The type of a decoded `Outcome`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Outcome = typeof Outcome.Type
 
 // --- Call ------------------------------------------------------------------------------------------------------
 
+/**
+ * Options of a call: streaming or polling, the events as they come, accepted output modes, metadata and per-call
+ * client options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<R = never> {
   /** Stream the message (SendStreamingMessage). Default: when the card says `capabilities.streaming`. */
   readonly streaming?: boolean | undefined
@@ -148,7 +241,12 @@ export interface Options<R = never> {
   readonly pollInterval?: Duration.Input | undefined
 }
 
-/** The user message for an input. */
+/**
+ * The user message for an input.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toMessage = (input: Input, metadata?: v1.Struct): v1.Message => {
   const parts: Array<v1.Part> = [{ text: input.text }]
   for (const file of input.files ?? []) {
@@ -289,6 +387,9 @@ const outcomeOf = (turn: Turn, taskId: string, status: v1.TaskStatus): Outcome =
  * ended the task, or waits for input or authorization. Protocol errors (e.g. TaskNotFound for an unknown
  * `taskId`) and transport failures are the error. Interrupting the call sends CancelTask for a task that is
  * not over yet (best effort: its failure is ignored).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const call = <R = never>(
   client: A2AClient.A2AClientShape,

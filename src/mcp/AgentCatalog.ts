@@ -27,7 +27,12 @@ import type * as Credentials from "../client/Credentials.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as ToolSet from "./ToolSet.ts"
 
-/** One agent the gateway is told to serve. */
+/**
+ * One agent the gateway is told to serve.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentSettings {
   /** The agent's base URL (its card at /.well-known/agent-card.json) or its card's URL. */
   readonly url: string
@@ -35,7 +40,12 @@ export interface AgentSettings {
   readonly credentials?: Credentials.Credentials | undefined
 }
 
-/** An agent whose card was read. */
+/**
+ * An agent whose card was read.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Up {
   readonly _tag: "Up"
   readonly url: string
@@ -44,7 +54,12 @@ export interface Up {
   readonly client: A2AClient.A2AClientShape
 }
 
-/** An agent whose card could not be read; `toolName` is kept from an earlier read, if any. */
+/**
+ * An agent whose card could not be read; `toolName` is kept from an earlier read, if any.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Down {
   readonly _tag: "Down"
   readonly url: string
@@ -52,8 +67,20 @@ export interface Down {
   readonly reason: string
 }
 
+/**
+ * An agent of the catalog: up (its card read) or down (why not).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Agent = Up | Down
 
+/**
+ * The configured agents and their cards, re-read on demand.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentCatalog {
   /** The agents as last read, in the order they were configured. */
   readonly agents: Effect.Effect<ReadonlyArray<Agent>>
@@ -63,6 +90,12 @@ export interface AgentCatalog {
   readonly refreshAgent: (url: string) => Effect.Effect<Agent>
 }
 
+/**
+ * Options of the catalog: the bound on reading one card and on each call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Bound on reading one card, and on each call to the agent (opening its stream). Default 10 seconds. */
   readonly timeout?: Duration.Input | undefined
@@ -72,7 +105,12 @@ export interface Options {
 const reasonOf = (error: { readonly _tag: string; readonly message?: string }): string =>
   error.message !== undefined && error.message !== "" ? error.message : error._tag
 
-/** Reads the cards of `agents` as asked (nothing is read until the first `refresh`). */
+/**
+ * Reads the cards of `agents` as asked (nothing is read until the first `refresh`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   agents: ReadonlyArray<AgentSettings>,
   options: Options = {}

@@ -45,6 +45,9 @@ import * as ToolSet from "./ToolSet.ts"
  * Why a tool call of an agent failed, said so that a model can act on it: the task failed, was rejected or
  * canceled; the agent answered with an A2A error (`code` is its name, e.g. TaskNotFound); it could not be reached
  * or sent something that is not A2A; or the call ran out of time (the task was then canceled).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class AgentToolError extends Schema.TaggedError<AgentToolError>()("AgentToolError", {
   /** The agent's name, from its card. */
@@ -65,11 +68,27 @@ export class AgentToolError extends Schema.TaggedError<AgentToolError>()("AgentT
   message: Schema.String
 }) {}
 
-/** What a successful tool call returns to the model: the answer, or what the agent needs to go on. */
+/**
+ * What a successful tool call returns to the model: the answer, or what the agent needs to go on.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Result = Schema.Union([AgentCall.Completed, AgentCall.InputRequired, AgentCall.AuthRequired])
+/**
+ * The type of a decoded `Result`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Result = typeof Result.Type
 
-/** The tool of an agent (or of one of its skills). */
+/**
+ * The tool of an agent (or of one of its skills).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentTool = Tool.Tool<string, {
   readonly parameters: typeof AgentCall.Input
   readonly success: typeof Result
@@ -77,6 +96,12 @@ export type AgentTool = Tool.Tool<string, {
   readonly failureMode: "return"
 }>
 
+/**
+ * How an agent becomes tools: one per agent or one per skill, and the call's options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolOptions {
   /** One tool per skill of the card instead of one for the agent. Default false. */
   readonly perSkill?: boolean | undefined
@@ -93,7 +118,12 @@ export interface ToolOptions {
   readonly call?: AgentCall.Options | undefined
 }
 
-/** An agent for `toolkit`: its URL (resolved with the options), a client, or a URL or card with options. */
+/**
+ * An agent for `toolkit`: its URL (resolved with the options), a client, or a URL or card with options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Agent =
   | string
   | A2AClient.A2AClientShape
@@ -101,7 +131,12 @@ export type Agent =
   | (A2AClient.Options & ToolOptions & { readonly card: v1.AgentCard })
   | (ToolOptions & { readonly client: A2AClient.A2AClientShape })
 
-/** A tool's description from an agent's card: what it does, its skills, how to answer a question it asks. */
+/**
+ * A tool's description from an agent's card: what it does, its skills, how to answer a question it asks.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const describeAgent = (card: v1.AgentCard): string => {
   const skills = card.skills.map((skill) => `- ${skill.name}: ${skill.description}${examples(skill)}`)
   return [
@@ -148,7 +183,12 @@ const toToolError = (agent: string, error: A2AClientError): AgentToolError => {
 
 const failedReason = { failed: "TaskFailed", rejected: "TaskRejected", canceled: "TaskCanceled" } as const
 
-/** The handler of an agent's tool: one AgentCall, its outcome as the tool's result or failure. */
+/**
+ * The handler of an agent's tool: one AgentCall, its outcome as the tool's result or failure.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const handler = (client: A2AClient.A2AClientShape, options: ToolOptions = {}) => {
   const agent = client.card.name
   const timeout = options.callTimeout !== undefined ? Duration.fromInputUnsafe(options.callTimeout) : undefined
@@ -194,7 +234,12 @@ const makeTool = (name: string, description: string): AgentTool =>
     // optional fields: the strict JSON Schema mode of some providers would require them all
     .annotate(Tool.Strict, false)
 
-/** The tools of one agent (one, or one per skill), each with its name and description. */
+/**
+ * The tools of one agent (one, or one per skill), each with its name and description.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const tools = (client: A2AClient.A2AClientShape, options: ToolOptions = {}): ReadonlyArray<AgentTool> => {
   const card = client.card
   if (options.perSkill !== true) {
@@ -207,7 +252,12 @@ export const tools = (client: A2AClient.A2AClientShape, options: ToolOptions = {
   )
 }
 
-/** The tools of one agent (client) bound to their handler. */
+/**
+ * The tools of one agent (client) bound to their handler.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromClient = (
   client: A2AClient.A2AClientShape,
   options: ToolOptions = {}
@@ -239,7 +289,12 @@ const resolveAgent = (
   return Effect.map(A2AClient.make(agent.card, agent), (client) => ({ client, options: agent }))
 }
 
-/** The tools of an agent from its URL: the card is fetched (and verified) with the client options. */
+/**
+ * The tools of an agent from its URL: the card is fetched (and verified) with the client options.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromUrl = <E = never>(
   url: string,
   options: A2AClient.ResolveOptions<E> & ToolOptions = {}
@@ -249,7 +304,12 @@ export const fromUrl = <E = never>(
   HttpClient.HttpClient
 > => Effect.flatMap(A2AClient.resolve(url, options), (client) => fromClient(client, options))
 
-/** One toolkit of the tools of several agents (their cards resolved one after the other, in order). */
+/**
+ * One toolkit of the tools of several agents (their cards resolved one after the other, in order).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const toolkit = (
   agents: ReadonlyArray<Agent>
 ): Effect.Effect<

@@ -55,11 +55,27 @@ const AgentEntry = Schema.Struct({
   credentials: Schema.optionalKey(Schema.Record(Schema.String, Schema.Union([Secret, OAuthClient])))
 })
 
-/** The settings file as written. */
+/**
+ * The settings file as written.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SettingsFile = Schema.Struct({ agents: Schema.Array(AgentEntry) })
+/**
+ * The type of a decoded `SettingsFile`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SettingsFile = typeof SettingsFile.Type
 
-/** The settings could not be used: the file's JSON or shape, or a secret's environment variable. */
+/**
+ * The settings could not be used: the file's JSON or shape, or a secret's environment variable.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class GatewaySettingsError extends Schema.TaggedError<GatewaySettingsError>()("GatewaySettingsError", {
   message: Schema.String
 }) {}
@@ -93,7 +109,12 @@ const credentialsOf = (
     return out
   })
 
-/** Parses a settings file's text. */
+/**
+ * Parses a settings file's text.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const parse = (text: string): Effect.Effect<SettingsFile, GatewaySettingsError> =>
   Schema.decodeUnknownEffect(Schema.fromJsonString(SettingsFile))(text).pipe(
     Effect.mapError((error) => new GatewaySettingsError({ message: `invalid settings: ${error.message}` }))
@@ -102,6 +123,9 @@ export const parse = (text: string): Effect.Effect<SettingsFile, GatewaySettings
 /**
  * The agents to serve: those named by `urls` (in that order), then those only in the settings; each with the
  * credentials its settings entry gives (matched by URL), with secrets read from the environment now.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const agents = (
   urls: ReadonlyArray<string>,

@@ -33,6 +33,12 @@ import * as LocalTransport from "./internal/LocalTransport.ts"
 import * as McpGateway from "./McpGateway.ts"
 import * as ToolSet from "./ToolSet.ts"
 
+/**
+ * Options of the hosted MCP endpoint: its path and the bound on a tool call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Where the MCP endpoint is. Default "/mcp". */
   readonly path?: `/${string}` | undefined
@@ -40,6 +46,12 @@ export interface Options {
   readonly callTimeout?: Duration.Input | undefined
 }
 
+/**
+ * Where the MCP endpoint is served by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_PATH = "/mcp"
 
 /**
@@ -105,7 +117,12 @@ const register = (options: Options) =>
     })
   })
 
-/** The MCP endpoint of the hosted agent, on the HttpRouter in context (beside A2AHttp.routes). */
+/**
+ * The MCP endpoint of the hosted agent, on the HttpRouter in context (beside A2AHttp.routes).
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const routes = (options: Options = {}) =>
   McpServer.layerHttp({
     ...McpGateway.SERVER_INFO,

@@ -47,6 +47,12 @@ import * as AgentCall from "./AgentCall.ts"
 import * as AgentCatalog from "./AgentCatalog.ts"
 import * as AgentTools from "./AgentTools.ts"
 
+/**
+ * Options of the gateway: the agents it serves, how often their cards are re-read, and the catalog's options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options extends AgentCatalog.Options {
   /** The agents to serve (GatewaySettings reads them from a settings file). */
   readonly agents: ReadonlyArray<AgentCatalog.AgentSettings>
@@ -56,10 +62,20 @@ export interface Options extends AgentCatalog.Options {
   readonly callTimeout?: Duration.Input | undefined
 }
 
-/** The MCP server's name and version, as told to clients. */
+/**
+ * The MCP server's name and version, as told to clients.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SERVER_INFO = { name: "effect-a2a", version: "0.1.0" } as const
 
-/** The MCP protocol versions served, newest first (the official SDK clients speak these). */
+/**
+ * The MCP protocol versions served, newest first (the official SDK clients speak these).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const protocols = [
   McpProtocol.v2025_11_25,
   McpProtocol.v2025_06_18,
@@ -67,12 +83,22 @@ export const protocols = [
   McpProtocol.v2024_11_05
 ] as const
 
-/** The resource listing every agent and its state. */
+/**
+ * The resource listing every agent and its state.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const CATALOG_URI = "a2a://agents"
 
 const WELL_KNOWN = "/.well-known/agent-card.json"
 
-/** The card's own URL: the resource it is served as. */
+/**
+ * The card's own URL: the resource it is served as.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const cardUri = (url: string): string => url.endsWith(".json") ? url : `${url.replace(/\/+$/, "")}${WELL_KNOWN}`
 
 /** The input's JSON Schema with its root inline: MCP wants an object schema at the top, not a `$ref`. */
@@ -87,7 +113,12 @@ const inputSchema: McpSchema.ToolJson = (() => {
 const decodeInput = Schema.decodeUnknownEffect(AgentCall.Input)
 const encodeOutcome = Schema.encodeSync(AgentCall.Outcome)
 
-/** The MCP tool of an agent: named `name`, described from its card, taking `AgentCall.Input`. */
+/**
+ * The MCP tool of an agent: named `name`, described from its card, taking `AgentCall.Input`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolOf = (name: string, card: v1.AgentCard): McpSchema.Tool =>
   new McpSchema.Tool({
     name,
@@ -99,14 +130,24 @@ export const toolOf = (name: string, card: v1.AgentCard): McpSchema.Tool =>
 
 const text = (value: string): McpSchema.ContentBlock => ({ type: "text", text: value })
 
-/** A tool error: the call failed, and `message` says why. */
+/**
+ * A tool error: the call failed, and `message` says why.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolError = (message: string): McpSchema.CallToolResult =>
   new McpSchema.CallToolResult({ isError: true, content: [text(message)] })
 
 const idsLine = (taskId: string, contextId: string | undefined) =>
   `taskId "${taskId}"${contextId !== undefined ? ` and contextId "${contextId}"` : ""}`
 
-/** An A2A outcome as an MCP tool result: text for the model, the outcome itself as structured content. */
+/**
+ * An A2A outcome as an MCP tool result: text for the model, the outcome itself as structured content.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const resultOf = (toolName: string, outcome: AgentCall.Outcome): McpSchema.CallToolResult => {
   const structuredContent = encodeOutcome(outcome)
   const extras = (data: ReadonlyArray<unknown>, files: ReadonlyArray<AgentCall.FileOutput>) => [
@@ -156,6 +197,9 @@ export const resultOf = (toolName: string, outcome: AgentCall.Outcome): McpSchem
 /**
  * One event of the A2A task, as a progress notification's message. `names` keeps the artifacts' names by id:
  * appended chunks usually carry the id only.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const progressMessage = (event: v1.StreamResponse, names: Map<string, string>): string => {
   const partsText = (parts: ReadonlyArray<v1.Part>) =>
@@ -175,7 +219,12 @@ export const progressMessage = (event: v1.StreamResponse, names: Map<string, str
   return `message: ${partsText(event.message.parts)}`
 }
 
-/** A tool call's arguments as AgentCall's input; wrong ones are InvalidParams (a tool error the model can fix). */
+/**
+ * A tool call's arguments as AgentCall's input; wrong ones are InvalidParams (a tool error the model can fix).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const decodeArguments = (
   toolName: string,
   payload: unknown
@@ -190,6 +239,9 @@ export const decodeArguments = (
  * One tool call of the agent behind `client`, inside an MCP request: the A2A task's events are progress
  * notifications when the request asked for progress, its outcome the tool result; an A2A error, a transport
  * failure or a call longer than `callTimeout` (whose task is then canceled) a tool error.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const callAgent = (
   client: A2AClient.A2AClientShape,
@@ -238,6 +290,9 @@ const catalogText = (agents: ReadonlyArray<AgentCatalog.Agent>): string =>
 /**
  * Registers the agents' tools and resources on the `McpServer` in context, and keeps them up to date (a refresh
  * on an interval) for as long as the scope lives.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const register = (
   options: Options
@@ -333,15 +388,30 @@ export const register = (
     )
   })
 
-/** The gateway's registrations, for an `McpServer` transport layer of your own. */
+/**
+ * The gateway's registrations, for an `McpServer` transport layer of your own.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options): Layer.Layer<never, never, McpServer.McpServer | HttpClient.HttpClient> =>
   Layer.effectDiscard(register(options))
 
-/** The gateway over stdin / stdout: what an MCP client spawning `effect-a2a mcp` talks to. */
+/**
+ * The gateway over stdin / stdout: what an MCP client spawning `effect-a2a mcp` talks to.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerStdio = (options: Options) =>
   McpServer.layerStdio({ ...SERVER_INFO, protocols, registrations: layer(options) })
 
-/** The gateway as a streamable HTTP endpoint at `path` (default `/mcp`) on the HttpRouter in context. */
+/**
+ * The gateway as a streamable HTTP endpoint at `path` (default `/mcp`) on the HttpRouter in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerHttp = (options: Options & { readonly path?: HttpRouter.PathInput | undefined }) =>
   McpServer.layerHttp({
     ...SERVER_INFO,

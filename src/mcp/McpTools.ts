@@ -40,7 +40,12 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as ToolSet from "./ToolSet.ts"
 
-/** An MCP server started as a command and spoken to over its stdin and stdout. */
+/**
+ * An MCP server started as a command and spoken to over its stdin and stdout.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface StdioServer {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
@@ -49,13 +54,24 @@ export interface StdioServer {
   readonly cwd?: string | undefined
 }
 
-/** An MCP server at a streamable HTTP URL. */
+/**
+ * An MCP server at a streamable HTTP URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HttpServer {
   readonly url: string
   /** Sent with every request, e.g. an Authorization header. */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
+/**
+ * An MCP server whose tools are offered: over stdio or HTTP, with a name prefix and a start-up bound.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Server = (StdioServer | HttpServer) & {
   /** Put before each tool's name (`prefix__tool`), to tell apart the tools of several servers. */
   readonly prefix?: string | undefined
@@ -65,7 +81,12 @@ export type Server = (StdioServer | HttpServer) & {
   readonly callTimeout?: Duration.Input | undefined
 }
 
-/** Why a call of an MCP tool failed, as the model reads it. */
+/**
+ * Why a call of an MCP tool failed, as the model reads it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class McpToolError extends Schema.TaggedError<McpToolError>()("McpToolError", {
   tool: Schema.String,
   message: Schema.String
@@ -77,7 +98,12 @@ const CLIENT_INFO = { name: "effect-a2a", version: "0.1.0" } as const
 /** The MCP revision spoken: the newest the stateful transports (and the official SDK's servers) share. */
 const protocol = McpProtocol.v2025_11_25
 
-/** A stdio server from a command line, e.g. `--mcp-server "npx -y @modelcontextprotocol/server-memory"`. */
+/**
+ * A stdio server from a command line, e.g. `--mcp-server "npx -y @modelcontextprotocol/server-memory"`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const parseCommand = (line: string): Result.Result<StdioServer, CommandLine.CommandLineError> =>
   Result.flatMap(
     // one template part and no values: the line's own quotes group its words
@@ -104,7 +130,12 @@ const transport = (
       protocol
     })
 
-/** Connects to a server for the Scope. */
+/**
+ * Connects to a server for the Scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const connect = (
   server: Server
 ): Effect.Effect<McpClient.McpClient, McpClientError, Scope.Scope | ChildProcessSpawner | HttpClient.HttpClient> =>
@@ -137,7 +168,12 @@ const textOf = (result: McpSchema.CallToolResult): string => {
 const isArguments = (params: unknown): params is Record<string, unknown> =>
   typeof params === "object" && params !== null && !Array.isArray(params)
 
-/** The tools of a connected server, bound to calls of it. */
+/**
+ * The tools of a connected server, bound to calls of it.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const toolkit = (
   client: McpClient.McpClient,
   options: Pick<Server, "prefix" | "callTimeout"> = {}
@@ -171,7 +207,12 @@ export const toolkit = (
       return { tool, handler }
     })))
 
-/** Connects to a server (for the Scope) and binds its tools. */
+/**
+ * Connects to a server (for the Scope) and binds its tools.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromServer = (
   server: Server
 ): Effect.Effect<
@@ -180,7 +221,12 @@ export const fromServer = (
   Scope.Scope | ChildProcessSpawner | HttpClient.HttpClient
 > => Effect.flatMap(connect(server), (client) => toolkit(client, server))
 
-/** The tools of several servers as one toolkit (connected one after the other, for the Scope). */
+/**
+ * The tools of several servers as one toolkit (connected one after the other, for the Scope).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromServers = (
   servers: ReadonlyArray<Server>
 ): Effect.Effect<

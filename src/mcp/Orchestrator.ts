@@ -38,6 +38,12 @@ import * as AgentTools from "./AgentTools.ts"
 import * as McpTools from "./McpTools.ts"
 import * as ToolSet from "./ToolSet.ts"
 
+/**
+ * Options of an orchestrator: an LLM agent's options, plus the agents and MCP servers it may delegate to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<A = unknown> extends Omit<LlmAgent.Options<{}, A>, "toolkit"> {
   /** The agents the model may delegate to: one tool each (or one per skill, with `perSkill`). */
   readonly agents?: ReadonlyArray<AgentTools.Agent> | undefined
@@ -47,7 +53,12 @@ export interface Options<A = unknown> extends Omit<LlmAgent.Options<{}, A>, "too
   readonly tools?: ToolSet.ToolSet | undefined
 }
 
-/** The tools of the agents, of the MCP servers and your own, as one set (for the Scope: the MCP connections). */
+/**
+ * The tools of the agents, of the MCP servers and your own, as one set (for the Scope: the MCP connections).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const toolSet = (options: Pick<Options, "agents" | "mcpServers" | "tools">) =>
   Effect.gen(function*() {
     const agents = yield* AgentTools.toolkit(options.agents ?? [])
@@ -55,14 +66,24 @@ export const toolSet = (options: Pick<Options, "agents" | "mcpServers" | "tools"
     return yield* ToolSet.merge(agents, mcp, ...(options.tools !== undefined ? [options.tools] : []))
   })
 
-/** An LLM agent with a tool set already made (e.g. by `toolSet`). */
+/**
+ * An LLM agent with a tool set already made (e.g. by `toolSet`).
+ *
+ * @since 0.1.0
+ * @category tools
+ */
 export const withTools = <A = unknown>(
   options: Omit<Options<A>, "agents" | "mcpServers" | "tools">,
   tools: ToolSet.ToolSet
 ): Layer.Layer<AgentExecutor, never, LanguageModel.LanguageModel> =>
   LlmAgent.layer({ ...options, toolkit: tools.toolkit }).pipe(Layer.provide(ToolSet.layer(tools)))
 
-/** The orchestrator's executor: `LlmAgent` with the tool set of `options`. */
+/**
+ * The orchestrator's executor: `LlmAgent` with the tool set of `options`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = <A = unknown>(
   options: Options<A>
 ): Layer.Layer<

@@ -30,19 +30,39 @@ import * as Schema from "effect/Schema"
 
 type AnyTools = Record<string, Tool.Any>
 
-/** The handlers of a set's tools, as a context (keyed by tool, as Effect's toolkits find them). */
+/**
+ * The handlers of a set's tools, as a context (keyed by tool, as Effect's toolkits find them).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Handlers = Tool.HandlersFor<AnyTools>
 
-/** A toolkit and its handlers. */
+/**
+ * A toolkit and its handlers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolSet {
   readonly toolkit: Toolkit.Toolkit<AnyTools>
   readonly handlers: Context.Context<Handlers>
 }
 
-/** The handler of one tool: its parameters, as decoded by the tool's parameters schema, in. */
+/**
+ * The handler of one tool: its parameters, as decoded by the tool's parameters schema, in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Handler = Toolkit.HandlersFrom<AnyTools>[string]
 
-/** Two tools of one set with the same name. */
+/**
+ * Two tools of one set with the same name.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
   name: Schema.String,
   message: Schema.String
@@ -50,13 +70,23 @@ export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("
 
 const MAX_NAME = 64
 
-/** A valid tool name (`[a-zA-Z0-9_-]{1,64}`) from free text: runs of other characters become `_`. */
+/**
+ * A valid tool name (`[a-zA-Z0-9_-]{1,64}`) from free text: runs of other characters become `_`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toolName = (text: string, fallback = "tool"): string => {
   const name = text.trim().replace(/[^a-zA-Z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, MAX_NAME)
   return name === "" ? fallback : name
 }
 
-/** `prefix__suffix` as a valid tool name, the prefix shortened so the suffix stays whole. */
+/**
+ * `prefix__suffix` as a valid tool name, the prefix shortened so the suffix stays whole.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const qualified = (prefix: string, suffix: string): string => {
   const tail = toolName(suffix).slice(0, MAX_NAME - 3)
   return `${toolName(prefix).slice(0, MAX_NAME - 2 - tail.length)}__${tail}`
@@ -68,7 +98,12 @@ const duplicate = (name: string) =>
     message: `Two tools are named "${name}": give their agents or servers distinct names or prefixes`
   })
 
-/** Each tool with its handler. Fails on a name given twice. */
+/**
+ * Each tool with its handler. Fails on a name given twice.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   entries: ReadonlyArray<{ readonly tool: Tool.Any; readonly handler: Handler }>
 ): Effect.Effect<ToolSet, DuplicateToolName> =>
@@ -82,7 +117,12 @@ export const make = (
     return { toolkit, handlers: yield* toolkit.toHandlers(handlers) }
   })
 
-/** Sets as one. Fails on a name held by two of them. */
+/**
+ * Sets as one. Fails on a name held by two of them.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const merge = (...sets: ReadonlyArray<ToolSet>): Effect.Effect<ToolSet, DuplicateToolName> =>
   Effect.gen(function*() {
     const names = new Set<string>()
@@ -101,9 +141,19 @@ export const merge = (...sets: ReadonlyArray<ToolSet>): Effect.Effect<ToolSet, D
     }
   })
 
-/** The toolkit with its handlers bound, as `LanguageModel.generateText({ toolkit })` takes it. */
+/**
+ * The toolkit with its handlers bound, as `LanguageModel.generateText({ toolkit })` takes it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const bind = (set: ToolSet): Effect.Effect<Toolkit.WithHandler<AnyTools>> =>
   Effect.provideContext(set.toolkit, set.handlers)
 
-/** The handlers as a layer, for where the toolkit is used (e.g. an LLM agent given `set.toolkit`). */
+/**
+ * The handlers as a layer, for where the toolkit is used (e.g. an LLM agent given `set.toolkit`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (set: ToolSet): Layer.Layer<Handlers> => Layer.succeedContext(set.handlers)

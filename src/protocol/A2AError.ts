@@ -17,97 +17,37 @@
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
-/** `google.rpc.BadRequest.FieldViolation`: which field of the request is wrong, and why. */
-export const FieldViolation = Schema.Struct({
-  field: Schema.String,
-  description: Schema.String
-})
-export type FieldViolation = typeof FieldViolation.Type
-
-/** One `details` / `data` entry in ProtoJSON `Any` form (`@type` plus the message's fields). */
-export const ErrorDetail = Schema.Record(Schema.String, Schema.Unknown)
-export type ErrorDetail = typeof ErrorDetail.Type
-
-const fields = {
-  message: Schema.String,
-  /** Further detail objects (beyond the ErrorInfo / BadRequest ones the mappers add), passed through as-is. */
-  details: Schema.optionalKey(Schema.Array(ErrorDetail)),
-  /** ErrorInfo metadata (e.g. `taskId`), string to string as google.rpc.ErrorInfo requires. */
-  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
-}
-
-// --- A2A-specific errors (spec 3.3.2) ---
-
-export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", fields) {}
-export class TaskNotCancelable extends Schema.TaggedError<TaskNotCancelable>()("TaskNotCancelable", fields) {}
-export class PushNotificationNotSupported
-  extends Schema.TaggedError<PushNotificationNotSupported>()("PushNotificationNotSupported", fields)
-{}
-export class UnsupportedOperation extends Schema.TaggedError<UnsupportedOperation>()("UnsupportedOperation", fields) {}
-export class ContentTypeNotSupported
-  extends Schema.TaggedError<ContentTypeNotSupported>()("ContentTypeNotSupported", fields)
-{}
-export class InvalidAgentResponse extends Schema.TaggedError<InvalidAgentResponse>()("InvalidAgentResponse", fields) {}
-export class ExtendedAgentCardNotConfigured
-  extends Schema.TaggedError<ExtendedAgentCardNotConfigured>()("ExtendedAgentCardNotConfigured", fields)
-{}
-export class ExtensionSupportRequired
-  extends Schema.TaggedError<ExtensionSupportRequired>()("ExtensionSupportRequired", fields)
-{}
-export class VersionNotSupported extends Schema.TaggedError<VersionNotSupported>()("VersionNotSupported", fields) {}
-
-// --- JSON-RPC standard errors (spec 9.5), also used by the REST binding for malformed input ---
-
-export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", fields) {}
-export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields) {}
-export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("MethodNotFound", fields) {}
-export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", {
-  ...fields,
-  fieldViolations: Schema.optionalKey(Schema.Array(FieldViolation))
-}) {}
-export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
-
-// --- Temporary unavailability (spec 3.3.2, "System Errors") ---
-
-/**
- * The server cannot serve the request now but may soon (its database is unreachable, say): retry later, after
- * `retryAfterSeconds` when given. HTTP 503 with `Retry-After`, gRPC UNAVAILABLE; in JSON-RPC, -32603 (the spec's
- * code for system errors) with the ErrorInfo reason UNAVAILABLE, and a google.rpc.RetryInfo detail in every binding.
- */
-export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
-  ...fields,
-  retryAfterSeconds: Schema.optionalKey(Schema.Number)
-}) {}
-
-// --- Transport-level security errors (spec 7.4): HTTP 401 / 403 ---
-
-export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", fields) {}
-export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", fields) {}
-
-/** Every error a protocol operation can fail with on the wire. */
-export const A2AError = Schema.Union([
-  TaskNotFound,
-  TaskNotCancelable,
-  PushNotificationNotSupported,
-  UnsupportedOperation,
+export * from "./internal/Errors.ts"
+import {
+  type A2AError,
+  type A2AErrorTag,
   ContentTypeNotSupported,
-  InvalidAgentResponse,
+  ErrorDetail,
   ExtendedAgentCardNotConfigured,
   ExtensionSupportRequired,
-  VersionNotSupported,
-  ParseError,
+  FieldViolation,
+  InternalError,
+  InvalidAgentResponse,
+  InvalidParams,
   InvalidRequest,
   MethodNotFound,
-  InvalidParams,
-  InternalError,
-  Unavailable,
+  ParseError,
+  PermissionDenied,
+  PushNotificationNotSupported,
+  TaskNotCancelable,
+  TaskNotFound,
   Unauthenticated,
-  PermissionDenied
-])
-export type A2AError = typeof A2AError.Type
-export type A2AErrorTag = A2AError["_tag"]
+  Unavailable,
+  UnsupportedOperation,
+  VersionNotSupported
+} from "./internal/Errors.ts"
 
-/** How one error appears in each binding. */
+/**
+ * How one error appears in each binding.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ErrorMapping {
   readonly jsonRpcCode: number
   readonly httpStatus: number
@@ -119,7 +59,12 @@ export interface ErrorMapping {
   readonly defaultMessage: string
 }
 
-/** The one error table (spec 5.4 and 9.5). */
+/**
+ * The one error table (spec 5.4 and 9.5).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
   TaskNotFound: {
     jsonRpcCode: -32001,
@@ -244,12 +189,41 @@ export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
   }
 }
 
+/**
+ * The `domain` of the google.rpc.ErrorInfo details the errors carry.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const ERROR_DOMAIN = "a2a-protocol.org"
+/**
+ * The `@type` of a google.rpc.ErrorInfo detail.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+/**
+ * The `@type` of a google.rpc.BadRequest detail.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest"
+/**
+ * The `@type` of a google.rpc.RetryInfo detail.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo"
 
-/** Builds the error for a tag, with the spec's default message unless one is given. */
+/**
+ * Builds the error for a tag, with the spec's default message unless one is given.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   tag: A2AErrorTag,
   options: {
@@ -312,6 +286,9 @@ export const make = (
 /**
  * The detail objects for an error: ErrorInfo for A2A errors, BadRequest for field violations, RetryInfo for a
  * retry delay, then any extra.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const detailsOf = (error: A2AError): ReadonlyArray<ErrorDetail> => {
   const mapping = errorTable[error._tag]
@@ -331,20 +308,36 @@ export const detailsOf = (error: A2AError): ReadonlyArray<ErrorDetail> => {
   return out
 }
 
-/** JSON-RPC 2.0 `error` member (spec 9.5). */
+/**
+ * JSON-RPC 2.0 `error` member (spec 9.5).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface JsonRpcErrorObject {
   readonly code: number
   readonly message: string
   readonly data?: ReadonlyArray<ErrorDetail>
 }
 
+/**
+ * The JSON-RPC error object of an error: its code, message and details.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toJsonRpcError = (error: A2AError): JsonRpcErrorObject => ({
   code: errorTable[error._tag].jsonRpcCode,
   message: error.message,
   data: detailsOf(error)
 })
 
-/** google.rpc.Status JSON body for the HTTP+JSON binding (spec 11.6), with its HTTP status. */
+/**
+ * google.rpc.Status JSON body for the HTTP+JSON binding (spec 11.6), with its HTTP status.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HttpErrorResponse {
   readonly status: number
   readonly body: {
@@ -357,6 +350,12 @@ export interface HttpErrorResponse {
   }
 }
 
+/**
+ * The HTTP error response of an error: its status and google.rpc.Status body.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toHttpError = (error: A2AError): HttpErrorResponse => {
   const mapping = errorTable[error._tag]
   return {
@@ -367,7 +366,12 @@ export const toHttpError = (error: A2AError): HttpErrorResponse => {
   }
 }
 
-/** google.rpc.ErrorInfo as the HTTP+JSON binding sends it: the error's reason, in the A2A domain. */
+/**
+ * google.rpc.ErrorInfo as the HTTP+JSON binding sends it: the error's reason, in the A2A domain.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorInfo = Schema.Struct({
   "@type": Schema.Literal(ERROR_INFO_TYPE),
   reason: Schema.Literals(Object.values(errorTable).map((mapping) => mapping.reason)),
@@ -375,7 +379,12 @@ export const ErrorInfo = Schema.Struct({
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
 }).annotate({ identifier: "ErrorInfo", description: "Which A2A error this is (spec 11.6)." })
 
-/** google.rpc.BadRequest: the request fields that were wrong (InvalidParams). */
+/**
+ * google.rpc.BadRequest: the request fields that were wrong (InvalidParams).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const BadRequest = Schema.Struct({
   "@type": Schema.Literal(BAD_REQUEST_TYPE),
   fieldViolations: Schema.Array(FieldViolation)
@@ -384,6 +393,9 @@ export const BadRequest = Schema.Struct({
 /**
  * The google.rpc.Status body of an HTTP+JSON error (spec 11.6), as `toHttpError` writes it: the ErrorInfo detail
  * first, then a BadRequest for field violations, then any other detail.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const HttpErrorBody = Schema.Struct({
   error: Schema.Struct({
@@ -429,6 +441,9 @@ const splitDetails = (raw: unknown) => {
  * Reads a JSON-RPC `error` object back into a typed error (for clients). The code decides, and where errors share
  * a code (InternalError, Unavailable) the ErrorInfo reason picks among them; an unknown code falls back to the
  * reason, then to InternalError, keeping the peer's message.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromJsonRpcError = (raw: unknown): A2AError => {
   const obj = Predicate.isReadonlyObject(raw) ? raw : {}
@@ -452,6 +467,9 @@ export const fromJsonRpcError = (raw: unknown): A2AError => {
 /**
  * Reads a google.rpc.Status body (and its HTTP status) back into a typed error (for clients). The ErrorInfo
  * reason decides; without one, the HTTP status does.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
   const error = Predicate.isReadonlyObject(body) && Predicate.isReadonlyObject(body["error"]) ? body["error"] : {}
@@ -481,6 +499,9 @@ export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
 /**
  * Reads a gRPC status (its google.rpc.Code name, message and google.rpc.Status details, spec 10.6) back into a
  * typed error (for clients). The ErrorInfo reason decides; without one, the code does.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromGrpcStatus = (code: string, message: string, details: ReadonlyArray<unknown>): A2AError => {
   const { metadata, reason, rest, retryAfterSeconds, violations } = splitDetails(details)

@@ -35,6 +35,9 @@ import { isJsonObject } from "./internal/JsonObject.ts"
  * ECMAScript's JSON.stringify writes them (which is what RFC 8785 specifies: its number form is ES Number
  * serialisation, its string escaping that of JSON.stringify). Meant for parsed JSON: what JSON cannot hold is
  * written as JSON.stringify writes it (undefined members left out, a non-finite number or a function as null).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const jcs = (value: unknown): string => {
   if (typeof value === "string" || typeof value === "boolean") return JSON.stringify(value)
@@ -182,11 +185,21 @@ const withoutSignatures = (card: object): Record<string, unknown> => {
   return rest
 }
 
-/** The card as the spec's canonicalisation sees it (defaults removed, `signatures` excluded), before JCS. */
+/**
+ * The card as the spec's canonicalisation sees it (defaults removed, `signatures` excluded), before JCS.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const canonicalValue = (card: object): Record<string, unknown> =>
   walkMessage(withoutSignatures(card), "AgentCard", true)
 
-/** The spec's canonical form (8.4.1) of a card: the bytes its signatures cover. */
+/**
+ * The spec's canonical form (8.4.1) of a card: the bytes its signatures cover.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const canonical = (card: object): string => jcs(canonicalValue(card))
 
 /** Removes `""`, `[]`, `{}` and null at any depth, then a container left empty (as the SDKs' `cleanEmpty`). */
@@ -203,19 +216,34 @@ const clean = (value: unknown): unknown => {
   return value
 }
 
-/** The form @a2a-js/sdk 1.3 signs and verifies (see the module comment). */
+/**
+ * The form @a2a-js/sdk 1.3 signs and verifies (see the module comment).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const sdkCanonical = (card: object): string => {
   const { securitySchemes: _, ...rest } = walkMessage(withoutSignatures(card), "AgentCard", false)
   return jcs(clean(rest) ?? {})
 }
 
-/** A payload a signature may cover, and which form it is. */
+/**
+ * A payload a signature may cover, and which form it is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Form {
   readonly form: "spec" | "sdk"
   readonly payload: string
 }
 
-/** Both forms, the spec's first; one entry when they are the same bytes. */
+/**
+ * Both forms, the spec's first; one entry when they are the same bytes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const forms = (card: object): ReadonlyArray<Form> => {
   const spec = canonical(card)
   const sdk = sdkCanonical(card)
@@ -224,7 +252,12 @@ export const forms = (card: object): ReadonlyArray<Form> => {
     : [{ form: "spec", payload: spec }, { form: "sdk", payload: sdk }]
 }
 
-/** Whether the card declares security schemes (which the SDK's form does not cover). */
+/**
+ * Whether the card declares security schemes (which the SDK's form does not cover).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const hasSecuritySchemes = (card: object): boolean => {
   const schemes = (card as Record<string, unknown>)["securitySchemes"]
   return isJsonObject(schemes) && Object.keys(schemes).length > 0

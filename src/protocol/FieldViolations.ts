@@ -30,7 +30,12 @@ const truncate = (s: string): string => (s.length > MAX_DESCRIPTION ? `${s.slice
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
-/** `["message", "parts", 0, "text"]` -> `message.parts[0].text` (google.rpc.BadRequest field path syntax). */
+/**
+ * `["message", "parts", 0, "text"]` -> `message.parts[0].text` (google.rpc.BadRequest field path syntax).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   let out = ""
   for (const segment of path) {
@@ -92,7 +97,12 @@ const flatten = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): Ar
   }))
 }
 
-/** The violations of one schema issue, with `prefix` before every field path (e.g. the params' name). */
+/**
+ * The violations of one schema issue, with `prefix` before every field path (e.g. the params' name).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromIssue = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<PropertyKey> = []): Array<FieldViolation> => {
   const seen = new Set<string>()
   const out: Array<FieldViolation> = []
@@ -107,7 +117,12 @@ export const fromIssue = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<Proper
   return out
 }
 
-/** InvalidParams for a schema issue: a short message naming the fields, every violation in the details. */
+/**
+ * InvalidParams for a schema issue: a short message naming the fields, every violation in the details.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toInvalidParams = (issue: SchemaIssue.Issue, prefix: ReadonlyArray<PropertyKey> = []): InvalidParams => {
   const fieldViolations = fromIssue(issue, prefix)
   const fields = [...new Set(fieldViolations.map((v) => v.field || "(root)"))]
@@ -134,6 +149,9 @@ const plainDecoderOf = (schema: unknown): ((input: unknown) => unknown) | undefi
  * A decoder that reports every violation at once (`errors: "all"`) and fails with InvalidParams. Build it
  * once per schema and reuse it: the parsers are compiled on creation. A valid request is decoded once, in the
  * default mode that stops at the first issue (cheaper); only an invalid one is decoded again to list them all.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const decoder = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,

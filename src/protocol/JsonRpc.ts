@@ -21,9 +21,20 @@ import type * as SchemaIssue from "effect/SchemaIssue"
 import { type A2AError, InvalidRequest, type JsonRpcErrorObject, toJsonRpcError } from "./A2AError.ts"
 import { isPlainObject } from "./internal/JsonObject.ts"
 
-/** A request id: string, number or null. `undefined` marks a notification (no `id` member at all). */
+/**
+ * A request id: string, number or null. `undefined` marks a notification (no `id` member at all).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcId = string | number | null
 
+/**
+ * A JSON-RPC 2.0 request, as read from the envelope.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface JsonRpcRequest {
   readonly id: JsonRpcId | undefined
   readonly method: string
@@ -34,15 +45,31 @@ export interface JsonRpcRequest {
   readonly params: Readonly<Record<string, unknown>> | ReadonlyArray<unknown> | undefined
 }
 
-/** An envelope that is not a valid Request object, with the id to answer with (null when unknown). */
+/**
+ * An envelope that is not a valid Request object, with the id to answer with (null when unknown).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export interface EnvelopeError {
   readonly id: JsonRpcId
   readonly error: InvalidRequest
 }
 
+/**
+ * Whether a request is a notification (it has no id, and gets no answer).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isNotification = (request: JsonRpcRequest): boolean => request.id === undefined
 
-/** A request id as JSON-RPC 2.0 allows it (section 4): a string, a number or null. */
+/**
+ * A request id as JSON-RPC 2.0 allows it (section 4): a string, a number or null.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JsonRpcIdSchema = Schema.Union([Schema.String, Schema.Finite, Schema.Null])
 
 /**
@@ -50,6 +77,9 @@ export const JsonRpcIdSchema = Schema.Union([Schema.String, Schema.Finite, Schem
  * make a valid Request. A2A's methods take theirs by name (spec 9.3), so by-position params are the method's
  * invalid params (-32602), which the binding decides once it knows the method. `id` is declared first: when it is
  * invalid it is the issue reported, and otherwise it can be echoed in the error.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const RequestEnvelope = Schema.Struct({
   id: Schema.optionalKey(JsonRpcIdSchema),
@@ -105,6 +135,9 @@ const invalid = (id: JsonRpcId, message: string): Result.Result<never, EnvelopeE
  * Validates one request object against `RequestEnvelope`. A malformed envelope is -32600 with a message naming
  * the member at fault, and the request's id when that id is itself valid (JSON-RPC 2.0 section 5: null when it
  * cannot be known).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, EnvelopeError> => {
   const valid = wellFormed(u)
@@ -135,24 +168,52 @@ export const parseRequest = (u: unknown): Result.Result<JsonRpcRequest, Envelope
   }
 }
 
-/** The wire form of a success response. */
+/**
+ * The wire form of a success response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface JsonRpcSuccess<A = unknown> {
   readonly jsonrpc: "2.0"
   readonly id: JsonRpcId
   readonly result: A
 }
 
-/** The wire form of an error response. */
+/**
+ * The wire form of an error response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface JsonRpcFailure {
   readonly jsonrpc: "2.0"
   readonly id: JsonRpcId
   readonly error: JsonRpcErrorObject
 }
 
+/**
+ * A JSON-RPC 2.0 response: a success or a failure.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonRpcResponse<A = unknown> = JsonRpcSuccess<A> | JsonRpcFailure
 
+/**
+ * A JSON-RPC success response.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const success = <A>(id: JsonRpcId, result: A): JsonRpcSuccess<A> => ({ jsonrpc: "2.0", id, result })
 
+/**
+ * A JSON-RPC failure response for an A2A error.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const failure = (id: JsonRpcId, error: A2AError): JsonRpcFailure => ({
   jsonrpc: "2.0",
   id,
@@ -163,14 +224,29 @@ export const failure = (id: JsonRpcId, error: A2AError): JsonRpcFailure => ({
 // exactly once, without building a wrapper object first.
 const idJson = (id: JsonRpcId): string => (typeof id === "string" ? JSON.stringify(id) : String(id))
 
-/** `JSON.stringify(success(id, result))`, without the intermediate object. */
+/**
+ * `JSON.stringify(success(id, result))`, without the intermediate object.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const encodeSuccess = (id: JsonRpcId, result: unknown): string =>
   encodeSuccessJson(id, JSON.stringify(result) ?? "null")
 
-/** `encodeSuccess` of a result already written as JSON text. */
+/**
+ * `encodeSuccess` of a result already written as JSON text.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const encodeSuccessJson = (id: JsonRpcId, resultJson: string): string =>
   `{"jsonrpc":"2.0","id":${idJson(id)},"result":${resultJson}}`
 
-/** `JSON.stringify(failure(id, error))`. */
+/**
+ * `JSON.stringify(failure(id, error))`.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const encodeFailure = (id: JsonRpcId, error: A2AError): string =>
   `{"jsonrpc":"2.0","id":${idJson(id)},"error":${JSON.stringify(toJsonRpcError(error))}}`

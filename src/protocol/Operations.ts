@@ -22,10 +22,18 @@ import * as v1 from "./generated/v1.ts"
 /**
  * How a query parameter is written (spec 11.5): a string, a decimal int32, `true` / `false`, or a repeated string
  * field (its name repeated).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type QueryForm = "string" | "int32" | "bool" | "strings"
 
-/** Where an operation lives in the HTTP+JSON/REST binding, relative to the interface URL (and its `/{tenant}`). */
+/**
+ * Where an operation lives in the HTTP+JSON/REST binding, relative to the interface URL (and its `/{tenant}`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RestRoute {
   readonly method: "GET" | "POST" | "DELETE"
   /**
@@ -43,13 +51,31 @@ export interface RestRoute {
 
 declare const EmptyBrand: unique symbol
 
-/** google.protobuf.Empty: `{}` on the wire, nothing (`void`) for the caller. */
+/**
+ * google.protobuf.Empty: `{}` on the wire, nothing (`void`) for the caller.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Empty extends Schema.Struct<{}> {
   readonly [EmptyBrand]: true
 }
 
+/**
+ * The schema of an empty request or response.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Empty: Empty = Schema.Struct({}) as Schema.Struct<{}> as Empty
 
+/**
+ * One protocol operation, declared as data: its name, key and route in each binding, its request and
+ * response schemas, whether it streams and whether it is idempotent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Operation<
   Name extends string = string,
   Key extends string = string,
@@ -82,7 +108,12 @@ const operation = <
   const Streaming extends boolean
 >(op: Operation<Name, Key, Request, Response, Streaming>): Operation<Name, Key, Request, Response, Streaming> => op
 
-/** Sends a message; the answer is a Task or a Message (spec 3.1.1). */
+/**
+ * Sends a message; the answer is a Task or a Message (spec 3.1.1).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const SendMessage = operation({
   name: "SendMessage",
   summary: "Send a message; the answer is a Task or a Message",
@@ -95,7 +126,12 @@ export const SendMessage = operation({
   idempotent: false
 })
 
-/** Sends a message and streams the task's events, or the one Message (spec 3.1.2). */
+/**
+ * Sends a message and streams the task's events, or the one Message (spec 3.1.2).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const SendStreamingMessage = operation({
   name: "SendStreamingMessage",
   summary: "Send a message and stream the task's events, or the one Message",
@@ -108,7 +144,12 @@ export const SendStreamingMessage = operation({
   idempotent: false
 })
 
-/** The current state of a task (spec 3.1.3). */
+/**
+ * The current state of a task (spec 3.1.3).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const GetTask = operation({
   name: "GetTask",
   summary: "Get the current state of a task",
@@ -121,7 +162,12 @@ export const GetTask = operation({
   idempotent: true
 })
 
-/** The caller's tasks, filtered and paginated (spec 3.1.4). */
+/**
+ * The caller's tasks, filtered and paginated (spec 3.1.4).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const ListTasks = operation({
   name: "ListTasks",
   summary: "List the caller's tasks, filtered and paginated",
@@ -147,7 +193,12 @@ export const ListTasks = operation({
   idempotent: true
 })
 
-/** Asks for a task to be canceled (spec 3.1.5). */
+/**
+ * Asks for a task to be canceled (spec 3.1.5).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const CancelTask = operation({
   name: "CancelTask",
   summary: "Ask for a task to be canceled",
@@ -163,6 +214,9 @@ export const CancelTask = operation({
 /**
  * Streams the events of an existing task (spec 3.1.6). The spec's text binds it to POST, the proto to GET; servers
  * answer both, clients use POST.
+ *
+ * @since 0.1.0
+ * @category operations
  */
 export const SubscribeToTask = operation({
   name: "SubscribeToTask",
@@ -176,7 +230,12 @@ export const SubscribeToTask = operation({
   idempotent: true
 })
 
-/** Registers a webhook for a task's events (spec 3.1.7). */
+/**
+ * Registers a webhook for a task's events (spec 3.1.7).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const CreateTaskPushNotificationConfig = operation({
   name: "CreateTaskPushNotificationConfig",
   summary: "Register a webhook for a task's events",
@@ -189,7 +248,12 @@ export const CreateTaskPushNotificationConfig = operation({
   idempotent: false
 })
 
-/** One webhook config of a task (spec 3.1.8). */
+/**
+ * One webhook config of a task (spec 3.1.8).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const GetTaskPushNotificationConfig = operation({
   name: "GetTaskPushNotificationConfig",
   summary: "Get one webhook config of a task",
@@ -202,7 +266,12 @@ export const GetTaskPushNotificationConfig = operation({
   idempotent: true
 })
 
-/** A task's webhook configs, paginated (spec 3.1.9). */
+/**
+ * A task's webhook configs, paginated (spec 3.1.9).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const ListTaskPushNotificationConfigs = operation({
   name: "ListTaskPushNotificationConfigs",
   summary: "List a task's webhook configs, paginated",
@@ -220,7 +289,12 @@ export const ListTaskPushNotificationConfigs = operation({
   idempotent: true
 })
 
-/** Removes a webhook config (spec 3.1.10). */
+/**
+ * Removes a webhook config (spec 3.1.10).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const DeleteTaskPushNotificationConfig = operation({
   name: "DeleteTaskPushNotificationConfig",
   summary: "Remove a webhook config",
@@ -233,7 +307,12 @@ export const DeleteTaskPushNotificationConfig = operation({
   idempotent: true
 })
 
-/** The agent card with what only an authenticated caller may see (spec 3.1.11). */
+/**
+ * The agent card with what only an authenticated caller may see (spec 3.1.11).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const GetExtendedAgentCard = operation({
   name: "GetExtendedAgentCard",
   summary: "Get the agent card with what only an authenticated caller may see",
@@ -246,7 +325,12 @@ export const GetExtendedAgentCard = operation({
   idempotent: true
 })
 
-/** Every operation, in the spec's order. */
+/**
+ * Every operation, in the spec's order.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const all: readonly [
   typeof SendMessage,
   typeof SendStreamingMessage,
@@ -273,19 +357,52 @@ export const all: readonly [
   GetExtendedAgentCard
 ] as const
 
+/**
+ * Any of the protocol's operations.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Any = (typeof all)[number]
 
+/**
+ * The name of an operation (e.g. `SendMessage`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Name = Any["name"]
 
+/**
+ * The key of an operation (e.g. `sendMessage`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Key = Any["key"]
 
-/** The operations by name. */
+/**
+ * The operations by name.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
 export const byName: { readonly [N in Name]: Extract<Any, { readonly name: N }> } = Object.fromEntries(
   all.map((op) => [op.name, op])
 ) as { readonly [N in Name]: Extract<Any, { readonly name: N }> }
 
-/** The request an operation takes, as its caller holds it. */
+/**
+ * The request an operation takes, as its caller holds it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RequestOf<Op extends Any> = Op["request"]["Type"]
 
-/** What an operation answers: each event of a stream, nothing for Empty, else its response. */
+/**
+ * What an operation answers: each event of a stream, nothing for Empty, else its response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ResponseOf<Op extends Any> = Op["response"] extends Empty ? void : Op["response"]["Type"]

@@ -20,14 +20,35 @@
 import * as Result from "effect/Result"
 import { VersionNotSupported } from "./A2AError.ts"
 
-/** The version this library speaks natively. */
+/**
+ * The version this library speaks natively.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const CURRENT = "1.0"
 
-/** What an empty or absent `A2A-Version` means (spec 3.6.2). */
+/**
+ * What an empty or absent `A2A-Version` means (spec 3.6.2).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const IMPLICIT = "0.3"
 
-/** Service parameter name, as header and as query parameter (spec 3.6.1, 14.2.1). */
+/**
+ * Service parameter name, as header and as query parameter (spec 3.6.1, 14.2.1).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const HEADER = "a2a-version"
+/**
+ * The query parameter that may carry the version instead of the header.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const QUERY_PARAM = "A2A-Version"
 
 const versionPattern = /^\s*v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.\d{1,9})?(?:[-+][0-9A-Za-z.-]*)?\s*$/
@@ -35,6 +56,9 @@ const versionPattern = /^\s*v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.\d{1,9})?(?:[-+][0-9
 /**
  * `Major.Minor` of a requested version: "1.0.3" -> "1.0", "1" -> "1.0", "" -> "0.3". Returns undefined for
  * a value that is not a version at all.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const normalize = (raw: string | null | undefined): string | undefined => {
   if (raw === undefined || raw === null || raw.trim() === "") return IMPLICIT
@@ -53,6 +77,9 @@ let lastVersion: string | undefined
 /**
  * Picks the served version for a request, or the VersionNotSupported error to answer with (its ErrorInfo
  * metadata lists what is served).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const negotiate = <Served extends string>(
   raw: string | null | undefined,
@@ -73,7 +100,12 @@ export const negotiate = <Served extends string>(
   )
 }
 
-/** Reads the requested version of an HTTP request: the header wins over the query parameter. */
+/**
+ * Reads the requested version of an HTTP request: the header wins over the query parameter.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromHttp = (
   headers: Readonly<Record<string, string | undefined>>,
   searchParams: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

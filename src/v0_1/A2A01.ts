@@ -30,14 +30,29 @@ import * as V03ClientEdition from "../v0_3/client/V03ClientEdition.ts"
 import * as V01ClientEdition from "./client/V01ClientEdition.ts"
 import * as V01Server from "./server/V01Server.ts"
 
-/** The server side: 0.3 and 0.1 served beside 1.0, and their webhook payloads. */
+/**
+ * The server side: 0.3 and 0.1 served beside 1.0, and their webhook payloads.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const server: Layer.Layer<never> = V01Server.layer
 
-/** The client side: 0.1 and 0.3 cards and transports. */
+/**
+ * The client side: 0.1 and 0.3 cards and transports.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const client: Layer.Layer<never> = Layer.succeed(ClientEditions, [
   V01ClientEdition.edition,
   V03ClientEdition.edition
 ])
 
-/** Both sides. */
+/**
+ * Both sides.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<never> = Layer.mergeAll(server, client)

@@ -26,11 +26,26 @@ import { ClientEditions } from "../client/ClientEdition.ts"
 import * as V03ClientEdition from "./client/V03ClientEdition.ts"
 import * as V03Server from "./server/V03Server.ts"
 
-/** The server side: 0.3 served beside 1.0, and 0.3 webhook payloads. */
+/**
+ * The server side: 0.3 served beside 1.0, and 0.3 webhook payloads.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const server: Layer.Layer<never> = V03Server.layer
 
-/** The client side: 0.3 cards and transports. */
+/**
+ * The client side: 0.3 cards and transports.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const client: Layer.Layer<never> = Layer.succeed(ClientEditions, [V03ClientEdition.edition])
 
-/** Both sides. */
+/**
+ * Both sides.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<never> = Layer.mergeAll(server, client)

@@ -44,13 +44,26 @@ import * as PushNotifier from "../server/PushNotifier.ts"
 import type * as TaskStore from "../server/TaskStore.ts"
 import * as WebPush from "./WebPush.ts"
 
-/** A web-standard handler and the release of what it holds. */
+/**
+ * A web-standard handler and the release of what it holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface WebHandler {
+  /** Answers one HTTP request: the agent card, the A2A bindings, and whatever else the options serve. */
   readonly handler: (request: Request) => Promise<Response>
   /** Ends open streams and releases the layers; every call returns the same promise. */
   readonly dispose: () => Promise<void>
 }
 
+/**
+ * Options of the web handler: the agent, its card, authentication, stores, push delivery,
+ * further layers, MCP, and the HTTP binding's options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<E = never> extends AgentCardConfig.AgentCardOptions, HttpBindingOptions.HttpBindingOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E>
@@ -77,7 +90,12 @@ const memoryStores: Layer.Layer<TaskStore.TaskStore | PushConfigStore.PushConfig
   MemoryPushConfigStore.layer
 )
 
-/** The server core of `make`: RequestHandler (push URLs guarded), AgentCardConfig and Auth. */
+/**
+ * The server core of `make`: RequestHandler (push URLs guarded), AgentCardConfig and Auth.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = <E = never>(options: Options<E>): Layer.Layer<A2AServer.Services, E> => {
   const stores = Layer.merge(EventBus.layerInProcess, options.stores ?? memoryStores)
   const executor = "execute" in options.executor ? AgentExecutor.layer(options.executor) : options.executor
@@ -105,6 +123,9 @@ export const layer = <E = never>(options: Options<E>): Layer.Layer<A2AServer.Ser
 /**
  * Serves a server core (RequestHandler, AgentCardConfig, Auth: `A2AServer.layer`, `layer` above, or your own
  * composition) as a web handler, with the routes placed by `options` and a Status-shaped 404 for other paths.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromLayer = <E>(
   server: Layer.Layer<A2AHttp.Requirements, E>,
@@ -121,5 +142,10 @@ export const fromLayer = <E>(
   return { handler: (request) => handler(request), dispose }
 }
 
-/** The A2A server as a web handler: `layer(options)` served by `fromLayer`. */
+/**
+ * The A2A server as a web handler: `layer(options)` served by `fromLayer`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = <E = never>(options: Options<E>): WebHandler => fromLayer(layer(options), options)

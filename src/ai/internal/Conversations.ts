@@ -20,9 +20,20 @@ import * as Semaphore from "effect/Semaphore"
 import type { RequestContext } from "../../server/RequestContext.ts"
 import * as MemoryBacking from "./MemoryBacking.ts"
 
-/** Which messages share a conversation: a context's (default), a task's, or everyone's. */
+/**
+ * Which messages share a conversation: a context's (default), a task's, or everyone's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ConversationScope = "context" | "request" | "shared"
 
+/**
+ * How conversations are kept: their scope, how many turns, and for how long.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly scope: ConversationScope
   /** Turns (a user message and what followed it) kept and sent to the model. */
@@ -31,6 +42,12 @@ export interface Options {
   readonly instructions: string | undefined
 }
 
+/**
+ * The conversations of an agent: each request runs with its conversation's history, alone on it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Conversations {
   /** Runs `use` with the conversation of this request, alone on it. */
   readonly withChat: <A, E, R>(
@@ -39,7 +56,12 @@ export interface Conversations {
   ) => Effect.Effect<A, E | AiError.AiError | Persistence.PersistenceError, R>
 }
 
-/** Where conversations are kept: the store id in Effect's persistence (a SQL-safe name). */
+/**
+ * Where conversations are kept: the store id in Effect's persistence (a SQL-safe name).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const storeId = "a2a_conversations"
 
 const keyOf = (scope: ConversationScope, context: RequestContext): string =>
@@ -52,7 +74,12 @@ const keyOf = (scope: ConversationScope, context: RequestContext): string =>
       scope === "context" ? context.contextId : context.taskId
     ])
 
-/** The last `maxTurns` turns of `history` (a turn starts at a user message), under `instructions`. */
+/**
+ * The last `maxTurns` turns of `history` (a turn starts at a user message), under `instructions`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const bound = (history: Prompt.Prompt, maxTurns: number, instructions: string | undefined): Prompt.Prompt => {
   const messages = history.content
   let start = messages.length
@@ -67,6 +94,12 @@ export const bound = (history: Prompt.Prompt, maxTurns: number, instructions: st
   return instructions === undefined ? kept : Prompt.setSystem(kept, instructions)
 }
 
+/**
+ * Builds the conversations, kept in the BackingPersistence in context when there is one, else in memory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options): Effect.Effect<Conversations, never, Scope.Scope> =>
   Effect.gen(function*() {
     const backing = yield* Effect.serviceOption(Persistence.BackingPersistence)
@@ -93,4 +126,10 @@ export const make = (options: Options): Effect.Effect<Conversations, never, Scop
     }
   })
 
+/**
+ * How long an idle conversation is kept by default: one day.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaultTimeToLive = Duration.days(1)

@@ -10,7 +10,12 @@ import * as Schema from "effect/Schema"
 
 // --- Definitions ---
 
-/** An error indicating that the server received invalid JSON. */
+/**
+ * An error indicating that the server received invalid JSON.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JSONParseError = Schema.Struct({
   /** The error code for a JSON parse error. */
   code: Schema.Literal(-32700),
@@ -22,9 +27,20 @@ export const JSONParseError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "JSONParseError" })
+/**
+ * The type of a decoded `JSONParseError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONParseError = typeof JSONParseError.Type
 
-/** An error indicating that the JSON sent is not a valid Request object. */
+/**
+ * An error indicating that the JSON sent is not a valid Request object.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const InvalidRequestError = Schema.Struct({
   /** The error code for an invalid request. */
   code: Schema.Literal(-32600),
@@ -36,9 +52,20 @@ export const InvalidRequestError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "InvalidRequestError" })
+/**
+ * The type of a decoded `InvalidRequestError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InvalidRequestError = typeof InvalidRequestError.Type
 
-/** An error indicating that the requested method does not exist or is not available. */
+/**
+ * An error indicating that the requested method does not exist or is not available.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const MethodNotFoundError = Schema.Struct({
   /** The error code for a method not found error. */
   code: Schema.Literal(-32601),
@@ -50,9 +77,20 @@ export const MethodNotFoundError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "MethodNotFoundError" })
+/**
+ * The type of a decoded `MethodNotFoundError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MethodNotFoundError = typeof MethodNotFoundError.Type
 
-/** An error indicating that the method parameters are invalid. */
+/**
+ * An error indicating that the method parameters are invalid.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const InvalidParamsError = Schema.Struct({
   /** The error code for an invalid parameters error. */
   code: Schema.Literal(-32602),
@@ -64,9 +102,20 @@ export const InvalidParamsError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "InvalidParamsError" })
+/**
+ * The type of a decoded `InvalidParamsError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InvalidParamsError = typeof InvalidParamsError.Type
 
-/** An error indicating an internal error on the server. */
+/**
+ * An error indicating an internal error on the server.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const InternalError = Schema.Struct({
   /** The error code for an internal server error. */
   code: Schema.Literal(-32603),
@@ -78,9 +127,20 @@ export const InternalError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "InternalError" })
+/**
+ * The type of a decoded `InternalError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InternalError = typeof InternalError.Type
 
-/** An A2A-specific error indicating that the requested task ID was not found. */
+/**
+ * An A2A-specific error indicating that the requested task ID was not found.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskNotFoundError = Schema.Struct({
   /** The error code for a task not found error. */
   code: Schema.Literal(-32001),
@@ -92,9 +152,20 @@ export const TaskNotFoundError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "TaskNotFoundError" })
+/**
+ * The type of a decoded `TaskNotFoundError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskNotFoundError = typeof TaskNotFoundError.Type
 
-/** An A2A-specific error indicating that the task is in a state where it cannot be canceled. */
+/**
+ * An A2A-specific error indicating that the task is in a state where it cannot be canceled.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskNotCancelableError = Schema.Struct({
   /** The error code for a task that cannot be canceled. */
   code: Schema.Literal(-32002),
@@ -106,9 +177,20 @@ export const TaskNotCancelableError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "TaskNotCancelableError" })
+/**
+ * The type of a decoded `TaskNotCancelableError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskNotCancelableError = typeof TaskNotCancelableError.Type
 
-/** An A2A-specific error indicating that the agent does not support push notifications. */
+/**
+ * An A2A-specific error indicating that the agent does not support push notifications.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PushNotificationNotSupportedError = Schema.Struct({
   /** The error code for when push notifications are not supported. */
   code: Schema.Literal(-32003),
@@ -120,9 +202,20 @@ export const PushNotificationNotSupportedError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "PushNotificationNotSupportedError" })
+/**
+ * The type of a decoded `PushNotificationNotSupportedError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PushNotificationNotSupportedError = typeof PushNotificationNotSupportedError.Type
 
-/** An A2A-specific error indicating that the requested operation is not supported by the agent. */
+/**
+ * An A2A-specific error indicating that the requested operation is not supported by the agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UnsupportedOperationError = Schema.Struct({
   /** The error code for an unsupported operation. */
   code: Schema.Literal(-32004),
@@ -134,11 +227,20 @@ export const UnsupportedOperationError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "UnsupportedOperationError" })
+/**
+ * The type of a decoded `UnsupportedOperationError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type UnsupportedOperationError = typeof UnsupportedOperationError.Type
 
 /**
  * An A2A-specific error indicating an incompatibility between the requested
  * content types and the agent's capabilities.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const ContentTypeNotSupportedError = Schema.Struct({
   /** The error code for an unsupported content type. */
@@ -151,11 +253,20 @@ export const ContentTypeNotSupportedError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "ContentTypeNotSupportedError" })
+/**
+ * The type of a decoded `ContentTypeNotSupportedError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ContentTypeNotSupportedError = typeof ContentTypeNotSupportedError.Type
 
 /**
  * An A2A-specific error indicating that the agent returned a response that
  * does not conform to the specification for the current method.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const InvalidAgentResponseError = Schema.Struct({
   /** The error code for an invalid agent response. */
@@ -168,9 +279,20 @@ export const InvalidAgentResponseError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "InvalidAgentResponseError" })
+/**
+ * The type of a decoded `InvalidAgentResponseError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InvalidAgentResponseError = typeof InvalidAgentResponseError.Type
 
-/** An A2A-specific error indicating that the agent does not have an Authenticated Extended Card configured */
+/**
+ * An A2A-specific error indicating that the agent does not have an Authenticated Extended Card configured
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthenticatedExtendedCardNotConfiguredError = Schema.Struct({
   /** The error code for when an authenticated extended card is not configured. */
   code: Schema.Literal(-32007),
@@ -182,9 +304,20 @@ export const AuthenticatedExtendedCardNotConfiguredError = Schema.Struct({
   /** The error message. */
   message: Schema.String
 }).annotate({ identifier: "AuthenticatedExtendedCardNotConfiguredError" })
+/**
+ * The type of a decoded `AuthenticatedExtendedCardNotConfiguredError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthenticatedExtendedCardNotConfiguredError = typeof AuthenticatedExtendedCardNotConfiguredError.Type
 
-/** A discriminated union of all standard JSON-RPC and A2A-specific error types. */
+/**
+ * A discriminated union of all standard JSON-RPC and A2A-specific error types.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const A2AError = Schema.Union([
   JSONParseError,
   InvalidRequestError,
@@ -199,18 +332,40 @@ export const A2AError = Schema.Union([
   InvalidAgentResponseError,
   AuthenticatedExtendedCardNotConfiguredError
 ])
+/**
+ * The type of a decoded `A2AError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type A2AError = typeof A2AError.Type
 
-/** Defines authentication details for a push notification endpoint. */
+/**
+ * Defines authentication details for a push notification endpoint.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PushNotificationAuthenticationInfo = Schema.Struct({
   /** Optional credentials required by the push notification endpoint. */
   credentials: Schema.optionalKey(Schema.String),
   /** A list of supported authentication schemes (e.g., 'Basic', 'Bearer'). */
   schemes: Schema.Array(Schema.String)
 }).annotate({ identifier: "PushNotificationAuthenticationInfo" })
+/**
+ * The type of a decoded `PushNotificationAuthenticationInfo`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PushNotificationAuthenticationInfo = typeof PushNotificationAuthenticationInfo.Type
 
-/** Defines the configuration for setting up push notifications for task updates. */
+/**
+ * Defines the configuration for setting up push notifications for task updates.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PushNotificationConfig = Schema.Struct({
   /** Optional authentication details for the agent to use when calling the notification URL. */
   authentication: Schema.optionalKey(PushNotificationAuthenticationInfo),
@@ -224,9 +379,20 @@ export const PushNotificationConfig = Schema.Struct({
   /** The callback URL where the agent should send push notifications. */
   url: Schema.String
 }).annotate({ identifier: "PushNotificationConfig" })
+/**
+ * The type of a decoded `PushNotificationConfig`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PushNotificationConfig = typeof PushNotificationConfig.Type
 
-/** Defines configuration options for a `message/send` or `message/stream` request. */
+/**
+ * Defines configuration options for a `message/send` or `message/stream` request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const MessageSendConfiguration = Schema.Struct({
   /** A list of output MIME types the client is prepared to accept in the response. */
   acceptedOutputModes: Schema.optionalKey(Schema.Array(Schema.String)),
@@ -237,9 +403,20 @@ export const MessageSendConfiguration = Schema.Struct({
   /** Configuration for the agent to send push notifications for updates after the initial response. */
   pushNotificationConfig: Schema.optionalKey(PushNotificationConfig)
 }).annotate({ identifier: "MessageSendConfiguration" })
+/**
+ * The type of a decoded `MessageSendConfiguration`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MessageSendConfiguration = typeof MessageSendConfiguration.Type
 
-/** Represents a text segment within a message or artifact. */
+/**
+ * Represents a text segment within a message or artifact.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TextPart = Schema.Struct({
   /** The type of this part, used as a discriminator. Always 'text'. */
   kind: Schema.Literal("text"),
@@ -248,9 +425,20 @@ export const TextPart = Schema.Struct({
   /** The string content of the text part. */
   text: Schema.String
 }).annotate({ identifier: "TextPart" })
+/**
+ * The type of a decoded `TextPart`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TextPart = typeof TextPart.Type
 
-/** Represents a file with its content provided directly as a base64-encoded string. */
+/**
+ * Represents a file with its content provided directly as a base64-encoded string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FileWithBytes = Schema.Struct({
   /** The base64-encoded content of the file. */
   bytes: Schema.String,
@@ -259,9 +447,20 @@ export const FileWithBytes = Schema.Struct({
   /** An optional name for the file (e.g., "document.pdf"). */
   name: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "FileWithBytes" })
+/**
+ * The type of a decoded `FileWithBytes`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FileWithBytes = typeof FileWithBytes.Type
 
-/** Represents a file with its content located at a specific URI. */
+/**
+ * Represents a file with its content located at a specific URI.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FileWithUri = Schema.Struct({
   /** The MIME type of the file (e.g., "application/pdf"). */
   mimeType: Schema.optionalKey(Schema.String),
@@ -270,11 +469,20 @@ export const FileWithUri = Schema.Struct({
   /** A URL pointing to the file's content. */
   uri: Schema.String
 }).annotate({ identifier: "FileWithUri" })
+/**
+ * The type of a decoded `FileWithUri`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FileWithUri = typeof FileWithUri.Type
 
 /**
  * Represents a file segment within a message or artifact. The file content can be
  * provided either directly as bytes or as a URI.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const FilePart = Schema.Struct({
   /** The file content, represented as either a URI or as base64-encoded bytes. */
@@ -284,9 +492,20 @@ export const FilePart = Schema.Struct({
   /** Optional metadata associated with this part. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "FilePart" })
+/**
+ * The type of a decoded `FilePart`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FilePart = typeof FilePart.Type
 
-/** Represents a structured data segment (e.g., JSON) within a message or artifact. */
+/**
+ * Represents a structured data segment (e.g., JSON) within a message or artifact.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DataPart = Schema.Struct({
   /** The structured data content. */
   data: Schema.Record(Schema.String, Schema.Unknown),
@@ -295,16 +514,36 @@ export const DataPart = Schema.Struct({
   /** Optional metadata associated with this part. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "DataPart" })
+/**
+ * The type of a decoded `DataPart`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DataPart = typeof DataPart.Type
 
 /**
  * A discriminated union representing a part of a message or artifact, which can
  * be text, a file, or structured data.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Part = Schema.Union([TextPart, FilePart, DataPart])
+/**
+ * The type of a decoded `Part`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Part = typeof Part.Type
 
-/** Represents a single message in the conversation between a user and an agent. */
+/**
+ * Represents a single message in the conversation between a user and an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Message = Schema.Struct({
   /** The context identifier for this message, used to group related interactions. */
   contextId: Schema.optionalKey(Schema.String),
@@ -328,11 +567,20 @@ export const Message = Schema.Struct({
   /** The identifier of the task this message is part of. Can be omitted for the first message of a new task. */
   taskId: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "Message" })
+/**
+ * The type of a decoded `Message`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Message = typeof Message.Type
 
 /**
  * Defines the parameters for a request to send a message to an agent. This can be used
  * to create a new task, continue an existing one, or restart a task.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const MessageSendParams = Schema.Struct({
   /** Optional configuration for the send request. */
@@ -342,9 +590,20 @@ export const MessageSendParams = Schema.Struct({
   /** Optional metadata for extensions. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "MessageSendParams" })
+/**
+ * The type of a decoded `MessageSendParams`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MessageSendParams = typeof MessageSendParams.Type
 
-/** Represents a JSON-RPC request for the `message/send` method. */
+/**
+ * Represents a JSON-RPC request for the `message/send` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -355,9 +614,20 @@ export const SendMessageRequest = Schema.Struct({
   /** The parameters for sending a message. */
   params: MessageSendParams
 }).annotate({ identifier: "SendMessageRequest" })
+/**
+ * The type of a decoded `SendMessageRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageRequest = typeof SendMessageRequest.Type
 
-/** Represents a JSON-RPC request for the `message/stream` method. */
+/**
+ * Represents a JSON-RPC request for the `message/stream` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendStreamingMessageRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -368,9 +638,20 @@ export const SendStreamingMessageRequest = Schema.Struct({
   /** The parameters for sending a message. */
   params: MessageSendParams
 }).annotate({ identifier: "SendStreamingMessageRequest" })
+/**
+ * The type of a decoded `SendStreamingMessageRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendStreamingMessageRequest = typeof SendStreamingMessageRequest.Type
 
-/** Defines parameters for querying a task, with an option to limit history length. */
+/**
+ * Defines parameters for querying a task, with an option to limit history length.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskQueryParams = Schema.Struct({
   /** The number of most recent messages from the task's history to retrieve. */
   historyLength: Schema.optionalKey(Schema.Int),
@@ -379,9 +660,20 @@ export const TaskQueryParams = Schema.Struct({
   /** Optional metadata associated with the request. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "TaskQueryParams" })
+/**
+ * The type of a decoded `TaskQueryParams`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskQueryParams = typeof TaskQueryParams.Type
 
-/** Represents a JSON-RPC request for the `tasks/get` method. */
+/**
+ * Represents a JSON-RPC request for the `tasks/get` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -392,18 +684,40 @@ export const GetTaskRequest = Schema.Struct({
   /** The parameters for querying a task. */
   params: TaskQueryParams
 }).annotate({ identifier: "GetTaskRequest" })
+/**
+ * The type of a decoded `GetTaskRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskRequest = typeof GetTaskRequest.Type
 
-/** Defines parameters containing a task ID, used for simple task operations. */
+/**
+ * Defines parameters containing a task ID, used for simple task operations.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskIdParams = Schema.Struct({
   /** The unique identifier of the task. */
   id: Schema.String,
   /** Optional metadata associated with the request. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "TaskIdParams" })
+/**
+ * The type of a decoded `TaskIdParams`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskIdParams = typeof TaskIdParams.Type
 
-/** Represents a JSON-RPC request for the `tasks/cancel` method. */
+/**
+ * Represents a JSON-RPC request for the `tasks/cancel` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CancelTaskRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -414,18 +728,40 @@ export const CancelTaskRequest = Schema.Struct({
   /** The parameters identifying the task to cancel. */
   params: TaskIdParams
 }).annotate({ identifier: "CancelTaskRequest" })
+/**
+ * The type of a decoded `CancelTaskRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
 
-/** A container associating a push notification configuration with a specific task. */
+/**
+ * A container associating a push notification configuration with a specific task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskPushNotificationConfig = Schema.Struct({
   /** The push notification configuration for this task. */
   pushNotificationConfig: PushNotificationConfig,
   /** The ID of the task. */
   taskId: Schema.String
 }).annotate({ identifier: "TaskPushNotificationConfig" })
+/**
+ * The type of a decoded `TaskPushNotificationConfig`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskPushNotificationConfig = typeof TaskPushNotificationConfig.Type
 
-/** Represents a JSON-RPC request for the `tasks/pushNotificationConfig/set` method. */
+/**
+ * Represents a JSON-RPC request for the `tasks/pushNotificationConfig/set` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SetTaskPushNotificationConfigRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -436,9 +772,20 @@ export const SetTaskPushNotificationConfigRequest = Schema.Struct({
   /** The parameters for setting the push notification configuration. */
   params: TaskPushNotificationConfig
 }).annotate({ identifier: "SetTaskPushNotificationConfigRequest" })
+/**
+ * The type of a decoded `SetTaskPushNotificationConfigRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SetTaskPushNotificationConfigRequest = typeof SetTaskPushNotificationConfigRequest.Type
 
-/** Defines parameters for fetching a specific push notification configuration for a task. */
+/**
+ * Defines parameters for fetching a specific push notification configuration for a task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskPushNotificationConfigParams = Schema.Struct({
   /** The unique identifier of the task. */
   id: Schema.String,
@@ -447,9 +794,20 @@ export const GetTaskPushNotificationConfigParams = Schema.Struct({
   /** The ID of the push notification configuration to retrieve. */
   pushNotificationConfigId: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "GetTaskPushNotificationConfigParams" })
+/**
+ * The type of a decoded `GetTaskPushNotificationConfigParams`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskPushNotificationConfigParams = typeof GetTaskPushNotificationConfigParams.Type
 
-/** Represents a JSON-RPC request for the `tasks/pushNotificationConfig/get` method. */
+/**
+ * Represents a JSON-RPC request for the `tasks/pushNotificationConfig/get` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskPushNotificationConfigRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -460,9 +818,20 @@ export const GetTaskPushNotificationConfigRequest = Schema.Struct({
   /** The parameters for getting a push notification configuration. */
   params: Schema.Union([GetTaskPushNotificationConfigParams, TaskIdParams])
 }).annotate({ identifier: "GetTaskPushNotificationConfigRequest" })
+/**
+ * The type of a decoded `GetTaskPushNotificationConfigRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskPushNotificationConfigRequest = typeof GetTaskPushNotificationConfigRequest.Type
 
-/** Represents a JSON-RPC request for the `tasks/resubscribe` method, used to resume a streaming connection. */
+/**
+ * Represents a JSON-RPC request for the `tasks/resubscribe` method, used to resume a streaming connection.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskResubscriptionRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -473,18 +842,40 @@ export const TaskResubscriptionRequest = Schema.Struct({
   /** The parameters identifying the task to resubscribe to. */
   params: TaskIdParams
 }).annotate({ identifier: "TaskResubscriptionRequest" })
+/**
+ * The type of a decoded `TaskResubscriptionRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskResubscriptionRequest = typeof TaskResubscriptionRequest.Type
 
-/** Defines parameters for listing all push notification configurations associated with a task. */
+/**
+ * Defines parameters for listing all push notification configurations associated with a task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTaskPushNotificationConfigParams = Schema.Struct({
   /** The unique identifier of the task. */
   id: Schema.String,
   /** Optional metadata associated with the request. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "ListTaskPushNotificationConfigParams" })
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigParams`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigParams = typeof ListTaskPushNotificationConfigParams.Type
 
-/** Represents a JSON-RPC request for the `tasks/pushNotificationConfig/list` method. */
+/**
+ * Represents a JSON-RPC request for the `tasks/pushNotificationConfig/list` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTaskPushNotificationConfigRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -495,9 +886,20 @@ export const ListTaskPushNotificationConfigRequest = Schema.Struct({
   /** The parameters identifying the task whose configurations are to be listed. */
   params: ListTaskPushNotificationConfigParams
 }).annotate({ identifier: "ListTaskPushNotificationConfigRequest" })
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigRequest = typeof ListTaskPushNotificationConfigRequest.Type
 
-/** Defines parameters for deleting a specific push notification configuration for a task. */
+/**
+ * Defines parameters for deleting a specific push notification configuration for a task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DeleteTaskPushNotificationConfigParams = Schema.Struct({
   /** The unique identifier of the task. */
   id: Schema.String,
@@ -506,9 +908,20 @@ export const DeleteTaskPushNotificationConfigParams = Schema.Struct({
   /** The ID of the push notification configuration to delete. */
   pushNotificationConfigId: Schema.String
 }).annotate({ identifier: "DeleteTaskPushNotificationConfigParams" })
+/**
+ * The type of a decoded `DeleteTaskPushNotificationConfigParams`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DeleteTaskPushNotificationConfigParams = typeof DeleteTaskPushNotificationConfigParams.Type
 
-/** Represents a JSON-RPC request for the `tasks/pushNotificationConfig/delete` method. */
+/**
+ * Represents a JSON-RPC request for the `tasks/pushNotificationConfig/delete` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DeleteTaskPushNotificationConfigRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -519,9 +932,20 @@ export const DeleteTaskPushNotificationConfigRequest = Schema.Struct({
   /** The parameters identifying the push notification configuration to delete. */
   params: DeleteTaskPushNotificationConfigParams
 }).annotate({ identifier: "DeleteTaskPushNotificationConfigRequest" })
+/**
+ * The type of a decoded `DeleteTaskPushNotificationConfigRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DeleteTaskPushNotificationConfigRequest = typeof DeleteTaskPushNotificationConfigRequest.Type
 
-/** Represents a JSON-RPC request for the `agent/getAuthenticatedExtendedCard` method. */
+/**
+ * Represents a JSON-RPC request for the `agent/getAuthenticatedExtendedCard` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetAuthenticatedExtendedCardRequest = Schema.Struct({
   /** The identifier for this request. */
   id: Schema.Union([Schema.String, Schema.Int]),
@@ -530,9 +954,20 @@ export const GetAuthenticatedExtendedCardRequest = Schema.Struct({
   /** The method name. Must be 'agent/getAuthenticatedExtendedCard'. */
   method: Schema.Literal("agent/getAuthenticatedExtendedCard")
 }).annotate({ identifier: "GetAuthenticatedExtendedCardRequest" })
+/**
+ * The type of a decoded `GetAuthenticatedExtendedCardRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetAuthenticatedExtendedCardRequest = typeof GetAuthenticatedExtendedCardRequest.Type
 
-/** A discriminated union representing all possible JSON-RPC 2.0 requests supported by the A2A specification. */
+/**
+ * A discriminated union representing all possible JSON-RPC 2.0 requests supported by the A2A specification.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const A2ARequest = Schema.Union([
   SendMessageRequest,
   SendStreamingMessageRequest,
@@ -545,9 +980,20 @@ export const A2ARequest = Schema.Union([
   DeleteTaskPushNotificationConfigRequest,
   GetAuthenticatedExtendedCardRequest
 ])
+/**
+ * The type of a decoded `A2ARequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type A2ARequest = typeof A2ARequest.Type
 
-/** Defines a security scheme using an API key. */
+/**
+ * Defines a security scheme using an API key.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const APIKeySecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -558,9 +1004,20 @@ export const APIKeySecurityScheme = Schema.Struct({
   /** The type of the security scheme. Must be 'apiKey'. */
   type: Schema.Literal("apiKey")
 }).annotate({ identifier: "APIKeySecurityScheme" })
+/**
+ * The type of a decoded `APIKeySecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type APIKeySecurityScheme = typeof APIKeySecurityScheme.Type
 
-/** A declaration of a protocol extension supported by an Agent. */
+/**
+ * A declaration of a protocol extension supported by an Agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentExtension = Schema.Struct({
   /** A human-readable description of how this agent uses the extension. */
   description: Schema.optionalKey(Schema.String),
@@ -574,9 +1031,20 @@ export const AgentExtension = Schema.Struct({
   /** The unique URI identifying the extension. */
   uri: Schema.String
 }).annotate({ identifier: "AgentExtension" })
+/**
+ * The type of a decoded `AgentExtension`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentExtension = typeof AgentExtension.Type
 
-/** Defines optional capabilities supported by an agent. */
+/**
+ * Defines optional capabilities supported by an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentCapabilities = Schema.Struct({
   /** A list of protocol extensions supported by the agent. */
   extensions: Schema.optionalKey(Schema.Array(AgentExtension)),
@@ -587,11 +1055,20 @@ export const AgentCapabilities = Schema.Struct({
   /** Indicates if the agent supports Server-Sent Events (SSE) for streaming responses. */
   streaming: Schema.optionalKey(Schema.Boolean)
 }).annotate({ identifier: "AgentCapabilities" })
+/**
+ * The type of a decoded `AgentCapabilities`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCapabilities = typeof AgentCapabilities.Type
 
 /**
  * Declares a combination of a target URL and a transport protocol for interacting with the agent.
  * This allows agents to expose the same functionality over multiple transport mechanisms.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentInterface = Schema.Struct({
   /** The transport protocol supported at this URL. */
@@ -599,18 +1076,40 @@ export const AgentInterface = Schema.Struct({
   /** The URL where this interface is available. Must be a valid absolute HTTPS URL in production. */
   url: Schema.String
 }).annotate({ identifier: "AgentInterface" })
+/**
+ * The type of a decoded `AgentInterface`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentInterface = typeof AgentInterface.Type
 
-/** Represents the service provider of an agent. */
+/**
+ * Represents the service provider of an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentProvider = Schema.Struct({
   /** The name of the agent provider's organization. */
   organization: Schema.String,
   /** A URL for the agent provider's website or relevant documentation. */
   url: Schema.String
 }).annotate({ identifier: "AgentProvider" })
+/**
+ * The type of a decoded `AgentProvider`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentProvider = typeof AgentProvider.Type
 
-/** Defines a security scheme using HTTP authentication. */
+/**
+ * Defines a security scheme using HTTP authentication.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const HTTPAuthSecurityScheme = Schema.Struct({
   /**
    * A hint to the client to identify how the bearer token is formatted (e.g., "JWT").
@@ -628,9 +1127,20 @@ export const HTTPAuthSecurityScheme = Schema.Struct({
   /** The type of the security scheme. Must be 'http'. */
   type: Schema.Literal("http")
 }).annotate({ identifier: "HTTPAuthSecurityScheme" })
+/**
+ * The type of a decoded `HTTPAuthSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HTTPAuthSecurityScheme = typeof HTTPAuthSecurityScheme.Type
 
-/** Defines configuration details for the OAuth 2.0 Authorization Code flow. */
+/**
+ * Defines configuration details for the OAuth 2.0 Authorization Code flow.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthorizationCodeOAuthFlow = Schema.Struct({
   /**
    * The authorization URL to be used for this flow.
@@ -653,9 +1163,20 @@ export const AuthorizationCodeOAuthFlow = Schema.Struct({
    */
   tokenUrl: Schema.String
 }).annotate({ identifier: "AuthorizationCodeOAuthFlow" })
+/**
+ * The type of a decoded `AuthorizationCodeOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthorizationCodeOAuthFlow = typeof AuthorizationCodeOAuthFlow.Type
 
-/** Defines configuration details for the OAuth 2.0 Client Credentials flow. */
+/**
+ * Defines configuration details for the OAuth 2.0 Client Credentials flow.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ClientCredentialsOAuthFlow = Schema.Struct({
   /** The URL to be used for obtaining refresh tokens. This MUST be a URL. */
   refreshUrl: Schema.optionalKey(Schema.String),
@@ -667,9 +1188,20 @@ export const ClientCredentialsOAuthFlow = Schema.Struct({
   /** The token URL to be used for this flow. This MUST be a URL. */
   tokenUrl: Schema.String
 }).annotate({ identifier: "ClientCredentialsOAuthFlow" })
+/**
+ * The type of a decoded `ClientCredentialsOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ClientCredentialsOAuthFlow = typeof ClientCredentialsOAuthFlow.Type
 
-/** Defines configuration details for the OAuth 2.0 Implicit flow. */
+/**
+ * Defines configuration details for the OAuth 2.0 Implicit flow.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ImplicitOAuthFlow = Schema.Struct({
   /** The authorization URL to be used for this flow. This MUST be a URL. */
   authorizationUrl: Schema.String,
@@ -681,9 +1213,20 @@ export const ImplicitOAuthFlow = Schema.Struct({
    */
   scopes: Schema.Record(Schema.String, Schema.String)
 }).annotate({ identifier: "ImplicitOAuthFlow" })
+/**
+ * The type of a decoded `ImplicitOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ImplicitOAuthFlow = typeof ImplicitOAuthFlow.Type
 
-/** Defines configuration details for the OAuth 2.0 Resource Owner Password flow. */
+/**
+ * Defines configuration details for the OAuth 2.0 Resource Owner Password flow.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PasswordOAuthFlow = Schema.Struct({
   /** The URL to be used for obtaining refresh tokens. This MUST be a URL. */
   refreshUrl: Schema.optionalKey(Schema.String),
@@ -695,9 +1238,20 @@ export const PasswordOAuthFlow = Schema.Struct({
   /** The token URL to be used for this flow. This MUST be a URL. */
   tokenUrl: Schema.String
 }).annotate({ identifier: "PasswordOAuthFlow" })
+/**
+ * The type of a decoded `PasswordOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PasswordOAuthFlow = typeof PasswordOAuthFlow.Type
 
-/** Defines the configuration for the supported OAuth 2.0 flows. */
+/**
+ * Defines the configuration for the supported OAuth 2.0 flows.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuthFlows = Schema.Struct({
   /** Configuration for the OAuth Authorization Code flow. Previously called accessCode in OpenAPI 2.0. */
   authorizationCode: Schema.optionalKey(AuthorizationCodeOAuthFlow),
@@ -708,9 +1262,20 @@ export const OAuthFlows = Schema.Struct({
   /** Configuration for the OAuth Resource Owner Password flow. */
   password: Schema.optionalKey(PasswordOAuthFlow)
 }).annotate({ identifier: "OAuthFlows" })
+/**
+ * The type of a decoded `OAuthFlows`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OAuthFlows = typeof OAuthFlows.Type
 
-/** Defines a security scheme using OAuth 2.0. */
+/**
+ * Defines a security scheme using OAuth 2.0.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuth2SecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -724,9 +1289,20 @@ export const OAuth2SecurityScheme = Schema.Struct({
   /** The type of the security scheme. Must be 'oauth2'. */
   type: Schema.Literal("oauth2")
 }).annotate({ identifier: "OAuth2SecurityScheme" })
+/**
+ * The type of a decoded `OAuth2SecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OAuth2SecurityScheme = typeof OAuth2SecurityScheme.Type
 
-/** Defines a security scheme using OpenID Connect. */
+/**
+ * Defines a security scheme using OpenID Connect.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OpenIdConnectSecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -735,20 +1311,40 @@ export const OpenIdConnectSecurityScheme = Schema.Struct({
   /** The type of the security scheme. Must be 'openIdConnect'. */
   type: Schema.Literal("openIdConnect")
 }).annotate({ identifier: "OpenIdConnectSecurityScheme" })
+/**
+ * The type of a decoded `OpenIdConnectSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OpenIdConnectSecurityScheme = typeof OpenIdConnectSecurityScheme.Type
 
-/** Defines a security scheme using mTLS authentication. */
+/**
+ * Defines a security scheme using mTLS authentication.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const MutualTLSSecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
   /** The type of the security scheme. Must be 'mutualTLS'. */
   type: Schema.Literal("mutualTLS")
 }).annotate({ identifier: "MutualTLSSecurityScheme" })
+/**
+ * The type of a decoded `MutualTLSSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MutualTLSSecurityScheme = typeof MutualTLSSecurityScheme.Type
 
 /**
  * Defines a security scheme that can be used to secure an agent's endpoints.
  * This is a discriminated union type based on the OpenAPI 3.0 Security Scheme Object.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const SecurityScheme = Schema.Union([
   APIKeySecurityScheme,
@@ -757,11 +1353,20 @@ export const SecurityScheme = Schema.Union([
   OpenIdConnectSecurityScheme,
   MutualTLSSecurityScheme
 ])
+/**
+ * The type of a decoded `SecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SecurityScheme = typeof SecurityScheme.Type
 
 /**
  * AgentCardSignature represents a JWS signature of an AgentCard.
  * This follows the JSON format of an RFC 7515 JSON Web Signature (JWS).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentCardSignature = Schema.Struct({
   /** The unprotected JWS header values. */
@@ -774,9 +1379,20 @@ export const AgentCardSignature = Schema.Struct({
   /** The computed signature, Base64url-encoded. */
   signature: Schema.String
 }).annotate({ identifier: "AgentCardSignature" })
+/**
+ * The type of a decoded `AgentCardSignature`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCardSignature = typeof AgentCardSignature.Type
 
-/** Represents a distinct capability or function that an agent can perform. */
+/**
+ * Represents a distinct capability or function that an agent can perform.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentSkill = Schema.Struct({
   /**
    * A detailed description of the skill, intended to help clients or users
@@ -806,12 +1422,21 @@ export const AgentSkill = Schema.Struct({
   /** A set of keywords describing the skill's capabilities. */
   tags: Schema.Array(Schema.String)
 }).annotate({ identifier: "AgentSkill" })
+/**
+ * The type of a decoded `AgentSkill`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentSkill = typeof AgentSkill.Type
 
 /**
  * The AgentCard is a self-describing manifest for an agent. It provides essential
  * metadata including the agent's identity, capabilities, skills, supported
  * communication methods, and security requirements.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentCard = Schema.Struct({
   /**
@@ -894,9 +1519,20 @@ export const AgentCard = Schema.Struct({
   /** The agent's own version number. The format is defined by the provider. */
   version: Schema.String
 }).annotate({ identifier: "AgentCard" })
+/**
+ * The type of a decoded `AgentCard`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCard = typeof AgentCard.Type
 
-/** Represents a file, data structure, or other resource generated by an agent during a task. */
+/**
+ * Represents a file, data structure, or other resource generated by an agent during a task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Artifact = Schema.Struct({
   /** A unique identifier for the artifact within the scope of the task. */
   artifactId: Schema.String,
@@ -911,9 +1547,20 @@ export const Artifact = Schema.Struct({
   /** An array of content parts that make up the artifact. */
   parts: Schema.Array(Part)
 }).annotate({ identifier: "Artifact" })
+/**
+ * The type of a decoded `Artifact`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Artifact = typeof Artifact.Type
 
-/** Represents a JSON-RPC 2.0 Error object, included in an error response. */
+/**
+ * Represents a JSON-RPC 2.0 Error object, included in an error response.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JSONRPCError = Schema.Struct({
   /** A number that indicates the error type that occurred. */
   code: Schema.Int,
@@ -925,9 +1572,20 @@ export const JSONRPCError = Schema.Struct({
   /** A string providing a short description of the error. */
   message: Schema.String
 }).annotate({ identifier: "JSONRPCError" })
+/**
+ * The type of a decoded `JSONRPCError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONRPCError = typeof JSONRPCError.Type
 
-/** Represents a JSON-RPC 2.0 Error Response object. */
+/**
+ * Represents a JSON-RPC 2.0 Error Response object.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JSONRPCErrorResponse = Schema.Struct({
   /** An object describing the error that occurred. */
   error: Schema.Union([
@@ -950,9 +1608,20 @@ export const JSONRPCErrorResponse = Schema.Struct({
   /** The version of the JSON-RPC protocol. MUST be exactly "2.0". */
   jsonrpc: Schema.Literal("2.0")
 }).annotate({ identifier: "JSONRPCErrorResponse" })
+/**
+ * The type of a decoded `JSONRPCErrorResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONRPCErrorResponse = typeof JSONRPCErrorResponse.Type
 
-/** Defines the lifecycle states of a Task. */
+/**
+ * Defines the lifecycle states of a Task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskState = Schema.Literals([
   "submitted",
   "working",
@@ -964,9 +1633,20 @@ export const TaskState = Schema.Literals([
   "auth-required",
   "unknown"
 ])
+/**
+ * The type of a decoded `TaskState`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskState = typeof TaskState.Type
 
-/** Represents the status of a task at a specific point in time. */
+/**
+ * Represents the status of a task at a specific point in time.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskStatus = Schema.Struct({
   /** An optional, human-readable message providing more details about the current status. */
   message: Schema.optionalKey(Message),
@@ -975,9 +1655,20 @@ export const TaskStatus = Schema.Struct({
   /** An ISO 8601 datetime string indicating when this status was recorded. */
   timestamp: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "TaskStatus" })
+/**
+ * The type of a decoded `TaskStatus`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatus = typeof TaskStatus.Type
 
-/** Represents a single, stateful operation or conversation between a client and an agent. */
+/**
+ * Represents a single, stateful operation or conversation between a client and an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Task = Schema.Struct({
   /** A collection of artifacts generated by the agent during the execution of the task. */
   artifacts: Schema.optionalKey(Schema.Array(Artifact)),
@@ -994,9 +1685,20 @@ export const Task = Schema.Struct({
   /** The current status of the task, including its state and a descriptive message. */
   status: TaskStatus
 }).annotate({ identifier: "Task" })
+/**
+ * The type of a decoded `Task`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Task = typeof Task.Type
 
-/** Represents a successful JSON-RPC response for the `tasks/cancel` method. */
+/**
+ * Represents a successful JSON-RPC response for the `tasks/cancel` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CancelTaskSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1005,13 +1707,35 @@ export const CancelTaskSuccessResponse = Schema.Struct({
   /** The result, containing the final state of the canceled Task object. */
   result: Task
 }).annotate({ identifier: "CancelTaskSuccessResponse" })
+/**
+ * The type of a decoded `CancelTaskSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CancelTaskSuccessResponse = typeof CancelTaskSuccessResponse.Type
 
-/** Represents a JSON-RPC response for the `tasks/cancel` method. */
+/**
+ * Represents a JSON-RPC response for the `tasks/cancel` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CancelTaskResponse = Schema.Union([JSONRPCErrorResponse, CancelTaskSuccessResponse])
+/**
+ * The type of a decoded `CancelTaskResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CancelTaskResponse = typeof CancelTaskResponse.Type
 
-/** Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/delete` method. */
+/**
+ * Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/delete` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DeleteTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1020,26 +1744,59 @@ export const DeleteTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The result is null on successful deletion. */
   result: Schema.Null
 }).annotate({ identifier: "DeleteTaskPushNotificationConfigSuccessResponse" })
+/**
+ * The type of a decoded `DeleteTaskPushNotificationConfigSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DeleteTaskPushNotificationConfigSuccessResponse =
   typeof DeleteTaskPushNotificationConfigSuccessResponse.Type
 
-/** Represents a JSON-RPC response for the `tasks/pushNotificationConfig/delete` method. */
+/**
+ * Represents a JSON-RPC response for the `tasks/pushNotificationConfig/delete` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DeleteTaskPushNotificationConfigResponse = Schema.Union([
   JSONRPCErrorResponse,
   DeleteTaskPushNotificationConfigSuccessResponse
 ])
+/**
+ * The type of a decoded `DeleteTaskPushNotificationConfigResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DeleteTaskPushNotificationConfigResponse = typeof DeleteTaskPushNotificationConfigResponse.Type
 
-/** Defines base properties for a file. */
+/**
+ * Defines base properties for a file.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FileBase = Schema.Struct({
   /** The MIME type of the file (e.g., "application/pdf"). */
   mimeType: Schema.optionalKey(Schema.String),
   /** An optional name for the file (e.g., "document.pdf"). */
   name: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "FileBase" })
+/**
+ * The type of a decoded `FileBase`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FileBase = typeof FileBase.Type
 
-/** Represents a successful JSON-RPC response for the `agent/getAuthenticatedExtendedCard` method. */
+/**
+ * Represents a successful JSON-RPC response for the `agent/getAuthenticatedExtendedCard` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetAuthenticatedExtendedCardSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1048,16 +1805,38 @@ export const GetAuthenticatedExtendedCardSuccessResponse = Schema.Struct({
   /** The result is an Agent Card object. */
   result: AgentCard
 }).annotate({ identifier: "GetAuthenticatedExtendedCardSuccessResponse" })
+/**
+ * The type of a decoded `GetAuthenticatedExtendedCardSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetAuthenticatedExtendedCardSuccessResponse = typeof GetAuthenticatedExtendedCardSuccessResponse.Type
 
-/** Represents a JSON-RPC response for the `agent/getAuthenticatedExtendedCard` method. */
+/**
+ * Represents a JSON-RPC response for the `agent/getAuthenticatedExtendedCard` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetAuthenticatedExtendedCardResponse = Schema.Union([
   JSONRPCErrorResponse,
   GetAuthenticatedExtendedCardSuccessResponse
 ])
+/**
+ * The type of a decoded `GetAuthenticatedExtendedCardResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetAuthenticatedExtendedCardResponse = typeof GetAuthenticatedExtendedCardResponse.Type
 
-/** Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/get` method. */
+/**
+ * Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/get` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1066,16 +1845,38 @@ export const GetTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The result, containing the requested push notification configuration. */
   result: TaskPushNotificationConfig
 }).annotate({ identifier: "GetTaskPushNotificationConfigSuccessResponse" })
+/**
+ * The type of a decoded `GetTaskPushNotificationConfigSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskPushNotificationConfigSuccessResponse = typeof GetTaskPushNotificationConfigSuccessResponse.Type
 
-/** Represents a JSON-RPC response for the `tasks/pushNotificationConfig/get` method. */
+/**
+ * Represents a JSON-RPC response for the `tasks/pushNotificationConfig/get` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskPushNotificationConfigResponse = Schema.Union([
   JSONRPCErrorResponse,
   GetTaskPushNotificationConfigSuccessResponse
 ])
+/**
+ * The type of a decoded `GetTaskPushNotificationConfigResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskPushNotificationConfigResponse = typeof GetTaskPushNotificationConfigResponse.Type
 
-/** Represents a successful JSON-RPC response for the `tasks/get` method. */
+/**
+ * Represents a successful JSON-RPC response for the `tasks/get` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1084,13 +1885,35 @@ export const GetTaskSuccessResponse = Schema.Struct({
   /** The result, containing the requested Task object. */
   result: Task
 }).annotate({ identifier: "GetTaskSuccessResponse" })
+/**
+ * The type of a decoded `GetTaskSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskSuccessResponse = typeof GetTaskSuccessResponse.Type
 
-/** Represents a JSON-RPC response for the `tasks/get` method. */
+/**
+ * Represents a JSON-RPC response for the `tasks/get` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskResponse = Schema.Union([JSONRPCErrorResponse, GetTaskSuccessResponse])
+/**
+ * The type of a decoded `GetTaskResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskResponse = typeof GetTaskResponse.Type
 
-/** Defines the base structure for any JSON-RPC 2.0 request, response, or notification. */
+/**
+ * Defines the base structure for any JSON-RPC 2.0 request, response, or notification.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JSONRPCMessage = Schema.Struct({
   /**
    * A unique identifier established by the client. It must be a String, a Number, or null.
@@ -1100,9 +1923,20 @@ export const JSONRPCMessage = Schema.Struct({
   /** The version of the JSON-RPC protocol. MUST be exactly "2.0". */
   jsonrpc: Schema.Literal("2.0")
 }).annotate({ identifier: "JSONRPCMessage" })
+/**
+ * The type of a decoded `JSONRPCMessage`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONRPCMessage = typeof JSONRPCMessage.Type
 
-/** Represents a JSON-RPC 2.0 Request object. */
+/**
+ * Represents a JSON-RPC 2.0 Request object.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JSONRPCRequest = Schema.Struct({
   /**
    * A unique identifier established by the client. It must be a String, a Number, or null.
@@ -1116,9 +1950,20 @@ export const JSONRPCRequest = Schema.Struct({
   /** A structured value holding the parameter values to be used during the method invocation. */
   params: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "JSONRPCRequest" })
+/**
+ * The type of a decoded `JSONRPCRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONRPCRequest = typeof JSONRPCRequest.Type
 
-/** Represents a successful JSON-RPC response for the `message/send` method. */
+/**
+ * Represents a successful JSON-RPC response for the `message/send` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1127,11 +1972,20 @@ export const SendMessageSuccessResponse = Schema.Struct({
   /** The result, which can be a direct reply Message or the initial Task object. */
   result: Schema.Union([Message, Task])
 }).annotate({ identifier: "SendMessageSuccessResponse" })
+/**
+ * The type of a decoded `SendMessageSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageSuccessResponse = typeof SendMessageSuccessResponse.Type
 
 /**
  * An event sent by the agent to notify the client that an artifact has been
  * generated or updated. This is typically used in streaming models.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const TaskArtifactUpdateEvent = Schema.Struct({
   /** If true, the content of this artifact should be appended to a previously sent artifact with the same ID. */
@@ -1149,11 +2003,20 @@ export const TaskArtifactUpdateEvent = Schema.Struct({
   /** The ID of the task this artifact belongs to. */
   taskId: Schema.String
 }).annotate({ identifier: "TaskArtifactUpdateEvent" })
+/**
+ * The type of a decoded `TaskArtifactUpdateEvent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskArtifactUpdateEvent = typeof TaskArtifactUpdateEvent.Type
 
 /**
  * An event sent by the agent to notify the client of a change in a task's status.
  * This is typically used in streaming or subscription models.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const TaskStatusUpdateEvent = Schema.Struct({
   /** The context ID associated with the task. */
@@ -1169,11 +2032,20 @@ export const TaskStatusUpdateEvent = Schema.Struct({
   /** The ID of the task that was updated. */
   taskId: Schema.String
 }).annotate({ identifier: "TaskStatusUpdateEvent" })
+/**
+ * The type of a decoded `TaskStatusUpdateEvent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatusUpdateEvent = typeof TaskStatusUpdateEvent.Type
 
 /**
  * Represents a successful JSON-RPC response for the `message/stream` method.
  * The server may send multiple response objects for a single request.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const SendStreamingMessageSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
@@ -1183,9 +2055,20 @@ export const SendStreamingMessageSuccessResponse = Schema.Struct({
   /** The result, which can be a Message, Task, or a streaming update event. */
   result: Schema.Union([Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent])
 }).annotate({ identifier: "SendStreamingMessageSuccessResponse" })
+/**
+ * The type of a decoded `SendStreamingMessageSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendStreamingMessageSuccessResponse = typeof SendStreamingMessageSuccessResponse.Type
 
-/** Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/set` method. */
+/**
+ * Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/set` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SetTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1194,9 +2077,20 @@ export const SetTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The result, containing the configured push notification settings. */
   result: TaskPushNotificationConfig
 }).annotate({ identifier: "SetTaskPushNotificationConfigSuccessResponse" })
+/**
+ * The type of a decoded `SetTaskPushNotificationConfigSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SetTaskPushNotificationConfigSuccessResponse = typeof SetTaskPushNotificationConfigSuccessResponse.Type
 
-/** Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/list` method. */
+/**
+ * Represents a successful JSON-RPC response for the `tasks/pushNotificationConfig/list` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1205,11 +2099,20 @@ export const ListTaskPushNotificationConfigSuccessResponse = Schema.Struct({
   /** The result, containing an array of all push notification configurations for the task. */
   result: Schema.Array(TaskPushNotificationConfig)
 }).annotate({ identifier: "ListTaskPushNotificationConfigSuccessResponse" })
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigSuccessResponse = typeof ListTaskPushNotificationConfigSuccessResponse.Type
 
 /**
  * A discriminated union representing all possible JSON-RPC 2.0 responses
  * for the A2A specification methods.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const JSONRPCResponse = Schema.Union([
   JSONRPCErrorResponse,
@@ -1223,9 +2126,20 @@ export const JSONRPCResponse = Schema.Union([
   DeleteTaskPushNotificationConfigSuccessResponse,
   GetAuthenticatedExtendedCardSuccessResponse
 ])
+/**
+ * The type of a decoded `JSONRPCResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONRPCResponse = typeof JSONRPCResponse.Type
 
-/** Represents a successful JSON-RPC 2.0 Response object. */
+/**
+ * Represents a successful JSON-RPC 2.0 Response object.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const JSONRPCSuccessResponse = Schema.Struct({
   /** The identifier established by the client. */
   id: Schema.Union([Schema.String, Schema.Int, Schema.Null]),
@@ -1234,44 +2148,127 @@ export const JSONRPCSuccessResponse = Schema.Struct({
   /** The value of this member is determined by the method invoked on the Server. */
   result: Schema.Unknown
 }).annotate({ identifier: "JSONRPCSuccessResponse" })
+/**
+ * The type of a decoded `JSONRPCSuccessResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JSONRPCSuccessResponse = typeof JSONRPCSuccessResponse.Type
 
-/** Represents a JSON-RPC response for the `tasks/pushNotificationConfig/list` method. */
+/**
+ * Represents a JSON-RPC response for the `tasks/pushNotificationConfig/list` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTaskPushNotificationConfigResponse = Schema.Union([
   JSONRPCErrorResponse,
   ListTaskPushNotificationConfigSuccessResponse
 ])
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigResponse = typeof ListTaskPushNotificationConfigResponse.Type
 
-/** Defines base properties common to all message or artifact parts. */
+/**
+ * Defines base properties common to all message or artifact parts.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PartBase = Schema.Struct({
   /** Optional metadata associated with this part. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).annotate({ identifier: "PartBase" })
+/**
+ * The type of a decoded `PartBase`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PartBase = typeof PartBase.Type
 
-/** Defines base properties shared by all security scheme objects. */
+/**
+ * Defines base properties shared by all security scheme objects.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SecuritySchemeBase = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "SecuritySchemeBase" })
+/**
+ * The type of a decoded `SecuritySchemeBase`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SecuritySchemeBase = typeof SecuritySchemeBase.Type
 
-/** Represents a JSON-RPC response for the `message/send` method. */
+/**
+ * Represents a JSON-RPC response for the `message/send` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageResponse = Schema.Union([JSONRPCErrorResponse, SendMessageSuccessResponse])
+/**
+ * The type of a decoded `SendMessageResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageResponse = typeof SendMessageResponse.Type
 
-/** Represents a JSON-RPC response for the `message/stream` method. */
+/**
+ * Represents a JSON-RPC response for the `message/stream` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendStreamingMessageResponse = Schema.Union([JSONRPCErrorResponse, SendStreamingMessageSuccessResponse])
+/**
+ * The type of a decoded `SendStreamingMessageResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendStreamingMessageResponse = typeof SendStreamingMessageResponse.Type
 
-/** Represents a JSON-RPC response for the `tasks/pushNotificationConfig/set` method. */
+/**
+ * Represents a JSON-RPC response for the `tasks/pushNotificationConfig/set` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SetTaskPushNotificationConfigResponse = Schema.Union([
   JSONRPCErrorResponse,
   SetTaskPushNotificationConfigSuccessResponse
 ])
+/**
+ * The type of a decoded `SetTaskPushNotificationConfigResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SetTaskPushNotificationConfigResponse = typeof SetTaskPushNotificationConfigResponse.Type
 
-/** Supported A2A transport protocols. */
+/**
+ * Supported A2A transport protocols.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TransportProtocol = Schema.Literals(["JSONRPC", "GRPC", "HTTP+JSON"])
+/**
+ * The type of a decoded `TransportProtocol`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TransportProtocol = typeof TransportProtocol.Type

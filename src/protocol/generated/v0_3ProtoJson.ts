@@ -177,7 +177,12 @@ const protoEnum = <const Names extends ReadonlyArray<string>>(
 
 // --- Definitions ---
 
-/** The set of states a Task can be in. */
+/**
+ * The set of states a Task can be in.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskState = Schema.Literals([
   "TASK_STATE_UNSPECIFIED",
   "TASK_STATE_SUBMITTED",
@@ -189,9 +194,27 @@ export const TaskState = Schema.Literals([
   "TASK_STATE_REJECTED",
   "TASK_STATE_AUTH_REQUIRED"
 ])
+/**
+ * The type of a decoded `TaskState`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskState = typeof TaskState.Type
 
+/**
+ * The schema of the A2A `Role` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Role = Schema.Literals(["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"])
+/**
+ * The type of a decoded `Role`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Role = typeof Role.Type
 
 const FilePartFields = {
@@ -203,6 +226,9 @@ const FilePartFields = {
  * small, directly feeding the bytes is supported via file_with_bytes. If the
  * file is large, the agent should read the content as appropriate directly
  * from the file_with_uri source.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const FilePart = Schema.Union([
   Schema.Struct({
@@ -217,18 +243,38 @@ export const FilePart = Schema.Union([
   aliases: [["file_with_uri", "fileWithUri"], ["file_with_bytes", "fileWithBytes"], ["mime_type", "mimeType"]],
   oneof: ["fileWithUri", "fileWithBytes"]
 }))
+/**
+ * The type of a decoded `FilePart`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FilePart = typeof FilePart.Type
 
-/** DataPart represents a structured blob. This is most commonly a JSON payload. */
+/**
+ * DataPart represents a structured blob. This is most commonly a JSON payload.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DataPart = Schema.Struct({
   data: Schema.Record(Schema.String, Schema.Unknown)
 }).pipe(message("DataPart", {}))
+/**
+ * The type of a decoded `DataPart`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DataPart = typeof DataPart.Type
 
 /**
  * Part represents a container for a section of communication content.
  * Parts can be purely textual, some sort of file (image, video, etc) or
  * a structured data blob (i.e. JSON).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Part = Schema.Union([
   Schema.Struct({
@@ -241,6 +287,12 @@ export const Part = Schema.Union([
     data: DataPart
   })
 ]).pipe(message("Part", { oneof: ["text", "file", "data"] }))
+/**
+ * The type of a decoded `Part`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Part = typeof Part.Type
 
 /**
@@ -251,6 +303,9 @@ export type Part = typeof Part.Type
  * knows the context to associate the message to. Similarly for task_id,
  * except the server decides if a task is created and whether to include the
  * task_id.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Message = Schema.Struct({
   /**
@@ -279,18 +334,40 @@ export const Message = Schema.Struct({
 }).pipe(message("Message", {
   aliases: [["message_id", "messageId"], ["context_id", "contextId"], ["task_id", "taskId"]]
 }))
+/**
+ * The type of a decoded `Message`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Message = typeof Message.Type
 
-/** Defines authentication details, used for push notifications. */
+/**
+ * Defines authentication details, used for push notifications.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthenticationInfo = Schema.Struct({
   /** Supported authentication schemes - e.g. Basic, Bearer, etc */
   schemes: Schema.optionalKey(Schema.Array(Schema.String)),
   /** Optional credentials */
   credentials: Schema.optionalKey(Schema.String)
 }).pipe(message("AuthenticationInfo", {}))
+/**
+ * The type of a decoded `AuthenticationInfo`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthenticationInfo = typeof AuthenticationInfo.Type
 
-/** Configuration for setting up push notifications for task updates. */
+/**
+ * Configuration for setting up push notifications for task updates.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PushNotificationConfig = Schema.Struct({
   /** A unique id for this push notification. */
   id: Schema.optionalKey(Schema.String),
@@ -301,9 +378,20 @@ export const PushNotificationConfig = Schema.Struct({
   /** Information about the authentication to sent with the notification */
   authentication: Schema.optionalKey(AuthenticationInfo)
 }).pipe(message("PushNotificationConfig", {}))
+/**
+ * The type of a decoded `PushNotificationConfig`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PushNotificationConfig = typeof PushNotificationConfig.Type
 
-/** Configuration of a send message request. */
+/**
+ * Configuration of a send message request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageConfiguration = Schema.Struct({
   /** The output modes that the agent is expected to respond with. */
   acceptedOutputModes: Schema.optionalKey(Schema.Array(Schema.String)),
@@ -328,17 +416,39 @@ export const SendMessageConfiguration = Schema.Struct({
     ["history_length", "historyLength"]
   ]
 }))
+/**
+ * The type of a decoded `SendMessageConfiguration`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageConfiguration = typeof SendMessageConfiguration.Type
 
-/** /////////// Request Messages /////////// */
+/**
+ * /////////// Request Messages ///////////
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageRequest = Schema.Struct({
   message: Message,
   configuration: Schema.optionalKey(SendMessageConfiguration),
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).pipe(message("SendMessageRequest", { aliases: [["request", "message"]] }))
+/**
+ * The type of a decoded `SendMessageRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageRequest = typeof SendMessageRequest.Type
 
-/** A container for the status of a task */
+/**
+ * A container for the status of a task
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskStatus = Schema.Struct({
   /** The current state of this task */
   state: Schema.optionalKey(protoEnum(TaskState, { "TASK_STATE_CANCELED": "TASK_STATE_CANCELLED" })),
@@ -350,12 +460,21 @@ export const TaskStatus = Schema.Struct({
    */
   timestamp: Schema.optionalKey(RFC3339)
 }).pipe(message("TaskStatus", { aliases: [["update", "message"]] }))
+/**
+ * The type of a decoded `TaskStatus`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatus = typeof TaskStatus.Type
 
 /**
  * Artifacts are the container for task completed results. These are similar
  * to Messages but are intended to be the product of a task, as opposed to
  * point-to-point communication.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Artifact = Schema.Struct({
   /** Unique id for the artifact. It must be at least unique within a task. */
@@ -371,6 +490,12 @@ export const Artifact = Schema.Struct({
   /** The URIs of extensions that are present or contributed to this Artifact. */
   extensions: Schema.optionalKey(Schema.Array(Schema.String))
 }).pipe(message("Artifact", { aliases: [["artifact_id", "artifactId"]] }))
+/**
+ * The type of a decoded `Artifact`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Artifact = typeof Artifact.Type
 
 /**
@@ -378,6 +503,9 @@ export type Artifact = typeof Artifact.Type
  * and when results are created for the task they are stored in the
  * artifact. If there are multiple turns for a task, these are stored in
  * history.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Task = Schema.Struct({
   /** Unique identifier for a task, created by the A2A server. */
@@ -396,9 +524,20 @@ export const Task = Schema.Struct({
   /** A key/value object to store custom metadata about a task. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).pipe(message("Task", { aliases: [["context_id", "contextId"]] }))
+/**
+ * The type of a decoded `Task`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Task = typeof Task.Type
 
-/** ////// Response Messages /////////// */
+/**
+ * ////// Response Messages ///////////
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageResponse = Schema.Union([
   Schema.Struct({
     task: Task
@@ -407,11 +546,20 @@ export const SendMessageResponse = Schema.Union([
     message: Message
   })
 ]).pipe(message("SendMessageResponse", { aliases: [["msg", "message"]], oneof: ["task", "message"] }))
+/**
+ * The type of a decoded `SendMessageResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageResponse = typeof SendMessageResponse.Type
 
 /**
  * TaskStatusUpdateEvent is a delta even on a task indicating that a task
  * has changed.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const TaskStatusUpdateEvent = Schema.Struct({
   /** The id of the task that is changed */
@@ -425,11 +573,20 @@ export const TaskStatusUpdateEvent = Schema.Struct({
   /** Optional metadata to associate with the task update. */
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).pipe(message("TaskStatusUpdateEvent", { aliases: [["task_id", "taskId"], ["context_id", "contextId"]] }))
+/**
+ * The type of a decoded `TaskStatusUpdateEvent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatusUpdateEvent = typeof TaskStatusUpdateEvent.Type
 
 /**
  * TaskArtifactUpdateEvent represents a task delta where an artifact has
  * been generated.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const TaskArtifactUpdateEvent = Schema.Struct({
   /** The id of the task for this artifact */
@@ -447,6 +604,12 @@ export const TaskArtifactUpdateEvent = Schema.Struct({
 }).pipe(message("TaskArtifactUpdateEvent", {
   aliases: [["task_id", "taskId"], ["context_id", "contextId"], ["last_chunk", "lastChunk"]]
 }))
+/**
+ * The type of a decoded `TaskArtifactUpdateEvent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskArtifactUpdateEvent = typeof TaskArtifactUpdateEvent.Type
 
 /**
@@ -459,6 +622,9 @@ export type TaskArtifactUpdateEvent = typeof TaskArtifactUpdateEvent.Type
  * TaskArtifactUpdateEvents. The stream should complete when the Task
  * if in an interrupted or terminal state. A stream that ends before these
  * conditions are met are
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const StreamResponse = Schema.Union([
   Schema.Struct({
@@ -477,15 +643,39 @@ export const StreamResponse = Schema.Union([
   aliases: [["msg", "message"], ["status_update", "statusUpdate"], ["artifact_update", "artifactUpdate"]],
   oneof: ["task", "message", "statusUpdate", "artifactUpdate"]
 }))
+/**
+ * The type of a decoded `StreamResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StreamResponse = typeof StreamResponse.Type
 
+/**
+ * The schema of the A2A `TaskPushNotificationConfig` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskPushNotificationConfig = Schema.Struct({
   /** name=tasks/{id}/pushNotificationConfigs/{id} */
   name: Schema.optionalKey(Schema.String),
   pushNotificationConfig: PushNotificationConfig
 }).pipe(message("TaskPushNotificationConfig", { aliases: [["push_notification_config", "pushNotificationConfig"]] }))
+/**
+ * The type of a decoded `TaskPushNotificationConfig`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskPushNotificationConfig = typeof TaskPushNotificationConfig.Type
 
+/**
+ * The schema of the A2A `ListTaskPushNotificationConfigResponse` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTaskPushNotificationConfigResponse = Schema.Struct({
   configs: Schema.optionalKey(Schema.Array(TaskPushNotificationConfig)),
   /**
@@ -494,9 +684,20 @@ export const ListTaskPushNotificationConfigResponse = Schema.Struct({
    */
   nextPageToken: Schema.optionalKey(Schema.String)
 }).pipe(message("ListTaskPushNotificationConfigResponse", { aliases: [["next_page_token", "nextPageToken"]] }))
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigResponse = typeof ListTaskPushNotificationConfigResponse.Type
 
-/** Defines additional transport information for the agent. */
+/**
+ * Defines additional transport information for the agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentInterface = Schema.Struct({
   /** The url this interface is found at. */
   url: Schema.optionalKey(Schema.String),
@@ -507,9 +708,20 @@ export const AgentInterface = Schema.Struct({
    */
   transport: Schema.optionalKey(Schema.String)
 }).pipe(message("AgentInterface", {}))
+/**
+ * The type of a decoded `AgentInterface`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentInterface = typeof AgentInterface.Type
 
-/** Represents information about the service provider of an agent. */
+/**
+ * Represents information about the service provider of an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentProvider = Schema.Struct({
   /**
    * The providers reference url
@@ -522,9 +734,20 @@ export const AgentProvider = Schema.Struct({
    */
   organization: Schema.optionalKey(Schema.String)
 }).pipe(message("AgentProvider", {}))
+/**
+ * The type of a decoded `AgentProvider`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentProvider = typeof AgentProvider.Type
 
-/** A declaration of an extension supported by an Agent. */
+/**
+ * A declaration of an extension supported by an Agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentExtension = Schema.Struct({
   /**
    * The URI of the extension.
@@ -544,9 +767,20 @@ export const AgentExtension = Schema.Struct({
   /** Optional configuration for the extension. */
   params: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).pipe(message("AgentExtension", {}))
+/**
+ * The type of a decoded `AgentExtension`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentExtension = typeof AgentExtension.Type
 
-/** Defines the A2A feature set supported by the agent */
+/**
+ * Defines the A2A feature set supported by the agent
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentCapabilities = Schema.Struct({
   /** If the agent will support streaming responses */
   streaming: Schema.optionalKey(Schema.Boolean),
@@ -555,8 +789,20 @@ export const AgentCapabilities = Schema.Struct({
   /** Extensions supported by this agent. */
   extensions: Schema.optionalKey(Schema.Array(AgentExtension))
 }).pipe(message("AgentCapabilities", { aliases: [["push_notifications", "pushNotifications"]] }))
+/**
+ * The type of a decoded `AgentCapabilities`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCapabilities = typeof AgentCapabilities.Type
 
+/**
+ * The schema of the A2A `APIKeySecurityScheme` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const APIKeySecurityScheme = Schema.Struct({
   /** Description of this security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -565,8 +811,20 @@ export const APIKeySecurityScheme = Schema.Struct({
   /** Name of the header, query or cookie parameter to be used. */
   name: Schema.optionalKey(Schema.String)
 }).pipe(message("APIKeySecurityScheme", {}))
+/**
+ * The type of a decoded `APIKeySecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type APIKeySecurityScheme = typeof APIKeySecurityScheme.Type
 
+/**
+ * The schema of the A2A `HTTPAuthSecurityScheme` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const HTTPAuthSecurityScheme = Schema.Struct({
   /** Description of this security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -584,8 +842,20 @@ export const HTTPAuthSecurityScheme = Schema.Struct({
    */
   bearerFormat: Schema.optionalKey(Schema.String)
 }).pipe(message("HTTPAuthSecurityScheme", { aliases: [["bearer_format", "bearerFormat"]] }))
+/**
+ * The type of a decoded `HTTPAuthSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HTTPAuthSecurityScheme = typeof HTTPAuthSecurityScheme.Type
 
+/**
+ * The schema of the A2A `AuthorizationCodeOAuthFlow` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthorizationCodeOAuthFlow = Schema.Struct({
   /**
    * The authorization URL to be used for this flow. This MUST be in the
@@ -610,8 +880,20 @@ export const AuthorizationCodeOAuthFlow = Schema.Struct({
 }).pipe(message("AuthorizationCodeOAuthFlow", {
   aliases: [["authorization_url", "authorizationUrl"], ["token_url", "tokenUrl"], ["refresh_url", "refreshUrl"]]
 }))
+/**
+ * The type of a decoded `AuthorizationCodeOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthorizationCodeOAuthFlow = typeof AuthorizationCodeOAuthFlow.Type
 
+/**
+ * The schema of the A2A `ClientCredentialsOAuthFlow` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ClientCredentialsOAuthFlow = Schema.Struct({
   /**
    * The token URL to be used for this flow. This MUST be in the form of a URL.
@@ -629,8 +911,20 @@ export const ClientCredentialsOAuthFlow = Schema.Struct({
    */
   scopes: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
 }).pipe(message("ClientCredentialsOAuthFlow", { aliases: [["token_url", "tokenUrl"], ["refresh_url", "refreshUrl"]] }))
+/**
+ * The type of a decoded `ClientCredentialsOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ClientCredentialsOAuthFlow = typeof ClientCredentialsOAuthFlow.Type
 
+/**
+ * The schema of the A2A `ImplicitOAuthFlow` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ImplicitOAuthFlow = Schema.Struct({
   /**
    * The authorization URL to be used for this flow. This MUST be in the
@@ -650,8 +944,20 @@ export const ImplicitOAuthFlow = Schema.Struct({
 }).pipe(message("ImplicitOAuthFlow", {
   aliases: [["authorization_url", "authorizationUrl"], ["refresh_url", "refreshUrl"]]
 }))
+/**
+ * The type of a decoded `ImplicitOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ImplicitOAuthFlow = typeof ImplicitOAuthFlow.Type
 
+/**
+ * The schema of the A2A `PasswordOAuthFlow` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PasswordOAuthFlow = Schema.Struct({
   /**
    * The token URL to be used for this flow. This MUST be in the form of a URL.
@@ -669,8 +975,20 @@ export const PasswordOAuthFlow = Schema.Struct({
    */
   scopes: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
 }).pipe(message("PasswordOAuthFlow", { aliases: [["token_url", "tokenUrl"], ["refresh_url", "refreshUrl"]] }))
+/**
+ * The type of a decoded `PasswordOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PasswordOAuthFlow = typeof PasswordOAuthFlow.Type
 
+/**
+ * The schema of the A2A `OAuthFlows` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuthFlows = Schema.Union([
   Schema.Struct({
     authorizationCode: AuthorizationCodeOAuthFlow
@@ -688,8 +1006,20 @@ export const OAuthFlows = Schema.Union([
   aliases: [["authorization_code", "authorizationCode"], ["client_credentials", "clientCredentials"]],
   oneof: ["authorizationCode", "clientCredentials", "implicit", "password"]
 }))
+/**
+ * The type of a decoded `OAuthFlows`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OAuthFlows = typeof OAuthFlows.Type
 
+/**
+ * The schema of the A2A `OAuth2SecurityScheme` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuth2SecurityScheme = Schema.Struct({
   /** Description of this security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -701,8 +1031,20 @@ export const OAuth2SecurityScheme = Schema.Struct({
    */
   oauth2MetadataUrl: Schema.optionalKey(Schema.String)
 }).pipe(message("OAuth2SecurityScheme", { aliases: [["oauth2_metadata_url", "oauth2MetadataUrl"]] }))
+/**
+ * The type of a decoded `OAuth2SecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OAuth2SecurityScheme = typeof OAuth2SecurityScheme.Type
 
+/**
+ * The schema of the A2A `OpenIdConnectSecurityScheme` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OpenIdConnectSecurityScheme = Schema.Struct({
   /** Description of this security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -712,14 +1054,38 @@ export const OpenIdConnectSecurityScheme = Schema.Struct({
    */
   openIdConnectUrl: Schema.optionalKey(Schema.String)
 }).pipe(message("OpenIdConnectSecurityScheme", { aliases: [["open_id_connect_url", "openIdConnectUrl"]] }))
+/**
+ * The type of a decoded `OpenIdConnectSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OpenIdConnectSecurityScheme = typeof OpenIdConnectSecurityScheme.Type
 
+/**
+ * The schema of the A2A `MutualTlsSecurityScheme` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const MutualTlsSecurityScheme = Schema.Struct({
   /** Description of this security scheme. */
   description: Schema.optionalKey(Schema.String)
 }).pipe(message("MutualTlsSecurityScheme", {}))
+/**
+ * The type of a decoded `MutualTlsSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MutualTlsSecurityScheme = typeof MutualTlsSecurityScheme.Type
 
+/**
+ * The schema of the A2A `SecurityScheme` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SecurityScheme = Schema.Union([
   Schema.Struct({
     apiKeySecurityScheme: APIKeySecurityScheme
@@ -752,16 +1118,46 @@ export const SecurityScheme = Schema.Union([
     "mtlsSecurityScheme"
   ]
 }))
+/**
+ * The type of a decoded `SecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SecurityScheme = typeof SecurityScheme.Type
 
+/**
+ * The schema of the A2A `StringList` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const StringList = Schema.Struct({
   list: Schema.optionalKey(Schema.Array(Schema.String))
 }).pipe(message("StringList", {}))
+/**
+ * The type of a decoded `StringList`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StringList = typeof StringList.Type
 
+/**
+ * The schema of the A2A `Security` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Security = Schema.Struct({
   schemes: Schema.optionalKey(Schema.Record(Schema.String, StringList))
 }).pipe(message("Security", {}))
+/**
+ * The type of a decoded `Security`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Security = typeof Security.Type
 
 /**
@@ -770,6 +1166,9 @@ export type Security = typeof Security.Type
  * can be tasked to provide. Agents have the autonomy to choose how and when
  * to use specific skills, but clients should have confidence that if the
  * skill is defined that unit of action can be reliably performed.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentSkill = Schema.Struct({
   /** Unique id of the skill within this agent. */
@@ -805,11 +1204,20 @@ export const AgentSkill = Schema.Struct({
    */
   security: Schema.optionalKey(Schema.Array(Security))
 }).pipe(message("AgentSkill", { aliases: [["input_modes", "inputModes"], ["output_modes", "outputModes"]] }))
+/**
+ * The type of a decoded `AgentSkill`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentSkill = typeof AgentSkill.Type
 
 /**
  * AgentCardSignature represents a JWS signature of an AgentCard.
  * This follows the JSON format of an RFC 7515 JSON Web Signature (JWS).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentCardSignature = Schema.Struct({
   /**
@@ -822,6 +1230,12 @@ export const AgentCardSignature = Schema.Struct({
   /** The unprotected JWS header values. */
   header: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }).pipe(message("AgentCardSignature", {}))
+/**
+ * The type of a decoded `AgentCardSignature`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCardSignature = typeof AgentCardSignature.Type
 
 /**
@@ -831,6 +1245,9 @@ export type AgentCardSignature = typeof AgentCardSignature.Type
  * - Default modalities/content types supported by the agent.
  * - Authentication requirements
  * Next ID: 18
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentCard = Schema.Struct({
   /** The version of the A2A protocol this agent supports. */
@@ -919,4 +1336,10 @@ export const AgentCard = Schema.Struct({
     ["supports_authenticated_extended_card", "supportsAuthenticatedExtendedCard"]
   ]
 }))
+/**
+ * The type of a decoded `AgentCard`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCard = typeof AgentCard.Type

@@ -178,16 +178,57 @@ const protoEnum = <const Names extends ReadonlyArray<string>>(
 
 // --- Definitions ---
 
+/**
+ * The schema of the A2A `Struct` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Struct = Schema.Record(Schema.String, Schema.Unknown)
+/**
+ * The type of a decoded `Struct`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Struct = typeof Struct.Type
 
+/**
+ * The schema of the A2A `Timestamp` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Timestamp = RFC3339
+/**
+ * The type of a decoded `Timestamp`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Timestamp = typeof Timestamp.Type
 
+/**
+ * The schema of the A2A `Value` definition.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Value = Schema.Unknown
+/**
+ * The type of a decoded `Value`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Value = typeof Value.Type
 
-/** Defines a security scheme using an API key. */
+/**
+ * Defines a security scheme using an API key.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const APIKeySecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -196,9 +237,20 @@ export const APIKeySecurityScheme = Schema.Struct({
   /** The name of the header, query, or cookie parameter to be used. */
   name: Schema.String
 }).pipe(message("APIKeySecurityScheme", {}))
+/**
+ * The type of a decoded `APIKeySecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type APIKeySecurityScheme = typeof APIKeySecurityScheme.Type
 
-/** A declaration of a protocol extension supported by an Agent. */
+/**
+ * A declaration of a protocol extension supported by an Agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentExtension = Schema.Struct({
   /** A human-readable description of how this agent uses the extension. */
   description: Schema.optionalKey(Schema.String),
@@ -209,9 +261,20 @@ export const AgentExtension = Schema.Struct({
   /** The unique URI identifying the extension. */
   uri: Schema.optionalKey(Schema.String)
 }).pipe(message("AgentExtension", {}))
+/**
+ * The type of a decoded `AgentExtension`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentExtension = typeof AgentExtension.Type
 
-/** Defines optional capabilities supported by an agent. */
+/**
+ * Defines optional capabilities supported by an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentCapabilities = Schema.Struct({
   /** Indicates if the agent supports providing an extended agent card when authenticated. */
   extendedAgentCard: Schema.optionalKey(Schema.Boolean),
@@ -224,9 +287,20 @@ export const AgentCapabilities = Schema.Struct({
 }).pipe(message("AgentCapabilities", {
   aliases: [["extended_agent_card", "extendedAgentCard"], ["push_notifications", "pushNotifications"]]
 }))
+/**
+ * The type of a decoded `AgentCapabilities`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCapabilities = typeof AgentCapabilities.Type
 
-/** Represents the service provider of an agent. */
+/**
+ * Represents the service provider of an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentProvider = Schema.Struct({
   /**
    * The name of the agent provider's organization.
@@ -239,23 +313,56 @@ export const AgentProvider = Schema.Struct({
    */
   url: Schema.String
 }).pipe(message("AgentProvider", {}))
+/**
+ * The type of a decoded `AgentProvider`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentProvider = typeof AgentProvider.Type
 
-/** A list of strings. */
+/**
+ * A list of strings.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const StringList = Schema.Struct({
   /** The individual string values. */
   list: Schema.optionalKey(Schema.Array(Schema.String))
 }).pipe(message("StringList", {}))
+/**
+ * The type of a decoded `StringList`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StringList = typeof StringList.Type
 
-/** Defines the security requirements for an agent. */
+/**
+ * Defines the security requirements for an agent.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SecurityRequirement = Schema.Struct({
   /** A map of security schemes to the required scopes. */
   schemes: Schema.optionalKey(Schema.Record(Schema.String, StringList))
 }).pipe(message("SecurityRequirement", {}))
+/**
+ * The type of a decoded `SecurityRequirement`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SecurityRequirement = typeof SecurityRequirement.Type
 
-/** Defines a security scheme using HTTP authentication. */
+/**
+ * Defines a security scheme using HTTP authentication.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const HTTPAuthSecurityScheme = Schema.Struct({
   /**
    * A hint to the client to identify how the bearer token is formatted (e.g., "JWT").
@@ -271,16 +378,38 @@ export const HTTPAuthSecurityScheme = Schema.Struct({
    */
   scheme: Schema.String
 }).pipe(message("HTTPAuthSecurityScheme", { aliases: [["bearer_format", "bearerFormat"]] }))
+/**
+ * The type of a decoded `HTTPAuthSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HTTPAuthSecurityScheme = typeof HTTPAuthSecurityScheme.Type
 
-/** Defines a security scheme using mTLS authentication. */
+/**
+ * Defines a security scheme using mTLS authentication.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const MutualTlsSecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String)
 }).pipe(message("MutualTlsSecurityScheme", {}))
+/**
+ * The type of a decoded `MutualTlsSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MutualTlsSecurityScheme = typeof MutualTlsSecurityScheme.Type
 
-/** Defines configuration details for the OAuth 2.0 Authorization Code flow. */
+/**
+ * Defines configuration details for the OAuth 2.0 Authorization Code flow.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthorizationCodeOAuthFlow = Schema.Struct({
   /** The authorization URL to be used for this flow. */
   authorizationUrl: Schema.String,
@@ -303,9 +432,20 @@ export const AuthorizationCodeOAuthFlow = Schema.Struct({
     ["token_url", "tokenUrl"]
   ]
 }))
+/**
+ * The type of a decoded `AuthorizationCodeOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthorizationCodeOAuthFlow = typeof AuthorizationCodeOAuthFlow.Type
 
-/** Defines configuration details for the OAuth 2.0 Client Credentials flow. */
+/**
+ * Defines configuration details for the OAuth 2.0 Client Credentials flow.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ClientCredentialsOAuthFlow = Schema.Struct({
   /** The URL to be used for obtaining refresh tokens. */
   refreshUrl: Schema.optionalKey(Schema.String),
@@ -314,12 +454,21 @@ export const ClientCredentialsOAuthFlow = Schema.Struct({
   /** The token URL to be used for this flow. */
   tokenUrl: Schema.String
 }).pipe(message("ClientCredentialsOAuthFlow", { aliases: [["refresh_url", "refreshUrl"], ["token_url", "tokenUrl"]] }))
+/**
+ * The type of a decoded `ClientCredentialsOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ClientCredentialsOAuthFlow = typeof ClientCredentialsOAuthFlow.Type
 
 /**
  * Defines configuration details for the OAuth 2.0 Device Code flow (RFC 8628).
  * This flow is designed for input-constrained devices such as IoT devices,
  * and CLI tools where the user authenticates on a separate device.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const DeviceCodeOAuthFlow = Schema.Struct({
   /** The device authorization endpoint URL. */
@@ -337,9 +486,20 @@ export const DeviceCodeOAuthFlow = Schema.Struct({
     ["token_url", "tokenUrl"]
   ]
 }))
+/**
+ * The type of a decoded `DeviceCodeOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DeviceCodeOAuthFlow = typeof DeviceCodeOAuthFlow.Type
 
-/** Deprecated: Use Authorization Code + PKCE instead. */
+/**
+ * Deprecated: Use Authorization Code + PKCE instead.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ImplicitOAuthFlow = Schema.Struct({
   /**
    * The authorization URL to be used for this flow. This MUST be in the
@@ -359,9 +519,20 @@ export const ImplicitOAuthFlow = Schema.Struct({
 }).pipe(message("ImplicitOAuthFlow", {
   aliases: [["authorization_url", "authorizationUrl"], ["refresh_url", "refreshUrl"]]
 }))
+/**
+ * The type of a decoded `ImplicitOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ImplicitOAuthFlow = typeof ImplicitOAuthFlow.Type
 
-/** Deprecated: Use Authorization Code + PKCE or Device Code. */
+/**
+ * Deprecated: Use Authorization Code + PKCE or Device Code.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const PasswordOAuthFlow = Schema.Struct({
   /**
    * The URL to be used for obtaining refresh tokens. This MUST be in the
@@ -379,9 +550,20 @@ export const PasswordOAuthFlow = Schema.Struct({
    */
   tokenUrl: Schema.optionalKey(Schema.String)
 }).pipe(message("PasswordOAuthFlow", { aliases: [["refresh_url", "refreshUrl"], ["token_url", "tokenUrl"]] }))
+/**
+ * The type of a decoded `PasswordOAuthFlow`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PasswordOAuthFlow = typeof PasswordOAuthFlow.Type
 
-/** Defines the configuration for the supported OAuth 2.0 flows. */
+/**
+ * Defines the configuration for the supported OAuth 2.0 flows.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuthFlows = Schema.Union([
   Schema.Struct({
     /** Configuration for the OAuth Authorization Code flow. */
@@ -411,9 +593,20 @@ export const OAuthFlows = Schema.Union([
   ],
   oneof: ["authorizationCode", "clientCredentials", "implicit", "password", "deviceCode"]
 }))
+/**
+ * The type of a decoded `OAuthFlows`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OAuthFlows = typeof OAuthFlows.Type
 
-/** Defines a security scheme using OAuth 2.0. */
+/**
+ * Defines a security scheme using OAuth 2.0.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OAuth2SecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -425,9 +618,20 @@ export const OAuth2SecurityScheme = Schema.Struct({
    */
   oauth2MetadataUrl: Schema.optionalKey(Schema.String)
 }).pipe(message("OAuth2SecurityScheme", { aliases: [["oauth2_metadata_url", "oauth2MetadataUrl"]] }))
+/**
+ * The type of a decoded `OAuth2SecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OAuth2SecurityScheme = typeof OAuth2SecurityScheme.Type
 
-/** Defines a security scheme using OpenID Connect. */
+/**
+ * Defines a security scheme using OpenID Connect.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const OpenIdConnectSecurityScheme = Schema.Struct({
   /** An optional description for the security scheme. */
   description: Schema.optionalKey(Schema.String),
@@ -436,12 +640,21 @@ export const OpenIdConnectSecurityScheme = Schema.Struct({
    */
   openIdConnectUrl: Schema.String
 }).pipe(message("OpenIdConnectSecurityScheme", { aliases: [["open_id_connect_url", "openIdConnectUrl"]] }))
+/**
+ * The type of a decoded `OpenIdConnectSecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OpenIdConnectSecurityScheme = typeof OpenIdConnectSecurityScheme.Type
 
 /**
  * Defines a security scheme that can be used to secure an agent's endpoints.
  * This is a discriminated union type based on the OpenAPI 3.2 Security Scheme Object.
  * See: https://spec.openapis.org/oas/v3.2.0.html#security-scheme-object
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const SecurityScheme = Schema.Union([
   Schema.Struct({
@@ -480,11 +693,20 @@ export const SecurityScheme = Schema.Union([
     "mtlsSecurityScheme"
   ]
 }))
+/**
+ * The type of a decoded `SecurityScheme`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SecurityScheme = typeof SecurityScheme.Type
 
 /**
  * AgentCardSignature represents a JWS signature of an AgentCard.
  * This follows the JSON format of an RFC 7515 JSON Web Signature (JWS).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentCardSignature = Schema.Struct({
   /** The unprotected JWS header values. */
@@ -499,9 +721,20 @@ export const AgentCardSignature = Schema.Struct({
   /** Required. The computed signature, base64url-encoded. */
   signature: Schema.String
 }).pipe(message("AgentCardSignature", {}))
+/**
+ * The type of a decoded `AgentCardSignature`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCardSignature = typeof AgentCardSignature.Type
 
-/** Represents a distinct capability or function that an agent can perform. */
+/**
+ * Represents a distinct capability or function that an agent can perform.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AgentSkill = Schema.Struct({
   /** A detailed description of the skill. */
   description: Schema.String,
@@ -526,11 +759,20 @@ export const AgentSkill = Schema.Struct({
     ["security_requirements", "securityRequirements"]
   ]
 }))
+/**
+ * The type of a decoded `AgentSkill`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentSkill = typeof AgentSkill.Type
 
 /**
  * Declares a combination of a target URL, transport and protocol version for interacting with the agent.
  * This allows agents to expose the same functionality over multiple protocol binding mechanisms.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentInterface = Schema.Struct({
   /**
@@ -555,6 +797,12 @@ export const AgentInterface = Schema.Struct({
 }).pipe(message("AgentInterface", {
   aliases: [["protocol_binding", "protocolBinding"], ["protocol_version", "protocolVersion"]]
 }))
+/**
+ * The type of a decoded `AgentInterface`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentInterface = typeof AgentInterface.Type
 
 /**
@@ -562,6 +810,9 @@ export type AgentInterface = typeof AgentInterface.Type
  * metadata including the agent's identity, capabilities, skills, supported
  * communication methods, and security requirements.
  * Next ID: 20
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const AgentCard = Schema.Struct({
   /** A2A Capability set supported by the agent. */
@@ -620,6 +871,12 @@ export const AgentCard = Schema.Struct({
     ["supported_interfaces", "supportedInterfaces"]
   ]
 }))
+/**
+ * The type of a decoded `AgentCard`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentCard = typeof AgentCard.Type
 
 const PartFields = {
@@ -638,6 +895,9 @@ const PartFields = {
  * `Part` represents a container for a section of communication content.
  * Parts can be purely textual, some sort of file (image, video, etc) or
  * a structured data blob (i.e. JSON).
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Part = Schema.Union([
   Schema.Struct({
@@ -665,9 +925,20 @@ export const Part = Schema.Union([
   oneof: ["text", "raw", "url", "data"],
   keepNull: ["data"]
 }))
+/**
+ * The type of a decoded `Part`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Part = typeof Part.Type
 
-/** Artifacts represent task outputs. */
+/**
+ * Artifacts represent task outputs.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Artifact = Schema.Struct({
   /** Unique identifier (e.g. UUID) for the artifact. It must be unique within a task. */
   artifactId: Schema.String,
@@ -682,9 +953,20 @@ export const Artifact = Schema.Struct({
   /** The content of the artifact. Must contain at least one part. */
   parts: Schema.Array(Part).check(Schema.isMinLength(1))
 }).pipe(message("Artifact", { aliases: [["artifact_id", "artifactId"]] }))
+/**
+ * The type of a decoded `Artifact`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Artifact = typeof Artifact.Type
 
-/** Defines authentication details, used for push notifications. */
+/**
+ * Defines authentication details, used for push notifications.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthenticationInfo = Schema.Struct({
   /** Push Notification credentials. Format depends on the scheme (e.g., token for Bearer). */
   credentials: Schema.optionalKey(Schema.String),
@@ -695,9 +977,20 @@ export const AuthenticationInfo = Schema.Struct({
    */
   scheme: Schema.String
 }).pipe(message("AuthenticationInfo", {}))
+/**
+ * The type of a decoded `AuthenticationInfo`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthenticationInfo = typeof AuthenticationInfo.Type
 
-/** Represents a request for the `CancelTask` method. */
+/**
+ * Represents a request for the `CancelTask` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CancelTaskRequest = Schema.Struct({
   /** The resource ID of the task to cancel. */
   id: Schema.String,
@@ -706,9 +999,20 @@ export const CancelTaskRequest = Schema.Struct({
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("CancelTaskRequest", {}))
+/**
+ * The type of a decoded `CancelTaskRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CancelTaskRequest = typeof CancelTaskRequest.Type
 
-/** Represents a request for the `DeleteTaskPushNotificationConfig` method. */
+/**
+ * Represents a request for the `DeleteTaskPushNotificationConfig` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const DeleteTaskPushNotificationConfigRequest = Schema.Struct({
   /** The resource ID of the configuration to delete. */
   id: Schema.String,
@@ -717,16 +1021,38 @@ export const DeleteTaskPushNotificationConfigRequest = Schema.Struct({
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("DeleteTaskPushNotificationConfigRequest", { aliases: [["task_id", "taskId"]] }))
+/**
+ * The type of a decoded `DeleteTaskPushNotificationConfigRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DeleteTaskPushNotificationConfigRequest = typeof DeleteTaskPushNotificationConfigRequest.Type
 
-/** Represents a request for the `GetExtendedAgentCard` method. */
+/**
+ * Represents a request for the `GetExtendedAgentCard` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetExtendedAgentCardRequest = Schema.Struct({
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("GetExtendedAgentCardRequest", {}))
+/**
+ * The type of a decoded `GetExtendedAgentCardRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetExtendedAgentCardRequest = typeof GetExtendedAgentCardRequest.Type
 
-/** Represents a request for the `GetTaskPushNotificationConfig` method. */
+/**
+ * Represents a request for the `GetTaskPushNotificationConfig` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskPushNotificationConfigRequest = Schema.Struct({
   /** The resource ID of the configuration to retrieve. */
   id: Schema.String,
@@ -735,9 +1061,20 @@ export const GetTaskPushNotificationConfigRequest = Schema.Struct({
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("GetTaskPushNotificationConfigRequest", { aliases: [["task_id", "taskId"]] }))
+/**
+ * The type of a decoded `GetTaskPushNotificationConfigRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskPushNotificationConfigRequest = typeof GetTaskPushNotificationConfigRequest.Type
 
-/** Represents a request for the `GetTask` method. */
+/**
+ * Represents a request for the `GetTask` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetTaskRequest = Schema.Struct({
   /**
    * The maximum number of most recent messages from the task's history to retrieve. An
@@ -751,9 +1088,20 @@ export const GetTaskRequest = Schema.Struct({
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("GetTaskRequest", { aliases: [["history_length", "historyLength"]] }))
+/**
+ * The type of a decoded `GetTaskRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetTaskRequest = typeof GetTaskRequest.Type
 
-/** Represents a request for the `ListTaskPushNotificationConfigs` method. */
+/**
+ * Represents a request for the `ListTaskPushNotificationConfigs` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTaskPushNotificationConfigsRequest = Schema.Struct({
   /** The maximum number of configurations to return. */
   pageSize: Schema.optionalKey(Int32),
@@ -766,9 +1114,20 @@ export const ListTaskPushNotificationConfigsRequest = Schema.Struct({
 }).pipe(message("ListTaskPushNotificationConfigsRequest", {
   aliases: [["page_size", "pageSize"], ["page_token", "pageToken"], ["task_id", "taskId"]]
 }))
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigsRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigsRequest = typeof ListTaskPushNotificationConfigsRequest.Type
 
-/** A container associating a push notification configuration with a specific task. */
+/**
+ * A container associating a push notification configuration with a specific task.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskPushNotificationConfig = Schema.Struct({
   /** Authentication information required to send the notification. */
   authentication: Schema.optionalKey(AuthenticationInfo),
@@ -786,11 +1145,20 @@ export const TaskPushNotificationConfig = Schema.Struct({
   /** The URL where the notification should be sent. */
   url: Schema.String
 }).pipe(message("TaskPushNotificationConfig", { aliases: [["task_id", "taskId"]] }))
+/**
+ * The type of a decoded `TaskPushNotificationConfig`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskPushNotificationConfig = typeof TaskPushNotificationConfig.Type
 
 /**
  * Represents a successful response for the `ListTaskPushNotificationConfigs`
  * method.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const ListTaskPushNotificationConfigsResponse = Schema.Struct({
   /** The list of push notification configurations. */
@@ -798,9 +1166,20 @@ export const ListTaskPushNotificationConfigsResponse = Schema.Struct({
   /** A token to retrieve the next page of results, or empty if there are no more results in the list. */
   nextPageToken: Schema.optionalKey(Schema.String)
 }).pipe(message("ListTaskPushNotificationConfigsResponse", { aliases: [["next_page_token", "nextPageToken"]] }))
+/**
+ * The type of a decoded `ListTaskPushNotificationConfigsResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTaskPushNotificationConfigsResponse = typeof ListTaskPushNotificationConfigsResponse.Type
 
-/** Defines the possible lifecycle states of a `Task` (proto enum `lf.a2a.v1.TaskState`). */
+/**
+ * Defines the possible lifecycle states of a `Task` (proto enum `lf.a2a.v1.TaskState`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskState = Schema.Literals([
   "TASK_STATE_UNSPECIFIED",
   "TASK_STATE_SUBMITTED",
@@ -812,9 +1191,20 @@ export const TaskState = Schema.Literals([
   "TASK_STATE_REJECTED",
   "TASK_STATE_AUTH_REQUIRED"
 ])
+/**
+ * The type of a decoded `TaskState`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskState = typeof TaskState.Type
 
-/** Parameters for listing tasks with optional filtering criteria. */
+/**
+ * Parameters for listing tasks with optional filtering criteria.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTasksRequest = Schema.Struct({
   /** Filter tasks by context ID to get tasks from a specific conversation or session. */
   contextId: Schema.optionalKey(Schema.String),
@@ -857,10 +1247,27 @@ export const ListTasksRequest = Schema.Struct({
     ["status_timestamp_after", "statusTimestampAfter"]
   ]
 }))
+/**
+ * The type of a decoded `ListTasksRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTasksRequest = typeof ListTasksRequest.Type
 
-/** Defines the sender of a message in A2A protocol communication (proto enum `lf.a2a.v1.Role`). */
+/**
+ * Defines the sender of a message in A2A protocol communication (proto enum `lf.a2a.v1.Role`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Role = Schema.Literals(["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"])
+/**
+ * The type of a decoded `Role`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Role = typeof Role.Type
 
 /**
@@ -870,6 +1277,9 @@ export type Role = typeof Role.Type
  * fields are optional, with the caveat that if both are provided, they have to
  * match (the `context_id` has to be the one that is set on the task). If only
  * `task_id` is provided, the server will infer `context_id` from it.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Message = Schema.Struct({
   /** Optional. The context id of the message. If set, the message will be associated with the given context. */
@@ -896,9 +1306,20 @@ export const Message = Schema.Struct({
     ["task_id", "taskId"]
   ]
 }))
+/**
+ * The type of a decoded `Message`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Message = typeof Message.Type
 
-/** A container for the status of a task */
+/**
+ * A container for the status of a task
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskStatus = Schema.Struct({
   /** A message associated with the status. */
   message: Schema.optionalKey(Message),
@@ -910,6 +1331,12 @@ export const TaskStatus = Schema.Struct({
    */
   timestamp: Schema.optionalKey(Timestamp)
 }).pipe(message("TaskStatus", {}))
+/**
+ * The type of a decoded `TaskStatus`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatus = typeof TaskStatus.Type
 
 /**
@@ -917,6 +1344,9 @@ export type TaskStatus = typeof TaskStatus.Type
  * and when results are created for the task they are stored in the
  * artifact. If there are multiple turns for a task, these are stored in
  * history.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Task = Schema.Struct({
   /** A set of output artifacts for a `Task`. */
@@ -938,9 +1368,20 @@ export const Task = Schema.Struct({
   /** The current status of a `Task`, including `state` and a `message`. */
   status: TaskStatus
 }).pipe(message("Task", { aliases: [["context_id", "contextId"]] }))
+/**
+ * The type of a decoded `Task`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Task = typeof Task.Type
 
-/** Result object for `ListTasks` method containing an array of tasks and pagination information. */
+/**
+ * Result object for `ListTasks` method containing an array of tasks and pagination information.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListTasksResponse = Schema.Struct({
   /** A token to retrieve the next page of results, or empty if there are no more results in the list. */
   nextPageToken: Schema.String,
@@ -954,9 +1395,20 @@ export const ListTasksResponse = Schema.Struct({
   aliases: [["next_page_token", "nextPageToken"], ["page_size", "pageSize"], ["total_size", "totalSize"]],
   zeroWhenAbsent: { nextPageToken: "", pageSize: 0, tasks: [], totalSize: 0 }
 }))
+/**
+ * The type of a decoded `ListTasksResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListTasksResponse = typeof ListTasksResponse.Type
 
-/** Configuration of a send message request. */
+/**
+ * Configuration of a send message request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageConfiguration = Schema.Struct({
   /**
    * A list of media types the client is prepared to accept for response parts.
@@ -991,9 +1443,20 @@ export const SendMessageConfiguration = Schema.Struct({
     ["task_push_notification_config", "taskPushNotificationConfig"]
   ]
 }))
+/**
+ * The type of a decoded `SendMessageConfiguration`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageConfiguration = typeof SendMessageConfiguration.Type
 
-/** Represents a request for the `SendMessage` method. */
+/**
+ * Represents a request for the `SendMessage` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageRequest = Schema.Struct({
   /** Configuration for the send request. */
   configuration: Schema.optionalKey(SendMessageConfiguration),
@@ -1004,9 +1467,20 @@ export const SendMessageRequest = Schema.Struct({
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("SendMessageRequest", {}))
+/**
+ * The type of a decoded `SendMessageRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageRequest = typeof SendMessageRequest.Type
 
-/** Represents the response for the `SendMessage` method. */
+/**
+ * Represents the response for the `SendMessage` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SendMessageResponse = Schema.Union([
   Schema.Struct({
     /** The task created or updated by the message. */
@@ -1017,9 +1491,20 @@ export const SendMessageResponse = Schema.Union([
     message: Message
   })
 ]).pipe(message("SendMessageResponse", { oneof: ["task", "message"] }))
+/**
+ * The type of a decoded `SendMessageResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageResponse = typeof SendMessageResponse.Type
 
-/** A task delta where an artifact has been generated. */
+/**
+ * A task delta where an artifact has been generated.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskArtifactUpdateEvent = Schema.Struct({
   /**
    * If true, the content of this artifact should be appended to a previously
@@ -1039,9 +1524,20 @@ export const TaskArtifactUpdateEvent = Schema.Struct({
 }).pipe(message("TaskArtifactUpdateEvent", {
   aliases: [["context_id", "contextId"], ["last_chunk", "lastChunk"], ["task_id", "taskId"]]
 }))
+/**
+ * The type of a decoded `TaskArtifactUpdateEvent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskArtifactUpdateEvent = typeof TaskArtifactUpdateEvent.Type
 
-/** An event sent by the agent to notify the client of a change in a task's status. */
+/**
+ * An event sent by the agent to notify the client of a change in a task's status.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TaskStatusUpdateEvent = Schema.Struct({
   /** The ID of the context that the task belongs to. */
   contextId: Schema.String,
@@ -1052,9 +1548,20 @@ export const TaskStatusUpdateEvent = Schema.Struct({
   /** The ID of the task that has changed. */
   taskId: Schema.String
 }).pipe(message("TaskStatusUpdateEvent", { aliases: [["context_id", "contextId"], ["task_id", "taskId"]] }))
+/**
+ * The type of a decoded `TaskStatusUpdateEvent`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TaskStatusUpdateEvent = typeof TaskStatusUpdateEvent.Type
 
-/** A wrapper object used in streaming operations to encapsulate different types of response data. */
+/**
+ * A wrapper object used in streaming operations to encapsulate different types of response data.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const StreamResponse = Schema.Union([
   Schema.Struct({
     /** A Task object containing the current state of the task. */
@@ -1076,13 +1583,30 @@ export const StreamResponse = Schema.Union([
   aliases: [["artifact_update", "artifactUpdate"], ["status_update", "statusUpdate"]],
   oneof: ["task", "message", "statusUpdate", "artifactUpdate"]
 }))
+/**
+ * The type of a decoded `StreamResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StreamResponse = typeof StreamResponse.Type
 
-/** Represents a request for the `SubscribeToTask` method. */
+/**
+ * Represents a request for the `SubscribeToTask` method.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SubscribeToTaskRequest = Schema.Struct({
   /** The resource ID of the task to subscribe to. */
   id: Schema.String,
   /** Optional. Tenant ID, provided as a path parameter. */
   tenant: Schema.optionalKey(Schema.String)
 }).pipe(message("SubscribeToTaskRequest", {}))
+/**
+ * The type of a decoded `SubscribeToTaskRequest`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SubscribeToTaskRequest = typeof SubscribeToTaskRequest.Type

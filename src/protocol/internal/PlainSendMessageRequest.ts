@@ -2,7 +2,7 @@
  * The common form of a SendMessageRequest, decoded by hand: what `v1.SendMessageRequest` (the generated Schema)
  * makes of it, in one pass and without the Schema's generic machinery. Every SendMessage and SendStreamingMessage
  * pays for its decode, and the Schema's, with its ProtoJSON normalisation and the oneof narrowing of every Part,
- * costs measurably more CPU and garbage per request (BENCHMARKS.md, "The SendMessage path, fifth pass").
+ * costs more CPU and garbage per request.
  *
  * The common form: plain objects with the JSON (camelCase) field names, no `null` where null means "not set",
  * strings, booleans and int32 numbers where the Schema wants them, text, url or data parts. Anything else (proto

@@ -30,7 +30,12 @@ import * as V01JsonRpcTransport from "./V01JsonRpcTransport.ts"
 
 const { present } = Translation
 
-/** A 0.1 card as a 1.0 card. */
+/**
+ * A 0.1 card as a 1.0 card.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1AgentCard = (card: V01.AgentCard): v1.AgentCard => {
   const description = present(card.description)
   const provider = present(card.provider)
@@ -86,6 +91,12 @@ const claimsCard = (json: unknown): boolean => {
 const decode = Schema.decodeUnknownOption(AgentCard)
 const decodeEffect = Http.decode(AgentCard, "an A2A 0.1 AgentCard")
 
+/**
+ * The A2A 0.1 client edition: its JSON-RPC transport and how to read its cards.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const edition: ClientEdition = {
   transports: [V01JsonRpcTransport.factory],
   readCard: (json) => claimsCard(json) ? Option.map(decode(json), toV1AgentCard) : Option.none(),

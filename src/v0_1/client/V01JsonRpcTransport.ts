@@ -33,7 +33,19 @@ import { withLegacyHeaders } from "../../v0_3/client/LegacyHeaders.ts"
 import * as V01 from "../protocol/Schemas.ts"
 import * as Translation from "../protocol/Translation.ts"
 
+/**
+ * The protocol binding this transport speaks, as agent card interfaces name it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_BINDING = "JSONRPC"
+/**
+ * The A2A version this transport speaks (`0.1`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_VERSION = "0.1"
 
 const decodeTask = Http.decode(V01.Task, "an A2A 0.1 Task")
@@ -53,6 +65,12 @@ const unsupported = (url: string, operation: string) =>
     new UnsupportedOperation({ message: `${operation} is not available: ${url} speaks A2A 0.1, which has none` })
   )
 
+/**
+ * An A2A 0.1 JSON-RPC transport to the agent at this URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: {
   readonly url: string
   readonly httpClient: HttpClient.HttpClient
@@ -147,7 +165,12 @@ export const make = (options: {
   }
 }
 
-/** Speaks to card interfaces with protocolBinding JSONRPC and protocolVersion 0.1. */
+/**
+ * Speaks to card interfaces with protocolBinding JSONRPC and protocolVersion 0.1.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,
   protocolVersion: PROTOCOL_VERSION,

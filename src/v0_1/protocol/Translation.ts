@@ -23,12 +23,22 @@ import type * as V01 from "./Schemas.ts"
 
 const { optional } = Messages
 
-/** `undefined` for `null`: 0.1's absent. */
+/**
+ * `undefined` for `null`: 0.1's absent.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const present = <A>(value: A | null | undefined): A | undefined => value === null ? undefined : value
 
 // --- Part, Message ---
 
-/** A 0.1 part in the 0.3 form (`type` -> `kind`); a file with neither bytes nor uri gets empty bytes. */
+/**
+ * A 0.1 part in the 0.3 form (`type` -> `kind`); a file with neither bytes nor uri gets empty bytes.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV03Part = (part: V01.Part): v0_3.Part => {
   const metadata = optional("metadata", present(part.metadata))
   switch (part.type) {
@@ -51,6 +61,12 @@ export const toV03Part = (part: V01.Part): v0_3.Part => {
   }
 }
 
+/**
+ * Translates an A2A 0.3 `Part` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV03Part = (part: v0_3.Part): V01.Part => {
   const metadata = optional("metadata", part.metadata)
   switch (part.kind) {
@@ -73,7 +89,12 @@ export const fromV03Part = (part: v0_3.Part): V01.Part => {
   }
 }
 
-/** A 0.1 message in the 0.3 form, under the given ids. */
+/**
+ * A 0.1 message in the 0.3 form, under the given ids.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV03Message = (
   message: V01.Message,
   ids: { readonly messageId: string; readonly taskId?: string | undefined; readonly contextId?: string | undefined }
@@ -87,16 +108,33 @@ export const toV03Message = (
   ...optional("metadata", present(message.metadata))
 })
 
+/**
+ * Translates an A2A 0.3 `Message` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV03Message = (message: v0_3.Message): V01.Message => ({
   role: message.role,
   parts: message.parts.map(fromV03Part),
   ...optional("metadata", message.metadata)
 })
 
+/**
+ * Translates an A2A 1.0 `Message` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1Message = (message: v1.Message, unspecifiedRole: V01.Role = "agent"): V01.Message =>
   fromV03Message(Messages.fromV1Message(message, unspecifiedRole))
 
-/** A 0.1 message as 1.0 reads it; the ids are the caller's (0.1 messages carry none). */
+/**
+ * A 0.1 message as 1.0 reads it; the ids are the caller's (0.1 messages carry none).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Message = (message: V01.Message, ids: Parameters<typeof toV03Message>[1]): v1.Message =>
   Messages.toV1Message(toV03Message(message, ids))
 
@@ -114,10 +152,28 @@ const stateFromV03: { readonly [S in v0_3.TaskState]: V01.TaskState } = {
   unknown: "unknown"
 }
 
+/**
+ * Translates an A2A 1.0 `TaskState` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1TaskState = (state: v1.TaskState): V01.TaskState => stateFromV03[Tasks.fromV1TaskState(state)]
 
+/**
+ * Translates an A2A 0.1 `TaskState` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1TaskState = (state: V01.TaskState): v1.TaskState => Tasks.toV1TaskState(state)
 
+/**
+ * Translates an A2A 1.0 `TaskStatus` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1TaskStatus = (status: v1.TaskStatus): V01.TaskStatus => ({
   state: fromV1TaskState(status.state),
   ...optional("message", status.message === undefined ? undefined : fromV1Message(status.message)),
@@ -126,6 +182,12 @@ export const fromV1TaskStatus = (status: v1.TaskStatus): V01.TaskStatus => ({
 
 const artifactIdOf = (index: number) => `artifact-${index}`
 
+/**
+ * Translates an A2A 0.1 `TaskStatus` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1TaskStatus = (status: V01.TaskStatus, ids: { readonly taskId: string }): v1.TaskStatus => {
   const message = present(status.message)
   const timestamp = present(status.timestamp)
@@ -143,6 +205,12 @@ export const toV1TaskStatus = (status: V01.TaskStatus, ids: { readonly taskId: s
 
 // --- Artifact ---
 
+/**
+ * Translates an A2A 1.0 `Artifact` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1Artifact = (
   artifact: v1.Artifact,
   index: number,
@@ -160,6 +228,12 @@ export const fromV1Artifact = (
   }
 }
 
+/**
+ * Translates an A2A 0.1 `Artifact` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Artifact = (artifact: V01.Artifact, position: number): v1.Artifact =>
   Tasks.toV1Artifact({
     artifactId: artifactIdOf(artifact.index ?? position),
@@ -171,7 +245,12 @@ export const toV1Artifact = (artifact: V01.Artifact, position: number): v1.Artif
 
 // --- Task ---
 
-/** A 1.0 task as its 0.1 client knows it: under the id the client gave it. */
+/**
+ * A 1.0 task as its 0.1 client knows it: under the id the client gave it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromV1Task = (task: v1.Task, id: string): V01.Task => ({
   id,
   ...optional("sessionId", task.contextId),
@@ -181,6 +260,12 @@ export const fromV1Task = (task: v1.Task, id: string): V01.Task => ({
   ...optional("metadata", task.metadata)
 })
 
+/**
+ * Translates an A2A 0.1 `Task` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Task = (task: V01.Task): v1.Task => {
   const history = present(task.history)
   return {
@@ -196,7 +281,12 @@ export const toV1Task = (task: V01.Task): v1.Task => {
   }
 }
 
-/** A 1.0 answer to a send as a 0.1 Task: a Message reply is the completed status carrying it. */
+/**
+ * A 1.0 answer to a send as a 0.1 Task: a Message reply is the completed status carrying it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromV1SendMessageResponse = (response: v1.SendMessageResponse, id: string): V01.Task =>
   "task" in response
     ? fromV1Task(response.task, id)
@@ -211,6 +301,9 @@ export const fromV1SendMessageResponse = (response: v1.SendMessageResponse, id: 
 /**
  * Translates one stream's 1.0 events into 0.1 events for the task the client calls `id`. It numbers the
  * artifacts as their task lists them (a snapshot's first), which is what 0.1's `index` is.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export class StreamEvents {
   private readonly indexes = new Map<string, number>()
@@ -239,6 +332,7 @@ export class StreamEvents {
     }
   }
 
+  /** The 0.1 event for the next 1.0 event of the stream. */
   readonly next = (event: v1.StreamResponse): V01.StreamEvent => {
     if ("task" in event) {
       for (const artifact of event.task.artifacts ?? []) this.indexOf(artifact.artifactId)
@@ -257,7 +351,12 @@ export class StreamEvents {
   }
 }
 
-/** A 0.1 stream event as 1.0 reads it; `contextId` is the session the client knows (0.1 events carry none). */
+/**
+ * A 0.1 stream event as 1.0 reads it; `contextId` is the session the client knows (0.1 events carry none).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1StreamResponse = (event: V01.StreamEvent, contextId: string): v1.StreamResponse => {
   if ("status" in event) {
     return {
@@ -300,13 +399,24 @@ const toV03PushConfig = (config: V01.PushNotificationConfig): v0_3.PushNotificat
   }
 }
 
-/** A 0.1 push config for the 1.0 task `taskId`, under the config id `id`. */
+/**
+ * A 0.1 push config for the 1.0 task `taskId`, under the config id `id`.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1PushConfig = (
   config: V01.PushNotificationConfig,
   taskId: string,
   id: string
 ): v1.TaskPushNotificationConfig => ({ ...PushConfigs.toV1PushConfig(toV03PushConfig(config), taskId), id })
 
+/**
+ * Translates an A2A 1.0 `PushConfig` to its 0.1 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1PushConfig = (config: v1.TaskPushNotificationConfig): V01.PushNotificationConfig => {
   const v03 = PushConfigs.fromV1PushConfig(config)
   return {
@@ -318,7 +428,12 @@ export const fromV1PushConfig = (config: v1.TaskPushNotificationConfig): V01.Pus
 
 // --- Requests (the client's side) ---
 
-/** A 1.0 send as 0.1 `tasks/send` params for the task the client calls `id`. */
+/**
+ * A 1.0 send as 0.1 `tasks/send` params for the task the client calls `id`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromV1SendMessageRequest = (request: v1.SendMessageRequest, id: string): V01.TaskSendParams => {
   const config = request.configuration
   const push = config?.taskPushNotificationConfig

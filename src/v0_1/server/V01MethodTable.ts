@@ -47,9 +47,20 @@ import * as V01 from "../protocol/Schemas.ts"
 import * as Translation from "../protocol/Translation.ts"
 import * as TaskIds from "./TaskIds.ts"
 
+/**
+ * The A2A version these methods serve (`0.1`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const VERSION = "0.1"
 
-/** The 0.1 JSON-RPC method of each operation 0.1 has. */
+/**
+ * The 0.1 JSON-RPC method of each operation 0.1 has.
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const methods = {
   SendMessage: "tasks/send",
   SendStreamingMessage: "tasks/sendSubscribe",
@@ -276,7 +287,12 @@ const noRest = (name: OperationName): Method => {
     : { _tag: "Unary", name, prepare: () => Result.succeed(() => Effect.fail(error())) }
 }
 
-/** The 0.1 table: the JSON-RPC methods above, named by their own names; no REST. */
+/**
+ * The 0.1 table: the JSON-RPC methods above, named by their own names; no REST.
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const v01Methods: MethodTable = {
   version: VERSION,
   extensionHeaders: ["x-a2a-extensions"],

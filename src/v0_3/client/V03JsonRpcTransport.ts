@@ -37,7 +37,19 @@ import * as Tasks from "../protocol/Tasks.ts"
 import * as WireInput from "../protocol/WireInput.ts"
 import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
+/**
+ * The protocol binding this transport speaks, as agent card interfaces name it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_BINDING = "JSONRPC"
+/**
+ * The A2A version this transport speaks (`0.3`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_VERSION = "0.3"
 
 /** Decodes a 0.3 result (older part shapes accepted) and translates it to 1.0. */
@@ -79,6 +91,12 @@ const readPushConfigs = reader(
 const readCard = AgentCardResolver.read
 const readAnything = (_value: unknown): Effect.Effect<void> => Effect.void
 
+/**
+ * An A2A 0.3 JSON-RPC transport to the interface at this URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: {
   readonly url: string
   readonly httpClient: HttpClient.HttpClient
@@ -125,7 +143,12 @@ export const make = (options: {
   }
 }
 
-/** Speaks to card interfaces with protocolBinding JSONRPC and protocolVersion 0.3. */
+/**
+ * Speaks to card interfaces with protocolBinding JSONRPC and protocolVersion 0.3.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,
   protocolVersion: PROTOCOL_VERSION,

@@ -37,7 +37,19 @@ import * as RestQuery from "../protocol/internal/RestQuery.ts"
 import * as ProtoJson from "../protocol/ProtoJson.ts"
 import { withLegacyHeaders } from "./LegacyHeaders.ts"
 
+/**
+ * The protocol binding this transport speaks, as agent card interfaces name it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_BINDING = "HTTP+JSON"
+/**
+ * The A2A version this transport speaks (`0.3`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_VERSION = "0.3"
 
 /** A 0.3 REST error body: `{ code, message }`. */
@@ -46,6 +58,12 @@ const isErrorBody = (u: unknown): u is { readonly code: number; readonly message
 
 const segment = encodeURIComponent
 
+/**
+ * An A2A 0.3 HTTP+JSON transport to the interface at this URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: { readonly url: string; readonly httpClient: HttpClient.HttpClient }): Transport => {
   const { httpClient } = options
   const base = options.url.replace(/\/+$/, "")
@@ -231,7 +249,12 @@ export const make = (options: { readonly url: string; readonly httpClient: HttpC
   }
 }
 
-/** Speaks to card interfaces with protocolBinding HTTP+JSON and protocolVersion 0.3. */
+/**
+ * Speaks to card interfaces with protocolBinding HTTP+JSON and protocolVersion 0.3.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const factory: TransportFactory = {
   protocolBinding: PROTOCOL_BINDING,
   protocolVersion: PROTOCOL_VERSION,

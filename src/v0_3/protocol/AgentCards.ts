@@ -35,6 +35,9 @@ import { optional } from "./Messages.ts"
 /**
  * The 0.3 card's `protocolVersion`: the full version, as the 0.3 schema's default ("0.3.0") and 0.3 peers have it
  * (only 1.0 cards give `Major.Minor`, spec 1.0 section 3.6).
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const PROTOCOL_VERSION = "0.3.0"
 
@@ -43,7 +46,12 @@ const majorMinor = (version: string): string => {
   return major === "" ? "0.3" : `${major}.${minor}`
 }
 
-/** Whether an interface version is a pre-1.0 (0.x) one, i.e. served with 0.3 shapes. */
+/**
+ * Whether an interface version is a pre-1.0 (0.x) one, i.e. served with 0.3 shapes.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isLegacyVersion = (version: string): boolean => majorMinor(version).startsWith("0.")
 
 const nonEmpty = <A>(list: ReadonlyArray<A> | undefined): ReadonlyArray<A> | undefined =>
@@ -51,13 +59,24 @@ const nonEmpty = <A>(list: ReadonlyArray<A> | undefined): ReadonlyArray<A> | und
 
 // --- Security requirements ---
 
+/**
+ * Translates an A2A 0.3 `SecurityRequirement` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1SecurityRequirement = (
   requirement: { readonly [scheme: string]: ReadonlyArray<string> }
 ): v1.SecurityRequirement => ({
   schemes: Object.fromEntries(Object.entries(requirement).map(([scheme, list]) => [scheme, { list }]))
 })
 
-/** 1.0 requirements in the 0.3 (OpenAPI) form (OpenApiSecurity). */
+/**
+ * 1.0 requirements in the 0.3 (OpenAPI) form (OpenApiSecurity).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromV1SecurityRequirement = OpenApiSecurity.fromV1Requirement
 
 // --- Security schemes ---
@@ -91,10 +110,20 @@ const toV1Flows = (flows: v0_3.OAuthFlows): v1.OAuthFlows | undefined => {
   return undefined
 }
 
-/** A 1.0 scheme in the 0.3 form, which is OpenAPI's Security Scheme Object (OpenApiSecurity). */
+/**
+ * A 1.0 scheme in the 0.3 form, which is OpenAPI's Security Scheme Object (OpenApiSecurity).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromV1SecurityScheme: (scheme: v1.SecurityScheme) => v0_3.SecurityScheme = OpenApiSecurity.fromV1
 
-/** `undefined` for an OAuth 2.0 scheme without any flow, which 1.0 cannot express. */
+/**
+ * `undefined` for an OAuth 2.0 scheme without any flow, which 1.0 cannot express.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1SecurityScheme = (scheme: v0_3.SecurityScheme): v1.SecurityScheme | undefined => {
   switch (scheme.type) {
     case "apiKey":
@@ -184,11 +213,22 @@ const mapValues = <A, B>(
 
 // --- AgentCard ---
 
-/** A 0.3 card that also carries the 1.0 interface list (what a 0.3 request for the card is served). */
+/**
+ * A 0.3 card that also carries the 1.0 interface list (what a 0.3 request for the card is served).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HybridAgentCard = v0_3.AgentCard & {
   readonly supportedInterfaces?: ReadonlyArray<v1.AgentInterface>
 }
 
+/**
+ * Translates an A2A 1.0 `AgentCard` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1AgentCard = (card: v1.AgentCard): v0_3.AgentCard => {
   const legacy = card.supportedInterfaces.filter((i) => isLegacyVersion(i.protocolVersion))
   const endpoints = legacy.length > 0 ? legacy : card.supportedInterfaces
@@ -227,12 +267,23 @@ export const fromV1AgentCard = (card: v1.AgentCard): v0_3.AgentCard => {
   }
 }
 
-/** The card served to 0.3 clients: the 0.3 fields, plus every 1.0 interface for clients that read those. */
+/**
+ * The card served to 0.3 clients: the 0.3 fields, plus every 1.0 interface for clients that read those.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const hybridCard = (card: v1.AgentCard): HybridAgentCard => ({
   ...fromV1AgentCard(card),
   supportedInterfaces: card.supportedInterfaces
 })
 
+/**
+ * Translates an A2A 0.3 `AgentCard` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1AgentCard = (card: v0_3.AgentCard): v1.AgentCard => {
   const protocolVersion = majorMinor(card.protocolVersion)
   const main: v1.AgentInterface = {

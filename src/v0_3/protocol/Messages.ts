@@ -18,23 +18,50 @@ import type * as v0_3 from "../../protocol/generated/v0_3.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { normalizeBase64 } from "./WireInput.ts"
 
-/** Metadata flag marking a non-object data value wrapped as `{ value }` for 0.3 (shared with the official SDKs). */
+/**
+ * Metadata flag marking a non-object data value wrapped as `{ value }` for 0.3 (shared with the official SDKs).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DATA_PART_COMPAT_FLAG = "data_part_compat"
 
-/** `{ key: value }` when the value is set, `{}` otherwise (exactOptionalPropertyTypes-friendly spreading). */
+/**
+ * `{ key: value }` when the value is set, `{}` otherwise (exactOptionalPropertyTypes-friendly spreading).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const optional = <K extends string, A>(key: K, value: A | undefined): { readonly [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: A }
 
 // --- Role ---
 
+/**
+ * Translates an A2A 0.3 `Role` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Role = (role: v0_3.Message["role"]): v1.Role => role === "user" ? "ROLE_USER" : "ROLE_AGENT"
 
-/** `unspecified` is what ROLE_UNSPECIFIED becomes (0.3 has no such value). */
+/**
+ * `unspecified` is what ROLE_UNSPECIFIED becomes (0.3 has no such value).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromV1Role = (role: v1.Role, unspecified: v0_3.Message["role"]): v0_3.Message["role"] =>
   role === "ROLE_USER" ? "user" : role === "ROLE_AGENT" ? "agent" : unspecified
 
 // --- Part ---
 
+/**
+ * Translates an A2A 0.3 `Part` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Part = (part: v0_3.Part): v1.Part => {
   const metadata = optional("metadata", part.metadata)
   switch (part.kind) {
@@ -61,6 +88,12 @@ export const toV1Part = (part: v0_3.Part): v1.Part => {
   }
 }
 
+/**
+ * Translates an A2A 1.0 `Part` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1Part = (part: v1.Part): v0_3.Part => {
   const metadata = optional("metadata", part.metadata)
   if ("text" in part) return { kind: "text", text: part.text, ...metadata }
@@ -82,6 +115,12 @@ export const fromV1Part = (part: v1.Part): v0_3.Part => {
 
 // --- Message ---
 
+/**
+ * Translates an A2A 0.3 `Message` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Message = (message: v0_3.Message): v1.Message => ({
   messageId: message.messageId,
   role: toV1Role(message.role),
@@ -96,6 +135,9 @@ export const toV1Message = (message: v0_3.Message): v1.Message => ({
 /**
  * `unspecifiedRole` stands in for ROLE_UNSPECIFIED: "agent" for what a server emits, "user" for what a client
  * sends.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const fromV1Message = (
   message: v1.Message,

@@ -14,17 +14,34 @@ import type * as v0_3 from "../../protocol/generated/v0_3.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { optional } from "./Messages.ts"
 
+/**
+ * Translates an A2A 0.3 `Authentication` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Authentication = (auth: v0_3.PushNotificationAuthenticationInfo): v1.AuthenticationInfo => ({
   scheme: auth.schemes[0] ?? "",
   ...optional("credentials", auth.credentials)
 })
 
+/**
+ * Translates an A2A 1.0 `Authentication` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1Authentication = (auth: v1.AuthenticationInfo): v0_3.PushNotificationAuthenticationInfo => ({
   schemes: auth.scheme === "" ? [] : [auth.scheme],
   ...optional("credentials", auth.credentials)
 })
 
-/** A bare 0.3 PushNotificationConfig (as in `MessageSendConfiguration`), for the given task if known. */
+/**
+ * A bare 0.3 PushNotificationConfig (as in `MessageSendConfiguration`), for the given task if known.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1PushConfig = (
   config: v0_3.PushNotificationConfig,
   taskId?: string | undefined
@@ -39,6 +56,12 @@ export const toV1PushConfig = (
   )
 })
 
+/**
+ * Translates an A2A 1.0 `PushConfig` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1PushConfig = (config: v1.TaskPushNotificationConfig): v0_3.PushNotificationConfig => ({
   url: config.url,
   ...optional("id", config.id),
@@ -49,9 +72,21 @@ export const fromV1PushConfig = (config: v1.TaskPushNotificationConfig): v0_3.Pu
   )
 })
 
+/**
+ * Translates an A2A 0.3 `TaskPushConfig` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1TaskPushConfig = (config: v0_3.TaskPushNotificationConfig): v1.TaskPushNotificationConfig =>
   toV1PushConfig(config.pushNotificationConfig, config.taskId)
 
+/**
+ * Translates an A2A 1.0 `TaskPushConfig` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1TaskPushConfig = (config: v1.TaskPushNotificationConfig): v0_3.TaskPushNotificationConfig => ({
   taskId: config.taskId ?? "",
   pushNotificationConfig: fromV1PushConfig(config)

@@ -36,27 +36,56 @@ const stateFromV1 = Object.fromEntries(
   Object.entries(stateToV1).map(([v03, v10]) => [v10, v03])
 ) as { readonly [S in v1.TaskState]: v0_3.TaskState }
 
+/**
+ * Translates an A2A 0.3 `TaskState` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1TaskState = (state: v0_3.TaskState): v1.TaskState => stateToV1[state]
 
+/**
+ * Translates an A2A 1.0 `TaskState` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1TaskState = (state: v1.TaskState): v0_3.TaskState => stateFromV1[state]
 
 // --- TaskStatus ---
 
 const isRfc3339 = Schema.is(v1.Timestamp)
 
-/** A 0.3 timestamp as 1.0 accepts it: RFC 3339 as is, another readable date as UTC ISO, anything else dropped. */
+/**
+ * A 0.3 timestamp as 1.0 accepts it: RFC 3339 as is, another readable date as UTC ISO, anything else dropped.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Timestamp = (timestamp: string): string | undefined => {
   if (isRfc3339(timestamp)) return timestamp
   const ms = Date.parse(timestamp)
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString()
 }
 
+/**
+ * Translates an A2A 0.3 `TaskStatus` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1TaskStatus = (status: v0_3.TaskStatus): v1.TaskStatus => ({
   state: toV1TaskState(status.state),
   ...optional("message", status.message === undefined ? undefined : toV1Message(status.message)),
   ...optional("timestamp", status.timestamp === undefined ? undefined : toV1Timestamp(status.timestamp))
 })
 
+/**
+ * Translates an A2A 1.0 `TaskStatus` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1TaskStatus = (status: v1.TaskStatus): v0_3.TaskStatus => ({
   state: fromV1TaskState(status.state),
   ...optional("message", status.message === undefined ? undefined : fromV1Message(status.message)),
@@ -65,6 +94,12 @@ export const fromV1TaskStatus = (status: v1.TaskStatus): v0_3.TaskStatus => ({
 
 // --- Artifact ---
 
+/**
+ * Translates an A2A 0.3 `Artifact` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Artifact = (artifact: v0_3.Artifact): v1.Artifact => ({
   artifactId: artifact.artifactId,
   parts: artifact.parts.map(toV1Part),
@@ -74,6 +109,12 @@ export const toV1Artifact = (artifact: v0_3.Artifact): v1.Artifact => ({
   ...optional("metadata", artifact.metadata)
 })
 
+/**
+ * Translates an A2A 1.0 `Artifact` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1Artifact = (artifact: v1.Artifact): v0_3.Artifact => ({
   artifactId: artifact.artifactId,
   parts: artifact.parts.map(fromV1Part),
@@ -85,6 +126,12 @@ export const fromV1Artifact = (artifact: v1.Artifact): v0_3.Artifact => ({
 
 // --- Task ---
 
+/**
+ * Translates an A2A 0.3 `Task` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1Task = (task: v0_3.Task): v1.Task => ({
   id: task.id,
   contextId: task.contextId,
@@ -94,6 +141,12 @@ export const toV1Task = (task: v0_3.Task): v1.Task => ({
   ...optional("metadata", task.metadata)
 })
 
+/**
+ * Translates an A2A 1.0 `Task` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1Task = (task: v1.Task): v0_3.Task => ({
   kind: "task",
   id: task.id,
@@ -106,15 +159,36 @@ export const fromV1Task = (task: v1.Task): v0_3.Task => ({
 
 // --- Streaming events ---
 
-/** Which states make a status update the `final` event of its stream. */
+/**
+ * Which states make a status update the `final` event of its stream.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FinalRule = (state: v1.TaskState) => boolean
 
-/** The rule of a send stream (`message/stream`): it ends at a terminal or interrupted state. */
+/**
+ * The rule of a send stream (`message/stream`): it ends at a terminal or interrupted state.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const finalForSend: FinalRule = TaskStates.isFinal
 
-/** The rule of a subscription (`tasks/resubscribe`): it ends at a terminal state. */
+/**
+ * The rule of a subscription (`tasks/resubscribe`): it ends at a terminal state.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const finalForSubscription: FinalRule = TaskStates.isTerminal
 
+/**
+ * Translates an A2A 0.3 `StatusUpdate` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1StatusUpdate = (event: v0_3.TaskStatusUpdateEvent): v1.TaskStatusUpdateEvent => ({
   taskId: event.taskId,
   contextId: event.contextId,
@@ -122,6 +196,12 @@ export const toV1StatusUpdate = (event: v0_3.TaskStatusUpdateEvent): v1.TaskStat
   ...optional("metadata", event.metadata)
 })
 
+/**
+ * Translates an A2A 1.0 `StatusUpdate` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1StatusUpdate = (
   event: v1.TaskStatusUpdateEvent,
   final: FinalRule = finalForSend
@@ -134,6 +214,12 @@ export const fromV1StatusUpdate = (
   ...optional("metadata", event.metadata)
 })
 
+/**
+ * Translates an A2A 0.3 `ArtifactUpdate` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1ArtifactUpdate = (event: v0_3.TaskArtifactUpdateEvent): v1.TaskArtifactUpdateEvent => ({
   taskId: event.taskId,
   contextId: event.contextId,
@@ -143,6 +229,12 @@ export const toV1ArtifactUpdate = (event: v0_3.TaskArtifactUpdateEvent): v1.Task
   ...optional("metadata", event.metadata)
 })
 
+/**
+ * Translates an A2A 1.0 `ArtifactUpdate` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1ArtifactUpdate = (event: v1.TaskArtifactUpdateEvent): v0_3.TaskArtifactUpdateEvent => ({
   kind: "artifact-update",
   taskId: event.taskId,
@@ -155,18 +247,46 @@ export const fromV1ArtifactUpdate = (event: v1.TaskArtifactUpdateEvent): v0_3.Ta
 
 // --- Operation results ---
 
-/** The `result` of a 0.3 `message/send`: a Task or a Message. */
+/**
+ * The `result` of a 0.3 `message/send`: a Task or a Message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SendMessageResult = v0_3.Task | v0_3.Message
 
-/** The `result` of each 0.3 `message/stream` / `tasks/resubscribe` event. */
+/**
+ * The `result` of each 0.3 `message/stream` / `tasks/resubscribe` event.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StreamResult = v0_3.Task | v0_3.Message | v0_3.TaskStatusUpdateEvent | v0_3.TaskArtifactUpdateEvent
 
+/**
+ * Translates an A2A 0.3 `SendMessageResponse` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1SendMessageResponse = (result: SendMessageResult): v1.SendMessageResponse =>
   result.kind === "task" ? { task: toV1Task(result) } : { message: toV1Message(result) }
 
+/**
+ * Translates an A2A 1.0 `SendMessageResponse` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1SendMessageResponse = (response: v1.SendMessageResponse): SendMessageResult =>
   "task" in response ? fromV1Task(response.task) : fromV1Message(response.message)
 
+/**
+ * Translates an A2A 0.3 `StreamResponse` to its A2A 1.0 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const toV1StreamResponse = (result: StreamResult): v1.StreamResponse => {
   switch (result.kind) {
     case "task":
@@ -180,6 +300,12 @@ export const toV1StreamResponse = (result: StreamResult): v1.StreamResponse => {
   }
 }
 
+/**
+ * Translates an A2A 1.0 `StreamResponse` to its 0.3 form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
 export const fromV1StreamResponse = (event: v1.StreamResponse, final: FinalRule = finalForSend): StreamResult =>
   "task" in event
     ? fromV1Task(event.task)

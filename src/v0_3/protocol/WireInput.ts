@@ -27,6 +27,9 @@ const normalizePart = (part: unknown): unknown =>
 /**
  * Every `parts` array below `value` with legacy parts normalised. Objects and arrays are copied only where
  * something changes; depth is bounded because the input is parsed JSON of bounded size.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const normalizeParts = (value: unknown): unknown => {
   if (Array.isArray(value)) {
@@ -59,7 +62,12 @@ export const normalizeParts = (value: unknown): unknown => {
   return out ?? value
 }
 
-/** `message/send` params as 0.3 expects them, with the leniency above. */
+/**
+ * `message/send` params as 0.3 expects them, with the leniency above.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const normalizeSendParams = (params: unknown): unknown => {
   const normalized = normalizeParts(params)
   if (!Predicate.isReadonlyObject(normalized)) return normalized
@@ -71,7 +79,12 @@ export const normalizeSendParams = (params: unknown): unknown => {
 
 const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/
 
-/** Standard padded base64 for base64 in either alphabet, padded or not; undefined when it is not base64. */
+/**
+ * Standard padded base64 for base64 in either alphabet, padded or not; undefined when it is not base64.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const normalizeBase64 = (s: string): string | undefined => {
   if (!base64.test(s)) return undefined
   const standard = s.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "")
@@ -79,7 +92,12 @@ export const normalizeBase64 = (s: string): string | undefined => {
   return standard.padEnd(Math.ceil(standard.length / 4) * 4, "=")
 }
 
-/** Violations of the base64 rule in a message's parts, with their 0.3 field paths. */
+/**
+ * Violations of the base64 rule in a message's parts, with their 0.3 field paths.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const checkMessageBytes = (message: v0_3.Message, path: string): ReadonlyArray<FieldViolation> =>
   message.parts.flatMap((part, i) =>
     part.kind === "file" && "bytes" in part.file && normalizeBase64(part.file.bytes) === undefined
@@ -90,6 +108,9 @@ export const checkMessageBytes = (message: v0_3.Message, path: string): Readonly
 /**
  * A decoder for 0.3 params: `prepare` normalises the input, the Schema checks it, `check` adds semantic
  * violations. Build it once per Schema.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const decoder = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,

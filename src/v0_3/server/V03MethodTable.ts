@@ -55,9 +55,20 @@ import * as Requests from "../protocol/Requests.ts"
 import * as Tasks from "../protocol/Tasks.ts"
 import * as WireInput from "../protocol/WireInput.ts"
 
+/**
+ * The A2A version these methods serve (`0.3`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const VERSION = "0.3"
 
-/** The 0.3 JSON-RPC method of each operation (0.3 JSON-RPC has no ListTasks). */
+/**
+ * The 0.3 JSON-RPC method of each operation (0.3 JSON-RPC has no ListTasks).
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const methods = Object.fromEntries(
   Operations.all.flatMap((op) => op.v0_3Method === undefined ? [] : [[op.name, op.v0_3Method] as const])
 ) as { readonly [K in Exclude<OperationName, "ListTasks">]: string }
@@ -99,7 +110,12 @@ const decodeNothing = (_: unknown): Result.Result<{}, InvalidParams> => Result.s
 // A task's configs are walked a page at a time; a bound keeps a misbehaving store from looping forever.
 const MAX_PAGES = 1000
 
-/** Every push config of a task, across pages. */
+/**
+ * Every push config of a task, across pages.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const allPushConfigs = (
   handler: Handler,
   taskId: string,
@@ -267,7 +283,12 @@ for (const [method, operation] of v1Methods.operations) {
 
 const restRefusals = new Map<OperationName, Method>()
 
-/** The 0.3 table: the JSON-RPC methods above; the 1.0 HTTP+JSON paths refuse 0.3 (see the module comment). */
+/**
+ * The 0.3 table: the JSON-RPC methods above; the 1.0 HTTP+JSON paths refuse 0.3 (see the module comment).
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const v03Methods: MethodTable = {
   version: VERSION,
   // 0.3 clients name their extensions in `X-A2A-Extensions` (1.0 dropped the prefix): both count.

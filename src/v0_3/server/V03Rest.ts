@@ -73,7 +73,12 @@ const streaming = (run: (h: Handler, ctx: CallContext) => Stream.Stream<unknown,
 
 // --- Errors: the 0.3 bare error body ---
 
-/** `{ code, message, data }` with the JSON-RPC code; `data` carries the same details as 1.0 errors. */
+/**
+ * `{ code, message, data }` with the JSON-RPC code; `data` carries the same details as 1.0 errors.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const errorBody = (error: A2AError) => ({
   code: errorTable[error._tag].jsonRpcCode,
   message: error.message,
@@ -276,7 +281,12 @@ const handle = (
     })
   }))
 
-/** The 0.3 REST routes, relative to the REST base path; `wrap` applies middleware to each handler. */
+/**
+ * The 0.3 REST routes, relative to the REST base path; `wrap` applies middleware to each handler.
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const routes = (
   env: HttpCallContext.BindingEnv,
   wrap: (handler: RouteHandler) => RouteHandler = (handler) => handler
