@@ -1,8 +1,8 @@
 /**
- * The browser pages served beside the bindings (src/http/internal/StaticFiles.ts), written as real files
- * (src/http/pages/<page>/: `index.html`, `app.css`, `app.ts`, type-checked by tsconfig.pages.json) and
+ * The browser pages served beside the bindings (src/pages/internal/StaticFiles.ts), written as real files
+ * (src/pages/browser/<page>/: `index.html`, `app.css`, `app.ts`, type-checked by tsconfig.pages.json) and
  * embedded as strings in a module of src/, so the package ships them inside its code and src/ runs from source
- * (tests, Deno, Bun) without a build. The script is bundled by esbuild (with pages/Dom.ts, types stripped, wrapped
+ * (tests, Deno, Bun) without a build. The script is bundled by esbuild (with browser/Dom.ts, types stripped, wrapped
  * in a function); the HTML and the style are copied as they are.
  * `npm run pages` writes the modules, `npm run build` runs it first, and a test checks the committed ones.
  */
@@ -20,8 +20,8 @@ export interface Page {
 }
 
 export const pages: ReadonlyArray<Page> = [
-  { name: "The dev UI", sources: "src/http/pages/devui", module: "src/http/internal/DevUiPage.ts" },
-  { name: "The API docs", sources: "src/http/pages/apidocs", module: "src/http/internal/ApiDocsPage.ts" }
+  { name: "The dev UI", sources: "src/pages/browser/devui", module: "src/pages/internal/DevUiPage.ts" },
+  { name: "The API docs", sources: "src/pages/browser/apidocs", module: "src/pages/internal/ApiDocsPage.ts" }
 ]
 
 /** The text of a template literal holding `text` exactly. */

@@ -40,15 +40,15 @@ import * as HttpBindingOptions from "./HttpBindingOptions.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import * as AgentCardRoute from "./internal/AgentCardRoute.ts"
 import * as JsonRpcBinding from "./internal/JsonRpcBinding.ts"
-import * as OpenApiRoute from "./internal/OpenApiRoute.ts"
 import * as RestBinding from "./internal/RestBinding.ts"
 
 /** The services the routes run on. */
 export type Requirements = RequestHandler | Auth | AgentCardConfig
 
 /**
- * Adds the A2A routes to the HttpRouter: the public card at `cardPath`, JSON-RPC at `jsonRpcPath`, REST
- * below `restPath` and its OpenAPI document at `openApiPath` (see HttpBindingOptions for the defaults).
+ * Adds the A2A routes to the HttpRouter: the public card at `cardPath`, JSON-RPC at `jsonRpcPath` and REST
+ * below `restPath` (see HttpBindingOptions for the defaults). The OpenAPI document of the REST routes is
+ * `ApiDocs.documentRoutes` (effect-a2a/pages).
  */
 export const routes = (
   options: HttpBindingOptions.HttpBindingOptions = {}
@@ -89,9 +89,6 @@ export const routes = (
         // Other protocol versions bring REST routes of their own (A2A 0.3: under /v1 of the same base).
         for (const edition of env.editions) {
           yield* rest.addAll(edition.restRoutes(env, behindProxies))
-        }
-        if (resolved.openApiPath !== undefined) {
-          yield* router.add("GET", resolved.openApiPath, behindProxies(yield* OpenApiRoute.handler(env)))
         }
       }
     })

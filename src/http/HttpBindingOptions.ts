@@ -43,12 +43,6 @@ export interface HttpBindingOptions {
   readonly restPath?: `/${string}` | false | undefined
   /** Where the public agent card is served. Default "/.well-known/agent-card.json" (spec 8.2). */
   readonly cardPath?: `/${string}` | false | undefined
-  /**
-   * Where the OpenAPI 3.1 document of the HTTP+JSON/REST binding is served (OpenApiDocument, for this agent and
-   * the origin asked), when REST is mounted; false for nowhere. Default false (`NodeA2AServer.serve` and
-   * `effect-a2a serve` serve it at "/openapi.json").
-   */
-  readonly openApiPath?: `/${string}` | false | undefined
   /** The card lists this binding first (the preferred interface, spec 8.3.1). Default "JSONRPC". */
   readonly preferredBinding?: BindingName | undefined
   /**
@@ -110,7 +104,6 @@ export interface ResolvedOptions {
   readonly jsonRpcPath: `/${string}` | undefined
   readonly restPath: `/${string}` | undefined
   readonly cardPath: `/${string}` | undefined
-  readonly openApiPath: `/${string}` | undefined
   readonly preferredBinding: BindingName
   readonly grpcPort: number | undefined
   readonly grpcTls: boolean
@@ -145,7 +138,6 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
     jsonRpcPath: options.jsonRpcPath === false ? undefined : normalizePath(options.jsonRpcPath ?? "/"),
     restPath: options.restPath === false ? undefined : normalizePath(options.restPath ?? "/"),
     cardPath: options.cardPath === false ? undefined : (options.cardPath ?? "/.well-known/agent-card.json"),
-    openApiPath: options.openApiPath === false ? undefined : options.openApiPath,
     preferredBinding: options.preferredBinding ?? "JSONRPC",
     grpcPort: options.grpcPort,
     grpcTls: options.grpcTls ?? false,

@@ -5,9 +5,9 @@
  * - `serve(options)` listens on `host:port` (default 127.0.0.1:8080); with `grpcPort` it also serves gRPC there
  *   (effect-a2a/grpc, loaded only then: @grpc/grpc-js must be installed) and the card lists it.
  * - `layerConfig(overrides)` is `serve` configured from the environment (HOST, PORT, A2A_*).
- * - `devUi: true` also serves the browser dev UI (DevUi) at `/_dev`.
- * - `apiDocs` (on by default) serves the HTTP+JSON binding's OpenAPI document at `/openapi.json` (the binding
- *   option `openApiPath`) and a page that shows it (ApiDocs) at `/docs`.
+ * - `devUi: true` also serves the browser dev UI (DevUi, effect-a2a/pages) at `/_dev`.
+ * - `apiDocs` (on by default) serves the HTTP+JSON binding's OpenAPI document at `/openapi.json` (the option
+ *   `openApiPath`) and a page that shows it (ApiDocs, effect-a2a/pages) at `/docs`.
  *
  * @example
  * ```ts
@@ -44,11 +44,11 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
 import * as A2AHttp from "../http/A2AHttp.ts"
-import * as ApiDocs from "../http/ApiDocs.ts"
-import * as DevUi from "../http/DevUi.ts"
 import * as HttpBindingOptions from "../http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../http/ServerShutdown.ts"
 import * as HostedMcpOption from "../mcp/internal/HostedMcpOption.ts"
+import * as ApiDocs from "../pages/ApiDocs.ts"
+import * as DevUi from "../pages/DevUi.ts"
 import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
@@ -76,6 +76,11 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * that shows it (ApiDocs) at `/docs`, when REST is mounted. Default true.
    */
   readonly apiDocs?: boolean | undefined
+  /**
+   * Where the OpenAPI document is served (ApiDocs.documentRoutes), or false for nowhere. Default "/openapi.json"
+   * when `apiDocs` is on, nowhere otherwise.
+   */
+  readonly openApiPath?: `/${string}` | false | undefined
   /**
    * Also serve the agent as an MCP tool (streamable HTTP) at `/mcp` (or the options' path), on this port and behind
    * the same Auth (HostedMcp). Default false.
@@ -112,7 +117,7 @@ const logListening = (
   options: HttpBindingOptions.ResolvedOptions,
   secure: boolean,
   devUi: boolean,
-  apiDocs: boolean,
+  apiDocs: `/${string}` | undefined,
   mcpPath: string | undefined
 ) =>
   Effect.gen(function*() {
@@ -121,8 +126,8 @@ const logListening = (
     const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
     yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address, secure)}${card}`)
     if (devUi) yield* Effect.logInfo(`Dev UI: ${base}${DevUi.DEFAULT_PATH}`)
-    if (apiDocs) {
-      yield* Effect.logInfo(`API docs: ${base}${ApiDocs.DEFAULT_PATH} (OpenAPI: ${base}${options.openApiPath})`)
+    if (apiDocs !== undefined) {
+      yield* Effect.logInfo(`API docs: ${base}${ApiDocs.DEFAULT_PATH} (OpenAPI: ${base}${apiDocs})`)
     }
     if (mcpPath !== undefined) yield* Effect.logInfo(`MCP endpoint: ${base}${mcpPath}`)
   })
@@ -193,14 +198,13 @@ const serveHttp = (
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
   // The API docs need the REST routes they describe.
   const apiDocs = options.apiDocs !== false && options.restPath !== false
-  const binding: HttpBindingOptions.HttpBindingOptions = {
-    ...options,
-    directStreams: options.directStreams ?? true,
-    openApiPath: options.openApiPath ?? (apiDocs ? ApiDocs.DEFAULT_DOCUMENT_PATH : false)
-  }
+  const binding: HttpBindingOptions.HttpBindingOptions = { ...options, directStreams: options.directStreams ?? true }
   const resolved = HttpBindingOptions.resolve(binding)
+  const openApiPath = options.restPath === false || options.openApiPath === false
+    ? undefined
+    : options.openApiPath ?? (apiDocs ? ApiDocs.DEFAULT_DOCUMENT_PATH : undefined)
   // The page, where there is a document for it to show.
-  const docsPage = apiDocs && resolved.openApiPath !== undefined
+  const docsPage = apiDocs && openApiPath !== undefined
   // Built anew each time the layer is: `listening` is this build's server.
   const served = Layer.unwrap(Effect.sync(() => {
     let listening: NetServer | undefined
@@ -220,7 +224,8 @@ const serveHttp = (
       Layer.mergeAll(
         A2AHttp.routes(binding).pipe(Layer.provide(NodeNativeHttp.layer)),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
-        docsPage ? ApiDocs.routes({ documentPath: resolved.openApiPath }) : Layer.empty,
+        openApiPath !== undefined ? ApiDocs.documentRoutes({ ...binding, openApiPath }) : Layer.empty,
+        docsPage ? ApiDocs.routes({ documentPath: openApiPath }) : Layer.empty,
         HostedMcpOption.routes(options.mcp),
         A2AHttp.notFound
       ),
@@ -260,7 +265,7 @@ const serveHttp = (
             resolved,
             options.tls !== undefined,
             options.devUi === true,
-            docsPage,
+            docsPage ? openApiPath : undefined,
             HostedMcpOption.pathOf(options.mcp)
           ))
         )

@@ -1,5 +1,5 @@
 /**
- * The browser pages are real files (src/http/pages/<page>/: index.html, app.css, app.ts) embedded in modules of
+ * The browser pages are real files (src/pages/browser/<page>/: index.html, app.css, app.ts) embedded in modules of
  * src/ by codegen/EmbedPages.ts: the committed modules are what the files give now (edit a file without running
  * `npm run pages` and this fails), and the route writes its values into the HTML escaped, refusing a marker it
  * does not give. The scripts' types are checked by test/web/WebTypes.test.ts (tsconfig.pages.json).
@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pages, renderAll } from "../../codegen/EmbedPages.ts"
-import * as StaticFiles from "../../src/http/internal/StaticFiles.ts"
+import * as StaticFiles from "../../src/pages/internal/StaticFiles.ts"
 
 const root = resolve(import.meta.dirname, "..", "..")
 

@@ -7,9 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { Script } from "node:vm"
-import * as ApiDocs from "../../src/http/ApiDocs.ts"
-import * as DevUi from "../../src/http/DevUi.ts"
-import * as ApiDocsPage from "../../src/http/internal/ApiDocsPage.ts"
+import * as ApiDocs from "../../src/pages/ApiDocs.ts"
+import * as DevUi from "../../src/pages/DevUi.ts"
+import * as ApiDocsPage from "../../src/pages/internal/ApiDocsPage.ts"
 
 const withHandler = <A>(options: ApiDocs.ApiDocsOptions, f: (get: (path: string) => Promise<Response>) => Promise<A>) =>
   Effect.promise(async () => {

@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { Script } from "node:vm"
-import * as DevUi from "../../src/http/DevUi.ts"
-import * as DevUiPage from "../../src/http/internal/DevUiPage.ts"
+import * as DevUi from "../../src/pages/DevUi.ts"
+import * as DevUiPage from "../../src/pages/internal/DevUiPage.ts"
 
 const withHandler = <A>(
   options: DevUi.DevUiOptions,

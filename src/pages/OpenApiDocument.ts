@@ -18,12 +18,12 @@
  * - with an agent card: its name, version and description, its HTTP+JSON 1.0 interface as the server, and its
  *   security schemes and requirements.
  *
- * `npm run openapi` writes the document of no particular agent to `openapi.json`; `A2AHttp.routes` serves the
- * agent's own at `openApiPath`, and `ApiDocs` a page that shows it.
+ * `npm run openapi` writes the document of no particular agent to `openapi.json`; `ApiDocs.documentRoutes`
+ * serves the agent's own at `/openapi.json`, and `ApiDocs.routes` a page that shows it.
  *
  * @example
  * ```ts
- * import { OpenApiDocument } from "effect-a2a/http"
+ * import { OpenApiDocument } from "effect-a2a/pages"
  *
  * const document = OpenApiDocument.make({ serverUrl: "https://agent.example.com/a2a" })
  * document.paths["/tasks/{id}:cancel"]?.post?.operationId // "CancelTask"
@@ -35,12 +35,12 @@ import * as JsonSchema from "effect/JsonSchema"
 import type * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaRepresentation from "effect/SchemaRepresentation"
+import { A2A_JSON_CONTENT_TYPE, JSON_CONTENT_TYPE } from "../http/internal/HttpErrors.ts"
 import * as A2AError from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as OpenApiSecurity from "../protocol/internal/OpenApiSecurity.ts"
 import * as Operations from "../protocol/Operations.ts"
 import * as Version from "../protocol/Version.ts"
-import { A2A_JSON_CONTENT_TYPE, JSON_CONTENT_TYPE } from "./internal/HttpErrors.ts"
 
 // --- The document's shape (the parts of OpenAPI 3.1 it uses) ---
 
