@@ -75,9 +75,12 @@ export const DEFAULT_DOCUMENT_PATH = "/openapi.json"
 export const routes = (options: ApiDocsOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const documentPath = options.documentPath ?? DEFAULT_DOCUMENT_PATH
   return StaticFiles.pageRoutes(options.path ?? DEFAULT_PATH, async (base) => {
-    const ApiDocsPage = await import("./internal/ApiDocsPage.ts")
+    const [ApiDocsPage, ApiDocsScript] = await Promise.all([
+      import("./internal/ApiDocsPage.ts"),
+      import("./internal/ApiDocsScript.ts")
+    ])
     const html = StaticFiles.fill(ApiDocsPage.html, { assets: base, documentPath })
-    return { html, script: ApiDocsPage.script, css: ApiDocsPage.css }
+    return { html, script: ApiDocsScript.script, css: ApiDocsPage.css }
   })
 }
 

@@ -66,8 +66,11 @@ export const contentSecurityPolicy = StaticFiles.contentSecurityPolicy
 export const routes = (options: DevUiOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const cardPath = options.cardPath ?? "/.well-known/agent-card.json"
   return StaticFiles.pageRoutes(options.path ?? DEFAULT_PATH, async (base) => {
-    const DevUiPage = await import("./internal/DevUiPage.ts")
+    const [DevUiPage, DevUiScript] = await Promise.all([
+      import("./internal/DevUiPage.ts"),
+      import("./internal/DevUiScript.ts")
+    ])
     const html = StaticFiles.fill(DevUiPage.html, { assets: base, cardPath })
-    return { html, script: DevUiPage.script, css: DevUiPage.css }
+    return { html, script: DevUiScript.script, css: DevUiPage.css }
   })
 }

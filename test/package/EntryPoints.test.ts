@@ -285,7 +285,7 @@ describe("package entry points", () => {
     expect(files).toContain("src/pages/ApiDocs.ts")
     expect(
       files.filter((f) =>
-        /^src\/(sql\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|pages\/internal\/(DevUiPage|ApiDocsPage)|pages\/OpenApiDocument)\.ts$/
+        /^src\/(sql\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|pages\/internal\/(DevUi|ApiDocs)(Page|Script)|pages\/OpenApiDocument)\.ts$/
           .test(f)
       )
     ).toEqual([])

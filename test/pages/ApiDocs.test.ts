@@ -9,7 +9,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import { Script } from "node:vm"
 import * as ApiDocs from "../../src/pages/ApiDocs.ts"
 import * as DevUi from "../../src/pages/DevUi.ts"
-import * as ApiDocsPage from "../../src/pages/internal/ApiDocsPage.ts"
+import * as ApiDocsScript from "../../src/pages/internal/ApiDocsScript.ts"
 
 const withHandler = <A>(options: ApiDocs.ApiDocsOptions, f: (get: (path: string) => Promise<Response>) => Promise<A>) =>
   Effect.promise(async () => {
@@ -51,7 +51,7 @@ describe("ApiDocs.routes", () => {
     }))
 
   it("the script parses, and renders the document without markup APIs", () => {
-    assert.doesNotThrow(() => new Script(ApiDocsPage.script))
-    assert.notMatch(ApiDocsPage.script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
+    assert.doesNotThrow(() => new Script(ApiDocsScript.script))
+    assert.notMatch(ApiDocsScript.script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
   })
 })
