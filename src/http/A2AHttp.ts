@@ -42,13 +42,21 @@ import * as AgentCardRoute from "./internal/AgentCardRoute.ts"
 import * as JsonRpcBinding from "./internal/JsonRpcBinding.ts"
 import * as RestBinding from "./internal/RestBinding.ts"
 
-/** The services the routes run on. */
+/**
+ * The services the routes run on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Requirements = RequestHandler | Auth | AgentCardConfig
 
 /**
  * Adds the A2A routes to the HttpRouter: the public card at `cardPath`, JSON-RPC at `jsonRpcPath` and REST
  * below `restPath` (see HttpBindingOptions for the defaults). The OpenAPI document of the REST routes is
  * `ApiDocs.documentRoutes` (effect-a2a/pages).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const routes = (
   options: HttpBindingOptions.HttpBindingOptions = {}
@@ -113,6 +121,9 @@ const routerRefusals = HttpRouter.middleware(
 /**
  * A google.rpc.Status 404 for every request no other route takes (400 for a path the router cannot decode), so
  * that no error goes out without a body.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const notFound: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
   HttpRouter.add("*", "*", RestBinding.notFoundHandler),

@@ -55,6 +55,12 @@ import * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
+/**
+ * How the server listens and what it serves: the binding options and those of Node's server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   /** Address to listen on. Default "127.0.0.1"; "0.0.0.0" or "::" listen on every interface. */
   readonly host?: string | undefined
@@ -95,15 +101,42 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly releaseMemoryWhenIdle?: boolean | IdleMemoryRelease.Options | undefined
 }
 
-/** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
+/**
+ * HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TlsOptions = ServerTls.TlsOptions
 
+/**
+ * The address the server listens on unless told otherwise: loopback only.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_HOST = "127.0.0.1"
+/**
+ * The port the server listens on unless told otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_PORT = 8080
-/** How long a stopping server lets what is in flight end, unless `shutdownTimeout` says otherwise. */
+/**
+ * How long a stopping server lets what is in flight end, unless `shutdownTimeout` says otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(10)
 
-/** The base URL of a listening server, for humans: a wildcard address is shown as localhost. */
+/**
+ * The base URL of a listening server, for humans: a wildcard address is shown as localhost.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const baseUrl = (address: NetAddress.SocketAddress, secure = false): string => {
   const url = !NetAddress.isInetAddress(address)
     ? HttpServer.formatAddress(address)
@@ -164,6 +197,9 @@ const MAX_DRAIN = Duration.millis(500)
  *    `shutdownTimeout` to finish, after which a blocking SendMessage still waiting answers its task as it is then
  *    (ShutdownDeadline); what remains a second later is interrupted.
  * Request logging is off: nothing is written per request.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const serve = (
   options: ServeOptions = {}
@@ -334,15 +370,28 @@ const switchConfig = (name: string): Config.Config<boolean> =>
     })
   )
 
-/** `A2A_DEV_UI`: whether to serve the dev UI; one of BOOLEAN_WORDS (any case). */
+/**
+ * `A2A_DEV_UI`: whether to serve the dev UI; one of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const devUiConfig: Config.Config<boolean> = switchConfig("A2A_DEV_UI")
 
-/** `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case). */
+/**
+ * `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const apiDocsConfig: Config.Config<boolean> = switchConfig("A2A_API_DOCS")
 
 /**
  * `A2A_RELEASE_MEMORY_WHEN_IDLE`: whether to give the heap back once a spell of load ends (IdleMemoryRelease); one
  * of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const releaseMemoryWhenIdleConfig: Config.Config<boolean> = switchConfig("A2A_RELEASE_MEMORY_WHEN_IDLE")
 
@@ -361,6 +410,9 @@ const pemFile = (name: string): Config.Config<string> =>
 /**
  * HTTPS from `A2A_TLS_CERT` and `A2A_TLS_KEY` (PEM file paths, both or neither), `A2A_TLS_CA` (the CAs client
  * certificates must chain to) and `A2A_TLS_CLIENT_CERT` (none, request or require; default none).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
   cert: Config.option(pemFile("A2A_TLS_CERT")),
@@ -393,6 +445,9 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
  * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS` and
  * `A2A_RELEASE_MEMORY_WHEN_IDLE` (true or false; unset leaves the default), plus the binding settings of
  * HttpBindingOptions.config.
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -429,6 +484,9 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
 /**
  * `serve` configured from the environment; `overrides` win over it (e.g. command-line flags), and it wins over
  * `defaults` (what the environment leaves unset).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (
   overrides: ServeOptions = {},
