@@ -16,6 +16,8 @@
  * const routes = Layer.mergeAll(A2AHttp.routes({ jsonRpcPath: "/a2a/rpc", restPath: "/a2a" }), health)
  * const app = HttpRouter.serve(routes)
  * ```
+ *
+ * @since 0.1.0
  */
 export * as A2AHttp from "./A2AHttp.ts"
 export * as EditionKit from "./EditionKit.ts"
