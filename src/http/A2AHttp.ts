@@ -56,7 +56,7 @@ export type Requirements = RequestHandler | Auth | AgentCardConfig
  * `ApiDocs.documentRoutes` (effect-a2a/pages).
  *
  * @since 0.1.0
- * @category layers
+ * @category routes
  */
 export const routes = (
   options: HttpBindingOptions.HttpBindingOptions = {}
@@ -123,7 +123,7 @@ const routerRefusals = HttpRouter.middleware(
  * that no error goes out without a body.
  *
  * @since 0.1.0
- * @category layers
+ * @category routes
  */
 export const notFound: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
   HttpRouter.add("*", "*", RestBinding.notFoundHandler),

@@ -223,7 +223,7 @@ const path = (name: string) =>
  * - `A2A_GRPC_PORT`: serve gRPC on this port too (the Node server starts it; 0 picks a free port) and list it
  *
  * @since 0.1.0
- * @category utils
+ * @category config
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({
   prefix: path("A2A_PREFIX"),

@@ -136,7 +136,7 @@ export interface Allowlist {
  * An allowlist that admits nothing beyond public addresses.
  *
  * @since 0.1.0
- * @category utils
+ * @category constants
  */
 export const emptyAllowlist: Allowlist = { hosts: new Set(), networks: [] }
 
