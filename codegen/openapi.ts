@@ -1,5 +1,5 @@
 /**
- * `npm run openapi`: writes the OpenAPI 3.1 document of the HTTP+JSON binding (src/http/OpenApiDocument.ts,
+ * `npm run openapi`: writes the OpenAPI 3.1 document of the HTTP+JSON binding (src/pages/OpenApiDocument.ts,
  * for no particular agent: its server a `{baseUrl}` variable) to openapi.json at the repository root, or to the
  * file given. A test checks that the committed openapi.json is the one derived now.
  *
@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
-import * as OpenApiDocument from "../src/http/OpenApiDocument.ts"
+import * as OpenApiDocument from "../src/pages/OpenApiDocument.ts"
 
 const out = process.argv[2] !== undefined
   ? resolve(process.argv[2])

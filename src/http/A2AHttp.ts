@@ -40,15 +40,23 @@ import * as HttpBindingOptions from "./HttpBindingOptions.ts"
 import * as HttpCallContext from "./HttpCallContext.ts"
 import * as AgentCardRoute from "./internal/AgentCardRoute.ts"
 import * as JsonRpcBinding from "./internal/JsonRpcBinding.ts"
-import * as OpenApiRoute from "./internal/OpenApiRoute.ts"
 import * as RestBinding from "./internal/RestBinding.ts"
 
-/** The services the routes run on. */
+/**
+ * The services the routes run on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Requirements = RequestHandler | Auth | AgentCardConfig
 
 /**
- * Adds the A2A routes to the HttpRouter: the public card at `cardPath`, JSON-RPC at `jsonRpcPath`, REST
- * below `restPath` and its OpenAPI document at `openApiPath` (see HttpBindingOptions for the defaults).
+ * Adds the A2A routes to the HttpRouter: the public card at `cardPath`, JSON-RPC at `jsonRpcPath` and REST
+ * below `restPath` (see HttpBindingOptions for the defaults). The OpenAPI document of the REST routes is
+ * `ApiDocs.documentRoutes` (effect-a2a/pages).
+ *
+ * @since 0.1.0
+ * @category routes
  */
 export const routes = (
   options: HttpBindingOptions.HttpBindingOptions = {}
@@ -90,9 +98,6 @@ export const routes = (
         for (const edition of env.editions) {
           yield* rest.addAll(edition.restRoutes(env, behindProxies))
         }
-        if (resolved.openApiPath !== undefined) {
-          yield* router.add("GET", resolved.openApiPath, behindProxies(yield* OpenApiRoute.handler(env)))
-        }
       }
     })
   )
@@ -116,6 +121,9 @@ const routerRefusals = HttpRouter.middleware(
 /**
  * A google.rpc.Status 404 for every request no other route takes (400 for a path the router cannot decode), so
  * that no error goes out without a body.
+ *
+ * @since 0.1.0
+ * @category routes
  */
 export const notFound: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.mergeAll(
   HttpRouter.add("*", "*", RestBinding.notFoundHandler),

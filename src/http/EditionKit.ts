@@ -29,10 +29,20 @@ import * as RequestBody from "./internal/RequestBody.ts"
 import * as RestPath from "./internal/RestPath.ts"
 import * as SseResponse from "./internal/SseResponse.ts"
 
-/** A request a route cannot take: the A2A error, and the HTTP status it travels with when not the error table's. */
+/**
+ * A request a route cannot take: the A2A error, and the HTTP status it travels with when not the error table's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HttpFailure = HttpErrors.HttpFailure
 
-/** The media type of JSON responses. */
+/**
+ * The media type of JSON responses.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const JSON_CONTENT_TYPE = HttpErrors.JSON_CONTENT_TYPE
 
 // --- Requests ---
@@ -41,6 +51,9 @@ export const JSON_CONTENT_TYPE = HttpErrors.JSON_CONTENT_TYPE
  * A request's body as a JSON object, read as the 1.0 routes read theirs: a JSON media type, the binding's size and
  * nesting limits (415 for another media type, 413 beyond the size), one parse; an empty body is `{}`, anything but an object an invalid
  * request.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const readObject = (
   env: BindingEnv,
@@ -50,6 +63,9 @@ export const readObject = (
 /**
  * A REST path's last segment (the query ignored) split at its last unescaped `:` into the decoded id and the custom
  * verb (`/tasks/{id}:cancel`: the router cannot tell them apart); undefined when the segment cannot be decoded.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const splitVerb: (url: string) => { readonly id: string; readonly verb: string | undefined } | undefined =
   RestPath.splitVerb
@@ -60,6 +76,9 @@ export const splitVerb: (url: string) => { readonly id: string; readonly verb: s
  * An error response: `body` (the edition's shape of `error`) as JSON, with the error table's HTTP status unless
  * `status` overrides it, and what HTTP says beside it (`WWW-Authenticate` on 401, `Retry-After` when the server asks
  * for a retry later) before `headers`.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const errorResponse = (
   error: A2AError,
@@ -75,27 +94,46 @@ export const errorResponse = (
 /**
  * The A2A error a failed operation answers with: its typed failure, or InternalError for a defect (logged, and
  * never shown to the client beyond a generic message).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const errorOf: (cause: Cause.Cause<A2AError>) => Effect.Effect<A2AError> = HttpErrors.fromCause
 
 // --- Event streams ---
 
-/** One SSE event (an `event:` line when named) whose data is one line, such as serialized JSON. */
+/**
+ * One SSE event (an `event:` line when named) whose data is one line, such as serialized JSON.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const sseEvent: (data: string, event?: string) => Uint8Array = SseResponse.frame
 
 /**
  * Like Stream.map, for an operation's events on their way to the client in an edition's shapes. The streams the
  * RequestHandler returns deliver their events to an SSE response without a fiber or queue of their own; mapped
  * this way they still do, where Stream.map would read them through both.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const mapEvents: <A, E, B>(self: Stream.Stream<A, E>, f: (event: A) => B) => Stream.Stream<B, E> = PushStream.map
 
-/** A route's answer: a response, or the effect that opens its event stream (`HttpCallContext.streamAnswer`). */
+/**
+ * A route's answer: a response, or the effect that opens its event stream (`HttpCallContext.streamAnswer`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Answer = SseResponse.Answer
 
 /**
  * A route handler answering with an `Answer`, its stream opened once the handler has returned: an open stream
  * then holds none of the handler's variables.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const answering: <E, R>(
   handler: Effect.Effect<Answer, E, R>
@@ -103,5 +141,10 @@ export const answering: <E, R>(
 
 // --- Ids ---
 
-/** A fresh random id (UUIDv4), for what an edition names on its clients' behalf (a message id 0.1 has not). */
+/**
+ * A fresh random id (UUIDv4), for what an edition names on its clients' behalf (a message id 0.1 has not).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const randomId: Effect.Effect<string> = Ids.randomId

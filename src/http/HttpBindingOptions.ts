@@ -28,9 +28,20 @@ import type * as Predicate from "effect/Predicate"
 import * as Version from "../protocol/Version.ts"
 import * as InvalidConfig from "../server/internal/InvalidConfig.ts"
 
-/** Which A2A protocol binding an interface speaks (card `protocolBinding`, spec 5.3). */
+/**
+ * Which A2A protocol binding an interface speaks (card `protocolBinding`, spec 5.3).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BindingName = "JSONRPC" | "HTTP+JSON" | "GRPC"
 
+/**
+ * Settings of the HTTP bindings; every one optional, with the default it names.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HttpBindingOptions {
   /**
    * Path of the JSON-RPC endpoint (`POST`), or false to not mount JSON-RPC. Default "/".
@@ -43,12 +54,6 @@ export interface HttpBindingOptions {
   readonly restPath?: `/${string}` | false | undefined
   /** Where the public agent card is served. Default "/.well-known/agent-card.json" (spec 8.2). */
   readonly cardPath?: `/${string}` | false | undefined
-  /**
-   * Where the OpenAPI 3.1 document of the HTTP+JSON/REST binding is served (OpenApiDocument, for this agent and
-   * the origin asked), when REST is mounted; false for nowhere. Default false (`NodeA2AServer.serve` and
-   * `effect-a2a serve` serve it at "/openapi.json").
-   */
-  readonly openApiPath?: `/${string}` | false | undefined
   /** The card lists this binding first (the preferred interface, spec 8.3.1). Default "JSONRPC". */
   readonly preferredBinding?: BindingName | undefined
   /**
@@ -97,20 +102,23 @@ export interface HttpBindingOptions {
   readonly versions?: ReadonlyArray<string> | undefined
   /**
    * Write event streams straight to Node's response instead of through the platform's response writer: an open
-   * stream then costs less memory (BENCHMARKS.md, "Idle streams, both ways"), but response middleware sees a
-   * stand-in (200, `text/event-stream`, no body)
+   * stream then costs less memory, but response middleware sees a stand-in (200, `text/event-stream`, no body)
    * and cannot change the stream's headers. Only HTTP/1 requests on Node are written so. Default false;
    * `A2AHttp.serve` turns it on (it installs no response middleware).
    */
   readonly directStreams?: boolean | undefined
 }
 
-/** The options with every default applied. */
+/**
+ * The options with every default applied.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ResolvedOptions {
   readonly jsonRpcPath: `/${string}` | undefined
   readonly restPath: `/${string}` | undefined
   readonly cardPath: `/${string}` | undefined
-  readonly openApiPath: `/${string}` | undefined
   readonly preferredBinding: BindingName
   readonly grpcPort: number | undefined
   readonly grpcTls: boolean
@@ -127,25 +135,47 @@ export interface ResolvedOptions {
   readonly directStreams: boolean
 }
 
-/** The options as the bindings serve them: `versions` the ones actually served. */
+/**
+ * The options as the bindings serve them: `versions` the ones actually served.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ServedOptions extends ResolvedOptions {
   readonly versions: ReadonlyArray<string>
 }
 
+/**
+ * The largest request body accepted unless `maxBodyBytes` says otherwise: 1 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * The deepest nesting a request body may have unless `maxJsonDepth` says otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_JSON_DEPTH = 100
 
 const normalizePath = (path: `/${string}`): `/${string}` =>
   path.length > 1 && path.endsWith("/") ? (path.replace(/\/+$/, "") || "/") as `/${string}` : path
 
+/**
+ * The options with every default applied.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
   const publicUrl = options.publicUrl?.replace(/\/+$/, "")
   return {
     jsonRpcPath: options.jsonRpcPath === false ? undefined : normalizePath(options.jsonRpcPath ?? "/"),
     restPath: options.restPath === false ? undefined : normalizePath(options.restPath ?? "/"),
     cardPath: options.cardPath === false ? undefined : (options.cardPath ?? "/.well-known/agent-card.json"),
-    openApiPath: options.openApiPath === false ? undefined : options.openApiPath,
     preferredBinding: options.preferredBinding ?? "JSONRPC",
     grpcPort: options.grpcPort,
     grpcTls: options.grpcTls ?? false,
@@ -162,7 +192,12 @@ export const resolve = (options: HttpBindingOptions = {}): ResolvedOptions => {
   }
 }
 
-/** A configuration error with a message of ours. */
+/**
+ * A configuration error with a message of ours.
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const invalidConfig: (message: string) => Config.ConfigError = (message) => InvalidConfig.invalidConfig(message)
 
 const path = (name: string) =>
@@ -186,6 +221,9 @@ const path = (name: string) =>
  * - `A2A_PROTOCOL_VERSIONS`: comma-separated versions to serve, e.g. "1.0" to turn 0.3 (and 0.1) off, "1.0,0.3"
  *   to turn 0.1 off (default: 1.0 and every edition provided)
  * - `A2A_GRPC_PORT`: serve gRPC on this port too (the Node server starts it; 0 picks a free port) and list it
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const config: Config.Config<HttpBindingOptions> = Config.all({
   prefix: path("A2A_PREFIX"),

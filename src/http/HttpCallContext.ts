@@ -41,12 +41,28 @@ import { type MethodTable, v1Methods } from "./MethodTable.ts"
 import { NativeHttp } from "./NativeHttp.ts"
 import { ServerShutdown } from "./ServerShutdown.ts"
 
-/** Query parameters as the router parsed them. */
+/**
+ * Query parameters as the router parsed them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SearchParams = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
+/**
+ * The header a client names the extensions it activates in (spec 3.2.6), lower-cased.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const EXTENSIONS_HEADER = "a2a-extensions"
 
-/** The services and settings the bindings share, resolved once. */
+/**
+ * The services and settings the bindings share, resolved once.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BindingEnv {
   readonly options: ServedOptions
   readonly handler: RequestHandler["Service"]
@@ -79,11 +95,21 @@ export interface BindingEnv {
  * The protocol versions served beside 1.0, in the order the card lists their interfaces after 1.0's. None by
  * default; `effect-a2a/v0_3` provides A2A 0.3, `effect-a2a/v0_1` 0.3 and 0.1 (one list: a layer that provides it
  * replaces what another provided). A version listed in the options without an edition is not served.
+ *
+ * @since 0.1.0
+ * @category services
  */
 export const HttpEditions = Context.Reference<ReadonlyArray<HttpEdition<BindingEnv>>>("effect-a2a/http/Editions", {
   defaultValue: () => []
 })
 
+/**
+ * Resolves what the bindings share once, when their routes are added: the services, the editions and method
+ * tables served, the public interfaces, the event-stream hub and the body reader.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeEnv = (
   options: ResolvedOptions
 ): Effect.Effect<BindingEnv, never, RequestHandler | Auth | AgentCardConfig | Scope.Scope> =>
@@ -143,6 +169,12 @@ const firstValues = (params: SearchParams): Record<string, string> => {
   return out
 }
 
+/**
+ * Authenticates an HTTP request with the Auth service, or fails with the A2A error to answer.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const authenticate = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -156,13 +188,23 @@ export const authenticate = (
       clientCertificate: env.clientCertificate(request)
     })
 
-/** Whether a request names no protocol version (which means 0.3, unless its method names one: MethodTable.methodsNameVersion). */
+/**
+ * Whether a request names no protocol version (which means 0.3, unless its method names one: MethodTable.methodsNameVersion).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const namesNoVersion = (request: HttpServerRequest.HttpServerRequest, searchParams: SearchParams): boolean => {
   const raw = Version.fromHttp(request.headers, searchParams)
   return raw === undefined || raw.trim() === ""
 }
 
-/** The table for the requested version, or the error naming the versions served. */
+/**
+ * The table for the requested version, or the error naming the versions served.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const negotiate = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -183,6 +225,12 @@ const extensionsOf = (
   return table.extensionHeaders.length === 1 ? uris : [...new Set(uris)]
 }
 
+/**
+ * The CallContext of one HTTP request: who called (Auth), the protocol version asked and the extensions activated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -206,6 +254,9 @@ export const make = (
 /**
  * Response headers for a call: `A2A-Extensions` lists the requested extensions this agent supports, i.e.
  * the ones active for the response. Absent when none is.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const responseHeaders = (
   env: BindingEnv,
@@ -216,14 +267,24 @@ export const responseHeaders = (
   return active.length === 0 ? undefined : { [EXTENSIONS_HEADER]: active.join(",") }
 }
 
-/** What a route knows about its call once the caller is authenticated and the version negotiated. */
+/**
+ * What a route knows about its call once the caller is authenticated and the version negotiated.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RouteCall {
   readonly table: MethodTable
   readonly ctx: CallContext.CallContext
   readonly headers: Record<string, string> | undefined
 }
 
-/** A REST route's prologue: authenticate (before the body is read), negotiate the version, build the call context. */
+/**
+ * A REST route's prologue: authenticate (before the body is read), negotiate the version, build the call context.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const forRoute = (
   env: BindingEnv,
   request: HttpServerRequest.HttpServerRequest,
@@ -241,6 +302,9 @@ export const forRoute = (
  * A streaming operation's answer (Sse.Answer): its event stream, framed by `events`, or the error response
  * `failed` makes when it fails before its first event. Call it with module-level `events` and a `failed` made
  * outside any handler's generator: an open stream holds them for as long as it lasts.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const streamAnswer = <A>(
   env: BindingEnv,

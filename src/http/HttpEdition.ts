@@ -26,14 +26,24 @@ import type * as Scope from "effect/Scope"
 import type * as v1 from "../protocol/generated/v1.ts"
 import type { MethodTable } from "./MethodTable.ts"
 
-/** A REST route's handler, as the bindings build them. */
+/**
+ * A REST route's handler, as the bindings build them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RouteHandler = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   never,
   HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext | Scope.Scope
 >
 
-/** One protocol version served beside 1.0; `Env` is what the bindings share (`HttpCallContext.BindingEnv`). */
+/**
+ * One protocol version served beside 1.0; `Env` is what the bindings share (`HttpCallContext.BindingEnv`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HttpEdition<Env> {
   /** Its version (`Major.Minor`) and JSON-RPC methods, on the same endpoint as 1.0's. */
   readonly methods: MethodTable

@@ -24,10 +24,20 @@ import type * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { ClientCertificate } from "../server/Auth.ts"
 
-/** Why a native body read failed. */
+/**
+ * Why a native body read failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type BodyReadFailure = "TooLarge" | "Unreadable"
 
-/** A response written to directly: what a stream needs of it. */
+/**
+ * A response written to directly: what a stream needs of it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DirectResponse {
   /** Once true (the client is gone), writes are dropped. */
   readonly destroyed: boolean
@@ -39,6 +49,12 @@ export interface DirectResponse {
   end(chunk?: Uint8Array): unknown
 }
 
+/**
+ * What a runtime offers the bindings; each member optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
   /**
    * The request body as UTF-8 text, at most `maxBytes` of it; undefined when this request must go through the
@@ -56,7 +72,12 @@ export interface Service {
     | undefined
 }
 
-/** The runtime's native HTTP access, if one was provided. */
+/**
+ * The runtime's native HTTP access, if one was provided.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export const NativeHttp = Context.Reference<Service | undefined>("effect-a2a/http/NativeHttp", {
   defaultValue: () => undefined
 })

@@ -23,16 +23,30 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
+/**
+ * The signal that the server is stopping: open event streams end when it is raised.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class ServerShutdown extends Context.Service<ServerShutdown, Deferred.Deferred<void>>()(
   "effect-a2a/server/http/ServerShutdown"
 ) {}
 
-/** The signal, not yet raised. */
+/**
+ * The signal, not yet raised.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<ServerShutdown> = Layer.effect(ServerShutdown, Deferred.make<void>())
 
 /**
  * Raises the signal when this layer is released. Build it after the server (so it is released first):
  * streams end before the server waits for in-flight requests.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const raiseOnRelease: Layer.Layer<never, never, ServerShutdown> = Layer.effectDiscard(
   Effect.flatMap(ServerShutdown, (signal) => Effect.addFinalizer(() => Deferred.succeed(signal, undefined)))

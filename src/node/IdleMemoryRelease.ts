@@ -5,14 +5,13 @@
  * semi-space (Node builds V8 without pointer compression), and old space grows with what was promoted or pretenured.
  * V8's memory reducer, which shrinks the heap again, is started by a full collection made while the allocation rate
  * is low; a server that has gone quiet allocates nothing, so no such collection comes and the memory a spell of load
- * grew stays resident for good (BENCHMARKS.md, "Memory under load"). This counts the server's requests and, once a
+ * grew stays resident for good. This counts the server's requests and, once a
  * spell of load is followed by `quietFor` without any while the process's RSS has grown by `minGrowthMiB` or more since
  * it started (or since the last release), runs V8's last-resort collection once: it shrinks the young generation,
  * compacts old space and releases the pages V8 keeps pooled. The first quiet `quietFor` after the start gets one too,
  * for what loading the application grew.
  *
- * The collection pauses the process (a few hundred milliseconds: BENCHMARKS.md, "What changed: the heap is given
- * back when the load ends") at a moment when no request has arrived for `quietFor`; a request arriving during it
+ * The collection pauses the process (for a moment, longer the larger the heap) at a moment when no request has arrived for `quietFor`; a request arriving during it
  * waits.
  * V8 only offers it to code holding `gc`, which it hands out once `--expose-gc` is set: the flag is set at the first
  * release, and `gc` is taken from a fresh context, so the application's global scope does not change.
@@ -37,7 +36,12 @@ import type { Server } from "node:net"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
 
-/** When a release is worth it. */
+/**
+ * When a release is worth it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** How long without a request counts as quiet. Default 2 s. */
   readonly quietFor?: Duration.Input | undefined
@@ -45,7 +49,12 @@ export interface Options {
   readonly minGrowthMiB?: number | undefined
 }
 
-/** What one release did, as logged. */
+/**
+ * What one release did, as logged.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Released {
   readonly requests: number
   readonly rssBeforeMiB: number
@@ -85,6 +94,9 @@ const collect = (requests: number): Released | undefined => {
 /**
  * Watches `server`'s requests for the scope's lifetime and releases memory at the end of each spell of load (see the
  * module). Costs a counter increment per request, and a check per `quietFor` (reading the RSS once quiet).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const watch = (server: Server, options: Options = {}): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -94,7 +106,7 @@ export const watch = (server: Server, options: Options = {}): Effect.Effect<void
     let recent = 0
     let spell = 0
     // Start-up counts as a spell of its own, whatever it grew: loading the module graph grows the young generation
-    // (BENCHMARKS.md, "Memory under load: where it goes"), and nothing gives it back either.
+    // too, and nothing gives it back either.
     let startUp = true
     let baseline = process.memoryUsage.rss()
     const onRequest = () => {

@@ -5,9 +5,9 @@
  * - `serve(options)` listens on `host:port` (default 127.0.0.1:8080); with `grpcPort` it also serves gRPC there
  *   (effect-a2a/grpc, loaded only then: @grpc/grpc-js must be installed) and the card lists it.
  * - `layerConfig(overrides)` is `serve` configured from the environment (HOST, PORT, A2A_*).
- * - `devUi: true` also serves the browser dev UI (DevUi) at `/_dev`.
- * - `apiDocs` (on by default) serves the HTTP+JSON binding's OpenAPI document at `/openapi.json` (the binding
- *   option `openApiPath`) and a page that shows it (ApiDocs) at `/docs`.
+ * - `devUi: true` also serves the browser dev UI (DevUi, effect-a2a/pages) at `/_dev`.
+ * - `apiDocs` (on by default) serves the HTTP+JSON binding's OpenAPI document at `/openapi.json` (the option
+ *   `openApiPath`) and a page that shows it (ApiDocs, effect-a2a/pages) at `/docs`.
  *
  * @example
  * ```ts
@@ -44,17 +44,23 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { Server as NetServer } from "node:net"
 import * as A2AHttp from "../http/A2AHttp.ts"
-import * as ApiDocs from "../http/ApiDocs.ts"
-import * as DevUi from "../http/DevUi.ts"
 import * as HttpBindingOptions from "../http/HttpBindingOptions.ts"
 import * as ServerShutdown from "../http/ServerShutdown.ts"
 import * as HostedMcpOption from "../mcp/internal/HostedMcpOption.ts"
+import * as ApiDocs from "../pages/ApiDocs.ts"
+import * as DevUi from "../pages/DevUi.ts"
 import type * as ServerTls from "../server/ServerTls.ts"
 import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
 
+/**
+ * How the server listens and what it serves: the binding options and those of Node's server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   /** Address to listen on. Default "127.0.0.1"; "0.0.0.0" or "::" listen on every interface. */
   readonly host?: string | undefined
@@ -77,6 +83,11 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    */
   readonly apiDocs?: boolean | undefined
   /**
+   * Where the OpenAPI document is served (ApiDocs.documentRoutes), or false for nowhere. Default "/openapi.json"
+   * when `apiDocs` is on, nowhere otherwise.
+   */
+  readonly openApiPath?: `/${string}` | false | undefined
+  /**
    * Also serve the agent as an MCP tool (streamable HTTP) at `/mcp` (or the options' path), on this port and behind
    * the same Auth (HostedMcp). Default false.
    */
@@ -90,15 +101,42 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly releaseMemoryWhenIdle?: boolean | IdleMemoryRelease.Options | undefined
 }
 
-/** HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls). */
+/**
+ * HTTPS: the server's certificate and key (PEM), and whose client certificates it checks (ServerTls).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TlsOptions = ServerTls.TlsOptions
 
+/**
+ * The address the server listens on unless told otherwise: loopback only.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_HOST = "127.0.0.1"
+/**
+ * The port the server listens on unless told otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_PORT = 8080
-/** How long a stopping server lets what is in flight end, unless `shutdownTimeout` says otherwise. */
+/**
+ * How long a stopping server lets what is in flight end, unless `shutdownTimeout` says otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_SHUTDOWN_TIMEOUT = Duration.seconds(10)
 
-/** The base URL of a listening server, for humans: a wildcard address is shown as localhost. */
+/**
+ * The base URL of a listening server, for humans: a wildcard address is shown as localhost.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const baseUrl = (address: NetAddress.SocketAddress, secure = false): string => {
   const url = !NetAddress.isInetAddress(address)
     ? HttpServer.formatAddress(address)
@@ -112,7 +150,7 @@ const logListening = (
   options: HttpBindingOptions.ResolvedOptions,
   secure: boolean,
   devUi: boolean,
-  apiDocs: boolean,
+  apiDocs: `/${string}` | undefined,
   mcpPath: string | undefined
 ) =>
   Effect.gen(function*() {
@@ -121,8 +159,8 @@ const logListening = (
     const card = options.cardPath !== undefined ? `; agent card: ${base}${options.cardPath}` : ""
     yield* Effect.logInfo(`A2A server listening on ${baseUrl(server.address, secure)}${card}`)
     if (devUi) yield* Effect.logInfo(`Dev UI: ${base}${DevUi.DEFAULT_PATH}`)
-    if (apiDocs) {
-      yield* Effect.logInfo(`API docs: ${base}${ApiDocs.DEFAULT_PATH} (OpenAPI: ${base}${options.openApiPath})`)
+    if (apiDocs !== undefined) {
+      yield* Effect.logInfo(`API docs: ${base}${ApiDocs.DEFAULT_PATH} (OpenAPI: ${base}${apiDocs})`)
     }
     if (mcpPath !== undefined) yield* Effect.logInfo(`MCP endpoint: ${base}${mcpPath}`)
   })
@@ -159,6 +197,9 @@ const MAX_DRAIN = Duration.millis(500)
  *    `shutdownTimeout` to finish, after which a blocking SendMessage still waiting answers its task as it is then
  *    (ShutdownDeadline); what remains a second later is interrupted.
  * Request logging is off: nothing is written per request.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const serve = (
   options: ServeOptions = {}
@@ -193,14 +234,13 @@ const serveHttp = (
   const drainFor = Duration.min(MAX_DRAIN, Duration.divideUnsafe(shutdownTimeout, 4))
   // The API docs need the REST routes they describe.
   const apiDocs = options.apiDocs !== false && options.restPath !== false
-  const binding: HttpBindingOptions.HttpBindingOptions = {
-    ...options,
-    directStreams: options.directStreams ?? true,
-    openApiPath: options.openApiPath ?? (apiDocs ? ApiDocs.DEFAULT_DOCUMENT_PATH : false)
-  }
+  const binding: HttpBindingOptions.HttpBindingOptions = { ...options, directStreams: options.directStreams ?? true }
   const resolved = HttpBindingOptions.resolve(binding)
+  const openApiPath = options.restPath === false || options.openApiPath === false
+    ? undefined
+    : options.openApiPath ?? (apiDocs ? ApiDocs.DEFAULT_DOCUMENT_PATH : undefined)
   // The page, where there is a document for it to show.
-  const docsPage = apiDocs && resolved.openApiPath !== undefined
+  const docsPage = apiDocs && openApiPath !== undefined
   // Built anew each time the layer is: `listening` is this build's server.
   const served = Layer.unwrap(Effect.sync(() => {
     let listening: NetServer | undefined
@@ -220,7 +260,8 @@ const serveHttp = (
       Layer.mergeAll(
         A2AHttp.routes(binding).pipe(Layer.provide(NodeNativeHttp.layer)),
         options.devUi === true ? DevUi.routes({ cardPath: resolved.cardPath }) : Layer.empty,
-        docsPage ? ApiDocs.routes({ documentPath: resolved.openApiPath }) : Layer.empty,
+        openApiPath !== undefined ? ApiDocs.documentRoutes({ ...binding, openApiPath }) : Layer.empty,
+        docsPage ? ApiDocs.routes({ documentPath: openApiPath }) : Layer.empty,
         HostedMcpOption.routes(options.mcp),
         A2AHttp.notFound
       ),
@@ -260,7 +301,7 @@ const serveHttp = (
             resolved,
             options.tls !== undefined,
             options.devUi === true,
-            docsPage,
+            docsPage ? openApiPath : undefined,
             HostedMcpOption.pathOf(options.mcp)
           ))
         )
@@ -329,15 +370,28 @@ const switchConfig = (name: string): Config.Config<boolean> =>
     })
   )
 
-/** `A2A_DEV_UI`: whether to serve the dev UI; one of BOOLEAN_WORDS (any case). */
+/**
+ * `A2A_DEV_UI`: whether to serve the dev UI; one of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const devUiConfig: Config.Config<boolean> = switchConfig("A2A_DEV_UI")
 
-/** `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case). */
+/**
+ * `A2A_API_DOCS`: whether to serve the OpenAPI document and its page; one of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const apiDocsConfig: Config.Config<boolean> = switchConfig("A2A_API_DOCS")
 
 /**
  * `A2A_RELEASE_MEMORY_WHEN_IDLE`: whether to give the heap back once a spell of load ends (IdleMemoryRelease); one
  * of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const releaseMemoryWhenIdleConfig: Config.Config<boolean> = switchConfig("A2A_RELEASE_MEMORY_WHEN_IDLE")
 
@@ -356,6 +410,9 @@ const pemFile = (name: string): Config.Config<string> =>
 /**
  * HTTPS from `A2A_TLS_CERT` and `A2A_TLS_KEY` (PEM file paths, both or neither), `A2A_TLS_CA` (the CAs client
  * certificates must chain to) and `A2A_TLS_CLIENT_CERT` (none, request or require; default none).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
   cert: Config.option(pemFile("A2A_TLS_CERT")),
@@ -388,6 +445,9 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
  * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS` and
  * `A2A_RELEASE_MEMORY_WHEN_IDLE` (true or false; unset leaves the default), plus the binding settings of
  * HttpBindingOptions.config.
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const serveConfig: Config.Config<ServeOptions> = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault(DEFAULT_HOST)),
@@ -424,6 +484,9 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
 /**
  * `serve` configured from the environment; `overrides` win over it (e.g. command-line flags), and it wins over
  * `defaults` (what the environment leaves unset).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (
   overrides: ServeOptions = {},

@@ -1,8 +1,7 @@
 /**
  * Node's side of the `NativeHttp` seam, with public Node APIs only: a request that came through Node's HTTP server
  * has its body read straight from the `IncomingMessage` (the generic reader memoises its result with a fiber of
- * its own, which costs a third of a bare node:http round trip: BENCHMARKS.md, "What the second pass changed"), and
- * a stream can be written straight to its `ServerResponse`.
+ * its own, a cost out of proportion to a small JSON body), and a stream can be written straight to its `ServerResponse`.
  *
  * @example
  * ```ts
@@ -78,7 +77,12 @@ const readIncoming = (source: NodeIncomingMessage, maxBytes: number): Effect.Eff
     return Effect.sync(detach)
   })
 
-/** Node's native HTTP access. */
+/**
+ * Node's native HTTP access.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const service: Service = {
   readBody: (request, maxBytes) => {
     const source = request.source
@@ -101,5 +105,10 @@ export const service: Service = {
   }
 }
 
-/** Provides Node's native HTTP access to the routes (`A2AHttp.routes`) built with it. */
+/**
+ * Provides Node's native HTTP access to the routes (`A2AHttp.routes`) built with it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<never> = Layer.succeed(NativeHttp, service)

@@ -1,6 +1,9 @@
 /**
- * effect-a2a on Node: the A2A server on Node's HTTP server (`NodeA2AServer`), and webhook push delivery over
- * Node's HTTP client with the DNS-pinning SSRF guard (`WebhookPush`, `WebhookPushNotifier`, `WebhookGuard`).
+ * effect-a2a on Node: the A2A server on Node's HTTP server (`NodeA2AServer`, with the dev UI and API docs of
+ * effect-a2a/pages), and webhook push delivery over Node's HTTP client, each connection pinned to the addresses
+ * the SSRF guard vetted (`WebhookPush`; its parts `PinnedDeliveryClient` and `PinnedLookup` in `push/`). The
+ * runtime-neutral notifier and guard (`WebhookPushNotifier`, `WebhookGuard`, `GuardedRequestHandler`) live in the
+ * server core and are re-exported here; effect-a2a/web delivers through them over `fetch`.
  *
  * @example
  * ```ts
@@ -15,6 +18,8 @@
  *   NodeRuntime.runMain
  * )
  * ```
+ *
+ * @since 0.1.0
  */
 export * as GuardedRequestHandler from "../server/push/GuardedRequestHandler.ts"
 export * as WebhookGuard from "../server/push/WebhookGuard.ts"
@@ -22,5 +27,6 @@ export * as WebhookPushNotifier from "../server/push/WebhookPushNotifier.ts"
 export * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 export * as NodeA2AServer from "./NodeA2AServer.ts"
 export * as NodeNativeHttp from "./NodeNativeHttp.ts"
-export * as PinnedDeliveryClient from "./PinnedDeliveryClient.ts"
-export * as WebhookPush from "./WebhookPush.ts"
+export * as PinnedDeliveryClient from "./push/PinnedDeliveryClient.ts"
+export * as PinnedLookup from "./push/PinnedLookup.ts"
+export * as WebhookPush from "./push/WebhookPush.ts"

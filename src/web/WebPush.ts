@@ -33,8 +33,20 @@ import * as WebhookPushNotifier from "../server/push/WebhookPushNotifier.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { PushNotifier } from "../server/PushNotifier.ts"
 
+/**
+ * What the layer provides: the notifier, its deliveries' status and the guard.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Services = PushNotifier | WebhookPushNotifier.WebhookDeliveries | WebhookGuard.WebhookGuard
 
+/**
+ * The notifier's settings and the guard's allowlist.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options extends WebhookPushNotifier.WebhookOptions {
   /** Hosts and ranges allowed despite the guard (see WebhookGuard.parseAllowlist). */
   readonly allowlist?: WebhookGuard.Allowlist | undefined
@@ -47,6 +59,9 @@ const loopback = [NetAddress.ipFromStringUnsafe("127.0.0.1"), NetAddress.ipFromS
 /**
  * The resolver of a runtime that has none: `localhost` and its subdomains are loopback (RFC 6761, 6.3), and every
  * other name is unknown ("Unsupported", which the guard lets through to the delivery-time checks).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const localNamesOnly: Layer.Layer<Dns.Dns> = Layer.succeed(
   Dns.Dns,
@@ -58,7 +73,12 @@ export const localNamesOnly: Layer.Layer<Dns.Dns> = Layer.succeed(
   })
 )
 
-/** POSTs through the global `fetch`, answering redirects as they are (never following them). */
+/**
+ * POSTs through the global `fetch`, answering redirects as they are (never following them).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const fetchDeliveryClient: Layer.Layer<WebhookPushNotifier.DeliveryClient> = Layer.effect(
   WebhookPushNotifier.DeliveryClient,
   HttpClient.HttpClient.useSync((client) => client)
@@ -67,7 +87,12 @@ export const fetchDeliveryClient: Layer.Layer<WebhookPushNotifier.DeliveryClient
   Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" }))
 )
 
-/** The webhook PushNotifier over `fetch`, its deliveries and the guard, over the PushConfigStore given to it. */
+/**
+ * The webhook PushNotifier over `fetch`, its deliveries and the guard, over the PushConfigStore given to it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options = {}): Layer.Layer<Services, never, PushConfigStore> =>
   WebhookPushNotifier.layer(options).pipe(
     Layer.provide(fetchDeliveryClient),

@@ -1,6 +1,6 @@
 /**
- * The browser pages are real files (src/http/pages/<page>/: index.html, app.css, app.ts) embedded in modules of
- * src/ by codegen/EmbedPages.ts: the committed modules are what the files give now (edit a file without running
+ * The browser pages are real files (src/pages/browser/<page>/: index.html, app.css, app.ts) embedded in modules of
+ * src/ by codegen/EmbedPages.ts (the HTML and style in one, the bundled script in another): the committed modules are what the files give now (edit a file without running
  * `npm run pages` and this fails), and the route writes its values into the HTML escaped, refusing a marker it
  * does not give. The scripts' types are checked by test/web/WebTypes.test.ts (tsconfig.pages.json).
  */
@@ -8,14 +8,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pages, renderAll } from "../../codegen/EmbedPages.ts"
-import * as StaticFiles from "../../src/http/internal/StaticFiles.ts"
+import * as StaticFiles from "../../src/pages/internal/StaticFiles.ts"
 
 const root = resolve(import.meta.dirname, "..", "..")
 
 describe("the embedded pages", () => {
   it("each committed module is its page's files now (run `npm run pages` after editing one)", async () => {
     const rendered = await renderAll()
-    expect(rendered.map((r) => r.path)).toEqual(pages.map((page) => join(root, page.module)))
+    expect(rendered.map((r) => r.path)).toEqual(
+      pages.flatMap((page) => [join(root, page.module), join(root, page.scriptModule)])
+    )
     for (const { path, text } of rendered) {
       expect(readFileSync(path, "utf8"), path).toBe(text)
     }

@@ -46,7 +46,8 @@ import { A2AError } from "effect-a2a/protocol"
 import type { Task } from "effect-a2a/protocol/v1"
 import type { Task as Task03 } from "effect-a2a/protocol/v0_3"
 import { A2AServer, AgentExecutor } from "effect-a2a/server"
-import { A2AHttp, OpenApiDocument } from "effect-a2a/http"
+import { A2AHttp } from "effect-a2a/http"
+import { ApiDocs, DevUi, OpenApiDocument } from "effect-a2a/pages"
 import { NodeA2AServer } from "effect-a2a/node"
 import { A2AWeb, WebPush } from "effect-a2a/web"
 import { SqlStore } from "effect-a2a/sql"
@@ -58,7 +59,7 @@ import { AiSdkLanguageModel, ModelSpec } from "effect-a2a/ai-providers"
 import { AgentCall, McpGateway } from "effect-a2a/mcp"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
-  OpenApiDocument.make, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve,
+  OpenApiDocument.make, ApiDocs.documentRoutes, DevUi.routes, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve,
   A2A03.layer, A2A01.layer, LlmAgent.layer, AiSdkLanguageModel.layer, ModelSpec.layer, AgentCall.call,
   McpGateway.layerStdio] as const
 export type Used = readonly [Task, Task03]

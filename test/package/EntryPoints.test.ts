@@ -62,6 +62,7 @@ describe("package entry points", () => {
       "./protocol/v0_3",
       "./server",
       "./http",
+      "./pages",
       "./node",
       "./web",
       "./sql",
@@ -144,6 +145,7 @@ describe("package entry points", () => {
         "./protocol/v1",
         "./server",
         "./http",
+        "./pages",
         "./node",
         "./sql",
         "./client",
@@ -186,9 +188,10 @@ describe("package entry points", () => {
   })
 
   // The Node fast paths (raw body reads, direct SSE writes) sit behind the NativeHttp seam, in effect-a2a/node.
-  it("the HTTP bindings load no SQL, no Node runner and nothing of Node's HTTP or the platform", () => {
+  it("the HTTP bindings load no SQL, no Node runner, no page and nothing of Node's HTTP or the platform", () => {
     const { files, specifiers } = entry("./http")
-    expect(files.filter((f) => f.startsWith("src/node/") || /src\/sql\/Sql/.test(f))).toEqual([])
+    expect(files.filter((f) => f.startsWith("src/node/") || f.startsWith("src/pages/") || /src\/sql\/Sql/.test(f)))
+      .toEqual([])
     expect(
       specifiers.filter((s) =>
         s.startsWith("effect/sql") || s === "node:sqlite" || s === "node:http" || s.startsWith("@effect/platform")
@@ -199,7 +202,7 @@ describe("package entry points", () => {
   // Bun, Deno, Workers and Vercel Edge: Node built-ins are absent or partial there, and Node's types are not the
   // user's. Type-only imports count, as a Deno or Workers type-check reads them.
   it("the web entry, the server core, the bindings, the client, 0.3 and 0.1 load no node: module and no platform package", () => {
-    for (const name of ["./web", "./server", "./http", "./client", "./protocol", "./v0_3", "./v0_1"]) {
+    for (const name of ["./web", "./server", "./http", "./pages", "./client", "./protocol", "./v0_3", "./v0_1"]) {
       const { files, specifiers } = entry(name, true)
       expect(
         specifiers.filter((s) =>
@@ -278,11 +281,11 @@ describe("package entry points", () => {
   // Start-up memory: what only some servers use is loaded when it is (bench/notes/2026-11-26-startup-memory.md).
   it("the CLI starts without what a default `serve` does not use: PostgreSQL's node wiring, JWTs, card signing, the dev UI and API docs pages, the OpenAPI document's derivation", () => {
     const { files, specifiers } = staticGraph(join(root, "src", "cli", "main.ts"))
-    expect(files).toContain("src/http/DevUi.ts")
-    expect(files).toContain("src/http/ApiDocs.ts")
+    expect(files).toContain("src/pages/DevUi.ts")
+    expect(files).toContain("src/pages/ApiDocs.ts")
     expect(
       files.filter((f) =>
-        /^src\/(sql\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|http\/internal\/(DevUiPage|ApiDocsPage)|http\/OpenApiDocument)\.ts$/
+        /^src\/(sql\/internal\/Pg[A-Za-z]+|server\/JwtAuth|protocol\/AgentCardCanonical|pages\/internal\/(DevUi|ApiDocs)(Page|Script)|pages\/OpenApiDocument)\.ts$/
           .test(f)
       )
     ).toEqual([])

@@ -1,7 +1,7 @@
 /**
  * The direction of imports in src/, read statically (type-only imports included: they tie modules together for
  * the reader as much as the others). Imports run one way, protocol <- server core <- stores / bindings <- Node
- * runner / CLI, the client beside the server on the protocol, A2A 0.3 in a wing of its own that only the Node
+ * runner / CLI, the pages beside the bindings, the client beside the server on the protocol, A2A 0.3 in a wing of its own that only the Node
  * runner and the CLI load (the 1.0 core reaches it through its seams), A2A 0.1 in one above it that only the CLI
  * loads, and no module reaches its own importers (no cycles). The two wings plug in through the server's public
  * seams (Edition, EditionKit, Operations, PushNotifier, ...), never one of its internal/ modules nor its webhook
@@ -44,8 +44,10 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   ],
   ["client", (f) => f.startsWith("src/client/")],
   // the browser pages' sources (DOM code, embedded by codegen/pages.ts): on nothing, and nothing imports them
-  ["browser pages", (f) => f.startsWith("src/http/pages/")],
+  ["browser pages", (f) => f.startsWith("src/pages/browser/")],
   ["bindings and stores", (f) => /^src\/(http|server\/push|sql)\//.test(f)],
+  // what a person opens beside the bindings: the dev UI, the OpenAPI document and its page; on the bindings
+  ["pages", (f) => f.startsWith("src/pages/")],
   // LLM agents on effect/ai: an AgentExecutor from a LanguageModel; conversations over the Persistence in context
   ["ai", (f) => f.startsWith("src/ai/")],
   // A2A 0.3: translation, server edition and client transports, plugged into the 1.0 core through its seams
@@ -74,11 +76,12 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "client": ["protocol"],
   "browser pages": [],
   "bindings and stores": ["protocol", "server core"],
+  "pages": ["protocol", "server core", "bindings and stores"],
   "ai": ["protocol", "server core"],
   "0.3 wing": ["protocol", "server core", "client", "bindings and stores"],
   "0.1 wing": ["protocol", "server core", "client", "bindings and stores", "0.3 wing"],
   "grpc wing": ["protocol", "server core", "client", "bindings and stores"],
-  "node runner": ["protocol", "server core", "bindings and stores", "0.3 wing", "grpc wing", "mcp"],
+  "node runner": ["protocol", "server core", "bindings and stores", "pages", "0.3 wing", "grpc wing", "mcp"],
   "web runner": ["protocol", "server core", "bindings and stores", "mcp"],
   "ai providers": [],
   "mcp": ["protocol", "server core", "client", "bindings and stores", "ai"],
@@ -87,6 +90,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
     "server core",
     "client",
     "bindings and stores",
+    "pages",
     "ai",
     "0.3 wing",
     "0.1 wing",

@@ -2,7 +2,7 @@
  * The Bun, Deno and Workers examples type-check as those runtimes see them: web APIs only, no Node types
  * (tsconfig.web.json). Through them, effect-a2a/web and everything it imports is checked the same
  * way, so a `Buffer` or a `node:` import anywhere in that graph fails here, as it would for a Deno or Workers user.
- * The browser pages' scripts (src/http/pages/) are checked the same way, as the browser sees them
+ * The browser pages' scripts (src/pages/browser/) are checked the same way, as the browser sees them
  * (tsconfig.pages.json).
  */
 import { describe, expect, it } from "@effect/vitest"

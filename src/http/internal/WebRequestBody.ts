@@ -3,8 +3,7 @@
  * Workers servers hand the routes) read straight from its `ReadableStream`, with public web APIs only.
  *
  * Why not the platform's reader: for a small JSON body it costs more than the rest of the body's handling. It
- * memoises its result with a fiber of its own and passes an AbortSignal through a promise (BENCHMARKS.md, "The
- * JSON-RPC envelope", measured with `bench/inprocess.ts`). This reads the stream's chunks and nothing else,
+ * memoises its result with a fiber of its own and passes an AbortSignal through a promise. This reads the stream's chunks and nothing else,
  * with the platform reader's rules: at most `maxBytes`, and no more than a declared Content-Length; the text is
  * decoded as UTF-8 the way the platform's reader decodes it (a leading BOM dropped).
  */

@@ -33,6 +33,12 @@ import { RequestHandler } from "../RequestHandler.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
 import { headerProblem } from "./WebhookPushNotifier.ts"
 
+/**
+ * The RequestHandler in context, with every push config it is given checked first (URL and headers).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function*() {
   const inner = yield* RequestHandler
   const guard = yield* WebhookGuard
@@ -66,7 +72,12 @@ export const make = Effect.gen(function*() {
   })
 })
 
-/** Provides the guarded RequestHandler over the RequestHandler (and WebhookGuard) given to it. */
+/**
+ * Provides the guarded RequestHandler over the RequestHandler (and WebhookGuard) given to it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<RequestHandler, never, RequestHandler | WebhookGuard | AgentCardConfig> = Layer.effect(
   RequestHandler,
   make

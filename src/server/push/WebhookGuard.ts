@@ -6,9 +6,9 @@
  * Checked twice:
  * - when a config is created: a clear InvalidParams for a URL that is malformed, not http(s), or whose host
  *   is (or resolves to) a blocked address;
- * - at every delivery: the host is resolved again and the connection is pinned to the vetted addresses
- *   (`lookup` below, given to the HTTP agent), so a DNS answer that changes after validation (DNS rebinding)
- *   cannot redirect a delivery into the private network.
+ * - at every delivery: the host is resolved again (`resolve`) and the connection is pinned to the vetted
+ *   addresses (on Node, PinnedLookup gives them to the HTTP agent), so a DNS answer that changes after validation
+ *   (DNS rebinding) cannot redirect a delivery into the private network.
  *
  * @example
  * ```ts
@@ -103,6 +103,9 @@ const embeddedIpv4 = (address: NetAddress.Ipv6Address): Option.Option<NetAddress
  * Why an address must not receive webhooks, or `undefined` when it is a public unicast address. Covers
  * loopback, private (RFC 1918), link-local, CGNAT, unique-local, cloud metadata, multicast, reserved and
  * documentation ranges, for IPv4 and IPv6, including IPv4 embedded in IPv6 (mapped, NAT64, 6to4).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const blockedReason = (address: NetAddress.IpAddress): string | undefined => {
   if (NetAddress.isIpv4Address(address)) {
@@ -118,12 +121,23 @@ export const blockedReason = (address: NetAddress.IpAddress): string | undefined
 
 // --- allowlist ---
 
-/** Operator-approved exceptions: exact host names (any address they resolve to) and address ranges. */
+/**
+ * Operator-approved exceptions: exact host names (any address they resolve to) and address ranges.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Allowlist {
   readonly hosts: ReadonlySet<string>
   readonly networks: ReadonlyArray<IpNetwork.IpNetwork>
 }
 
+/**
+ * An allowlist that admits nothing beyond public addresses.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const emptyAllowlist: Allowlist = { hosts: new Set(), networks: [] }
 
 const normalizeHost = (host: string): string => host.toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1")
@@ -144,6 +158,9 @@ const parseEntry = (entry: string): Result.Result<IpNetwork.IpNetwork | string, 
 /**
  * Parses a comma-separated allowlist: host names (`hooks.internal`, `localhost`), IP addresses (`127.0.0.1`,
  * `::1`, `[::1]`) and CIDR ranges (`10.1.0.0/16`, `fd00::/8`).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const parseAllowlist = (raw: string): Result.Result<Allowlist, string> => {
   const entries = raw.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
@@ -161,24 +178,30 @@ export const parseAllowlist = (raw: string): Result.Result<Allowlist, string> =>
 // --- the service ---
 
 /**
- * The shape of Node's `net` lookup (`dns.lookup`), spelled out so the guard loads, and type-checks, on runtimes
- * without Node's types; only Node's HTTP agent calls it.
+ * The `code` of the error a connection fails with when the webhook's host is refused at connection time (the
+ * Node runner's PinnedLookup sets it; the notifier reads it back as a refusal, not a network failure).
+ *
+ * @since 0.2.0
+ * @category constants
  */
-export type LookupFunction = (
-  hostname: string,
-  options: { readonly family?: number | string | undefined; readonly all?: boolean | undefined },
-  callback: (
-    error: Error | null,
-    address: string | Array<{ address: string; family: number }>,
-    family?: number
-  ) => void
-) => void
+export const BLOCKED_ERROR_CODE = "EA2AWEBHOOKBLOCKED"
 
-/** A delivery refused because the webhook's host is, or resolves to, a blocked address. */
+/**
+ * A delivery refused because the webhook's host is, or resolves to, a blocked address.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class WebhookBlocked extends Schema.TaggedError<WebhookBlocked>()("WebhookBlocked", {
   message: Schema.String
 }) {}
 
+/**
+ * The SSRF guard for webhook URLs: checks them when a config is created and resolves them at delivery.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class WebhookGuard extends Context.Service<WebhookGuard, {
   /**
    * Config-time check of a webhook URL (spec 13.2): fails with InvalidParams (field `url`) and a message
@@ -188,12 +211,19 @@ export class WebhookGuard extends Context.Service<WebhookGuard, {
   readonly validate: (url: string, field?: string) => Effect.Effect<URL, InvalidParams>
   /** Delivery-time check of a URL whose host is an IP literal (the agent's `lookup` is not used for those). */
   readonly checkLiteral: (url: URL) => Effect.Effect<void, WebhookBlocked>
-  /** Resolves a host name to addresses that may all be contacted, or fails. */
+  /**
+   * Resolves a host name to addresses that may all be contacted, or fails: what a runtime's connections are
+   * pinned to (on Node, PinnedLookup).
+   */
   readonly resolve: (host: string) => Effect.Effect<Arr.NonEmptyReadonlyArray<NetAddress.IpAddress>, WebhookBlocked>
-  /** A `net` lookup function that only ever yields vetted addresses: give it to the HTTP agent. */
-  readonly lookup: LookupFunction
 }>()("effect-a2a/server/push/WebhookGuard") {}
 
+/**
+ * The guard's settings: what is allowlisted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface WebhookGuardOptions {
   readonly allowlist?: Allowlist | undefined
 }
@@ -204,11 +234,15 @@ const invalidUrl = (field: string, description: string) =>
     fieldViolations: [{ field, description }]
   })
 
-/** Builds the guard over the `Dns` service (the system resolver in production, a fake one in tests). */
+/**
+ * Builds the guard over the `Dns` service (the system resolver in production, a fake one in tests).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.fnUntraced(function*(options: WebhookGuardOptions = {}) {
   const dns = yield* Dns
   const allowlist = options.allowlist ?? emptyAllowlist
-  const services = yield* Effect.context<never>()
 
   const allowedAddress = (address: NetAddress.IpAddress): string | undefined => {
     const reason = blockedReason(address)
@@ -290,35 +324,24 @@ export const make = Effect.fnUntraced(function*(options: WebhookGuardOptions = {
     return refused === undefined ? Effect.void : Effect.fail(new WebhookBlocked({ message: refused }))
   }
 
-  // Node's callback-style lookup, pinned to the addresses `resolve` vetted.
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    const wanted = lookupOptions.family === 4 || lookupOptions.family === "IPv4"
-      ? "IPv4"
-      : lookupOptions.family === 6 || lookupOptions.family === "IPv6"
-      ? "IPv6"
-      : undefined
-    const fail = (message: string, code: string) => callback(Object.assign(new Error(message), { code }), "", 4)
-    Effect.runCallbackWith(services)(Effect.result(resolve(hostname)), {
-      onExit: (exit) => {
-        if (exit._tag === "Failure") return fail(`lookup of ${hostname} was interrupted`, "ECANCELLED")
-        if (Result.isFailure(exit.value)) return fail(exit.value.failure.message, "EA2AWEBHOOKBLOCKED")
-        const entries = exit.value.success
-          .filter((a) => wanted === undefined || NetAddress.familyOf(a) === wanted)
-          .map((a) => ({ address: NetAddress.formatIp(a), family: NetAddress.familyOf(a) === "IPv4" ? 4 : 6 }))
-        const first = entries[0]
-        if (first === undefined) return fail(`no ${wanted} address for ${hostname}`, "ENOTFOUND")
-        return lookupOptions.all === true ? callback(null, entries) : callback(null, first.address, first.family)
-      }
-    })
-  }
-
-  return WebhookGuard.of({ validate, checkLiteral, resolve, lookup })
+  return WebhookGuard.of({ validate, checkLiteral, resolve })
 })
 
+/**
+ * The guard over the `Dns` service in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: WebhookGuardOptions = {}): Layer.Layer<WebhookGuard, never, Dns> =>
   Layer.effect(WebhookGuard, make(options))
 
-/** `A2A_WEBHOOK_ALLOWLIST`: comma-separated host names, IP addresses and CIDR ranges (default: none). */
+/**
+ * `A2A_WEBHOOK_ALLOWLIST`: comma-separated host names, IP addresses and CIDR ranges (default: none).
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const allowlistConfig: Config.Config<Allowlist> = Config.String("A2A_WEBHOOK_ALLOWLIST").pipe(
   Config.withDefault(""),
   Config.mapEffect((raw) =>
@@ -329,6 +352,12 @@ export const allowlistConfig: Config.Config<Allowlist> = Config.String("A2A_WEBH
   )
 )
 
+/**
+ * The guard, its allowlist read from `A2A_WEBHOOK_ALLOWLIST`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<WebhookGuard, Config.ConfigError, Dns> = Layer.effect(
   WebhookGuard,
   Effect.gen(function*() {

@@ -61,23 +61,62 @@ import * as KeyedLanes from "../internal/KeyedLanes.ts"
 import * as LiveSet from "../internal/LiveSet.ts"
 import * as Observability from "../Observability.ts"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
-import { type PushEvent, PushNotifier, type WebhookEdition, WebhookEditions } from "../PushNotifier.ts"
+import { type PushEvent, PushNotifier, WebhookEditions } from "../PushNotifier.ts"
 import { PushOutbox } from "../PushOutbox.ts"
 import { RecoveredTasks } from "../RecoveredTasks.ts"
+import {
+  blockedMessage,
+  describe,
+  headerProblem as problemOf,
+  headersFor,
+  type Payload,
+  Payloads
+} from "./internal/WebhookRequests.ts"
+import * as WebhookRequests from "./internal/WebhookRequests.ts"
 import { WebhookGuard } from "./WebhookGuard.ts"
 
-export const TOKEN_HEADER = "X-A2A-Notification-Token"
-export const CONTENT_TYPE = "application/a2a+json"
+/**
+ * The header a webhook POST carries the config's token in.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TOKEN_HEADER = WebhookRequests.TOKEN_HEADER
+
+/**
+ * The content type of a 1.0 webhook POST (a StreamResponse).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CONTENT_TYPE = WebhookRequests.CONTENT_TYPE
+
+/**
+ * Which field of a config cannot be sent as an HTTP header, and why; undefined when all can.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const headerProblem = WebhookRequests.headerProblem
 
 /**
  * The HTTP client webhook POSTs go through, following no redirects. The seam between the notifier, which runs
  * anywhere, and the runtime's client: on Node `PinnedDeliveryClient` (connections pinned to the addresses the
  * WebhookGuard vetted); elsewhere the runtime's `fetch` (effect-a2a/web).
+ *
+ * @since 0.1.0
+ * @category services
  */
 export class DeliveryClient extends Context.Service<DeliveryClient, HttpClient.HttpClient>()(
   "effect-a2a/server/push/DeliveryClient"
 ) {}
 
+/**
+ * Timeouts, retries and queue bounds of webhook deliveries; every one optional, with the default it names.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface WebhookOptions {
   /** Per attempt (spec recommends 10-30 s). Default 10 seconds. */
   readonly timeout?: Duration.Input | undefined
@@ -93,7 +132,12 @@ export interface WebhookOptions {
   readonly drainTimeout?: Duration.Input | undefined
 }
 
-/** What happened to one webhook's deliveries (per task and config). */
+/**
+ * What happened to one webhook's deliveries (per task and config).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DeliveryStatus {
   readonly taskId: string
   readonly configId: string
@@ -107,7 +151,12 @@ export interface DeliveryStatus {
   readonly lastDeliveredAt?: number | undefined
 }
 
-/** Observability of webhook deliveries. */
+/**
+ * Observability of webhook deliveries.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
   readonly status: (taskId: string, configId: string) => Effect.Effect<Option.Option<DeliveryStatus>>
   /** Recent statuses (bounded), most recently updated last. */
@@ -142,110 +191,6 @@ const dropped = Metric.counter("a2a_push_dropped_total", {
 const StreamResponseJson = Schema.fromJsonString(v1.StreamResponse)
 const encodePayload = Schema.encodeEffect(StreamResponseJson)
 
-// Header values must not smuggle a second header (CR/LF) or bytes Node refuses.
-const safeHeaderValue = (value: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(value)
-
-/** Which field of a config cannot be sent as an HTTP header, and why; undefined when all can. */
-export const headerProblem = (
-  config: v1.TaskPushNotificationConfig
-): { readonly field: string; readonly description: string } | undefined => {
-  const auth = config.authentication
-  if (auth !== undefined) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(auth.scheme)) {
-      return { field: "authentication.scheme", description: "Must be an HTTP authentication scheme such as Bearer" }
-    }
-    if (auth.credentials !== undefined && !safeHeaderValue(auth.credentials)) {
-      return {
-        field: "authentication.credentials",
-        description: "Contains characters not allowed in an HTTP header (e.g. line breaks)"
-      }
-    }
-  }
-  if (config.token !== undefined && !safeHeaderValue(config.token)) {
-    return { field: "token", description: "Contains characters not allowed in an HTTP header (e.g. line breaks)" }
-  }
-  return undefined
-}
-
-/** One event's body for a webhook, in the protocol version of the webhook's config. */
-interface Payload {
-  readonly body: string
-  readonly contentType: string
-}
-
-const headersFor = (config: PushConfig, contentType: string): Record<string, string> => {
-  const headers: Record<string, string> = { "content-type": contentType, "user-agent": "effect-a2a-push" }
-  const auth = config.authentication
-  if (auth !== undefined && auth.credentials !== undefined && auth.credentials.length > 0) {
-    headers["authorization"] = `${auth.scheme} ${auth.credentials}`
-  }
-  if (config.token !== undefined && config.token.length > 0) headers[TOKEN_HEADER.toLowerCase()] = config.token
-  return headers
-}
-
-// The guard's lookup reports a refusal as a Node error with this code, somewhere in the cause chain.
-const blockedMessage = (error: unknown): string | undefined => {
-  let current: unknown = error
-  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
-    if ("code" in current && current.code === "EA2AWEBHOOKBLOCKED" && "message" in current) {
-      return String(current.message)
-    }
-    current = "reason" in current && current.reason !== undefined
-      ? current.reason
-      : "cause" in current
-      ? current.cause
-      : undefined
-  }
-  return undefined
-}
-
-const describe = (error: unknown): string => {
-  let current: unknown = error
-  let text = ""
-  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
-    if ("message" in current && typeof current.message === "string" && current.message.length > 0) {
-      text = text.length > 0 && !text.includes(current.message) ? `${text}: ${current.message}` : current.message
-    }
-    current = "reason" in current && current.reason !== undefined
-      ? current.reason
-      : "cause" in current
-      ? current.cause
-      : undefined
-  }
-  return text.length > 0 ? text : String(error)
-}
-
-/**
- * One event's bodies, per protocol version: the 1.0 StreamResponse (encoded once for every webhook), and another
- * edition's, encoded when one of its webhooks first needs it.
- */
-class Payloads {
-  private readonly current: Payload
-  private readonly task: v1.Task
-  private readonly event: v1.StreamResponse
-  private readonly editions: ReadonlyArray<WebhookEdition>
-  private others: Map<WebhookEdition, Payload> | undefined
-  constructor(body: string, task: v1.Task, event: v1.StreamResponse, editions: ReadonlyArray<WebhookEdition>) {
-    this.current = { body, contentType: CONTENT_TYPE }
-    this.task = task
-    this.event = event
-    this.editions = editions
-  }
-  for(config: PushConfig): Payload {
-    const version = config.protocolVersion
-    if (version === undefined || this.editions.length === 0) return this.current
-    const edition = this.editions.find((e) => e.accepts(version))
-    if (edition === undefined) return this.current
-    this.others ??= new Map()
-    let payload = this.others.get(edition)
-    if (payload === undefined) {
-      payload = { body: edition.encode(this.task, this.event), contentType: edition.contentType }
-      this.others.set(edition, payload)
-    }
-    return payload
-  }
-}
-
 /** An event waiting for its task's turn, with the span that published it. */
 interface Queued {
   readonly event: PushEvent
@@ -257,6 +202,13 @@ interface Turn {
   next: Array<Queued>
 }
 
+/**
+ * Builds the notifier over the PushConfigStore, WebhookGuard and DeliveryClient in context; its deliveries
+ * run in the layer's scope and drain (up to `drainTimeout`) when it closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const configs = yield* PushConfigStore
   const guard = yield* WebhookGuard
@@ -276,8 +228,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   const lanesScope = yield* Scope.fork(layerScope)
   const activity = KeyedLanes.makeActivity()
   // One lane per (task, config): its deliveries, one at a time. Kept a second once empty: a task's events often come
-  // further apart than a POST takes, and a lane made anew for each costs more CPU per delivery (BENCHMARKS.md,
-  // "Webhook lanes from RcMap and Queue").
+  // further apart than a POST takes, and a lane made anew for each costs more CPU per delivery.
   const webhookLanes = yield* KeyedLanes.make({ capacity: maxQueued, activity, idleTimeToLive: Duration.seconds(1) })
     .pipe(Scope.provide(lanesScope))
   yield* Effect.addFinalizer(() =>
@@ -326,7 +277,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
     )
 
   // --- one POST ---
-  // Its generator function is made once, not per POST (BENCHMARKS.md, "Generator functions made per call").
+  // Its generator function is made once, not per POST: one made per call costs on every delivery.
   const attempt: (config: PushConfig, payload: Payload) => Effect.Effect<void, DeliveryFailed> = Effect.fnUntraced(
     function*(config: PushConfig, payload: Payload) {
       if (!URL.canParse(config.url)) {
@@ -342,7 +293,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
       yield* guard.checkLiteral(url).pipe(
         Effect.mapError((e) => new DeliveryFailed({ message: e.message, retryable: false }))
       )
-      const problem = headerProblem(config)
+      const problem = problemOf(config)
       if (problem !== undefined) {
         return yield* new DeliveryFailed({ message: `${problem.field}: ${problem.description}`, retryable: false })
       }
@@ -440,7 +391,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   // --- the events of a task to every webhook of the task ---
   // The configs are read once for the events queued together: most tasks have none, and this read is then all
   // the notifier costs an event.
-  // Made once, not per batch (BENCHMARKS.md, "Generator functions made per call").
+  // Made once, not per batch, for the same reason.
   const dispatch: (taskId: string, batch: ReadonlyArray<Queued>) => Effect.Effect<void> = Effect.fnUntraced(
     function*(taskId: string, batch: ReadonlyArray<Queued>) {
       const targets = yield* configs.forTask(taskId).pipe(
@@ -476,7 +427,7 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
   // all, dispatches them, and ends once none came meanwhile, its record then empty (the Map's old tables keep it
   // until a full GC: see LiveSet). Not a KeyedLanes lane: this is all the notifier costs an event of a task without
   // configs (almost every task), and a lane's RcMap entry, Queue and two fibers cost more per burst of a task's
-  // events than this record and one fiber (BENCHMARKS.md, "Webhook lanes from RcMap and Queue").
+  // events than this record and one fiber.
   const turns = new Map<string, Turn>()
   // The turns' fibers, interrupted with the lanes. Not forkIn(lanesScope): that adds and removes an entry of the
   // scope's Map per turn, kept reachable from the Map's old tables (see LiveSet).
@@ -566,6 +517,9 @@ export const make = Effect.fnUntraced(function*(options: WebhookOptions = {}) {
 /**
  * The webhook PushNotifier (and its WebhookDeliveries), over the PushConfigStore, WebhookGuard and DeliveryClient
  * in context.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: WebhookOptions = {}
@@ -582,6 +536,9 @@ export const layer = (
  * Delivery settings from configuration, with their defaults:
  * `A2A_WEBHOOK_TIMEOUT` (10 seconds), `A2A_WEBHOOK_MAX_ATTEMPTS` (5), `A2A_WEBHOOK_RETRY_BASE_DELAY` (1 second),
  * `A2A_WEBHOOK_RETRY_MAX_DELAY` (30 seconds). Durations are written like "10 seconds" or "500 millis".
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const optionsConfig: Config.Config<WebhookOptions> = Config.all({
   timeout: Config.Duration("A2A_WEBHOOK_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
@@ -590,7 +547,12 @@ export const optionsConfig: Config.Config<WebhookOptions> = Config.all({
   retryMaxDelay: Config.Duration("A2A_WEBHOOK_RETRY_MAX_DELAY").pipe(Config.withDefault(Duration.seconds(30)))
 })
 
-/** The notifier with settings from configuration (see `optionsConfig`). */
+/**
+ * The notifier with settings from configuration (see `optionsConfig`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<
   PushNotifier | WebhookDeliveries,
   Config.ConfigError,

@@ -1,7 +1,7 @@
 import { NodeDns } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Result, Scope, Stream, Tracer } from "effect"
-import * as PinnedDeliveryClient from "../../../src/node/PinnedDeliveryClient.ts"
+import * as PinnedDeliveryClient from "../../../src/node/push/PinnedDeliveryClient.ts"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
 import * as MemoryPushConfigStore from "../../../src/server/memory/MemoryPushConfigStore.ts"
 import * as WebhookGuard from "../../../src/server/push/WebhookGuard.ts"

@@ -53,7 +53,7 @@ export interface Page {
 /**
  * Adds a page at `path`, its script and style below it. `load` gives their text, given the path they are served
  * under; it runs on the first request for one of them, not with the server, so a server that nobody opens the page
- * of never holds it (BENCHMARKS.md, "Start-up memory").
+ * of never holds it in memory.
  */
 export const pageRoutes = (
   path: `/${string}`,

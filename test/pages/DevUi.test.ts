@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { Script } from "node:vm"
-import * as DevUi from "../../src/http/DevUi.ts"
-import * as DevUiPage from "../../src/http/internal/DevUiPage.ts"
+import * as DevUi from "../../src/pages/DevUi.ts"
+import * as DevUiScript from "../../src/pages/internal/DevUiScript.ts"
 
 const withHandler = <A>(
   options: DevUi.DevUiOptions,
@@ -68,7 +68,7 @@ describe("DevUi.routes", () => {
     }))
 
   it("the script parses, and renders agent text without markup APIs", () => {
-    assert.doesNotThrow(() => new Script(DevUiPage.script))
-    assert.notMatch(DevUiPage.script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
+    assert.doesNotThrow(() => new Script(DevUiScript.script))
+    assert.notMatch(DevUiScript.script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
   })
 })

@@ -17,14 +17,21 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { WebhookGuard } from "../server/push/WebhookGuard.ts"
-import { DeliveryClient } from "../server/push/WebhookPushNotifier.ts"
+import { WebhookGuard } from "../../server/push/WebhookGuard.ts"
+import { DeliveryClient } from "../../server/push/WebhookPushNotifier.ts"
+import * as PinnedLookup from "./PinnedLookup.ts"
 
+/**
+ * The DeliveryClient over Node's HTTP client, its connections pinned by the WebhookGuard in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<DeliveryClient, never, WebhookGuard> = Layer.effect(
   DeliveryClient,
   Effect.gen(function*() {
-    const guard = yield* WebhookGuard
-    const agent = yield* NodeHttpClient.makeAgent({ lookup: guard.lookup, keepAlive: true })
+    const lookup = yield* PinnedLookup.make(yield* WebhookGuard)
+    const agent = yield* NodeHttpClient.makeAgent({ lookup, keepAlive: true })
     return yield* NodeHttpClient.makeNodeHttp.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))
   })
 )

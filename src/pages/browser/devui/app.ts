@@ -6,93 +6,20 @@
  */
 "use strict"
 import { $, el } from "../Dom.ts"
-
-// --- what the page reads: the wire JSON of A2A 1.0, every field optional (it comes from the network) ---------
-
-interface Part {
-  readonly text?: string
-  readonly data?: unknown
-  readonly url?: string
-  readonly raw?: string
-  readonly filename?: string
-  readonly mediaType?: string
-}
-interface Message {
-  readonly messageId?: string
-  readonly role?: string
-  readonly parts?: ReadonlyArray<Part>
-  readonly contextId?: string
-  readonly taskId?: string
-}
-interface TaskStatus {
-  readonly state: string
-  readonly message?: Message
-  readonly timestamp?: string
-}
-interface Artifact {
-  readonly artifactId: string
-  readonly name?: string
-  readonly parts?: ReadonlyArray<Part>
-}
-interface Task {
-  readonly id: string
-  readonly contextId?: string
-  readonly status: TaskStatus
-  readonly history?: ReadonlyArray<Message>
-  readonly artifacts?: ReadonlyArray<Artifact>
-}
-interface StreamResponse {
-  readonly message?: Message
-  readonly task?: Task
-  readonly statusUpdate?: { readonly taskId: string; readonly status: TaskStatus }
-  readonly artifactUpdate?: { readonly taskId: string; readonly artifact: Artifact; readonly append?: boolean }
-}
-interface ListTasksResponse {
-  readonly tasks?: ReadonlyArray<Task>
-  readonly nextPageToken?: string
-}
-interface SecurityScheme {
-  readonly mtlsSecurityScheme?: unknown
-  readonly apiKeySecurityScheme?: { readonly location?: string; readonly name?: string }
-}
-interface AgentCard {
-  readonly name?: string
-  readonly version?: string
-  readonly description?: string
-  readonly capabilities?: Record<string, unknown>
-  readonly defaultInputModes?: ReadonlyArray<string>
-  readonly defaultOutputModes?: ReadonlyArray<string>
-  readonly securitySchemes?: Record<string, SecurityScheme>
-  readonly supportedInterfaces?: ReadonlyArray<
-    { readonly url: string; readonly protocolBinding?: string; readonly protocolVersion?: string }
-  >
-  readonly skills?: ReadonlyArray<
-    {
-      readonly id: string
-      readonly name?: string
-      readonly description?: string
-      readonly examples?: ReadonlyArray<string>
-    }
-  >
-}
-interface RpcError {
-  readonly code?: number
-  readonly message?: string
-}
-interface RpcReply<A> {
-  readonly result?: A
-  readonly error?: RpcError
-}
-
-/** Why a request failed: an A2A error, a cut stream, an unreachable server, or an HTTP failure without an error. */
-interface Failure {
-  readonly rpc?: RpcError
-  readonly cut?: string
-  readonly network?: string
-  readonly status?: number
-  readonly statusText?: string
-  readonly body?: string
-}
+import {
+  type AgentCard,
+  type Artifact,
+  call,
+  type Failure,
+  type ListTasksResponse,
+  type Message,
+  type Part,
+  randomId,
+  stream,
+  type StreamResponse,
+  type Target,
+  type Task
+} from "./Rpc.ts"
 
 /** How the card asks for credentials: the API key's header, query parameter or cookie; none of them for a bearer. */
 interface Auth {
@@ -164,9 +91,6 @@ function describe(error: unknown): string {
   }
   return failure.message ? failure.message : String(error)
 }
-function messageOf(error: unknown): string {
-  return error instanceof Error && error.message ? error.message : String(error)
-}
 
 function partText(part: Part): string {
   if (typeof part.text === "string") return part.text
@@ -180,15 +104,6 @@ function partText(part: Part): string {
 }
 function partsText(parts: ReadonlyArray<Part> | undefined) {
   return (parts || []).map(partText).join("")
-}
-
-function randomId() {
-  const b = new Uint8Array(16)
-  crypto.getRandomValues(b)
-  b[6] = (b[6]! & 15) | 64
-  b[8] = (b[8]! & 63) | 128
-  const h = Array.from(b, (x) => (x + 256).toString(16).slice(1)).join("")
-  return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20)
 }
 
 function token() {
@@ -217,84 +132,8 @@ function endpoint(): string {
   return url.href
 }
 
-function rpcBody(method: string, params: unknown) {
-  return JSON.stringify({ jsonrpc: "2.0", id: randomId(), method, params })
-}
-
-function post(method: string, params: unknown): Promise<Response> {
-  return fetch(endpoint(), { method: "POST", headers: headers(), body: rpcBody(method, params) })
-    .catch((error: unknown) => {
-      throw { network: messageOf(error) } satisfies Failure
-    })
-}
-
-function parseReply<A>(body: string): RpcReply<A> | null {
-  try {
-    return JSON.parse(body) as RpcReply<A>
-  } catch {
-    return null // not JSON
-  }
-}
-
-// A JSON-RPC call; rejects with { rpc } for an A2A error, { status } for an HTTP failure without one.
-function call<A>(method: string, params: unknown): Promise<A> {
-  return post(method, params)
-    .then((response) =>
-      response.text().then((body) => {
-        const json = parseReply<A>(body)
-        if (json && json.error) throw { rpc: json.error, status: response.status } satisfies Failure
-        if (!response.ok || !json || !("result" in json)) {
-          throw { status: response.status, statusText: response.statusText, body: body.slice(0, 200) } satisfies Failure
-        }
-        return json.result as A
-      })
-    )
-}
-
-// SendStreamingMessage: calls onEvent with each StreamResponse as it arrives; resolves when the stream ends.
-function stream(method: string, params: unknown, onEvent: (event: StreamResponse) => void): Promise<void> {
-  return post(method, params)
-    .then((response) => {
-      const type = response.headers.get("content-type") || ""
-      if (type.indexOf("text/event-stream") < 0 || !response.body) {
-        return response.text().then((body) => {
-          const json = parseReply<StreamResponse>(body)
-          if (json && json.error) throw { rpc: json.error, status: response.status } satisfies Failure
-          if (json && json.result) {
-            onEvent(json.result)
-            return
-          }
-          throw { status: response.status, statusText: response.statusText, body: body.slice(0, 200) } satisfies Failure
-        })
-      }
-      const reader = response.body.getReader()
-      const decoder = new TextDecoder()
-      let buffer = ""
-      const dispatch = (block: string) => {
-        const data = block.split(/\r?\n/).filter((l) => l.indexOf("data:") === 0)
-          .map((l) => l.slice(5).replace(/^ /, "")).join("\n")
-        if (!data) return
-        const json = JSON.parse(data) as RpcReply<StreamResponse>
-        if (json.error) throw { rpc: json.error, status: response.status } satisfies Failure
-        onEvent(json.result!)
-      }
-      const pump = (): Promise<void> =>
-        reader.read().catch((error: unknown) => {
-          throw { cut: messageOf(error) } satisfies Failure
-        }).then((chunk) => {
-          if (chunk.done) {
-            if (buffer.trim()) dispatch(buffer)
-            return
-          }
-          buffer += decoder.decode(chunk.value, { stream: true })
-          const blocks = buffer.split(/\r?\n\r?\n/)
-          buffer = blocks.pop()!
-          blocks.forEach(dispatch)
-          return pump()
-        })
-      return pump()
-    })
-}
+/** The endpoint the card names, with the credentials the page holds now. */
+const target: Target = { url: endpoint, headers }
 
 // --- the card -------------------------------------------------------------------------------------------
 
@@ -515,7 +354,7 @@ function send(text: string) {
   state.sending = true
   $<HTMLButtonElement>("send").disabled = true
   const seen: Seen = { taskId: null, state: null, ended: false }
-  return stream("SendStreamingMessage", { message }, (event) => onStreamEvent(event, seen))
+  return stream(target, "SendStreamingMessage", { message }, (event) => onStreamEvent(event, seen))
     .then(() => {
       state.pendingTaskId = null
       if (seen.taskId) {
@@ -537,7 +376,7 @@ function send(text: string) {
 
 function cancelTask(id: string) {
   clearError()
-  return call<Task>("CancelTask", { id }).then((task) => {
+  return call<Task>(target, "CancelTask", { id }).then((task) => {
     const view = state.liveTasks[id]
     if (view && view.state !== task.status.state) setTaskState(view, task.status.state, null)
     if (state.selectedTask === id) renderTaskDetail(task)
@@ -551,7 +390,7 @@ function refreshTasks(more?: boolean): Promise<void> {
   if (!state.endpoint) return Promise.resolve()
   const params: { pageSize: number; historyLength: number; pageToken?: string } = { pageSize: 20, historyLength: 0 }
   if (more && state.nextPageToken) params.pageToken = state.nextPageToken
-  return call<ListTasksResponse>("ListTasks", params).then((page) => {
+  return call<ListTasksResponse>(target, "ListTasks", params).then((page) => {
     const list = $("task-list")
     if (!more) clear(list)
     ;(page.tasks || []).forEach((task) => {
@@ -586,7 +425,7 @@ function selectTask(id: string) {
   Array.from($("task-list").children).forEach((li) => {
     li.classList.toggle("selected", li.getAttribute("data-task-id") === id)
   })
-  return call<Task>("GetTask", { id }).then(renderTaskDetail).catch((error: unknown) =>
+  return call<Task>(target, "GetTask", { id }).then(renderTaskDetail).catch((error: unknown) =>
     showError("GetTask failed", error)
   )
 }

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type * as OpenApiDocument from "../../src/http/OpenApiDocument.ts"
+import type * as OpenApiDocument from "../../src/pages/OpenApiDocument.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import { serveDemo, TOKEN } from "../client/OurServer.ts"
 import * as Chromium from "../fixtures/Chromium.ts"

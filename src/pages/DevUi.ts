@@ -15,7 +15,8 @@
  * ```ts
  * import { Layer } from "effect"
  * import { HttpRouter } from "effect/http"
- * import { A2AHttp, DevUi } from "effect-a2a/http"
+ * import { A2AHttp } from "effect-a2a/http"
+ * import { DevUi } from "effect-a2a/pages"
  *
  * // the A2A routes and the dev UI at /_dev on one router
  * const app = HttpRouter.serve(Layer.mergeAll(A2AHttp.routes(), DevUi.routes(), A2AHttp.notFound))
@@ -27,6 +28,12 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as Layer from "effect/Layer"
 import * as StaticFiles from "./internal/StaticFiles.ts"
 
+/**
+ * Where the page is served and where it reads the agent card.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DevUiOptions {
   /** Where the page is served; its style and script are below it. Default "/_dev". */
   readonly path?: `/${string}` | undefined
@@ -34,17 +41,36 @@ export interface DevUiOptions {
   readonly cardPath?: `/${string}` | undefined
 }
 
+/**
+ * Where the page is served unless told otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_PATH = "/_dev"
 
-/** The page's Content-Security-Policy (StaticFiles): its own script, style and requests only. */
+/**
+ * The page's Content-Security-Policy: its own script, style and requests only.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const contentSecurityPolicy = StaticFiles.contentSecurityPolicy
 
-/** Adds the page at `path` and its style and script below it (StaticFiles.pageRoutes: loaded on first use). */
+/**
+ * Adds the page at `path` and its style and script below it, loaded on the first request for one of them.
+ *
+ * @since 0.1.0
+ * @category routes
+ */
 export const routes = (options: DevUiOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const cardPath = options.cardPath ?? "/.well-known/agent-card.json"
   return StaticFiles.pageRoutes(options.path ?? DEFAULT_PATH, async (base) => {
-    const DevUiPage = await import("./internal/DevUiPage.ts")
+    const [DevUiPage, DevUiScript] = await Promise.all([
+      import("./internal/DevUiPage.ts"),
+      import("./internal/DevUiScript.ts")
+    ])
     const html = StaticFiles.fill(DevUiPage.html, { assets: base, cardPath })
-    return { html, script: DevUiPage.script, css: DevUiPage.css }
+    return { html, script: DevUiScript.script, css: DevUiPage.css }
   })
 }

@@ -18,12 +18,12 @@
  * - with an agent card: its name, version and description, its HTTP+JSON 1.0 interface as the server, and its
  *   security schemes and requirements.
  *
- * `npm run openapi` writes the document of no particular agent to `openapi.json`; `A2AHttp.routes` serves the
- * agent's own at `openApiPath`, and `ApiDocs` a page that shows it.
+ * `npm run openapi` writes the document of no particular agent to `openapi.json`; `ApiDocs.documentRoutes`
+ * serves the agent's own at `/openapi.json`, and `ApiDocs.routes` a page that shows it.
  *
  * @example
  * ```ts
- * import { OpenApiDocument } from "effect-a2a/http"
+ * import { OpenApiDocument } from "effect-a2a/pages"
  *
  * const document = OpenApiDocument.make({ serverUrl: "https://agent.example.com/a2a" })
  * document.paths["/tasks/{id}:cancel"]?.post?.operationId // "CancelTask"
@@ -35,17 +35,29 @@ import * as JsonSchema from "effect/JsonSchema"
 import type * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaRepresentation from "effect/SchemaRepresentation"
+import { A2A_JSON_CONTENT_TYPE, JSON_CONTENT_TYPE } from "../http/internal/HttpErrors.ts"
 import * as A2AError from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as OpenApiSecurity from "../protocol/internal/OpenApiSecurity.ts"
 import * as Operations from "../protocol/Operations.ts"
 import * as Version from "../protocol/Version.ts"
-import { A2A_JSON_CONTENT_TYPE, JSON_CONTENT_TYPE } from "./internal/HttpErrors.ts"
 
 // --- The document's shape (the parts of OpenAPI 3.1 it uses) ---
 
+/**
+ * A JSON Schema object, as the document embeds it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type JsonSchemaObject = JsonSchema.JsonSchema
 
+/**
+ * An OpenAPI 3.1 document, as far as this module writes one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Document {
   readonly openapi: "3.1.0"
   readonly info: { readonly title: string; readonly version: string; readonly description: string }
@@ -61,14 +73,32 @@ export interface Document {
   readonly security?: ReadonlyArray<Readonly<Record<string, ReadonlyArray<string>>>> | undefined
 }
 
+/**
+ * A server the operations are reached at (OpenAPI Server Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Server {
   readonly url: string
   readonly description: string
   readonly variables?: Readonly<Record<string, { readonly default: string; readonly description: string }>>
 }
 
+/**
+ * The operations of one path, by HTTP method (OpenAPI Path Item Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PathItem = { readonly [M in "get" | "post" | "delete"]?: OperationObject }
 
+/**
+ * One operation (OpenAPI Operation Object): its id, parameters, request body and responses.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface OperationObject {
   readonly operationId: string
   readonly summary: string
@@ -79,6 +109,12 @@ export interface OperationObject {
   readonly responses: Readonly<Record<string, Response | Ref>>
 }
 
+/**
+ * A path or query parameter of an operation (OpenAPI Parameter Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Parameter {
   readonly name: string
   readonly in: "path" | "query" | "header"
@@ -89,24 +125,54 @@ export interface Parameter {
   readonly explode?: boolean | undefined
 }
 
+/**
+ * A reference to a component of the document (OpenAPI Reference Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Ref {
   readonly $ref: string
 }
 
+/**
+ * A body in one media type, with its schema (OpenAPI Media Type Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface MediaType {
   readonly schema: JsonSchemaObject
   /** For `text/event-stream`: the schema of each event's data, by SSE event type. */
   readonly "x-sse-events"?: Readonly<Record<string, JsonSchemaObject>> | undefined
 }
 
+/**
+ * A body by media type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Content = Readonly<Record<string, MediaType>>
 
+/**
+ * One response of an operation (OpenAPI Response Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Response {
   readonly description: string
   readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchemaObject }>>
   readonly content?: Content | undefined
 }
 
+/**
+ * A security scheme of the agent card, as OpenAPI spells it (OpenAPI Security Scheme Object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SecurityScheme =
   | { readonly type: "apiKey"; readonly name: string; readonly in: string; readonly description?: string }
   | { readonly type: "http"; readonly scheme: string; readonly bearerFormat?: string; readonly description?: string }
@@ -114,6 +180,12 @@ export type SecurityScheme =
   | { readonly type: "openIdConnect"; readonly openIdConnectUrl: string; readonly description?: string }
   | { readonly type: "mutualTLS"; readonly description?: string }
 
+/**
+ * What the document is made for: an agent card, or none (then the server is a `{baseUrl}` variable).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /**
    * The agent card the document describes: its name, version and description head the document, its first 1.0
@@ -353,7 +425,12 @@ const RESPONSES = "#/components/responses/"
 const STREAM_DESCRIPTION = "Server-sent events: each `data:` is one StreamResponse (JSON). A failure after the " +
   "stream began is an `error` event carrying the error body; one before is an error response."
 
-/** The OpenAPI 3.1 document of the HTTP+JSON/REST binding. Pure: the same options give the same document. */
+/**
+ * The OpenAPI 3.1 document of the HTTP+JSON/REST binding. Pure: the same options give the same document.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options = {}): Document => {
   const ops = Operations.all
   const roots: Array<Schema.Top> = [A2AError.HttpErrorBody]
@@ -456,5 +533,10 @@ export const make = (options: Options = {}): Document => {
   }
 }
 
-/** The document as the server serves it and `npm run openapi` writes it: indented JSON, ending in a newline. */
+/**
+ * The document as the server serves it and `npm run openapi` writes it: indented JSON, ending in a newline.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toJson = (document: Document): string => `${JSON.stringify(document, null, 2)}\n`

@@ -21,14 +21,26 @@
 import * as NodeDns from "@effect/platform-node/NodeDns"
 import type * as Config from "effect/Config"
 import * as Layer from "effect/Layer"
-import * as WebhookGuard from "../server/push/WebhookGuard.ts"
-import * as WebhookPushNotifier from "../server/push/WebhookPushNotifier.ts"
-import type { PushConfigStore } from "../server/PushConfigStore.ts"
-import type { PushNotifier } from "../server/PushNotifier.ts"
+import * as WebhookGuard from "../../server/push/WebhookGuard.ts"
+import * as WebhookPushNotifier from "../../server/push/WebhookPushNotifier.ts"
+import type { PushConfigStore } from "../../server/PushConfigStore.ts"
+import type { PushNotifier } from "../../server/PushNotifier.ts"
 import * as PinnedDeliveryClient from "./PinnedDeliveryClient.ts"
 
+/**
+ * What the layers provide: the notifier, its deliveries' status and the guard.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Services = PushNotifier | WebhookPushNotifier.WebhookDeliveries | WebhookGuard.WebhookGuard
 
+/**
+ * Webhook push configured from the environment, over the system resolver and Node's HTTP client.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<Services, Config.ConfigError, PushConfigStore> = WebhookPushNotifier.layerConfig
   .pipe(
     Layer.provide(PinnedDeliveryClient.layer),
@@ -36,7 +48,12 @@ export const layerConfig: Layer.Layer<Services, Config.ConfigError, PushConfigSt
     Layer.provide(NodeDns.layer)
   )
 
-/** The same with explicit settings (tests, embedding). */
+/**
+ * The same with explicit settings (tests, embedding).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: WebhookPushNotifier.WebhookOptions & { readonly allowlist?: WebhookGuard.Allowlist | undefined } = {}
 ): Layer.Layer<Services, never, PushConfigStore> =>

@@ -1,15 +1,18 @@
 /**
  * The API docs page's routes without a browser: the page, its style and script, with the dev UI's strict
  * Content-Security-Policy, the document path escaped into the page, and a script that parses and renders the
- * document without markup APIs. The page itself is driven in Chromium by ApiDocs.browser.test.ts.
+ * document without markup APIs; and the document's own route (documentRoutes). The page itself is driven in
+ * Chromium by ApiDocs.browser.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { Script } from "node:vm"
-import * as ApiDocs from "../../src/http/ApiDocs.ts"
-import * as DevUi from "../../src/http/DevUi.ts"
-import * as ApiDocsPage from "../../src/http/internal/ApiDocsPage.ts"
+import * as ApiDocs from "../../src/pages/ApiDocs.ts"
+import * as DevUi from "../../src/pages/DevUi.ts"
+import * as ApiDocsScript from "../../src/pages/internal/ApiDocsScript.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as DemoAgent from "../../src/server/DemoAgent.ts"
 
 const withHandler = <A>(options: ApiDocs.ApiDocsOptions, f: (get: (path: string) => Promise<Response>) => Promise<A>) =>
   Effect.promise(async () => {
@@ -51,7 +54,38 @@ describe("ApiDocs.routes", () => {
     }))
 
   it("the script parses, and renders the document without markup APIs", () => {
-    assert.doesNotThrow(() => new Script(ApiDocsPage.script))
-    assert.notMatch(ApiDocsPage.script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
+    assert.doesNotThrow(() => new Script(ApiDocsScript.script))
+    assert.notMatch(ApiDocsScript.script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
   })
+})
+
+describe("ApiDocs.documentRoutes", () => {
+  const documentAt = (options: ApiDocs.DocumentOptions, path: string) =>
+    Effect.promise(async () => {
+      const { dispose, handler } = HttpRouter.toWebHandler(
+        ApiDocs.documentRoutes(options).pipe(
+          Layer.provide(A2AServer.layer({ card: DemoAgent.card, executor: DemoAgent.make() }))
+        ),
+        { disableLogger: true }
+      )
+      try {
+        const response = await handler(new Request(`http://127.0.0.1${path}`))
+        return { status: response.status, body: await response.text() }
+      } finally {
+        await dispose()
+      }
+    })
+
+  it.live("serves this agent's document at /openapi.json, or where it is told, and nowhere without REST", () =>
+    Effect.gen(function*() {
+      const served = yield* documentAt({}, "/openapi.json")
+      assert.strictEqual(served.status, 200)
+      const document = JSON.parse(served.body) as { info: { title: string }; servers: ReadonlyArray<{ url: string }> }
+      assert.include(document.info.title, DemoAgent.card.name)
+      assert.strictEqual(document.servers[0]?.url, "http://127.0.0.1")
+      assert.strictEqual((yield* documentAt({ openApiPath: "/api.json" }, "/api.json")).status, 200)
+      assert.strictEqual((yield* documentAt({ openApiPath: "/api.json" }, "/openapi.json")).status, 404)
+      assert.strictEqual((yield* documentAt({ openApiPath: false }, "/openapi.json")).status, 404)
+      assert.strictEqual((yield* documentAt({ restPath: false }, "/openapi.json")).status, 404)
+    }))
 })

@@ -1,20 +1,21 @@
 /**
- * `GET <openApiPath>`: the OpenAPI document of the HTTP+JSON binding (OpenApiDocument) for the agent this server
- * serves, at the origin the client used: its public card (name, security, the HTTP+JSON interface URL as the
- * server). Public and cacheable like the card (AgentCardRoute): any origin may read it, an `ETag` from its bytes,
- * `304` for a matching `If-None-Match`. Rendered once per origin; the module that derives it is loaded on the first
- * request, not with the server.
+ * `GET <path>`: the OpenAPI document of the HTTP+JSON binding (OpenApiDocument) for the agent this server serves,
+ * at the origin the client used: its public card (name, security, the HTTP+JSON interface URL as the server).
+ * Public and cacheable like the card (the binding's AgentCardRoute): any origin may read it, an `ETag` from its
+ * bytes, `304` for a matching `If-None-Match`. Rendered once per origin; the module that derives it is loaded on
+ * the first request, not with the server.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
-import type { BindingEnv } from "../HttpCallContext.ts"
-import { cacheable, type Rendered, rendered } from "./AgentCardRoute.ts"
-import { JSON_CONTENT_TYPE } from "./HttpErrors.ts"
+import type { BindingEnv } from "../../http/HttpCallContext.ts"
+import { cacheable, type Rendered, rendered } from "../../http/internal/AgentCardRoute.ts"
+import { JSON_CONTENT_TYPE } from "../../http/internal/HttpErrors.ts"
 
 const MAX_CACHED_ORIGINS = 256
 
+/** The route's handler, over the binding's environment (the card, the public interfaces, the options). */
 export const handler = (
   env: BindingEnv
 ): Effect.Effect<
