@@ -37,7 +37,7 @@ import type { HttpEdition } from "./HttpEdition.ts"
 import * as PublicInterfaces from "./internal/PublicInterfaces.ts"
 import * as RequestBody from "./internal/RequestBody.ts"
 import * as SseResponse from "./internal/SseResponse.ts"
-import { type MethodTable, v1Methods } from "./MethodTable.ts"
+import { type MethodTable, v1Methods } from "../server/MethodTable.ts"
 import { NativeHttp } from "./NativeHttp.ts"
 import { ServerShutdown } from "./ServerShutdown.ts"
 

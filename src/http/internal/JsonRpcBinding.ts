@@ -20,7 +20,7 @@ import type { Principal } from "../../server/Auth.ts"
 import type { CallContext } from "../../server/CallContext.ts"
 import { matchEffectEager } from "../../server/internal/EagerMatch.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
-import { type MethodTable, resultJson } from "../MethodTable.ts"
+import { type MethodTable, resultJson } from "../../server/MethodTable.ts"
 import { fromCause, JSON_CONTENT_TYPE, jsonRpcError } from "./HttpErrors.ts"
 import * as SseResponse from "./SseResponse.ts"
 

@@ -21,7 +21,7 @@ import * as Operations from "../../protocol/Operations.ts"
 import { matchEffectEager } from "../../server/internal/EagerMatch.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import type { RouteHandler } from "../HttpEdition.ts"
-import { type OperationName, resultJson } from "../MethodTable.ts"
+import { type OperationName, resultJson } from "../../server/MethodTable.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
   fromCause,

@@ -29,7 +29,7 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as EditionKit from "../../http/EditionKit.ts"
-import type { Method, MethodTable, OperationName } from "../../http/MethodTable.ts"
+import type { Method, MethodTable, OperationName } from "../../server/MethodTable.ts"
 import {
   type A2AError,
   type FieldViolation,

@@ -42,7 +42,7 @@ import {
   type Streaming,
   type Unary,
   v1Methods
-} from "../../http/MethodTable.ts"
+} from "../../server/MethodTable.ts"
 import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../protocol/A2AError.ts"
 import * as v0_3 from "../../protocol/generated/v0_3.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
