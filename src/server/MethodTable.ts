@@ -27,8 +27,8 @@ import type { A2AError, InvalidParams } from "../protocol/A2AError.ts"
 import * as FieldViolations from "../protocol/FieldViolations.ts"
 import * as Operations from "../protocol/Operations.ts"
 import type { CallContext } from "./CallContext.ts"
-import type { RequestHandler } from "./RequestHandler.ts"
 import * as TaskJson from "./internal/TaskJson.ts"
+import type { RequestHandler } from "./RequestHandler.ts"
 
 /**
  * The name of an A2A operation, as the REST routes and the tables name it.
