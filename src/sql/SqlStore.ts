@@ -28,7 +28,6 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -46,7 +45,8 @@ import { invalidConfig } from "../server/internal/InvalidConfig.ts"
 import * as MessageReceipts from "../server/MessageReceipts.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
-import { type TaskStore, TaskStoreError } from "../server/TaskStore.ts"
+import { type TaskStore, type TaskStoreError } from "../server/TaskStore.ts"
+import type * as ClusterEngine from "./cluster/ClusterEngine.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
 import * as SqlLiveness from "./internal/SqlLiveness.ts"
 import * as SqlMessageReceipts from "./internal/SqlMessageReceipts.ts"
@@ -154,28 +154,10 @@ export interface PgOptions extends Options {
  * The cluster engine (`effect/cluster`, on the same database): any node takes any SendMessage and the turn runs on
  * the runner that holds its task, after the task's earlier turns; at most `maxExecutions` at once per runner (the
  * rest wait, stored); a runner lost mid-turn has its turns taken over within `failover` (restartable agents run
- * them again, others are FAILED). Needs `@effect/platform-node` (the runners talk over sockets).
+ * them again, others are FAILED). Needs `@effect/platform-node` (the runners talk over sockets). See
+ * `sql/cluster/` for how it works.
  */
-export interface ClusterOptions {
-  /** Whether this node runs turns: `serve` and `worker` do, `serve --no-execute` does not. */
-  readonly execute: boolean
-  /** Where this runner's socket listens (default 127.0.0.1); only when `execute`. */
-  readonly host?: string | undefined
-  /** The runner's port (default 0: a free one, chosen as it starts, so nodes never collide); only when `execute`. */
-  readonly port?: number | undefined
-  /**
-   * Where the other nodes reach this runner (default `host`): needed when `host` is every interface (0.0.0.0, ::),
-   * as in a container. The port is the one the socket bound.
-   */
-  readonly advertiseHost?: string | undefined
-  /** Turns this node runs at once, at most (default 64). */
-  readonly maxExecutions?: number | undefined
-  /** How long a lost runner keeps its turns before the others take them over (default 10 seconds). */
-  readonly failover?: Duration.Input | undefined
-}
-
-/** A listen address that is every interface: no address the other nodes can reach. */
-const everyInterface = (host: string) => ["", "0.0.0.0", "::", "[::]"].includes(host.trim())
+export interface ClusterOptions extends ClusterEngine.Options {}
 
 // Our own modules: a failure to load them is a defect.
 const pgNodes = Effect.promise(async () => ({
@@ -186,39 +168,9 @@ const pgNodes = Effect.promise(async () => ({
 /** The cluster engine of `options` over the stores (loaded only when asked for). */
 const clusterEngine = (options: ClusterOptions) =>
   Layer.unwrap(
-    Effect.promise(async () => ({
-      ClusterTurns: await import("./internal/ClusterTurns.ts"),
-      ClusterSocket: await import("./internal/ClusterSocket.ts")
-    })).pipe(Effect.map(({ ClusterSocket, ClusterTurns }) => {
-      const settings = {
-        execute: options.execute,
-        maxExecutions: options.maxExecutions ?? 64,
-        failover: Duration.fromInputUnsafe(options.failover ?? "10 seconds")
-      }
-      const host = options.host ?? "127.0.0.1"
-      const advertiseHost = options.advertiseHost ?? host
-      const failed = (message: string, cause?: unknown) =>
-        Layer.effect(
-          ClusterTurns.TurnDispatch,
-          Effect.fail(new TaskStoreError({ message: `The cluster engine could not start: ${message}`, cause }))
-        )
-      if (settings.execute && everyInterface(advertiseHost)) {
-        return failed(
-          `its runner listens on every interface (${host}): name the address the other nodes reach it at ` +
-            "(A2A_RUNNER_ADVERTISE_HOST)"
-        )
-      }
-      return ClusterTurns.layer(settings).pipe(
-        Layer.provide(ClusterSocket.layer({
-          sharding: ClusterTurns.shardingConfig(settings),
-          runner: settings.execute
-            ? Option.some({ host, port: options.port ?? 0, advertiseHost })
-            : Option.none()
-        })),
-        // The runner's socket could not be opened (its port taken), or its settings are wrong.
-        Layer.catchCause((cause) => failed(Cause.pretty(cause), cause))
-      )
-    }))
+    Effect.promise(() => import("./cluster/ClusterEngine.ts")).pipe(
+      Effect.map((ClusterEngine) => ClusterEngine.layer(options))
+    )
   )
 
 /**
