@@ -84,7 +84,7 @@ export interface SqliteClient extends SqlClient.SqlClient {
   ) => Effect.Effect<A, E | SqlError, R>
 }
 
-export const SqliteClient = Context.Service<SqliteClient>("effect-a2a/store/SqliteClient")
+export const SqliteClient = Context.Service<SqliteClient>("effect-a2a/sql/SqliteClient")
 
 // node:sqlite reports the SQLite result code as `errcode` (its `code` is "ERR_SQLITE_ERROR"); the classifier
 // reads `errno`, so copy it there.

@@ -51,7 +51,7 @@ export class SqlLiveness extends Context.Service<SqlLiveness, {
   readonly judge: (nodeId: string) => Effect.Effect<boolean, SqlError>
   /** `judge` in a transaction of its own. */
   readonly isGone: (nodeId: string) => Effect.Effect<boolean, SqlError>
-}>()("effect-a2a/store/SqlLiveness") {}
+}>()("effect-a2a/sql/SqlLiveness") {}
 
 /**
  * Takes this node's lock (and writes its first heartbeat) while the layer builds, before the node saves a task, so

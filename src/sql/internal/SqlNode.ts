@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto"
 
 export class SqlNode extends Context.Service<SqlNode, {
   readonly id: string
-}>()("effect-a2a/store/SqlNode") {}
+}>()("effect-a2a/sql/SqlNode") {}
 
 /** A fresh node id for this process. */
 export const layer: Layer.Layer<SqlNode> = Layer.effect(SqlNode, Effect.sync(() => SqlNode.of({ id: randomUUID() })))
