@@ -62,6 +62,9 @@ import * as SqliteClient from "./SqliteClient.ts"
  * Everything the SQL store layers provide. `BackingPersistence` is Effect's persistence in the same database (its
  * own `effect_persistence` table, created on start, expired rows swept): what keeps state beside the tasks, such as
  * an LLM agent's conversations (`effect-a2a/ai`).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type Services =
   | TaskStore
@@ -74,8 +77,21 @@ export type Services =
   | EventBus.EventBus
   | Persistence.BackingPersistence
 
+/**
+ * What building the stores can fail with: the database (SqlError), a migration, or a store's own setting.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type StoreError = SqlError | MigrationError | TaskStoreError
 
+/**
+ * What every store layer takes, whatever the database: recovery, sealing keys, the idempotency window,
+ * the node's role in the cluster engine.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly recovery?: SqlTaskRecovery.RecoveryOptions | undefined
   /**
@@ -97,6 +113,9 @@ export interface Options {
  * The stores over a given SqlClient layer: migrate, take this node's liveness lock, recover interrupted
  * tasks, then provide the stores, with the in-process EventBus (one process per database). The client (and the
  * database) close with the layer.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerFrom = <E, R>(
   client: Layer.Layer<SqlClient.SqlClient, E, R>,
@@ -129,16 +148,33 @@ const compose = <C, E, R, NE>(
   )
 }
 
+/**
+ * The embedded SQLite store's options: its file and how durable each commit is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SqliteOptions extends Options {
   /** Database file; created (with its directory) on first run. */
   readonly filename: string
   readonly synchronous?: "NORMAL" | "FULL" | undefined
 }
 
-/** The embedded default: one SQLite file, no server. */
+/**
+ * The embedded default: one SQLite file, no server.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<Services, StoreError> =>
   layerFrom(SqliteClient.layer({ filename: options.filename, synchronous: options.synchronous }), options)
 
+/**
+ * The PostgreSQL store's options: its URL, its pool, and the cluster engine.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PgOptions extends Options {
   readonly url: Redacted.Redacted<string>
   /** Pool size (default: the driver's). */
@@ -156,6 +192,9 @@ export interface PgOptions extends Options {
  * rest wait, stored); a runner lost mid-turn has its turns taken over within `failover` (restartable agents run
  * them again, others are FAILED). Needs `@effect/platform-node` (the runners talk over sockets). See
  * `sql/cluster/` for how it works.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface ClusterOptions extends ClusterEngine.Options {}
 
@@ -175,9 +214,13 @@ const clusterEngine = (options: ClusterOptions) =>
 
 /**
  * PostgreSQL, for several server nodes sharing one database: every node serves every operation on every task
- * (events and cancels travel between nodes with LISTEN/NOTIFY; see PgEventBus and PgRemoteCancel). The driver (`@effect/sql-pg`, an optional peer
- * dependency) is loaded when this layer is built, so a server on SQLite never loads it; so are PgEventBus and
- * PgRemoteCancel, which only PostgreSQL uses (less to load at start: BENCHMARKS.md, "Start-up memory").
+ * (events and cancels travel between nodes with LISTEN/NOTIFY; see PgEventBus and PgRemoteCancel). The driver
+ * (`@effect/sql-pg`, an optional peer dependency) is loaded when this layer is built, so a server on SQLite never
+ * loads it; so are PgEventBus and PgRemoteCancel, which only PostgreSQL uses, so that a server on SQLite starts
+ * with less loaded.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =>
   Layer.unwrap(
@@ -210,14 +253,30 @@ export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =
     )
   )
 
-/** Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`. */
+/**
+ * Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SQLITE_FILE = "a2a.db"
 
+/**
+ * Which database `layerConfig` opens: a SQLite file, or PostgreSQL at a URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Database =
   | { readonly _tag: "sqlite"; readonly filename: string; readonly synchronous: "NORMAL" | "FULL" }
   | { readonly _tag: "pg"; readonly url: Redacted.Redacted<string> }
 
-/** Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR` and `A2A_SQLITE_SYNCHRONOUS`. */
+/**
+ * Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR` and `A2A_SQLITE_SYNCHRONOUS`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const databaseConfig: Config.Config<Database> = Config.all({
   url: Config.option(Config.Redacted("A2A_DATABASE_URL")),
   dataDir: Config.String("A2A_DATA_DIR").pipe(Config.withDefault("./.a2a-data")),
@@ -234,6 +293,9 @@ export const databaseConfig: Config.Config<Database> = Config.all({
  * `A2A_SECRET_KEYS`: comma-separated base64 keys of 32 bytes (`openssl rand -base64 32`) that seal push configs
  * at rest; the first seals, all open. To rotate, put the new key first and keep the old ones until the server has
  * started once (it seals every config again with the first).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buffer>>> = Config.option(
   Config.Redacted("A2A_SECRET_KEYS")
@@ -258,6 +320,9 @@ export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buf
  * (default 0: a free port, advertised once bound), `A2A_RUNNER_ADVERTISE_HOST` (where the other nodes reach it,
  * default A2A_RUNNER_HOST; needed when that is 0.0.0.0), `A2A_MAX_EXECUTIONS` (turns run at once here, default 64),
  * `A2A_FAILOVER` (how long a lost runner keeps its turns, default 10 seconds). None: the engine is off.
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const clusterConfig = (execute: boolean | undefined): Config.Config<Option.Option<ClusterOptions>> =>
   Config.all({
@@ -297,7 +362,12 @@ export const clusterConfig = (execute: boolean | undefined): Config.Config<Optio
     })
   )
 
-/** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */
+/**
+ * The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const database = yield* databaseConfig

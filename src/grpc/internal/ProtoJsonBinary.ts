@@ -385,7 +385,7 @@ const KEPT_BUFFER_BYTES = 64 * 1024
  * that compiled it. `undefined` stands for "left to @bufbuild/protobuf" (see the module comment).
  *
  * @since 0.1.0
- * @category Converters
+ * @category models
  */
 export interface Converter {
   /** Binary -> ProtoJSON, as `toJson(desc, fromBinary(desc, bytes))`. */
@@ -400,7 +400,7 @@ export interface Converter {
  * whole server or client; each GrpcServer and GrpcTransport makes its own.
  *
  * @since 0.1.0
- * @category Converters
+ * @category constructors
  */
 export const make = (): Converter => {
   const codecs: Codecs = new WeakMap()
