@@ -38,13 +38,13 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as MethodTable from "../http/MethodTable.ts"
-import { v1Methods } from "../http/MethodTable.ts"
 import * as A2AError from "../protocol/A2AError.ts"
 import * as Version from "../protocol/Version.ts"
 import { AgentCardConfig } from "../server/AgentCardConfig.ts"
 import { Auth } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
+import type * as MethodTable from "../server/MethodTable.ts"
+import { v1Methods } from "../server/MethodTable.ts"
 import * as Observability from "../server/Observability.ts"
 import { clientCertificateOf, type Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
@@ -53,6 +53,12 @@ import * as ProtoJsonBinary from "./internal/ProtoJsonBinary.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
 
+/**
+ * Where and how the gRPC server listens.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** The port to listen on; 0 picks a free one (see `GrpcServer.port`). */
   readonly port: number
@@ -66,7 +72,12 @@ export interface Options {
   readonly tls?: TlsOptions | undefined
 }
 
-/** gRPC over TLS: the same options as the HTTPS server's (ServerTls); "request" asks for no client certificate here. */
+/**
+ * gRPC over TLS: the same options as the HTTPS server's (ServerTls); "request" asks for no client certificate here.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TlsOptions = ServerTls.TlsOptions
 
 const credentialsOf = (tls: TlsOptions | undefined): grpc.ServerCredentials =>
@@ -78,13 +89,23 @@ const credentialsOf = (tls: TlsOptions | undefined): grpc.ServerCredentials =>
       tls.clientCertificates === "require"
     )
 
-/** The running server: where it listens. */
+/**
+ * The running server: where it listens.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class GrpcServer extends Context.Service<GrpcServer, {
   readonly host: string
   readonly port: number
 }>()("effect-a2a/grpc/GrpcServer") {}
 
-/** The gRPC server could not start (the port is taken, the address is not one of this machine's). */
+/**
+ * The gRPC server could not start (the port is taken, the address is not one of this machine's).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class GrpcServerError extends Schema.TaggedError<GrpcServerError>()("GrpcServerError", {
   message: Schema.String,
   /** The address and port it could not listen on, and Node's error code when there is one (EADDRINUSE…). */
@@ -167,6 +188,9 @@ const toBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
 /**
  * Serves A2AService until the scope closes. Needs the RequestHandler, the Auth and the AgentCardConfig the HTTP
  * bindings use (the last names the extensions the agent supports).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = Effect.fnUntraced(function*(
   options: Options
@@ -352,7 +376,12 @@ export const make = Effect.fnUntraced(function*(
   return { host, port }
 })
 
-/** The gRPC server as a layer: bound when built, stopped when its scope closes. */
+/**
+ * The gRPC server as a layer: bound when built, stopped when its scope closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: Options
 ): Layer.Layer<GrpcServer, GrpcServerError, RequestHandler | Auth | AgentCardConfig> =>

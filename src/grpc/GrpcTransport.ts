@@ -43,9 +43,20 @@ import * as ProtoJsonBinary from "./internal/ProtoJsonBinary.ts"
 import * as RpcStatus from "./internal/RpcStatus.ts"
 import * as Wire from "./internal/Wire.ts"
 
+/**
+ * The protocol binding this transport serves, as an agent card's interfaces name it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROTOCOL_BINDING = "GRPC"
 
-/** A gRPC target and whether it is reached over TLS, from an interface URL. */
+/**
+ * A gRPC target and whether it is reached over TLS, from an interface URL.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const targetOf = (url: string): { readonly target: string; readonly tls: boolean } | undefined => {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
   if (scheme === undefined) return url.trim() === "" ? undefined : { target: url.trim(), tls: false }
@@ -88,7 +99,12 @@ const metadataOf = (call: Call): grpc.Metadata => {
   return metadata
 }
 
-/** A transport over one gRPC client (one channel to the target). */
+/**
+ * A transport over one gRPC client (one channel to the target).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: {
   readonly url: string
   readonly client: grpc.Client
@@ -195,6 +211,9 @@ export const make = (options: {
  * How the client's TLS channels (`grpcs://`, `https://` interfaces) authenticate: the CAs the server's certificate
  * must chain to (default Node's trusted roots, or the file `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), and a client
  * certificate for servers that require one (mutual TLS).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface TlsOptions {
   /** CA certificates, PEM. */
@@ -215,12 +234,20 @@ const tlsCredentials = (tls: TlsOptions): grpc.ChannelCredentials =>
 /**
  * A factory whose gRPC clients (one per interface it is asked for) are closed when the scope closes. An interface
  * URL that is no gRPC target gives a transport whose calls fail with InvalidUrl.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const makeFactory: Effect.Effect<TransportFactory, never, Scope.Scope> = Effect.suspend(() =>
   makeFactoryWith({})
 )
 
-/** `makeFactory`, with TLS settings for its TLS channels. */
+/**
+ * `makeFactory`, with TLS settings for its TLS channels.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeFactoryWith = (
   options: { readonly tls?: TlsOptions | undefined }
 ): Effect.Effect<TransportFactory, never, Scope.Scope> =>
@@ -277,12 +304,22 @@ const invalid = (url: string): Transport => {
   }
 }
 
-/** The client knows gRPC besides its default transports while this layer lives (its channels close with it). */
+/**
+ * The client knows gRPC besides its default transports while this layer lives (its channels close with it).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<never> = Layer.effect(
   BindingTransports,
   Effect.map(makeFactory, (factory) => [factory])
 )
 
-/** `layer`, with TLS settings for its TLS channels (a private CA, a client certificate). */
+/**
+ * `layer`, with TLS settings for its TLS channels (a private CA, a client certificate).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerWith = (options: { readonly tls?: TlsOptions | undefined }): Layer.Layer<never> =>
   Layer.effect(BindingTransports, Effect.map(makeFactoryWith(options), (factory) => [factory]))

@@ -24,7 +24,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Scope from "effect/Scope"
 import type * as v1 from "../protocol/generated/v1.ts"
-import type { MethodTable } from "./MethodTable.ts"
+import type { MethodTable } from "../server/MethodTable.ts"
 
 /**
  * A REST route's handler, as the bindings build them.

@@ -41,9 +41,20 @@ import type { PushNotifier } from "../server/PushNotifier.ts"
 import type { TaskStore } from "../server/TaskStore.ts"
 import type * as SqlStore from "./SqlStore.ts"
 
-/** What webhook push brings the server: the notifier, and the guard that vets webhook URLs when configs are set. */
+/**
+ * What webhook push brings the server: the notifier, and the guard that vets webhook URLs when configs are set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Push = PushNotifier | WebhookGuard
 
+/**
+ * The server's agent, its card, its webhook push, and what the stores of `layerConfig` are set with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
@@ -69,6 +80,9 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
 /**
  * RequestHandler (webhook URLs guarded), AgentCardConfig and Auth (from configuration) over the given stores,
  * with the webhook push delivery of `options.push`, and the stores' EventBus if they have one (else the in-process one).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerWithStores = <SE, E = never, R = never>(
   stores: Layer.Layer<TaskStore | PushConfigStore, SE>,
@@ -86,8 +100,8 @@ export const layerWithStores = <SE, E = never, R = never>(
   )
 
 // The SQL stores (and effect/sql, node:sqlite) are loaded when this layer is built, so that a server given other
-// stores through `layerWithStores` (`effect-a2a serve --memory`) never loads them (BENCHMARKS.md, "Start-up
-// memory"). Our own module: a failure to load it is a defect.
+// stores through `layerWithStores` (`effect-a2a serve --memory`) never loads them and starts with less in memory.
+// Our own module: a failure to load it is a defect.
 const sqlStores = (idempotencyWindow: Duration.Input | undefined, execute: boolean | undefined) =>
   Layer.unwrap(
     Effect.promise(() => import("./SqlStore.ts")).pipe(
@@ -95,7 +109,12 @@ const sqlStores = (idempotencyWindow: Duration.Input | undefined, execute: boole
     )
   )
 
-/** The durable server core: `layerWithStores` over the SQL stores picked from configuration. */
+/**
+ * The durable server core: `layerWithStores` over the SQL stores picked from configuration.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig = <E = never, R = never>(
   options: Options<E, R>
 ): Layer.Layer<A2AServer.Services, E | SqlStore.StoreError | Config.ConfigError, R> =>

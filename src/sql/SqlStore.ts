@@ -28,7 +28,6 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -46,7 +45,8 @@ import { invalidConfig } from "../server/internal/InvalidConfig.ts"
 import * as MessageReceipts from "../server/MessageReceipts.ts"
 import type { PushConfigStore } from "../server/PushConfigStore.ts"
 import type { RecoveredTasks } from "../server/RecoveredTasks.ts"
-import { type TaskStore, TaskStoreError } from "../server/TaskStore.ts"
+import { type TaskStore, type TaskStoreError } from "../server/TaskStore.ts"
+import type * as ClusterEngine from "./cluster/ClusterEngine.ts"
 import * as SecretBox from "./internal/SecretBox.ts"
 import * as SqlLiveness from "./internal/SqlLiveness.ts"
 import * as SqlMessageReceipts from "./internal/SqlMessageReceipts.ts"
@@ -62,6 +62,9 @@ import * as SqliteClient from "./SqliteClient.ts"
  * Everything the SQL store layers provide. `BackingPersistence` is Effect's persistence in the same database (its
  * own `effect_persistence` table, created on start, expired rows swept): what keeps state beside the tasks, such as
  * an LLM agent's conversations (`effect-a2a/ai`).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type Services =
   | TaskStore
@@ -74,8 +77,21 @@ export type Services =
   | EventBus.EventBus
   | Persistence.BackingPersistence
 
+/**
+ * What building the stores can fail with: the database (SqlError), a migration, or a store's own setting.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type StoreError = SqlError | MigrationError | TaskStoreError
 
+/**
+ * What every store layer takes, whatever the database: recovery, sealing keys, the idempotency window,
+ * the node's role in the cluster engine.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly recovery?: SqlTaskRecovery.RecoveryOptions | undefined
   /**
@@ -97,6 +113,9 @@ export interface Options {
  * The stores over a given SqlClient layer: migrate, take this node's liveness lock, recover interrupted
  * tasks, then provide the stores, with the in-process EventBus (one process per database). The client (and the
  * database) close with the layer.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerFrom = <E, R>(
   client: Layer.Layer<SqlClient.SqlClient, E, R>,
@@ -129,16 +148,33 @@ const compose = <C, E, R, NE>(
   )
 }
 
+/**
+ * The embedded SQLite store's options: its file and how durable each commit is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SqliteOptions extends Options {
   /** Database file; created (with its directory) on first run. */
   readonly filename: string
   readonly synchronous?: "NORMAL" | "FULL" | undefined
 }
 
-/** The embedded default: one SQLite file, no server. */
+/**
+ * The embedded default: one SQLite file, no server.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<Services, StoreError> =>
   layerFrom(SqliteClient.layer({ filename: options.filename, synchronous: options.synchronous }), options)
 
+/**
+ * The PostgreSQL store's options: its URL, its pool, and the cluster engine.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PgOptions extends Options {
   readonly url: Redacted.Redacted<string>
   /** Pool size (default: the driver's). */
@@ -154,28 +190,13 @@ export interface PgOptions extends Options {
  * The cluster engine (`effect/cluster`, on the same database): any node takes any SendMessage and the turn runs on
  * the runner that holds its task, after the task's earlier turns; at most `maxExecutions` at once per runner (the
  * rest wait, stored); a runner lost mid-turn has its turns taken over within `failover` (restartable agents run
- * them again, others are FAILED). Needs `@effect/platform-node` (the runners talk over sockets).
+ * them again, others are FAILED). Needs `@effect/platform-node` (the runners talk over sockets). See
+ * `sql/cluster/` for how it works.
+ *
+ * @since 0.1.0
+ * @category models
  */
-export interface ClusterOptions {
-  /** Whether this node runs turns: `serve` and `worker` do, `serve --no-execute` does not. */
-  readonly execute: boolean
-  /** Where this runner's socket listens (default 127.0.0.1); only when `execute`. */
-  readonly host?: string | undefined
-  /** The runner's port (default 0: a free one, chosen as it starts, so nodes never collide); only when `execute`. */
-  readonly port?: number | undefined
-  /**
-   * Where the other nodes reach this runner (default `host`): needed when `host` is every interface (0.0.0.0, ::),
-   * as in a container. The port is the one the socket bound.
-   */
-  readonly advertiseHost?: string | undefined
-  /** Turns this node runs at once, at most (default 64). */
-  readonly maxExecutions?: number | undefined
-  /** How long a lost runner keeps its turns before the others take them over (default 10 seconds). */
-  readonly failover?: Duration.Input | undefined
-}
-
-/** A listen address that is every interface: no address the other nodes can reach. */
-const everyInterface = (host: string) => ["", "0.0.0.0", "::", "[::]"].includes(host.trim())
+export interface ClusterOptions extends ClusterEngine.Options {}
 
 // Our own modules: a failure to load them is a defect.
 const pgNodes = Effect.promise(async () => ({
@@ -186,46 +207,20 @@ const pgNodes = Effect.promise(async () => ({
 /** The cluster engine of `options` over the stores (loaded only when asked for). */
 const clusterEngine = (options: ClusterOptions) =>
   Layer.unwrap(
-    Effect.promise(async () => ({
-      ClusterTurns: await import("./internal/ClusterTurns.ts"),
-      ClusterSocket: await import("./internal/ClusterSocket.ts")
-    })).pipe(Effect.map(({ ClusterSocket, ClusterTurns }) => {
-      const settings = {
-        execute: options.execute,
-        maxExecutions: options.maxExecutions ?? 64,
-        failover: Duration.fromInputUnsafe(options.failover ?? "10 seconds")
-      }
-      const host = options.host ?? "127.0.0.1"
-      const advertiseHost = options.advertiseHost ?? host
-      const failed = (message: string, cause?: unknown) =>
-        Layer.effect(
-          ClusterTurns.TurnDispatch,
-          Effect.fail(new TaskStoreError({ message: `The cluster engine could not start: ${message}`, cause }))
-        )
-      if (settings.execute && everyInterface(advertiseHost)) {
-        return failed(
-          `its runner listens on every interface (${host}): name the address the other nodes reach it at ` +
-            "(A2A_RUNNER_ADVERTISE_HOST)"
-        )
-      }
-      return ClusterTurns.layer(settings).pipe(
-        Layer.provide(ClusterSocket.layer({
-          sharding: ClusterTurns.shardingConfig(settings),
-          runner: settings.execute
-            ? Option.some({ host, port: options.port ?? 0, advertiseHost })
-            : Option.none()
-        })),
-        // The runner's socket could not be opened (its port taken), or its settings are wrong.
-        Layer.catchCause((cause) => failed(Cause.pretty(cause), cause))
-      )
-    }))
+    Effect.promise(() => import("./cluster/ClusterEngine.ts")).pipe(
+      Effect.map((ClusterEngine) => ClusterEngine.layer(options))
+    )
   )
 
 /**
  * PostgreSQL, for several server nodes sharing one database: every node serves every operation on every task
- * (events and cancels travel between nodes with LISTEN/NOTIFY; see PgEventBus and PgRemoteCancel). The driver (`@effect/sql-pg`, an optional peer
- * dependency) is loaded when this layer is built, so a server on SQLite never loads it; so are PgEventBus and
- * PgRemoteCancel, which only PostgreSQL uses (less to load at start: BENCHMARKS.md, "Start-up memory").
+ * (events and cancels travel between nodes with LISTEN/NOTIFY; see PgEventBus and PgRemoteCancel). The driver
+ * (`@effect/sql-pg`, an optional peer dependency) is loaded when this layer is built, so a server on SQLite never
+ * loads it; so are PgEventBus and PgRemoteCancel, which only PostgreSQL uses, so that a server on SQLite starts
+ * with less loaded.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =>
   Layer.unwrap(
@@ -258,14 +253,30 @@ export const layerPg = (options: PgOptions): Layer.Layer<Services, StoreError> =
     )
   )
 
-/** Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`. */
+/**
+ * Where the SQLite file goes: `$A2A_DATA_DIR/a2a.db`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SQLITE_FILE = "a2a.db"
 
+/**
+ * Which database `layerConfig` opens: a SQLite file, or PostgreSQL at a URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Database =
   | { readonly _tag: "sqlite"; readonly filename: string; readonly synchronous: "NORMAL" | "FULL" }
   | { readonly _tag: "pg"; readonly url: Redacted.Redacted<string> }
 
-/** Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR` and `A2A_SQLITE_SYNCHRONOUS`. */
+/**
+ * Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR` and `A2A_SQLITE_SYNCHRONOUS`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const databaseConfig: Config.Config<Database> = Config.all({
   url: Config.option(Config.Redacted("A2A_DATABASE_URL")),
   dataDir: Config.String("A2A_DATA_DIR").pipe(Config.withDefault("./.a2a-data")),
@@ -282,6 +293,9 @@ export const databaseConfig: Config.Config<Database> = Config.all({
  * `A2A_SECRET_KEYS`: comma-separated base64 keys of 32 bytes (`openssl rand -base64 32`) that seal push configs
  * at rest; the first seals, all open. To rotate, put the new key first and keep the old ones until the server has
  * started once (it seals every config again with the first).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buffer>>> = Config.option(
   Config.Redacted("A2A_SECRET_KEYS")
@@ -306,6 +320,9 @@ export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buf
  * (default 0: a free port, advertised once bound), `A2A_RUNNER_ADVERTISE_HOST` (where the other nodes reach it,
  * default A2A_RUNNER_HOST; needed when that is 0.0.0.0), `A2A_MAX_EXECUTIONS` (turns run at once here, default 64),
  * `A2A_FAILOVER` (how long a lost runner keeps its turns, default 10 seconds). None: the engine is off.
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const clusterConfig = (execute: boolean | undefined): Config.Config<Option.Option<ClusterOptions>> =>
   Config.all({
@@ -345,7 +362,12 @@ export const clusterConfig = (execute: boolean | undefined): Config.Config<Optio
     })
   )
 
-/** The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`. */
+/**
+ * The default durable store for `effect-a2a serve`: SQLite in `A2A_DATA_DIR`, or PostgreSQL at `A2A_DATABASE_URL`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const database = yield* databaseConfig

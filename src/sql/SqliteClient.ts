@@ -56,6 +56,12 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { Worker } from "node:worker_threads"
 import * as SqliteGroupCommit from "./internal/SqliteGroupCommit.ts"
 
+/**
+ * How the database is opened: its file, its durability, and the spans' attributes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SqliteClientConfig {
   /** Database file, or `":memory:"`. Missing parent directories are created. */
   readonly filename: string
@@ -65,10 +71,16 @@ export interface SqliteClientConfig {
   readonly busyTimeoutMillis?: number | undefined
   /** Prepared statements kept per connection (default 200). */
   readonly statementCacheSize?: number | undefined
+  /** Attributes added to every span of this client's statements. */
   readonly spanAttributes?: Readonly<Record<string, unknown>> | undefined
 }
 
-/** The SqlClient, plus the SQLite specifics (the file it opened). */
+/**
+ * The SqlClient, plus the SQLite specifics (the file it opened).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SqliteClient extends SqlClient.SqlClient {
   readonly config: SqliteClientConfig
   /**
@@ -84,7 +96,13 @@ export interface SqliteClient extends SqlClient.SqlClient {
   ) => Effect.Effect<A, E | SqlError, R>
 }
 
-export const SqliteClient = Context.Service<SqliteClient>("effect-a2a/store/SqliteClient")
+/**
+ * The service of an embedded SQLite database's client: the SqlClient, the file it opened and atomic writes.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const SqliteClient = Context.Service<SqliteClient>("effect-a2a/sql/SqliteClient")
 
 // node:sqlite reports the SQLite result code as `errcode` (its `code` is "ERR_SQLITE_ERROR"); the classifier
 // reads `errno`, so copy it there.
@@ -339,7 +357,12 @@ const routed = (
   }
 }
 
-/** Opens the database for the life of the current scope. */
+/**
+ * Opens the database for the life of the current scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.fnUntraced(function*(
   config: SqliteClientConfig
 ): Effect.fn.Return<SqliteClient, SqlError, Scope.Scope | Reactivity> {
@@ -394,7 +417,12 @@ export const make = Effect.fnUntraced(function*(
   return Object.assign(client, { config, writeAtomically })
 })
 
-/** Provides both `SqliteClient` and the generic `SqlClient`; the database closes with the layer. */
+/**
+ * Provides both `SqliteClient` and the generic `SqlClient`; the database closes with the layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (config: SqliteClientConfig): Layer.Layer<SqliteClient | SqlClient.SqlClient, SqlError> =>
   Layer.effectContext(
     Effect.map(

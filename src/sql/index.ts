@@ -10,6 +10,11 @@
  * // tasks and push configs in ./data/a2a.db, migrated on start
  * const stores = SqlStore.layerSqlite({ filename: "./data/a2a.db" })
  * ```
+ *
+ * On PostgreSQL, the stores also run the cluster engine (`sql/cluster/`), which spreads the turns of the tasks over
+ * the nodes sharing the database; see `SqlStore.ClusterOptions`.
+ *
+ * @since 0.1.0
  */
 export * as DurableServer from "./DurableServer.ts"
 export * as SqliteClient from "./SqliteClient.ts"

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import * as TaskJson from "../../src/http/internal/TaskJson.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import * as TaskJson from "../../src/server/internal/TaskJson.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
 const { call, userMessage } = TestServer

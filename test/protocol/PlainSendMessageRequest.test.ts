@@ -8,10 +8,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import * as Arbitrary from "effect/Arbitrary"
-import * as MethodTable from "../../src/http/MethodTable.ts"
 import * as FieldViolations from "../../src/protocol/FieldViolations.ts"
 import * as v1 from "../../src/protocol/generated/v1.ts"
 import * as PlainSendMessageRequest from "../../src/protocol/internal/PlainSendMessageRequest.ts"
+import * as MethodTable from "../../src/server/MethodTable.ts"
 import * as Mutations from "./Mutations.ts"
 
 const schemaDecode = Schema.decodeUnknownResult(v1.SendMessageRequest)

@@ -42,7 +42,7 @@ const startNode = (url: string) =>
   Effect.gen(function*() {
     const node = yield* ServeProcess.start({
       A2A_DATABASE_URL: url,
-      // The nodes without the cluster engine (ClusterNodes.test.ts has the engine through an outage).
+      // The nodes without the cluster engine (cluster/ClusterNodes.test.ts has the engine through an outage).
       A2A_CLUSTER: "false",
       A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-node-")),
       A2A_RECOVERY_INTERVAL: "300 millis",

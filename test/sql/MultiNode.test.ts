@@ -21,8 +21,8 @@ type Node = ServeProcess.ServeProcess
 
 /**
  * Starts a node on the database at `url`; killed when the scope closes. Without the cluster engine
- * (`A2A_CLUSTER=false`): these are the nodes that run the turns of the requests they take (ClusterNodes.test.ts
- * has the engine's).
+ * (`A2A_CLUSTER=false`): these are the nodes that run the turns of the requests they take
+ * (cluster/ClusterNodes.test.ts has the engine's).
  */
 const startNode = (url: Redacted.Redacted<string>) =>
   ServeProcess.start({

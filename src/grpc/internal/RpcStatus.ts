@@ -4,11 +4,18 @@
  * wire codec. The three messages are small and stable (google/rpc/status.proto, error_details.proto), so their
  * fields are written here rather than generated. Details of any other type travel as they came: skipped on
  * writing (their fields are unknown), kept as `{ "@type" }` on reading.
+ *
+ * @since 0.1.0
  */
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire"
 import * as A2AError from "../../protocol/A2AError.ts"
 
-/** google.rpc.Code by name (the names the error table uses). */
+/**
+ * google.rpc.Code by name (the names the error table uses).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const codes = {
   OK: 0,
   CANCELLED: 1,
@@ -29,13 +36,30 @@ export const codes = {
   UNAUTHENTICATED: 16
 } as const
 
+/**
+ * The name of a gRPC status code.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CodeName = keyof typeof codes
 
 const names = new Map<number, CodeName>(Object.entries(codes).map(([name, code]) => [code, name as CodeName]))
 
+/**
+ * The name of a gRPC status code (UNKNOWN for one it does not know).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const nameOf = (code: number): CodeName => names.get(code) ?? "UNKNOWN"
 
-/** The metadata key of the binary google.rpc.Status. */
+/**
+ * The metadata key of the binary google.rpc.Status.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DETAILS_KEY = "grpc-status-details-bin"
 
 const writeErrorInfo = (detail: A2AError.ErrorDetail): Uint8Array => {
@@ -68,7 +92,12 @@ const writeBadRequest = (detail: A2AError.ErrorDetail): Uint8Array => {
   return w.finish()
 }
 
-/** The binary google.rpc.Status of an A2A error: its table code, its message, ErrorInfo and BadRequest details. */
+/**
+ * The binary google.rpc.Status of an A2A error: its table code, its message, ErrorInfo and BadRequest details.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
 export const encode = (error: A2AError.A2AError): Uint8Array => {
   const w = new BinaryWriter()
   const code = codes[A2AError.errorTable[error._tag].grpcStatus as CodeName] ?? codes.UNKNOWN
@@ -134,13 +163,24 @@ const readBadRequest = (bytes: Uint8Array): A2AError.ErrorDetail => {
   return { "@type": A2AError.BAD_REQUEST_TYPE, fieldViolations: violations }
 }
 
+/**
+ * A google.rpc.Status, decoded: its code, its message and its details.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Status {
   readonly code: number
   readonly message: string
   readonly details: ReadonlyArray<A2AError.ErrorDetail>
 }
 
-/** Reads a binary google.rpc.Status; undefined when the bytes are not one. */
+/**
+ * Reads a binary google.rpc.Status; undefined when the bytes are not one.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
 export const decode = (bytes: Uint8Array): Status | undefined => {
   try {
     let code = 0

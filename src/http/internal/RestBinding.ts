@@ -19,9 +19,9 @@ import { type A2AError, MethodNotFound, toHttpError } from "../../protocol/A2AEr
 import * as QueryParams from "../../protocol/internal/QueryParams.ts"
 import * as Operations from "../../protocol/Operations.ts"
 import { matchEffectEager } from "../../server/internal/EagerMatch.ts"
+import { type OperationName, resultJson } from "../../server/MethodTable.ts"
 import * as HttpCallContext from "../HttpCallContext.ts"
 import type { RouteHandler } from "../HttpEdition.ts"
-import { type OperationName, resultJson } from "../MethodTable.ts"
 import {
   A2A_JSON_CONTENT_TYPE,
   fromCause,

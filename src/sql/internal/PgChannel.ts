@@ -2,6 +2,8 @@
  * The NOTIFY channels the nodes of one deployment share. PostgreSQL channels are database-wide while our tables
  * live in a schema, so each channel name carries a digest of the schema: deployments (and test runs) in other
  * schemas of the same database never hear each other.
+ *
+ * @since 0.1.0
  */
 import type { PgClient } from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
@@ -12,7 +14,12 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { createHash } from "node:crypto"
 
-/** `base` suffixed with a digest of the current schema: a valid channel identifier under 63 bytes. */
+/**
+ * `base` suffixed with a digest of the current schema: a valid channel identifier under 63 bytes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const name = (base: string): Effect.Effect<string, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -27,6 +34,9 @@ export const name = (base: string): Effect.Effect<string, SqlError, SqlClient.Sq
  * is logged, told to `lost` (what is sent until the next LISTEN is missed: never replayed), and listened to again,
  * every second until it works; `listening` runs once it does. When the first LISTEN fails, `firstFailure` decides:
  * "fail" fails this effect, "retry" logs it and keeps trying.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const follow = (
   pg: PgClient,

@@ -14,6 +14,8 @@
  * Size: a NOTIFY payload is limited to 8000 bytes. A larger event (a big artifact) is written to
  * `a2a_task_events` and the notification carries only its key; receivers read it from there. Those rows are
  * kept for EVENT_RETENTION, far longer than any delivery takes.
+ *
+ * @since 0.1.0
  */
 import type { PgClient } from "@effect/sql-pg/PgClient"
 import * as Clock from "effect/Clock"
@@ -37,10 +39,20 @@ import * as PgChannel from "./PgChannel.ts"
 import * as SqlFailure from "./SqlFailure.ts"
 import { SqlNode } from "./SqlNode.ts"
 
-/** Payloads up to this many bytes travel in the notification itself (PostgreSQL's limit is 8000). */
+/**
+ * Payloads up to this many bytes travel in the notification itself (PostgreSQL's limit is 8000).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const MAX_INLINE_BYTES = 7500
 
-/** How long an event too large for a notification stays readable in `a2a_task_events`. */
+/**
+ * How long an event too large for a notification stays readable in `a2a_task_events`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const EVENT_RETENTION = Duration.minutes(10)
 
 /** Events sent in one statement, at most. */
@@ -71,6 +83,9 @@ const decodeStoredEvent = Schema.decodeUnknownEffect(StoredEvent)
 /**
  * The bus over the PostgreSQL client `pg` (the `PgClient` service of `@effect/sql-pg`, passed in so that this
  * module does not load the driver). Listening has started when the effect completes; it lasts as long as the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   pg: PgClient
@@ -172,7 +187,12 @@ export const make = (
     })
   })
 
-/** The bus as a layer, over the `PgClient` service `tag` of `@effect/sql-pg` (see `make`). */
+/**
+ * The bus as a layer, over the `PgClient` service `tag` of `@effect/sql-pg` (see `make`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   tag: Context.Service<PgClient, PgClient>
 ): Layer.Layer<EventBus, SqlError, SqlClient.SqlClient | SqlNode | PgClient> =>

@@ -4,6 +4,8 @@
  * NOTIFY naming the task; the node cancels its execution as a local CancelTask would, and the outcome (CANCELED,
  * or the end the task reached first) travels back on the EventBus. A node that is gone (see SqlLiveness) is not
  * asked: the caller cancels the task itself.
+ *
+ * @since 0.1.0
  */
 import type { PgClient } from "@effect/sql-pg/PgClient"
 import type * as Context from "effect/Context"
@@ -29,6 +31,12 @@ const Request = Schema.fromJsonString(Schema.Struct({
 const decodeRequest = Schema.decodeUnknownResult(Request)
 const encodeRequest = Schema.encodeSync(Request)
 
+/**
+ * The RemoteCancel of this node, listening for cancels on `pg` (see the module).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   pg: PgClient
 ): Effect.Effect<Service, SqlError, SqlClient.SqlClient | SqlNode | SqlLiveness> =>
@@ -76,7 +84,12 @@ export const make = (
     return { request, serve }
   })
 
-/** RemoteCancel over the `PgClient` service `tag` of `@effect/sql-pg`. */
+/**
+ * RemoteCancel over the `PgClient` service `tag` of `@effect/sql-pg`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   tag: Context.Service<PgClient, PgClient>
 ) => Layer.effect(RemoteCancel, Effect.flatMap(tag, make))

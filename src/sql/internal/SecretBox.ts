@@ -3,6 +3,8 @@
  * operator configures. A sealed value is `a2a-sealed:v1:<key id>:<base64url of iv, tag and ciphertext>`; the key
  * id is a digest of the key, so several keys can be configured: the first seals, every one opens (rotation).
  * A value without the prefix is one stored before sealing was turned on, returned as it is.
+ *
+ * @since 0.1.0
  */
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
@@ -10,6 +12,12 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 
 const PREFIX = "a2a-sealed:v1:"
 
+/**
+ * Seals stored secrets with the first key and opens them with any (see the module).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SecretBox {
   /** The id of the key that seals. */
   readonly keyId: string
@@ -20,9 +28,20 @@ export interface SecretBox {
   readonly isCurrent: (stored: string) => boolean
 }
 
+/**
+ * Whether a stored value is sealed (else it was stored in the clear).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isSealed = (stored: string): boolean => stored.startsWith(PREFIX)
 
-/** A 32-byte key from its base64 (or base64url) text; a message naming what is wrong otherwise. */
+/**
+ * A 32-byte key from its base64 (or base64url) text; a message naming what is wrong otherwise.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const parseKey = (text: string): Result.Result<Buffer, string> => {
   const key = Buffer.from(text.trim(), "base64")
   return key.length === 32
@@ -32,7 +51,12 @@ export const parseKey = (text: string): Result.Result<Buffer, string> => {
 
 const idOf = (key: Buffer): string => createHash("sha256").update(key).digest("hex").slice(0, 12)
 
-/** The box over `keys` (at least one): the first seals, all open. */
+/**
+ * The box over `keys` (at least one): the first seals, all open.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (keys: ReadonlyArray<Redacted.Redacted<Buffer>>): SecretBox => {
   const byId = new Map(keys.map((k) => [idOf(Redacted.value(k)), Redacted.value(k)] as const))
   const sealing = Redacted.value(keys[0]!)

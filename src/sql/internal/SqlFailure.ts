@@ -1,6 +1,8 @@
 /**
  * SQL failures as the stores report them: a TaskStoreError saying what failed, marked `unavailable` when the
  * database could not be reached (so the client hears UNAVAILABLE, retry later) rather than the statement failing.
+ *
+ * @since 0.1.0
  */
 import type * as Schema from "effect/Schema"
 import type { SqlError } from "effect/sql/SqlError"
@@ -13,6 +15,9 @@ const UNREACHABLE_STATE = /^(08|57P0[123])/
 /**
  * Whether the database could not be reached: the connection was refused, lost or timed out (the driver's
  * ConnectionError), or the server ended the session because it is stopping or not yet started.
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isUnreachable = (error: SqlError): boolean => {
   if (error.reason._tag === "ConnectionError") return true
@@ -21,7 +26,12 @@ export const isUnreachable = (error: SqlError): boolean => {
   return typeof code === "string" && UNREACHABLE_STATE.test(code)
 }
 
-/** The TaskStoreError of a failed step, `what` saying which. */
+/**
+ * The TaskStoreError of a failed step, `what` saying which.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const storeError = (what: string) => (cause: SqlError | Schema.SchemaError | TaskStoreError): TaskStoreError => {
   const unavailable = cause._tag === "SqlError" ? isUnreachable(cause) : cause._tag === "TaskStoreError" &&
     cause.unavailable === true

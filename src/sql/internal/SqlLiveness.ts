@@ -16,6 +16,8 @@
  * has had to take its lock again, only a lease after that: the others needed as long to come back.
  *
  * SQLite serves one process per database file: every other node is gone, and this node is always alive.
+ *
+ * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -29,20 +31,42 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlNode } from "./SqlNode.ts"
 
-/** How long a node may go unseen (its lock free) before it counts as gone, by default. */
+/**
+ * How long a node may go unseen (its lock free) before it counts as gone, by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_LEASE = Duration.seconds(10)
 
-/** Heartbeats per lease: a node lost for a beat or two (and its reconnection) stays well within its lease. */
+/**
+ * Heartbeats per lease: a node lost for a beat or two (and its reconnection) stays well within its lease.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const LEASE_BEATS = 5
 
 // Advisory lock key space: (hashtext of this constant, hashtext of the node id).
 const LOCK_SPACE = "effect-a2a/node"
 
+/**
+ * How long a node may go unseen before the others count it as gone.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** PostgreSQL only: how long a node may go unseen before it counts as gone (default DEFAULT_LEASE). */
   readonly lease?: Duration.Input | undefined
 }
 
+/**
+ * Whether a node sharing the database is alive (see the module).
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class SqlLiveness extends Context.Service<SqlLiveness, {
   /**
    * Whether the node `nodeId` is gone (see the module). Run inside a transaction: the node's lock, when free, is
@@ -51,12 +75,15 @@ export class SqlLiveness extends Context.Service<SqlLiveness, {
   readonly judge: (nodeId: string) => Effect.Effect<boolean, SqlError>
   /** `judge` in a transaction of its own. */
   readonly isGone: (nodeId: string) => Effect.Effect<boolean, SqlError>
-}>()("effect-a2a/store/SqlLiveness") {}
+}>()("effect-a2a/sql/SqlLiveness") {}
 
 /**
  * Takes this node's lock (and writes its first heartbeat) while the layer builds, before the node saves a task, so
  * no other node can mistake it for a gone one; then keeps it for the life of the layer, taking it again after a
  * lost connection. On a clean stop, the node's row goes and its lock is released.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError, SqlClient.SqlClient | SqlNode> =>
   Layer.effect(

@@ -3,6 +3,8 @@
  * messageId. A claim is one INSERT on the primary key (owner, tenant, message_id) that takes over only a row older
  * than the window, so of two sends of one message, on any nodes sharing the database, exactly one inserts. Rows past
  * the window are deleted every `min(window, 1 minute)` by each node.
+ *
+ * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -32,6 +34,12 @@ interface Row {
 /** How often expired receipts are deleted, at most. */
 const PRUNE_INTERVAL = Duration.minutes(1)
 
+/**
+ * The MessageReceipts over the SqlClient in context, kept for `window` (default 24 hours).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: { readonly window?: Duration.Input | undefined } = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -129,6 +137,11 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
     return MessageReceipts.of({ window, claim, get, reply, release })
   })
 
-/** The receipts over the SqlClient in context (migrations must have run: see SqlStore). */
+/**
+ * The receipts over the SqlClient in context (migrations must have run: see SqlStore).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: { readonly window?: Duration.Input | undefined } = {}) =>
   Layer.effect(MessageReceipts, make(options))

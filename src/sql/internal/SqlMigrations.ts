@@ -7,6 +7,8 @@
  * filters and sorts on. Each index leads with `owner` and `tenant`, since every query is scoped by them (spec
  * 13.1), and ends with the list order (status timestamp, id), so a page is one index range scan.
  * Ids use the "C" collation on PostgreSQL so they sort by bytes, as on SQLite and in the memory store.
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
@@ -253,7 +255,12 @@ const addTaskTurn = Effect.gen(function*() {
   yield* sql`ALTER TABLE a2a_tasks ADD COLUMN turn TEXT`
 })
 
-/** The migrations, in order. Never edit a released one: add the next. */
+/**
+ * The migrations, in order. Never edit a released one: add the next.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
 export const migrations = Migrator.fromRecord({
   "1_create_tasks": createTasks,
   "2_create_push_configs": createPushConfigs,
@@ -267,9 +274,20 @@ export const migrations = Migrator.fromRecord({
   "10_add_task_turn": addTaskTurn
 })
 
+/**
+ * The table the applied migrations are recorded in.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const MIGRATIONS_TABLE = "a2a_migrations"
 
-/** Applies pending migrations; returns those it ran. */
+/**
+ * Applies pending migrations; returns those it ran.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
 export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,

@@ -6,6 +6,8 @@
  * With a SecretBox, each config (its webhook URL, token and credentials) is stored sealed, as a JSON string, and
  * opened when read; on start, configs stored in the clear or under an older key are sealed again with the current
  * one (key rotation).
+ *
+ * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -35,6 +37,12 @@ interface ConfigRow {
 /** A config row's column as it is stored: the config's JSON, or (sealed) a JSON string holding it sealed. */
 const SEALED_JSON = "\"a2a-sealed:"
 
+/**
+ * The PushConfigStore over the SqlClient in context; with `box`, configs are sealed at rest.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (box?: SecretBox.SecretBox) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -144,6 +152,9 @@ export const make = (box?: SecretBox.SecretBox) =>
 /**
  * The PushConfigStore over the SqlClient in context (migrations must have run: see SqlStore); configs sealed
  * with `box` when given.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (box?: SecretBox.SecretBox): Layer.Layer<PushConfigStore, never, SqlClient.SqlClient> =>
   Layer.effect(PushConfigStore, make(box))

@@ -7,6 +7,8 @@
  *
  * Writing down never stands in the way of a delivery: a failure to write is logged and the delivery is made from
  * memory, as without an outbox.
+ *
+ * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -37,6 +39,13 @@ const toPending = (row: Row): Pending => ({
   kind: row.kind
 })
 
+/**
+ * The PushOutbox over the SqlClient in context; on PostgreSQL, the rows of nodes that are gone are taken over
+ * every `interval` (default 1 minute).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: { readonly interval?: Duration.Input | undefined } = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -94,7 +103,12 @@ export const make = (options: { readonly interval?: Duration.Input | undefined }
     return { add, done, orphans: Stream.fromQueue(orphans) } satisfies Service
   })
 
-/** The outbox over the SqlClient in context (migrations must have run: see SqlStore). */
+/**
+ * The outbox over the SqlClient in context (migrations must have run: see SqlStore).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: { readonly interval?: Duration.Input | undefined } = {}
 ) => Layer.effect(PushOutbox, make(options))

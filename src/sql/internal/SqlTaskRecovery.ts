@@ -11,6 +11,8 @@
  *   unseen for a lease, so a node that only lost its connection for a while keeps its tasks), and only their
  *   tasks are failed, in the transaction that judged them. The check runs at start and then periodically, so a
  *   node that crashes while others keep running has its tasks failed too.
+ *
+ * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -30,12 +32,22 @@ import * as SqlLiveness from "./SqlLiveness.ts"
 import { SqlNode } from "./SqlNode.ts"
 import * as SqlTaskRows from "./SqlTaskRows.ts"
 
-/** The status message of a task failed by the restart recovery. */
+/**
+ * The status message of a task failed by the restart recovery.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const RESTART_MESSAGE =
   "The server restarted while this task was being worked on, so it was interrupted and marked as failed. " +
   "Send the request again to start a new task."
 
-/** The states of a task whose agent is at work: it runs on the node that last saved it. */
+/**
+ * The states of a task whose agent is at work: it runs on the node that last saved it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const IN_FLIGHT = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const
 
 // Like an agent's status update with a message: the message becomes the status and joins the history.
@@ -54,12 +66,22 @@ const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
   }
 }
 
-/** A recovered task and the version its FAILED status was saved as. */
+/**
+ * A recovered task and the version its FAILED status was saved as.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Recovered extends RecoveredTask {
   readonly version: number
 }
 
-/** Fails the in-flight tasks of processes that are gone; returns them. */
+/**
+ * Fails the in-flight tasks of processes that are gone; returns them.
+ *
+ * @since 0.1.0
+ * @category recovery
+ */
 export const recover: Effect.Effect<
   ReadonlyArray<Recovered>,
   TaskStoreError,
@@ -105,6 +127,12 @@ export const recover: Effect.Effect<
     Effect.withSpan("SqlTaskRecovery.recover")
   )
 
+/**
+ * When and how the tasks of a node that is gone are recovered.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RecoveryOptions extends SqlLiveness.Options {
   /** PostgreSQL only: how often to look for nodes that died while this one runs (default 1 minute). */
   readonly interval?: Duration.Input | undefined
@@ -123,6 +151,9 @@ const recoverAndLog = Effect.tap(recover, (recovered) =>
 /**
  * Runs the recovery once while the layer builds (before the server takes requests); on PostgreSQL, repeats it
  * in the background. Provides the tasks recovered at start (the webhook notifier sends their FAILED status).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: RecoveryOptions = {}

@@ -7,6 +7,8 @@
  *
  * A save's history is taken as an extension of the stored one when it holds, at the stored length, the stored last
  * message (its messageId); any other history (an agent that replaced it) is written anew.
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -24,7 +26,12 @@ const decodeTask = Schema.decodeUnknownEffect(Schema.fromJsonString(v1.Task))
 const encodeTask = Schema.encodeEffect(Schema.fromJsonString(v1.Task))
 const encodeMessage = Schema.encodeEffect(Schema.fromJsonString(v1.Message))
 
-/** A task as `columns` selects it. */
+/**
+ * A task as `columns` selects it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskRow {
   readonly task: string
   /** The history's messages (JSON) joined by commas, in order; null when it has none. */
@@ -35,7 +42,12 @@ export interface TaskRow {
   readonly turn: string | null
 }
 
-/** The stored row a write found: what refused it, when it did. */
+/**
+ * The stored row a write found: what refused it, when it did.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface StoredRow {
   readonly owner: string
   readonly tenant: string
@@ -45,7 +57,12 @@ export interface StoredRow {
   readonly history_tail: string | null
 }
 
-/** A write's outcome: saved, or refused by the row stored (undefined: none was, nor could be made). */
+/**
+ * A write's outcome: saved, or refused by the row stored (undefined: none was, nor could be made).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Written = { readonly saved: true } | { readonly saved: false; readonly stored: StoredRow | undefined }
 
 /** What of a task's history is stored: how many messages, and the last one's id. */
@@ -68,6 +85,13 @@ const extendsHistory = (history: ReadonlyArray<v1.Message>, stored: Known) =>
 const withHistory = (task: string, history: string | null) =>
   history === null ? task : `${task.slice(0, -1)}${task.length > 2 ? "," : ""}"history":[${history}]}`
 
+/**
+ * The task rows of the SqlClient in context: reading, writing and listing them, as the TaskStore and the
+ * recovery use them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const node = yield* SqlNode

@@ -9,6 +9,8 @@
  * when it belongs to the same owner and tenant and carries a newer version, so two writers racing on the same task
  * cannot silently overwrite each other (the loser fails with a TaskStoreError). A task that has ended is never
  * replaced (a terminal state never changes): a save over it fails as a conflict, whatever its version.
+ *
+ * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -29,6 +31,12 @@ import { storeError } from "./SqlFailure.ts"
 import { type SqlNode } from "./SqlNode.ts"
 import * as SqlTaskRows from "./SqlTaskRows.ts"
 
+/**
+ * The TaskStore over the SqlClient in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const traced = yield* Observability.spanMaker
@@ -43,8 +51,7 @@ export const make = Effect.gen(function*() {
       traced("SqlTaskStore.get")
     )
 
-  // Effect.fnUntraced: its generator function is made once, not per save (BENCHMARKS.md, "Generator functions made
-  // per call").
+  // Effect.fnUntraced: its generator function is made once, not per save.
   const save: TaskStore["Service"]["save"] = Effect.fnUntraced(
     function*(record) {
       const { owner, task, tenant, version } = record
@@ -105,10 +112,14 @@ export const make = Effect.gen(function*() {
       traced("SqlTaskStore.list")
     )
 
-  // Each save is a commit (BENCHMARKS.md, "Sustained load and the SQLite store"; an fsync with FULL): worth
-  // coalescing.
+  // Each save is a commit (an fsync with FULL): worth coalescing.
   return TaskStore.of({ get, save, list, coalesceSaves: true })
 })
 
-/** The TaskStore over the SqlClient in context (migrations must have run: see SqlStore). */
+/**
+ * The TaskStore over the SqlClient in context (migrations must have run: see SqlStore).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<TaskStore, never, SqlClient.SqlClient | SqlNode> = Layer.effect(TaskStore, make)

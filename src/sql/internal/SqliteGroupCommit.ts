@@ -9,6 +9,8 @@
  * so each caller gets the outcome it would have had alone. A write may be several statements (a task row and its
  * new history rows): it too commits whole or not at all, in its group or alone. A write whose caller was
  * interrupted before its group ran is left out.
+ *
+ * @since 0.1.0
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -25,6 +27,12 @@ interface Write {
   dropped: boolean
 }
 
+/**
+ * The writer's group commit: writes run together, committed once per group.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface GroupCommit {
   /**
    * Runs `run` on the writer in the next group; resumes once that group committed. `run` may make several
@@ -44,6 +52,9 @@ export interface GroupCommit {
  * starves reads (a GetTask, a request being accepted), and writes that wait longer let their callers gather more
  * in each (see TaskStore.coalesceSaves): that is how the saves of busy tasks slow down when the store cannot keep
  * up, instead of everything else.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const GROUP_BUDGET_MS = 10
 
@@ -62,6 +73,9 @@ const pause = Effect.callback<void>((resume) => {
 /**
  * Starts the group committer for the life of the scope. `borrow` lends the writer under its semaphore; `isTransaction`
  * says whether the connection is inside a transaction (a failed one may have been rolled back by SQLite already).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   borrow: Connection.Borrower,

@@ -29,7 +29,6 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as EditionKit from "../../http/EditionKit.ts"
-import type { Method, MethodTable, OperationName } from "../../http/MethodTable.ts"
 import {
   type A2AError,
   type FieldViolation,
@@ -39,6 +38,7 @@ import {
 } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import type * as CallContext from "../../server/CallContext.ts"
+import type { Method, MethodTable, OperationName } from "../../server/MethodTable.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as Tasks from "../../v0_3/protocol/Tasks.ts"
 import * as WireInput from "../../v0_3/protocol/WireInput.ts"

@@ -35,6 +35,11 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as EditionKit from "../../http/EditionKit.ts"
+import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../protocol/A2AError.ts"
+import * as v0_3 from "../../protocol/generated/v0_3.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
+import * as Operations from "../../protocol/Operations.ts"
+import type * as CallContext from "../../server/CallContext.ts"
 import {
   type Method,
   type MethodTable,
@@ -42,12 +47,7 @@ import {
   type Streaming,
   type Unary,
   v1Methods
-} from "../../http/MethodTable.ts"
-import { type A2AError, type InvalidParams, TaskNotFound, VersionNotSupported } from "../../protocol/A2AError.ts"
-import * as v0_3 from "../../protocol/generated/v0_3.ts"
-import type * as v1 from "../../protocol/generated/v1.ts"
-import * as Operations from "../../protocol/Operations.ts"
-import type * as CallContext from "../../server/CallContext.ts"
+} from "../../server/MethodTable.ts"
 import type { RequestHandler } from "../../server/RequestHandler.ts"
 import * as AgentCards from "../protocol/AgentCards.ts"
 import * as PushConfigs from "../protocol/PushConfigs.ts"

@@ -27,13 +27,13 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { STORAGE_LOST } from "../../src/server/engine/TaskRunner.ts"
-import { NODE_LOST } from "../../src/sql/internal/ClusterTurns.ts"
-import * as ServeProcess from "../fixtures/ServeProcess.ts"
-import * as SseStream from "../fixtures/SseStream.ts"
-import { freshDatabaseUrl, ownServer, skipReason, testDatabaseUrl } from "./pg.ts"
+import { STORAGE_LOST } from "../../../src/server/engine/TaskRunner.ts"
+import { NODE_LOST } from "../../../src/sql/cluster/TurnEntity.ts"
+import * as ServeProcess from "../../fixtures/ServeProcess.ts"
+import * as SseStream from "../../fixtures/SseStream.ts"
+import { freshDatabaseUrl, ownServer, skipReason, testDatabaseUrl } from "../pg.ts"
 
-const AGENT = fileURLToPath(new URL("../fixtures/ClusterAgent.ts", import.meta.url))
+const AGENT = fileURLToPath(new URL("../../fixtures/ClusterAgent.ts", import.meta.url))
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 /** A2A_FAILOVER of the nodes: how long a killed runner keeps its turns. */
 const FAILOVER_MS = 2_000

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { MethodTable } from "effect-a2a/http"
+ * import { MethodTable } from "effect-a2a/server"
  *
  * // the 1.0 table: every operation, decoded with its Schema and run on the RequestHandler
  * const getTask = MethodTable.v1Methods.byName("GetTask")
@@ -26,15 +26,26 @@ import type * as Stream from "effect/Stream"
 import type { A2AError, InvalidParams } from "../protocol/A2AError.ts"
 import * as FieldViolations from "../protocol/FieldViolations.ts"
 import * as Operations from "../protocol/Operations.ts"
-import type { CallContext } from "../server/CallContext.ts"
-import type { RequestHandler } from "../server/RequestHandler.ts"
+import type { CallContext } from "./CallContext.ts"
 import * as TaskJson from "./internal/TaskJson.ts"
+import type { RequestHandler } from "./RequestHandler.ts"
 
+/**
+ * The name of an A2A operation, as the REST routes and the tables name it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type OperationName = Operations.Name
 
 type Handler = RequestHandler["Service"]
 
-/** A request/response operation. The result is a JSON-ready wire value. */
+/**
+ * A request/response operation. The result is a JSON-ready wire value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Unary {
   readonly _tag: "Unary"
   readonly name: OperationName
@@ -45,11 +56,21 @@ export interface Unary {
   readonly json?: ((result: unknown) => string | undefined) | undefined
 }
 
-/** A unary operation's result as JSON text, as its `json` writes it (undefined when JSON has no text for it). */
+/**
+ * A unary operation's result as JSON text, as its `json` writes it (undefined when JSON has no text for it).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const resultJson = (operation: Unary, result: unknown): string | undefined =>
   operation.json === undefined ? JSON.stringify(result) as string | undefined : operation.json(result)
 
-/** A streaming operation: a stream of JSON-ready StreamResponse values. */
+/**
+ * A streaming operation: a stream of JSON-ready StreamResponse values.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Streaming {
   readonly _tag: "Streaming"
   readonly name: OperationName
@@ -58,9 +79,20 @@ export interface Streaming {
   ) => Result.Result<(handler: Handler, ctx: CallContext) => Stream.Stream<unknown, A2AError>, InvalidParams>
 }
 
+/**
+ * One operation of a protocol version, as the bindings dispatch it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Method = Unary | Streaming
 
-/** One protocol version's operations, by the name the JSON-RPC binding calls them. */
+/**
+ * One protocol version's operations, by the name the JSON-RPC binding calls them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface MethodTable {
   readonly version: string
   /** The request headers that name the caller's extensions in this version (lower-case), in order. */
@@ -135,7 +167,12 @@ const taskJson = TaskJson.make()
 const taskText = (result: unknown): string | undefined =>
   typeof result === "object" && result !== null ? taskJson(result) : JSON.stringify(result) as string | undefined
 
-/** A2A 1.0: the native model, no translation; every operation of the table, decoded with its own Schema. */
+/**
+ * A2A 1.0: the native model, no translation; every operation of the table, decoded with its own Schema.
+ *
+ * @since 0.1.0
+ * @category tables
+ */
 export const v1Methods: MethodTable = makeTable(
   "1.0",
   Operations.all.map((op): Method => {

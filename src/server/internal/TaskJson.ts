@@ -1,7 +1,7 @@
 /**
  * The JSON text of the tasks GetTask answers with, kept for the next GetTask of the same task: a client polling a
- * task reads it again and again, unchanged, and JSON.stringify was a visible part of a GetTask's CPU (BENCHMARKS.md,
- * "GetTask, fifth pass").
+ * task reads it again and again, unchanged, and writing the same task's JSON afresh each time is a visible part of
+ * what a GetTask costs.
  *
  * Kept by task object, not by id: a stored task is a value that no one changes in place (a store saves a new record
  * for every change, see TaskStore), so a task that changed is another object and misses. A store that hands out a
@@ -11,8 +11,16 @@
  * one answer (the history cut by `historyLength`), which is never read again. Bounded: at most `maxChars`
  * characters of text in all, oldest first out, and no text longer than `maxTextChars` (a big task is written afresh
  * each time rather than pushing every other task out).
+ *
+ * @since 0.1.0
  */
 
+/**
+ * The bounds of the kept texts: `maxChars` in all, `maxTextChars` for one task's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly maxChars: number
   readonly maxTextChars: number
@@ -20,7 +28,12 @@ export interface Options {
 
 const defaults: Options = { maxChars: 1 << 20, maxTextChars: 1 << 16 }
 
-/** A memoised `JSON.stringify` for stored tasks (see the module's comment). */
+/**
+ * A memoised `JSON.stringify` for stored tasks (see the module's comment).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options = defaults): (task: object) => string => {
   const { maxChars, maxTextChars } = options
   const texts = new Map<object, string>()

@@ -7,6 +7,8 @@
  * - the address it advertises (where the other runners reach it) may differ from the one it listens on
  *   (`advertiseHost`: a container listening on 0.0.0.0, reached at its own address); and no engine setting is read
  *   from the environment (the engine's own `HOST`, `PORT`, `LISTEN_HOST`, ... would otherwise be taken).
+ *
+ * @since 0.1.0
  */
 import { layerClientProtocol } from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
@@ -24,6 +26,12 @@ import * as Option from "effect/Option"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { SocketServer } from "effect/socket/SocketServer"
 
+/**
+ * The engine's settings and this node's runner, if it is one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** The engine's settings (without the runner's address, which this layer sets). */
   readonly sharding: Partial<ShardingConfig.ShardingConfig["Service"]>
@@ -54,7 +62,12 @@ const listening = (sharding: Options["sharding"], runner: Option.Option.Value<Op
     }
   })).pipe(Layer.provideMerge(NodeSocketServer.layer({ host: runner.host, port: runner.port })))
 
-/** Sharding and the engine's storage for this node: a runner with its socket, or (no `runner`) a client only. */
+/**
+ * Sharding and the engine's storage for this node: a runner with its socket, or (no `runner`) a client only.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options) =>
   Option.match(options.runner, {
     onNone: () =>

@@ -1,0 +1,253 @@
+/**
+ * The sending side of the cluster engine, on any node: a SendMessage becomes a Turn to its task's entity, wherever
+ * that entity lives, and its caller hears the turn's events and outcome here as if it ran here.
+ *
+ * Routing a message: a continued task is read first (a message already in it is answered with the task, a terminal
+ * task refuses it); a new task's id and context are chosen here, so that the task a non-blocking send answers is
+ * the one that runs. Its events come through the EventBus (LISTEN/NOTIFY between the nodes), subscribed to before
+ * the Turn is sent so that none is missed, and caught up from the store when the bus lost its channel; its outcome
+ * (a reply, the task, or the A2A error) comes from the Turn's answer. A non-blocking send is acknowledged once its
+ * Turn is stored, never sooner, so that a message sent after that acknowledgement runs after it.
+ *
+ * Used by ClusterTurns as the TurnDispatch's `route`, on every node of the engine.
+ *
+ * @since 0.2.0
+ */
+import type { Sharding } from "effect/cluster/Sharding"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
+import { isTerminal, label } from "../../protocol/TaskStates.ts"
+import { EventBus } from "../../server/EventBus.ts"
+import * as Ids from "../../server/internal/Ids.ts"
+import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
+import { QUEUED, requestOf, Task, type TurnRequest } from "./TurnMessage.ts"
+
+/** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
+const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
+  Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
+
+/**
+ * Whether the events have brought the task to the status its turn ended with: the same status, not only the same
+ * state (a continued task at INPUT_REQUIRED asks again, INPUT_REQUIRED: its snapshot is not the turn's end).
+ */
+const sameStatus = (told: v1.TaskStatus, final: v1.TaskStatus) =>
+  told.state === final.state && told.timestamp === final.timestamp &&
+  told.message?.messageId === final.message?.messageId
+
+/** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
+const EVENTS_GRACE = Duration.seconds(5)
+
+/**
+ * This node's `route` over the engine (Sharding and its storage in context): sends each SendMessage as a Turn and
+ * tells its caller the turn's events and outcome. The turns it reports run in the scope it is made in (the
+ * server's): a caller that leaves does not stop its turn.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope.Scope | Sharding> = Effect.gen(
+  function*() {
+    const store = yield* TaskStore
+    const bus = yield* EventBus
+    const serverScope = yield* Effect.scope
+    const clientFor = yield* Task.client
+
+    /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
+    const report = Effect.fnUntraced(function*(
+      events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
+      acknowledge: Effect.Effect<void> | undefined,
+      snapshot: TaskRecord | undefined,
+      payload: TurnRequest,
+      taskId: string,
+      caller: Caller,
+      options: StartOptions
+    ) {
+      // The task as the events leave it, so that each event goes with the task after it (a blocking send answers
+      // the last one's).
+      let task = snapshot?.task
+      let version = snapshot?.version ?? 0
+      const seen = yield* Deferred.make<void>()
+      // The outcome, once the Turn has answered with its task.
+      const outcome: { task?: v1.Task } = {}
+      // A continued task takes the message into its history as its turn starts (as the runner's Turns do).
+      let taken = snapshot === undefined
+      // A non-blocking send is answered once its Turn is stored, and not sooner by the events of the task's turn
+      // still running: its client, answered, may send the task's next message, which must be stored after this one.
+      let stored = acknowledge === undefined
+      const apply = (event: v1.StreamResponse, sequence: number): void => {
+        if (!stored || sequence <= version) return
+        version = sequence
+        if (!taken && task !== undefined) {
+          taken = true
+          const contextId = task.contextId
+          const message = contextId === undefined
+            ? { ...payload.message, taskId }
+            : { ...payload.message, taskId, contextId }
+          task = { ...task, history: appended(task.history, message) }
+        }
+        const now = new Date().toISOString()
+        const applied = "task" in event ? Result.succeed({ task: event.task }) : applyEvent(task, event, {
+          taskId,
+          contextId: task?.contextId ?? "",
+          userMessage: payload.message,
+          now
+        })
+        if (Result.isSuccess(applied)) task = applied.success.task
+        caller.offer({ event, task: task === undefined ? Option.none() : Option.some(task) })
+        if (outcome.task !== undefined && task !== undefined && sameStatus(task.status, outcome.task.status)) {
+          Deferred.doneUnsafe(seen, Exit.void)
+        }
+      }
+      const forward = (
+        events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>
+      ) => Stream.runForEach(events, ({ event, sequence }) => Effect.sync(() => apply(event, sequence)))
+      // The EventBus ends its subscriptions when it loses the other nodes (the database went away), events being
+      // missed meanwhile: subscribed again as soon as it can be, the caller catches up from the store (the task as
+      // stored, a Task snapshot, when it is newer than the last event told), then hears the events after it.
+      const caughtUp = Effect.scoped(Effect.gen(function*() {
+        const again = yield* bus.subscribe(taskId)
+        const stored = yield* store.get(taskId, { owner: payload.owner, tenant: payload.tenant })
+        if (Option.isSome(stored)) apply({ task: stored.value.task }, stored.value.version)
+        yield* forward(again)
+      }))
+      const forwarding = yield* forward(events).pipe(
+        Effect.catch(() => Effect.retry(caughtUp, { schedule: Schedule.spaced("1 second") })),
+        Effect.ignore,
+        Effect.forkScoped
+      )
+      const client = clientFor(taskId)
+      // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
+      // stored before it): a message answered before another was sent runs before it. The same Turn sent again
+      // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
+      const answer =
+        yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
+          Effect.andThen(Effect.sync(() => {
+            stored = true
+          })),
+          Effect.andThen(acknowledge),
+          Effect.andThen(client.Turn(payload))
+        )).pipe(
+          Effect.catchTags({
+            MailboxFull: engineFailed(taskId),
+            AlreadyProcessingMessage: engineFailed(taskId),
+            PersistenceError: engineFailed(taskId),
+            EntityNotAssignedToRunner: engineFailed(taskId)
+          }),
+          Effect.exit
+        )
+      if (Exit.isFailure(answer)) {
+        yield* Fiber.interrupt(forwarding)
+        if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
+        caller.fail(answer.cause)
+        return
+      }
+      const value = answer.value
+      if (value._tag === "Reply") {
+        yield* Fiber.interrupt(forwarding)
+        yield* options.receipt?.replied(value.message) ?? Effect.void
+        caller.offer({ event: { message: value.message }, task: Option.none() })
+        return
+      }
+      const final = value.task
+      outcome.task = final
+      if (task !== undefined && sameStatus(task.status, final.status)) Deferred.doneUnsafe(seen, Exit.void)
+      // The events reach this node on their own way: wait for the last, a bounded time; if it does not come, the
+      // caller hears the outcome as the final Task (which holds what any missed event changed; spec: a stream may
+      // close with a final Task snapshot).
+      const arrived = yield* Deferred.await(seen).pipe(Effect.timeoutOption(EVENTS_GRACE))
+      yield* Fiber.interrupt(forwarding)
+      if (Option.isNone(arrived)) caller.offer({ event: { task: final }, task: Option.some(final) })
+    })
+
+    const route = (start: StartOptions, caller: Caller) =>
+      Effect.gen(function*() {
+        const given = start.message.taskId
+        const scope = { owner: start.owner, tenant: start.tenant }
+        let snapshot: TaskRecord | undefined
+        let taskId: string
+        if (given !== undefined && given.length > 0) {
+          taskId = given
+          // Not stored yet, the task may still be waiting for the turn that starts it: this message waits behind it,
+          // and hears TaskNotFound there if no turn started it.
+          const stored = Option.getOrUndefined(yield* store.get(given, scope).pipe(orInternal))
+          if (stored !== undefined) {
+            const task = stored.task
+            if (task.history?.some((m) => m.messageId === start.message.messageId) === true) return stored
+            if (isTerminal(task.status.state)) {
+              return yield* new UnsupportedOperation({
+                message: `Task ${given} is ${label(task.status.state)} and accepts no further messages`,
+                metadata: { taskId: given }
+              })
+            }
+            snapshot = stored
+          }
+        } else {
+          taskId = start.newTaskId ?? (yield* Ids.taskId)
+        }
+        const fresh = given === undefined || given.length === 0
+        const contextId = start.message.contextId !== undefined && start.message.contextId.length > 0
+          ? start.message.contextId
+          : fresh
+          ? yield* Ids.randomId
+          : undefined
+        // A new task's context is chosen here, so that the task a non-blocking send answers is the one that runs.
+        const message = contextId === undefined ? start.message : { ...start.message, contextId }
+        const payload = requestOf({ ...start, message }, fresh ? taskId : undefined)
+        // Once the Turn is stored, what a non-blocking send answers while it waits for its turn: the task as it is
+        // now, or a new task as its turn will start it.
+        let acknowledged: v1.Task | undefined = snapshot?.task
+        if (fresh && start.configuration?.returnImmediately === true) {
+          const { taskId: _, ...first } = message
+          acknowledged = {
+            id: taskId,
+            contextId: contextId!,
+            status: { state: "TASK_STATE_SUBMITTED", timestamp: yield* Ids.now },
+            history: [{ ...first, taskId }]
+          }
+        }
+        const offer = () => {
+          if (acknowledged !== undefined) {
+            caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
+          }
+        }
+        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once.
+        // Its turn may have saved it first (a conflict): the task is there either way. Its Turn is stored: should
+        // this save fail, the send is still acknowledged, and the task appears when its turn starts.
+        const acknowledge = acknowledged === undefined || !fresh
+          ? Effect.sync(offer)
+          : store.save({ task: acknowledged, owner: start.owner, tenant: start.tenant, version: QUEUED }).pipe(
+            Effect.catch((error) =>
+              isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
+            ),
+            Effect.andThen(Effect.sync(offer))
+          )
+        // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
+        const immediate = start.configuration?.returnImmediately === true
+        if (!immediate) offer()
+        // Subscribed before the Turn is sent, so none of its events is missed; the rest runs in the server's scope
+        // (a caller that leaves does not stop its turn).
+        const turnScope = yield* Scope.fork(serverScope)
+        const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
+        yield* report(events, immediate ? acknowledge : undefined, snapshot, payload, taskId, caller, start).pipe(
+          Effect.ensuring(Effect.sync(() => caller.end())),
+          Scope.provide(turnScope),
+          Effect.ensuring(Scope.close(turnScope, Exit.void)),
+          Effect.forkIn(serverScope)
+        )
+        return undefined
+      })
+
+    return route
+  }
+)
