@@ -1,5 +1,8 @@
 /**
- * What an agent is given for one SendMessage: the message, the task it works on, who asked and how.
+ * What an agent is given for one SendMessage: the message, the task it works on, who asked and how. An
+ * AgentExecutor reads it; the engine makes one per turn.
+ *
+ * @since 0.1.0
  */
 import type * as Option from "effect/Option"
 import type * as v1 from "../protocol/generated/v1.ts"
