@@ -38,10 +38,20 @@ import * as PushNotifier from "./PushNotifier.ts"
 import * as RequestHandler from "./RequestHandler.ts"
 import type * as TaskStore from "./TaskStore.ts"
 
-/** What the bindings need: the handler, the card, and the authenticator. */
+/**
+ * What the bindings need: the handler, the card, and the authenticator.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Services = RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig | Auth.Auth
 
-/** What the core needs besides Auth. */
+/**
+ * What the core needs besides Auth.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Requirements =
   | TaskStore.TaskStore
   | PushConfigStore.PushConfigStore
@@ -49,7 +59,12 @@ export type Requirements =
   | PushNotifier.PushNotifier
   | AgentExecutor.AgentExecutor
 
-/** RequestHandler and AgentCardConfig over whatever services (and Auth) are provided. */
+/**
+ * RequestHandler and AgentCardConfig over whatever services (and Auth) are provided.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerCore = (
   options: AgentCardConfig.AgentCardOptions
 ): Layer.Layer<RequestHandler.RequestHandler | AgentCardConfig.AgentCardConfig, never, Requirements | Auth.Auth> =>
@@ -58,11 +73,20 @@ export const layerCore = (
 /**
  * Memory TaskStore and PushConfigStore, in-process EventBus, no-op PushNotifier. (Without MessageReceipts, the
  * RequestHandler keeps them in memory with the default window.)
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const memoryServices: Layer.Layer<
   TaskStore.TaskStore | PushConfigStore.PushConfigStore | EventBus.EventBus | PushNotifier.PushNotifier
 > = Layer.mergeAll(MemoryTaskStore.layer, MemoryPushConfigStore.layer, EventBus.layerInProcess, PushNotifier.layerNoop)
 
+/**
+ * What `layer` serves: the agent card options, the agent (its executor layer) and the stores to keep tasks in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
   /** The agent: an executor, or a layer that builds one. */
   readonly executor: AgentExecutor.AgentExecutor["Service"] | Layer.Layer<AgentExecutor.AgentExecutor, E, R>
@@ -78,7 +102,12 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
 const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<AgentExecutor.AgentExecutor, E, R> =>
   "execute" in executor ? AgentExecutor.layer(executor) : executor
 
-/** A complete in-memory server core. */
+/**
+ * A complete in-memory server core.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = <E = never, R = never>(options: Options<E, R>): Layer.Layer<Services, E, R> =>
   layerCore(options).pipe(
     Layer.provide(executorLayer(options.executor)),
@@ -90,6 +119,9 @@ export const layer = <E = never, R = never>(options: Options<E, R>): Layer.Layer
 /**
  * Like `layer`, with Auth read from configuration (see `Auth.layerConfig`), and the idempotency window from
  * `A2A_IDEMPOTENCY_WINDOW` unless given.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = <E = never, R = never>(
   options: Omit<Options<E, R>, "auth">

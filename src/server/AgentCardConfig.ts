@@ -23,20 +23,43 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import { Auth, type Principal } from "./Auth.ts"
 import { CardSigner } from "./CardSigner.ts"
 
-/** An agent card without `supportedInterfaces` (the bindings fill them in). */
+/**
+ * An agent card without `supportedInterfaces` (the bindings fill them in).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CardTemplate = Omit<v1.AgentCard, "supportedInterfaces"> & {
   /** Interfaces to advertise when a binding supplies none (e.g. a fixed public URL behind a proxy). */
   readonly supportedInterfaces?: ReadonlyArray<v1.AgentInterface> | undefined
 }
 
-/** The extended card: a fixed template, or one computed per authenticated principal. */
+/**
+ * The extended card: a fixed template, or one computed per authenticated principal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ExtendedCard = CardTemplate | ((principal: Principal) => Effect.Effect<CardTemplate>)
 
+/**
+ * What the agent card is made from: the card template, and optionally an extended card and a card signer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AgentCardOptions {
   readonly card: CardTemplate
   readonly extendedCard?: ExtendedCard | undefined
 }
 
+/**
+ * The agent card as the server renders it: its effective capabilities, the public card per interface and the
+ * extended card for authenticated callers.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class AgentCardConfig extends Context.Service<AgentCardConfig, {
   /** The effective capabilities (defaults applied), used for capability validation (spec 3.3.4). */
   readonly capabilities: v1.AgentCapabilities
@@ -81,7 +104,12 @@ const render = (
   }
 }
 
-/** Builds the service from a card template; `streaming` defaults to true, `extendedAgentCard` to whether one is given. */
+/**
+ * Builds the service from a card template; `streaming` defaults to true, `extendedAgentCard` to whether one is given.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   options: AgentCardOptions,
   auth: Auth["Service"],
@@ -127,6 +155,9 @@ export const make = (
 /**
  * The card service for these options; the security fields come from the Auth in context, and the cards are signed
  * by the CardSigner in context, if there is one (`CardSigner.layer`, `CardSigner.layerConfig`).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: AgentCardOptions): Layer.Layer<AgentCardConfig, never, Auth> =>
   Layer.effect(

@@ -27,7 +27,7 @@
  * the generator function is then made once, not once per message. V8 keeps the generators of a generator function
  * made per call alive through its young-generation collections, and with them everything they reach (the request,
  * its task, the execution), until the next full collection: on a loaded server that was most of what each
- * collection copied, and its pauses set the tail latency (BENCHMARKS.md, "Generator functions made per call").
+ * collection copied, and its pauses set the tail latency.
  *
  * @since 0.1.0
  */
@@ -45,6 +45,12 @@ import * as TaskUpdater from "./TaskUpdater.ts"
 export type { AgentEvent } from "./AgentEvent.ts"
 export type { RequestContext } from "./RequestContext.ts"
 
+/**
+ * The agent: given a request context, the stream of events it emits for one message.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class AgentExecutor extends Context.Service<AgentExecutor, {
   readonly execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
   /**
@@ -56,24 +62,44 @@ export class AgentExecutor extends Context.Service<AgentExecutor, {
   readonly restartable?: boolean | undefined
 }>()("effect-a2a/server/AgentExecutor") {}
 
-/** An executor from its execute function. */
+/**
+ * An executor from its execute function.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>,
   options?: { readonly restartable?: boolean | undefined }
 ): AgentExecutor["Service"] =>
   AgentExecutor.of(options?.restartable === true ? { execute, restartable: true } : { execute })
 
-/** The same agent, declared restartable (see AgentExecutor's `restartable`). */
+/**
+ * The same agent, declared restartable (see AgentExecutor's `restartable`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const restartable = (executor: AgentExecutor["Service"]): AgentExecutor["Service"] =>
   AgentExecutor.of({ ...executor, restartable: true })
 
-/** The layer for an executor, or for an effect that builds one (which may use other services). */
+/**
+ * The layer for an executor, or for an effect that builds one (which may use other services).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = <E = never, R = never>(
   executor: AgentExecutor["Service"] | Effect.Effect<AgentExecutor["Service"], E, R>
 ): Layer.Layer<AgentExecutor, E, R> =>
   Effect.isEffect(executor) ? Layer.effect(AgentExecutor, executor) : Layer.succeed(AgentExecutor, executor)
 
-/** The concatenated text parts of a message ("" when it has none). */
+/**
+ * The concatenated text parts of a message ("" when it has none).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const textOf = (message: v1.Message): string => {
   let text: string | undefined
   for (const part of message.parts) {
@@ -82,7 +108,12 @@ export const textOf = (message: v1.Message): string => {
   return text ?? ""
 }
 
-/** An agent message in the request's context (and task, if one is given). */
+/**
+ * An agent message in the request's context (and task, if one is given).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const agentMessage = (
   parts: string | ReadonlyArray<v1.Part>,
   options: { readonly contextId?: string | undefined; readonly taskId?: string | undefined } = {}
@@ -100,6 +131,9 @@ export const agentMessage = (
  *
  * @example
  * AgentExecutor.replyWithText((text) => `You said: ${text}`)
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const replyWithText = <E = never>(
   reply: (text: string, context: RequestContext) => string | Effect.Effect<string, E>
@@ -132,6 +166,9 @@ export const replyWithText = <E = never>(
  *   yield* task.working("Thinking...")
  *   yield* task.artifact({ parts: [{ text: "42" }], name: "answer" })
  * }))
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const task = <E = never>(
   work: (updater: TaskUpdater.TaskUpdater, context: RequestContext) => Effect.Effect<void, E>

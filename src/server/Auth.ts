@@ -35,6 +35,12 @@ import {
 export { anonymous } from "./Principal.ts"
 export type { AuthRequest, AuthService, ClientCertificate, Principal } from "./Principal.ts"
 
+/**
+ * How the server authenticates a caller: turns a request's credentials into a Principal, or refuses it.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Auth extends Context.Service<Auth, AuthService>()("effect-a2a/server/Auth") {}
 
 // Credentials are compared by their SHA-256 digests in constant time, so lookups leak no timing about
@@ -60,13 +66,24 @@ const toEntries = (
     ? Array.from(credentials.entries())
     : Object.entries(credentials as Readonly<Record<string, string>>)
 
-/** No authentication: every call is the anonymous principal, the card advertises no security. */
+/**
+ * No authentication: every call is the anonymous principal, the card advertises no security.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const none: Auth["Service"] = {
   authenticate: () => Effect.succeed(anonymous),
   securitySchemes: {},
   securityRequirements: []
 }
 
+/**
+ * The options of `bearer`: how a bearer token is verified into a principal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface BearerOptions {
   /** Accepted tokens, each mapped to the principal id it authenticates. */
   readonly tokens: Readonly<Record<string, string>> | ReadonlyMap<string, string>
@@ -76,7 +93,12 @@ export interface BearerOptions {
   readonly bearerFormat?: string | undefined
 }
 
-/** HTTP bearer tokens (`Authorization: Bearer <token>`) mapped statically to principals. */
+/**
+ * HTTP bearer tokens (`Authorization: Bearer <token>`) mapped statically to principals.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const bearer = (options: BearerOptions): Auth["Service"] => {
   const schemeName = options.schemeName ?? "bearer"
   const match = makeMatcher(toEntries(options.tokens))
@@ -104,8 +126,20 @@ export const bearer = (options: BearerOptions): Auth["Service"] => {
   }
 }
 
+/**
+ * Where an API key is read from in a request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ApiKeyLocation = "header" | "query" | "cookie"
 
+/**
+ * The options of `apiKey`: where the key is read and how it is verified into a principal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ApiKeyOptions {
   /** Accepted keys, each mapped to the principal id it authenticates. */
   readonly keys: Readonly<Record<string, string>> | ReadonlyMap<string, string>
@@ -133,7 +167,12 @@ const readCookie = (header: string | undefined, name: string): string | undefine
   return undefined
 }
 
-/** API keys in a header, query parameter or cookie, as the card's APIKeySecurityScheme declares. */
+/**
+ * API keys in a header, query parameter or cookie, as the card's APIKeySecurityScheme declares.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const apiKey = (options: ApiKeyOptions): Auth["Service"] => {
   const name = options.name ?? "X-API-Key"
   const location = options.location ?? "header"
@@ -164,6 +203,12 @@ export const apiKey = (options: ApiKeyOptions): Auth["Service"] => {
   }
 }
 
+/**
+ * The options of `clientCertificate`: which TLS client certificates are accepted, and the principal each is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ClientCertificateOptions {
   /** Card `securitySchemes` key. Default "mtls". */
   readonly schemeName?: string | undefined
@@ -175,6 +220,9 @@ export interface ClientCertificateOptions {
  * Mutual TLS: the caller is the subject of the client certificate the server's TLS layer verified (serve over
  * HTTPS with client certificates requested or required, and the CAs to trust; see ServerTls).
  * A request without a verified certificate is Unauthenticated. The card advertises an mtlsSecurityScheme.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const clientCertificate = (options: ClientCertificateOptions = {}): Auth["Service"] => {
   const schemeName = options.schemeName ?? "mtls"
@@ -201,16 +249,39 @@ export const clientCertificate = (options: ClientCertificateOptions = {}): Auth[
   }
 }
 
+/**
+ * No authentication: every caller is anonymous.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerNone: Layer.Layer<Auth> = Layer.succeed(Auth, none)
 
-// JwtAuth is loaded when JWTs are used: a server that verifies none never holds it (BENCHMARKS.md, "Start-up
-// memory"). Our own module: a failure to load it is a defect.
+// JwtAuth is loaded when JWTs are used: a server that verifies none never holds it. Our own module: a failure to
+// load it is a defect.
 const jwtAuth = Effect.promise(() => import("./JwtAuth.ts"))
 
-/** OAuth 2.0 / OpenID Connect bearer JWTs verified against the issuer's keys (see JwtAuth). */
+/**
+ * OAuth 2.0 / OpenID Connect bearer JWTs verified against the issuer's keys (see JwtAuth).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerJwt = (options: JwtAuth.Options): Layer.Layer<Auth> =>
   Layer.effect(Auth, Effect.flatMap(jwtAuth, (JwtAuth) => JwtAuth.make(options)))
+/**
+ * Bearer token authentication (see `bearer`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerBearer = (options: BearerOptions): Layer.Layer<Auth> => Layer.succeed(Auth, bearer(options))
+/**
+ * API key authentication (see `apiKey`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerApiKey = (options: ApiKeyOptions): Layer.Layer<Auth> => Layer.succeed(Auth, apiKey(options))
 
 /** Parses "secret1:alice,secret2:bob" into secret -> principal id. */
@@ -228,6 +299,9 @@ const parseCredentialList = (raw: string): ReadonlyMap<string, string> =>
  *   needs HTTPS with client certificates, see NodeA2AServer.tlsConfig) | "jwt" (see JwtAuth.optionsConfig)
  * - `A2A_AUTH_TOKENS` (bearer) / `A2A_AUTH_KEYS` (apikey): "secret:principal,..." (redacted)
  * - `A2A_AUTH_KEY_NAME` (default "X-API-Key"), `A2A_AUTH_KEY_LOCATION` ("header" | "query" | "cookie")
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig: Layer.Layer<Auth, Config.ConfigError> = Layer.effect(
   Auth,

@@ -15,6 +15,13 @@
 import type * as v1 from "../protocol/generated/v1.ts"
 import { anonymous, type Principal } from "./Auth.ts"
 
+/**
+ * What a binding knows of one call besides its request: the caller (principal), the protocol version asked for,
+ * the extensions declared, the interfaces it came through.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface CallContext {
   /** From Auth; the anonymous principal when auth is off. Scopes every task access (spec 13.1). */
   readonly principal: Principal
@@ -43,6 +50,13 @@ export interface CallContext {
 
 /** A call context with defaults (anonymous principal, version 1.0, no extensions, no headers). */
 // One literal of one shape, no spreads: the bindings make one per request.
+/**
+ * A call context, anonymous and with no extensions unless `options` says otherwise: what tests and local callers
+ * use.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Partial<CallContext> = {}): CallContext => ({
   principal: options.principal ?? anonymous,
   requestedVersion: options.requestedVersion ?? "1.0",
@@ -54,6 +68,11 @@ export const make = (options: Partial<CallContext> = {}): CallContext => ({
   namesTasks: options.namesTasks
 })
 
-/** Parses an `A2A-Extensions` value: comma-separated URIs, blanks dropped. */
+/**
+ * Parses an `A2A-Extensions` value: comma-separated URIs, blanks dropped.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const parseExtensions = (value: string | undefined): ReadonlyArray<string> =>
   value === undefined ? [] : value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)

@@ -29,17 +29,38 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as v1 from "../protocol/generated/v1.ts"
 
-/** The key could not be used for signing (unreadable, not a private key, an algorithm it does not fit). */
+/**
+ * The key could not be used for signing (unreadable, not a private key, an algorithm it does not fit).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class CardSigningError extends Schema.TaggedError<CardSigningError>()("CardSigningError", {
   message: Schema.String
 }) {}
 
-/** A Web Crypto key (the global `CryptoKey` of browsers, Deno and Node). */
+/**
+ * A Web Crypto key (the global `CryptoKey` of browsers, Deno and Node).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type WebCryptoKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
 
-/** A private JSON Web Key (RFC 7517), e.g. `{ kty: "EC", crv: "P-256", x, y, d }`. */
+/**
+ * A private JSON Web Key (RFC 7517), e.g. `{ kty: "EC", crv: "P-256", x, y, d }`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PrivateJwk = { readonly kty: string; readonly [member: string]: unknown }
 
+/**
+ * How agent cards are signed: the private key and its key id, and where the public keys are published.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** The private key: PKCS#8 PEM text, a private JWK (object or JSON text), or a Web Crypto key. */
   readonly key: string | PrivateJwk | WebCryptoKey
@@ -55,9 +76,20 @@ export interface Options {
   readonly jku?: string | false | undefined
 }
 
-/** Where the A2A routes publish the signer's public key by default. */
+/**
+ * Where the A2A routes publish the signer's public key by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_JWKS_PATH = "/.well-known/jwks.json"
 
+/**
+ * Signs the agent cards the server serves (JWS, spec 8.4), and publishes the public keys that verify them.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class CardSigner extends Context.Service<CardSigner, {
   readonly alg: string
   readonly kid: string
@@ -90,7 +122,12 @@ const PEM_CANDIDATES = ["ES256", "ES384", "ES512", "EdDSA", "RS256"]
 
 const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
-/** Builds the signer: loads `jose`, imports the key, and signs once to prove the key works. */
+/**
+ * Builds the signer: loads `jose`, imports the key, and signs once to prove the key works.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options): Effect.Effect<CardSigner["Service"], CardSigningError> =>
   Effect.gen(function*() {
     const fail = (message: string) => new CardSigningError({ message: `Agent card signing key: ${message}` })
@@ -98,7 +135,7 @@ export const make = (options: Options): Effect.Effect<CardSigner["Service"], Car
       try: () => import("jose"),
       catch: (cause) => fail(`card signing needs the jose package: npm install jose (${describe(cause)})`)
     })
-    // Loaded with jose: a server that signs no card never holds it (BENCHMARKS.md, "Start-up memory"). Our own
+    // Loaded with jose: a server that signs no card never holds it. Our own
     // module: a failure to load it is a defect.
     const AgentCardCanonical = yield* Effect.promise(() => import("../protocol/AgentCardCanonical.ts"))
     const attempt = <A>(what: string, run: () => Promise<A>) =>
@@ -203,7 +240,12 @@ export const make = (options: Options): Effect.Effect<CardSigner["Service"], Car
     }
   })
 
-/** The signer for these options. */
+/**
+ * The signer for these options.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options): Layer.Layer<CardSigner, CardSigningError> =>
   Layer.effect(CardSigner, make(options))
 
@@ -211,6 +253,9 @@ export const layer = (options: Options): Layer.Layer<CardSigner, CardSigningErro
  * From configuration: `A2A_CARD_SIGNING_KEY` (a file holding a PKCS#8 PEM or a private JWK, or the PEM / JWK text
  * itself), `A2A_CARD_SIGNING_KID`, `A2A_CARD_SIGNING_JKU` (a URL, or a path where the server publishes the key;
  * default `/.well-known/jwks.json`), `A2A_CARD_SIGNING_ALG`. Without a key, cards go unsigned.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig: Layer.Layer<never, CardSigningError | Config.ConfigError, FileSystem.FileSystem> = Layer
   .effectContext(

@@ -26,6 +26,12 @@ import * as AgentExecutor from "./AgentExecutor.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import type * as TaskUpdater from "./TaskUpdater.ts"
 
+/**
+ * What the demo agent is made with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DemoOptions {
   /** Pause between the steps of "task" and "slow". Default 200 millis. */
   readonly stepDelay?: Duration.Duration | undefined
@@ -37,6 +43,12 @@ export interface DemoOptions {
 
 const keyword = (text: string): string => text.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? ""
 
+/**
+ * The demo agent: answers as the first word of its message says, to try every kind of answer from a client.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: DemoOptions = {}): AgentExecutor.AgentExecutor["Service"] => {
   const delay = options.stepDelay ?? Duration.millis(200)
   const slowSteps = options.slowSteps ?? 600
@@ -101,10 +113,21 @@ export const make = (options: DemoOptions = {}): AgentExecutor.AgentExecutor["Se
   })
 }
 
+/**
+ * The demo agent as the server's AgentExecutor.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options?: DemoOptions): Layer.Layer<AgentExecutor.AgentExecutor> =>
   AgentExecutor.layer(make(options))
 
-/** The demo with its pacing from configuration: `A2A_DEMO_STEP_DELAY` (default "200 millis"). */
+/**
+ * The demo with its pacing from configuration: `A2A_DEMO_STEP_DELAY` (default "200 millis").
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<AgentExecutor.AgentExecutor, Config.ConfigError> = AgentExecutor.layer(
   Effect.map(
     Config.Duration("A2A_DEMO_STEP_DELAY").pipe(Config.withDefault(Duration.millis(200))),
@@ -112,7 +135,12 @@ export const layerConfig: Layer.Layer<AgentExecutor.AgentExecutor, Config.Config
   )
 )
 
-/** The demo agent's card (the bindings add the interfaces). */
+/**
+ * The demo agent's card (the bindings add the interfaces).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const card: CardTemplate = {
   name: "effect-a2a demo agent",
   description: "Echoes text; 'task' works in steps and streams an artifact, 'ask' asks for input, " +

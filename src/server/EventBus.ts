@@ -29,6 +29,13 @@ import type { Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as StreamSources from "./internal/StreamSources.ts"
 
+/**
+ * An event as the bus carries it (stage 3 of the event path, see TaskRunner): the event with its task id and
+ * sequence.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskEvent {
   readonly taskId: string
   /** The task version this event produced (TaskRecord.version after it was saved). */
@@ -36,6 +43,12 @@ export interface TaskEvent {
   readonly event: v1.StreamResponse
 }
 
+/**
+ * Fans out each task's events to its live subscribers, in order, here or on every node.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class EventBus extends Context.Service<EventBus, {
   /** Delivers to every subscription of the task that is live now; no subscribers, no cost. */
   readonly publish: (event: TaskEvent) => Effect.Effect<void>
@@ -47,7 +60,12 @@ export class EventBus extends Context.Service<EventBus, {
   readonly subscribe: (taskId: string) => Effect.Effect<Stream.Stream<TaskEvent, Unavailable>, never, Scope.Scope>
 }>()("effect-a2a/server/EventBus") {}
 
-/** The in-process bus, which a bus spanning several nodes delivers through (see store/PgEventBus). */
+/**
+ * The in-process bus, which a bus spanning several nodes delivers through (see store/PgEventBus).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InProcess = EventBus["Service"] & {
   /** Ends every live subscription with `error`; later subscriptions are not affected. */
   readonly failAll: (error: Unavailable) => Effect.Effect<void>
@@ -68,6 +86,9 @@ interface Subscriber {
  * (StreamSources.delivering): an SSE response reading it holds no queue nor fiber for it, which matters with
  * thousands of idle subscribers. Its stream is meant to be read once; a later reader takes over from the earlier
  * one.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
   // A task usually has one subscriber: it is kept as is, and a Set (~250 bytes) only made for a second one.
@@ -151,4 +172,10 @@ export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
   }
 })
 
+/**
+ * The in-process bus as the EventBus: subscribers on this process only.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerInProcess: Layer.Layer<EventBus> = Layer.effect(EventBus, makeInProcess)

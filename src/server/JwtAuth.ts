@@ -27,6 +27,13 @@ import { Unauthenticated } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import { type AuthService, bearerToken, type Principal } from "./Principal.ts"
 
+/**
+ * How JWTs are verified: the issuer, audience and keys (a JWKS URL or keys given), and how a token's claims make a
+ * principal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Where the issuer publishes its keys (JWKS). */
   readonly jwksUrl: string
@@ -61,7 +68,12 @@ const DEFAULT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"
 const missingJose = (cause: unknown) =>
   Effect.die(new Error(`JWT authentication needs the jose package: npm install jose (${String(cause)})`))
 
-/** The Auth service; loads `jose` and prepares the key set (keys are fetched on the first token). */
+/**
+ * The Auth service; loads `jose` and prepares the key set (keys are fetched on the first token).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options): Effect.Effect<AuthService> =>
   Effect.gen(function*() {
     const jose = yield* Effect.tryPromise(() => import("jose")).pipe(Effect.catch(missingJose))
@@ -122,6 +134,9 @@ export const make = (options: Options): Effect.Effect<AuthService> =>
  * `A2A_JWT_CLOCK_TOLERANCE` (default 30 seconds), `A2A_JWT_PRINCIPAL_CLAIM` (default sub),
  * `A2A_JWT_OPENID_CONFIGURATION` (advertised on the card when set), `A2A_JWT_TOKEN_URL` (advertised as an OAuth 2
  * client credentials flow when set).
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   jwksUrl: Config.String("A2A_JWT_JWKS_URL"),

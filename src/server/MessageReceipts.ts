@@ -35,7 +35,12 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import * as Sha256 from "./internal/Sha256.ts"
 import type { TaskScope, TaskStoreError } from "./TaskStore.ts"
 
-/** Whose message it is: the caller's scope and the message's id. */
+/**
+ * Whose message it is: the caller's scope and the message's id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ReceiptKey extends TaskScope {
   readonly messageId: string
 }
@@ -43,10 +48,18 @@ export interface ReceiptKey extends TaskScope {
 /**
  * A receipt key as one string, unambiguous whatever its parts hold: what keys a message's sends in memory and the
  * cluster engine's Turn of that message.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const receiptKeyString = (key: ReceiptKey): string => JSON.stringify([key.owner, key.tenant, key.messageId])
 
-/** What a send of a message was accepted as. */
+/**
+ * What a send of a message was accepted as.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Receipt {
   /** The message body's fingerprint (see `fingerprint`): a retry must carry the same body. */
   readonly fingerprint: string
@@ -58,6 +71,12 @@ export interface Receipt {
   readonly acceptedAt: number
 }
 
+/**
+ * Where the receipts of accepted messages are kept (see the module doc).
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class MessageReceipts extends Context.Service<MessageReceipts, {
   /** How long a receipt is kept; zero keeps none (every send runs). */
   readonly window: Duration.Duration
@@ -79,15 +98,30 @@ export class MessageReceipts extends Context.Service<MessageReceipts, {
   readonly release: (key: ReceiptKey, taskId: string) => Effect.Effect<void, TaskStoreError>
 }>()("effect-a2a/server/MessageReceipts") {}
 
-/** How long receipts are kept by default: a day. */
+/**
+ * How long receipts are kept by default: a day.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_WINDOW = Duration.hours(24)
 
-/** `A2A_IDEMPOTENCY_WINDOW` (e.g. "24 hours"; "0 millis" keeps none), default `DEFAULT_WINDOW`. */
+/**
+ * `A2A_IDEMPOTENCY_WINDOW` (e.g. "24 hours"; "0 millis" keeps none), default `DEFAULT_WINDOW`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const windowConfig: Config.Config<Duration.Duration> = Config.Duration("A2A_IDEMPOTENCY_WINDOW").pipe(
   Config.withDefault(DEFAULT_WINDOW)
 )
 
-/** The answer to a message whose messageId was already accepted with another body. */
+/**
+ * The answer to a message whose messageId was already accepted with another body.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const differentBody = (messageId: string): InvalidParams =>
   new InvalidParams({
     message: `Message ${messageId} was already sent with a different body: a retry must send the same message, ` +
@@ -104,6 +138,9 @@ export const differentBody = (messageId: string): InvalidParams =>
  * fields in another order, has one fingerprint. A short body is its own fingerprint (exact, and no digest to make
  * on every send: a SHA-256 costs more than the rest of the receipt); a longer one is the SHA-256 of it, in hex
  * (never mistaken for a body, which starts with `{`).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const fingerprint = (message: v1.Message): string => {
   const body = canonical(message) ?? "{}"

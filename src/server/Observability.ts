@@ -52,15 +52,30 @@ import * as Schema from "effect/Schema"
 import * as Tracer from "effect/Tracer"
 import { type A2AError, errorTable } from "../protocol/A2AError.ts"
 
-/** Instrument the server even without a tracer of its own (e.g. metrics read by another exporter). */
+/**
+ * Instrument the server even without a tracer of its own (e.g. metrics read by another exporter).
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export const Enabled = Context.Reference<boolean>("effect-a2a/server/Observability/Enabled", {
   defaultValue: () => false
 })
 
-/** Turns the server's instrumentation on (the OTLP layers include it). */
+/**
+ * Turns the server's instrumentation on (the OTLP layers include it).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerEnabled: Layer.Layer<never> = Layer.succeed(Enabled, true)
 
-/** Whether the server instruments itself in this context: `Enabled`, or a tracer other than Effect's built-in one. */
+/**
+ * Whether the server instruments itself in this context: `Enabled`, or a tracer other than Effect's built-in one.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isEnabled: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
   Effect.succeed(
     fiber.getRef(Enabled) ||
@@ -72,6 +87,9 @@ export const isEnabled: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
  * A span maker decided once, as `isEnabled` is: `traced(name)` wraps an effect in `Effect.withSpan(name)` where the
  * server instruments itself, and leaves it as it is otherwise. For services that make spans of their own on every
  * call (the SQL stores): an unused span still costs its stack trace and allocation.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const spanMaker: Effect.Effect<
   (name: string) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -86,13 +104,23 @@ export const spanMaker: Effect.Effect<
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
 const executionBuckets = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600]
 
-/** Operations called, by `method` (the operation's name), `binding` and protocol `version`. */
+/**
+ * Operations called, by `method` (the operation's name), `binding` and protocol `version`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const requests = Metric.counter("a2a_server_requests_total", {
   description: "A2A operations called",
   incremental: true
 })
 
-/** Operations answered with an error, by `method`, `binding`, `code` (JSON-RPC code) and `error` (its name). */
+/**
+ * Operations answered with an error, by `method`, `binding`, `code` (JSON-RPC code) and `error` (its name).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const errors = Metric.counter("a2a_server_errors_total", {
   description: "A2A operations answered with an error",
   incremental: true
@@ -101,6 +129,9 @@ export const errors = Metric.counter("a2a_server_errors_total", {
 /**
  * Requests refused before any operation ran (malformed JSON, an unknown method, params the schema rejects, an
  * unauthenticated caller, an unsupported version...), by `binding`, `code` (JSON-RPC code) and `error`.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const refused = Metric.counter("a2a_server_refused_total", {
   description: "A2A requests refused before any operation ran",
@@ -110,6 +141,9 @@ export const refused = Metric.counter("a2a_server_refused_total", {
 /**
  * What a binding calls for each request it refuses before any operation runs: counted in `context` when the
  * server instruments itself there (see `isEnabled`), nothing otherwise.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const refusals: Effect.Effect<(binding: string, error: A2AError) => void> = Effect.flatMap(
   isEnabled,
@@ -133,30 +167,55 @@ export const refusals: Effect.Effect<(binding: string, error: A2AError) => void>
 
 const ignore = (_binding: string, _error: A2AError): void => {}
 
-/** How long operations take, in seconds, by `method` and `binding`; a stream counts until it ends. */
+/**
+ * How long operations take, in seconds, by `method` and `binding`; a stream counts until it ends.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const requestDuration = Metric.histogram("a2a_server_request_duration_seconds", {
   description: "Duration of A2A operations (streams: until they end), in seconds",
   boundaries: durationBuckets
 })
 
-/** Event streams open now (SendStreamingMessage, SubscribeToTask), by `method` and `binding`. */
+/**
+ * Event streams open now (SendStreamingMessage, SubscribeToTask), by `method` and `binding`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const openStreams = Metric.gauge("a2a_server_open_streams", {
   description: "A2A event streams open now"
 })
 
-/** Task states reached, by `state` (`TASK_STATE_WORKING`...): one per status change published. */
+/**
+ * Task states reached, by `state` (`TASK_STATE_WORKING`...): one per status change published.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const taskTransitions = Metric.counter("a2a_task_transitions_total", {
   description: "Task state changes, by the state reached",
   incremental: true
 })
 
-/** Agent executions ended, by `outcome`: the state the task was left in, or `message` for a direct reply. */
+/**
+ * Agent executions ended, by `outcome`: the state the task was left in, or `message` for a direct reply.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const executions = Metric.counter("a2a_agent_executions_total", {
   description: "Agent executions ended, by outcome",
   incremental: true
 })
 
-/** How long agent executions run, in seconds. */
+/**
+ * How long agent executions run, in seconds.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const executionDuration = Metric.histogram("a2a_agent_execution_duration_seconds", {
   description: "Duration of agent executions, in seconds",
   boundaries: executionBuckets
@@ -164,6 +223,12 @@ export const executionDuration = Metric.histogram("a2a_agent_execution_duration_
 
 // --- export over OTLP ---
 
+/**
+ * Where and how traces and metrics are exported over OTLP.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface OtlpOptions {
   /** The collector's base URL (e.g. `http://localhost:4318`): traces go to `/v1/traces`, metrics to `/v1/metrics`. */
   readonly url: string
@@ -192,6 +257,9 @@ type Exporter = Layer.Layer<OtlpExporter.Flusher, never, HttpClient.HttpClient |
  * Spans and metrics exported over OTLP/HTTP as JSON, with the instrumentation on. Needs an HttpClient (e.g.
  * `FetchHttpClient.layer`); exports go out with tracing off, so they never trace themselves. What is still buffered
  * is sent when the layer is released; `OtlpExporter.Flusher` sends it at once.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerOtlp = (
   options: OtlpOptions
@@ -242,6 +310,9 @@ const exporterList = (name: string): Config.Config<ReadonlyArray<string>> =>
  * (default `effect-a2a`), `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS` (`key=value,...`),
  * `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER` (`none` turns one off), `OTEL_BSP_SCHEDULE_DELAY` and
  * `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds), `OTEL_SDK_DISABLED`.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerOtlpConfig: Layer.Layer<OtlpExporter.Flusher, Config.ConfigError, HttpClient.HttpClient> = Layer
   .unwrap(

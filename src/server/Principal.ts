@@ -16,7 +16,12 @@ import * as Result from "effect/Result"
 import type { Unauthenticated } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 
-/** Who is calling. `id` is the owner key every task access is scoped by (spec 13.1). */
+/**
+ * Who is calling. `id` is the owner key every task access is scoped by (spec 13.1).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Principal {
   readonly id: string
   readonly anonymous: boolean
@@ -24,10 +29,20 @@ export interface Principal {
   readonly scheme?: string | undefined
 }
 
-/** The principal of every call when authentication is off. All anonymous callers share one scope. */
+/**
+ * The principal of every call when authentication is off. All anonymous callers share one scope.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const anonymous: Principal = { id: "anonymous", anonymous: true }
 
-/** A client certificate the server's TLS layer has verified (mutual TLS). */
+/**
+ * A client certificate the server's TLS layer has verified (mutual TLS).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ClientCertificate {
   /** The subject, e.g. "O=Partner Org, CN=agent-b". */
   readonly subject: string
@@ -40,6 +55,9 @@ export interface ClientCertificate {
 /**
  * A peer certificate as Node's TLS layer gives it (`getPeerCertificate()`), once the TLS layer verified it against
  * the server's CAs, as a ClientCertificate; undefined when it has no subject (no certificate was sent).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const clientCertificateOf = (
   peer: { readonly subject?: object | undefined; readonly fingerprint256: string }
@@ -54,7 +72,12 @@ export const clientCertificateOf = (
   }
 }
 
-/** The credentials of one request, as a binding sees them. */
+/**
+ * The credentials of one request, as a binding sees them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AuthRequest {
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>
@@ -64,6 +87,12 @@ export interface AuthRequest {
   readonly clientCertificate?: ClientCertificate | undefined
 }
 
+/**
+ * What the Auth service does: authenticate a request into a principal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AuthService {
   readonly authenticate: (request: AuthRequest) => Effect.Effect<Principal, Unauthenticated>
   /** Card `securitySchemes` entries for what this implementation accepts. */
@@ -74,7 +103,12 @@ export interface AuthService {
   readonly readsClientCertificate?: boolean | undefined
 }
 
-/** The token of an `Authorization: Bearer <token>` header; the failure says why there is none. */
+/**
+ * The token of an `Authorization: Bearer <token>` header; the failure says why there is none.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const bearerToken = (request: AuthRequest): Result.Result<string, string> => {
   const header = request.headers["authorization"]
   if (header === undefined) return Result.fail("Missing bearer token")

@@ -26,6 +26,9 @@ import type { TaskStoreError } from "./TaskStore.ts"
  * A stored config: `id` and `taskId` are always set. `protocolVersion` is the A2A version (`Major.Minor`) the
  * config was registered with: its webhook receives payloads of that version. Absent means 1.0. It is not part
  * of the wire config (see `toWire`).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type PushConfig = v1.TaskPushNotificationConfig & {
   readonly id: string
@@ -33,19 +36,36 @@ export type PushConfig = v1.TaskPushNotificationConfig & {
   readonly protocolVersion?: string | undefined
 }
 
-/** The config as the protocol shows it (without what only the server keeps). */
+/**
+ * The config as the protocol shows it (without what only the server keeps).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toWire = (config: PushConfig): v1.TaskPushNotificationConfig => {
   if (config.protocolVersion === undefined) return config
   const { protocolVersion: _, ...wire } = config
   return wire
 }
 
+/**
+ * One page of a task's push configs, and the cursor of the next page, if any.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PushConfigPage {
   readonly configs: ReadonlyArray<PushConfig>
   /** Id of the last config on this page when more follow. */
   readonly next: Option.Option<string>
 }
 
+/**
+ * Where the push notification configs of tasks are kept.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class PushConfigStore extends Context.Service<PushConfigStore, {
   /** Inserts or replaces the config (keyed by task id and config id). */
   readonly set: (config: PushConfig) => Effect.Effect<void, TaskStoreError>

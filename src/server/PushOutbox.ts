@@ -23,7 +23,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 
-/** One event for one webhook, as it will be POSTed. */
+/**
+ * One event for one webhook, as it will be POSTed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Delivery {
   readonly taskId: string
   readonly configId: string
@@ -33,11 +38,22 @@ export interface Delivery {
   readonly kind: string
 }
 
-/** A delivery written down, with its id. */
+/**
+ * A delivery written down, with its id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Pending extends Delivery {
   readonly id: string
 }
 
+/**
+ * What a push outbox does: keep deliveries until they are made, across restarts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
   /** Writes a delivery down; its id, or undefined when nothing is kept. */
   readonly add: (delivery: Delivery) => Effect.Effect<string | undefined>
@@ -50,13 +66,24 @@ export interface Service {
   readonly orphans: Stream.Stream<Pending>
 }
 
-/** Nothing kept: deliveries pending at a stop are lost. */
+/**
+ * Nothing kept: deliveries pending at a stop are lost.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const none: Service = {
   add: () => Effect.undefined,
   done: () => Effect.void,
   orphans: Stream.empty
 }
 
+/**
+ * The push outbox of the server: none by default (deliveries are made at once, and lost with the process).
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export const PushOutbox = Context.Reference<Service>("effect-a2a/server/PushOutbox", {
   defaultValue: () => none
 })

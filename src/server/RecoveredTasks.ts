@@ -20,13 +20,23 @@ import * as Context from "effect/Context"
 import type * as Queue from "effect/Queue"
 import type * as v1 from "../protocol/generated/v1.ts"
 
-/** A task the recovery failed, with the event that did it (for push notifications). */
+/**
+ * A task the recovery failed, with the event that did it (for push notifications).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RecoveredTask {
   readonly task: v1.Task
   readonly statusUpdate: v1.TaskStatusUpdateEvent
 }
 
-/** What the recovery failed: at start, and later for stores shared by several nodes. */
+/**
+ * What the recovery failed: at start, and later for stores shared by several nodes.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class RecoveredTasks extends Context.Service<RecoveredTasks, {
   /** The tasks failed while the store's layer was built. */
   readonly atStart: ReadonlyArray<RecoveredTask>

@@ -26,9 +26,20 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { TaskScope } from "./TaskStore.ts"
 
-/** Cancels this node's execution of a task, as CancelTask would (the runner's own cancel). */
+/**
+ * Cancels this node's execution of a task, as CancelTask would (the runner's own cancel).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type LocalCancel = (taskId: string, scope: TaskScope) => Effect.Effect<void>
 
+/**
+ * What RemoteCancel does: ask the node running a task to cancel it, and serve such requests from other nodes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
   /**
    * Asks the node that runs the task's execution, when that is another live node, to cancel it. True when such
@@ -39,12 +50,23 @@ export interface Service {
   readonly serve: (cancel: LocalCancel) => Effect.Effect<void, never, Scope.Scope>
 }
 
-/** A single process: nothing runs elsewhere. */
+/**
+ * A single process: nothing runs elsewhere.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const singleNode: Service = {
   request: () => Effect.succeed(false),
   serve: () => Effect.void
 }
 
+/**
+ * How a CancelTask reaches the node running its task; on a single node, nowhere.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export const RemoteCancel = Context.Reference<Service>("effect-a2a/server/RemoteCancel", {
   defaultValue: () => singleNode
 })

@@ -1,11 +1,21 @@
 /**
- * What an agent is given for one SendMessage: the message, the task it works on, who asked and how.
+ * What an agent is given for one SendMessage: the message, the task it works on, who asked and how. An
+ * AgentExecutor reads it; the engine makes one per turn.
+ *
+ * @since 0.1.0
  */
 import type * as Option from "effect/Option"
 import type * as v1 from "../protocol/generated/v1.ts"
 import type { Principal } from "./Auth.ts"
 import type { CallContext } from "./CallContext.ts"
 
+/**
+ * What an agent is given for one message: the message, its task (if it continues one), the caller and the
+ * request's configuration.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RequestContext {
   /** The client's message; `contextId` is always set, `taskId` when it continues a task. */
   readonly message: v1.Message

@@ -22,10 +22,18 @@ import type * as Redacted from "effect/Redacted"
  * Client certificates: "none" asks for none; "request" asks, and a client may still connect without one (a
  * certificate that does not verify is refused); "require" refuses a connection without a valid one. grpc-js cannot
  * ask for a certificate without requiring it, so a gRPC server takes "request" as "none".
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type ClientCertificates = "none" | "request" | "require"
 
-/** The server's certificate and key (PEM), and whose client certificates it checks. */
+/**
+ * The server's certificate and key (PEM), and whose client certificates it checks.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TlsOptions {
   /** The certificate chain, PEM. */
   readonly cert: string

@@ -19,6 +19,12 @@
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 
+/**
+ * The deadline of a stopping server (see the module doc): a Deferred its runner completes.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export const ShutdownDeadline = Context.Reference<Deferred.Deferred<void>>("effect-a2a/server/ShutdownDeadline", {
   defaultValue: () => Deferred.makeUnsafe<void>()
 })

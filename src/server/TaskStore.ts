@@ -25,6 +25,13 @@ import { InternalError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import { isFinal, label } from "../protocol/TaskStates.ts"
 
+/**
+ * A TaskStore failure: the storage unreachable (`unavailable`), another writer first (`conflict`), or anything
+ * else.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskStoreError", {
   message: Schema.String,
   cause: Schema.optionalKey(Schema.Defect()),
@@ -40,19 +47,32 @@ export class TaskStoreError extends Schema.TaggedError<TaskStoreError>()("TaskSt
   unavailable: Schema.optionalKey(Schema.Boolean)
 }) {}
 
-/** Whether a store failure is a lost race (see `TaskStoreError.conflict`). */
+/**
+ * Whether a store failure is a lost race (see `TaskStoreError.conflict`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isConflict = (error: TaskStoreError): boolean => error.conflict === true
 
 /**
  * The failure of a save over a task that has ended: a terminal state never changes (spec 4.1.3), so every store
  * refuses it, as a conflict (the writer that ended the task won the race).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const terminalConflict = (taskId: string, state: v1.TaskState): TaskStoreError =>
   new TaskStoreError({ message: `Task ${taskId} has ended (${label(state)}); its state cannot change`, conflict: true })
 
 const storageFailed = new InternalError({ message: "Task storage failed" })
 
-/** Seconds a client is asked to wait before retrying while the storage is unreachable. */
+/**
+ * Seconds a client is asked to wait before retrying while the storage is unreachable.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const UNAVAILABLE_RETRY_SECONDS = 2
 
 const storageUnreachable = new Unavailable({
@@ -63,28 +83,47 @@ const storageUnreachable = new Unavailable({
 /**
  * Whether a client's error is the one a store failure makes when the storage could not be reached (`clientErrorOf`),
  * not an Unavailable of other origin (an agent's own).
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isStorageUnreachable = (error: unknown): boolean => error === storageUnreachable
 
-/** What a store failure is for the client: Unavailable when the storage could not be reached, else InternalError. */
+/**
+ * What a store failure is for the client: Unavailable when the storage could not be reached, else InternalError.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const clientErrorOf = (error: { readonly unavailable?: boolean | undefined }): InternalError | Unavailable =>
   error.unavailable === true ? storageUnreachable : storageFailed
 
 /**
  * A store failure as the client sees it (`clientErrorOf`), with a generic message. What failed (SQL, versions,
  * file names) is logged for the operator and never sent to the client.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const orInternal = <A, R>(
   effect: Effect.Effect<A, TaskStoreError, R>
 ): Effect.Effect<A, InternalError | Unavailable, R> => Effect.catchTag(effect, "TaskStoreError", storageFailure)
 
-/** What `orInternal` makes of a storage error: logged, and the client's error. */
+/**
+ * What `orInternal` makes of a storage error: logged, and the client's error.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const storageFailure = (error: TaskStoreError): Effect.Effect<never, InternalError | Unavailable> =>
   Effect.andThen(Effect.logError("effect-a2a: task storage failed", error), Effect.fail(clientErrorOf(error)))
 
 /**
  * Whose a task is: every task access is scoped by both (spec 13.1). A task created under one tenant is not
  * found under another, nor at the root (no tenant).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface TaskScope {
   /** Principal id of the owner. */
@@ -97,6 +136,9 @@ export interface TaskScope {
  * A stored task: the task, whose it is, and its version (incremented by every saved change). A value: once saved or
  * read, no one changes a record or its task in place (a change is a new record, saved), so what was derived from a
  * task object (its JSON text, kept for the next GetTask) stays true of it.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface TaskRecord extends TaskScope {
   readonly task: v1.Task
@@ -116,17 +158,31 @@ export interface TaskRecord extends TaskScope {
 /**
  * Whether the turn of message `messageId`, already taken into the record's task, was cut short (its node lost or
  * stopped) rather than ended: the task is still in flight, or its last save is the one that took the message in.
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isTurnCut = (record: TaskRecord, messageId: string): boolean =>
   !isFinal(record.task.status.state) || record.turn === messageId
 
-/** Where a page ends, in the list's order (status timestamp descending, then task id descending). */
+/**
+ * Where a page ends, in the list's order (status timestamp descending, then task id descending).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskCursor {
   /** Status timestamp in epoch milliseconds. */
   readonly timestamp: number
   readonly id: string
 }
 
+/**
+ * What ListTasks asks the store for: filters, page size and cursor, and how much of each task to return.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskQuery {
   readonly contextId?: string | undefined
   readonly status?: v1.TaskState | undefined
@@ -142,6 +198,12 @@ export interface TaskQuery {
   readonly includeArtifacts: boolean
 }
 
+/**
+ * One page of tasks, the cursor of the next page, if any, and how many tasks match in all.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskPage {
   readonly tasks: ReadonlyArray<v1.Task>
   /** Number of tasks matching the filters, ignoring pagination. */
@@ -150,6 +212,12 @@ export interface TaskPage {
   readonly next: Option.Option<TaskCursor>
 }
 
+/**
+ * Where tasks are kept, per owner and tenant.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class TaskStore extends Context.Service<TaskStore, {
   /** The task if it exists in `scope` (same owner and tenant). */
   readonly get: (taskId: string, scope: TaskScope) => Effect.Effect<Option.Option<TaskRecord>, TaskStoreError>
@@ -171,7 +239,12 @@ export class TaskStore extends Context.Service<TaskStore, {
 
 // --- helpers shared by implementations ---
 
-/** Status timestamp in epoch ms; tasks without one sort oldest. */
+/**
+ * Status timestamp in epoch ms; tasks without one sort oldest.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const statusTimestampOf = (task: v1.Task): number => {
   const ts = task.status.timestamp
   if (ts === undefined) return 0
@@ -179,17 +252,38 @@ export const statusTimestampOf = (task: v1.Task): number => {
   return Number.isNaN(ms) ? 0 : ms
 }
 
-/** Compares in list order: negative when `a` comes first (newer status, then larger id). */
+/**
+ * Compares in list order: negative when `a` comes first (newer status, then larger id).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const compareCursor = (a: TaskCursor, b: TaskCursor): number =>
   a.timestamp !== b.timestamp ? b.timestamp - a.timestamp : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
 
-/** Whether a record is in a scope. */
+/**
+ * Whether a record is in a scope.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const inScope = (record: TaskScope, scope: TaskScope): boolean =>
   record.owner === scope.owner && record.tenant === scope.tenant
 
+/**
+ * The cursor of a task in ListTasks order.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const cursorOf = (task: v1.Task): TaskCursor => ({ timestamp: statusTimestampOf(task), id: task.id })
 
-/** Applies history-length semantics (spec 3.2.4): unset keeps all, 0 omits `history`, n keeps the last n. */
+/**
+ * Applies history-length semantics (spec 3.2.4): unset keeps all, 0 omits `history`, n keeps the last n.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const limitHistory = (task: v1.Task, historyLength: number | undefined): v1.Task => {
   if (historyLength === undefined || task.history === undefined) return task
   if (historyLength <= 0) {
@@ -199,7 +293,12 @@ export const limitHistory = (task: v1.Task, historyLength: number | undefined): 
   return task.history.length <= historyLength ? task : { ...task, history: task.history.slice(-historyLength) }
 }
 
-/** Omits `artifacts` entirely unless asked for (spec 3.1.4); an empty list is kept when included. */
+/**
+ * Omits `artifacts` entirely unless asked for (spec 3.1.4); an empty list is kept when included.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const shapeArtifacts = (task: v1.Task, includeArtifacts: boolean): v1.Task => {
   if (includeArtifacts) return task.artifacts === undefined ? { ...task, artifacts: [] } : task
   if (task.artifacts === undefined) return task
@@ -207,7 +306,12 @@ export const shapeArtifacts = (task: v1.Task, includeArtifacts: boolean): v1.Tas
   return rest
 }
 
-/** Whether a task matches the filters of a query (not the cursor). */
+/**
+ * Whether a task matches the filters of a query (not the cursor).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const matchesQuery = (task: v1.Task, query: TaskQuery): boolean =>
   (query.contextId === undefined || task.contextId === query.contextId) &&
   (query.status === undefined || task.status.state === query.status) &&

@@ -31,9 +31,20 @@ import * as Ids from "./internal/Ids.ts"
 import * as StreamSources from "./internal/StreamSources.ts"
 import type { RequestContext } from "./RequestContext.ts"
 
-/** A status message: plain text, parts, or a full message (its task/context ids are filled in). */
+/**
+ * A status message: plain text, parts, or a full message (its task/context ids are filled in).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StatusMessage = string | ReadonlyArray<v1.Part> | v1.Message
 
+/**
+ * An artifact as an agent gives it to the updater: its parts and optional id, name and metadata.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ArtifactInput {
   /** Defaults to a new random id; reuse one to stream chunks of the same artifact. */
   readonly artifactId?: string | undefined
@@ -44,6 +55,12 @@ export interface ArtifactInput {
   readonly extensions?: ReadonlyArray<string> | undefined
 }
 
+/**
+ * What an agent made with `task` uses to report its work: status changes and artifacts, each one event.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TaskUpdater {
   readonly taskId: string
   readonly contextId: string
@@ -72,6 +89,9 @@ export interface TaskUpdater {
 /**
  * The agent event stream of `work`: a SUBMITTED task first when the task is new, then whatever `work` emits,
  * then COMPLETED if `work` returned without reaching a final state.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const stream = <E>(
   context: RequestContext,
@@ -109,8 +129,7 @@ const run = <E>(
 
 /**
  * The updater of one execution: its state in one object and its methods on the prototype, since a waiting agent
- * holds its updater for as long as it waits (a dozen closures and their contexts per idle execution cost more: see
- * BENCHMARKS.md, "Figures that were source comments").
+ * holds its updater for as long as it waits (a dozen closures and their contexts per idle execution cost more).
  * The methods are getters handing out a function bound to the updater, so `const { complete } = task` still works.
  */
 class Updater implements TaskUpdater {

@@ -16,6 +16,8 @@
  *   executor: AgentExecutor.replyWithText((text) => `You said: ${text}`)
  * })
  * ```
+ *
+ * @since 0.1.0
  */
 export * as A2AServer from "./A2AServer.ts"
 export * as AgentCardConfig from "./AgentCardConfig.ts"

@@ -37,7 +37,7 @@ export const make = (
 ): Commit => {
   /**
    * Publishes and notifies `published[i]` and those after it, one after the other: Effect.forEach's work without
-   * its iterator and per-element effects, as a step has one event or a few (BENCHMARKS.md, "engine").
+   * its iterator and per-element effects, as a step has one event or a few.
    */
   const announce = (
     taskId: string,

@@ -129,7 +129,7 @@ export const reduce = (
  * them at once failed (the events before the failing one are then stored and published, and the failure is that
  * event's, as with one save per event). `events` are a batch's applied ones (`Reduced.count`). Made only then: kept
  * with every batch, these changes (a task each, with its own copy of the history) lived as long as the batch's save
- * waited for its group commit (BENCHMARKS.md, "Write load on SQLite: the live set and V8's heap growth").
+ * waited for its group commit.
  *
  * @since 0.1.0
  * @category reduction

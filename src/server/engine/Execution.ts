@@ -31,21 +31,14 @@
  *   soon as it comes. Elsewhere (the memory store) the agent runs in the execution's fiber and each event is
  *   saved before the agent goes on, with no fiber nor queue added.
  *
- * The executions are not a FiberMap, for three reasons of its contract, not of cost (FiberMap.run measured as
- * cheap as forkIn):
- * - A turn hands its task over from inside its own fiber: its last step, under the task's lock, starts the turn
- *   of the next waiting message (Turns). FiberMap.run for that turn would replace, so interrupt, the fiber
- *   calling it (and `onlyIfMissing` would not start it); starting it from another fiber would let a new message
- *   in between.
- * - What the engine keeps per task lives from the turn's start until that hand-over, not until its fiber ends:
- *   the task as last saved (for the callers of queued messages) and the waiting messages. A FiberMap would sit
- *   beside that record as a second map under the same key with another lifetime.
- * - CancelTask must interrupt the execution it found under the lock, outside the lock (the execution takes the
- *   lock to let go of its task), by which time the key may name the next turn. So the execution holds its own
- *   fiber, as a Deferred set when it is forked (the execution is visible from the instant before).
+ * Each execution keeps its own fiber (a Deferred set when it is forked) and its entry in `running`, rather than
+ * living in a FiberMap, because a turn hands its task over from inside its own fiber (its last step, under the
+ * task's lock, starts the next waiting message's turn, see Turns), and because what the engine keeps per task
+ * lasts from the turn's start until that hand-over, not until the fiber ends. CancelTask interrupts the execution
+ * it found under the lock through that fiber.
  *
- * What runs per agent event is written as plain pipelines rather than generators: on a loaded server each
- * generator on that path measurably costs µs (BENCHMARKS.md, "Generator functions made per call").
+ * What runs per agent event is written as plain pipelines rather than generators: a generator made per call costs
+ * more on a loaded server, on the path every event takes. How an execution ends is recorded by Outcome.
  *
  * @since 0.1.0
  */
@@ -56,11 +49,9 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { A2AError, InternalError, InvalidAgentResponse } from "../../protocol/A2AError.ts"
+import { type A2AError, InternalError, InvalidAgentResponse } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal } from "../../protocol/TaskStates.ts"
 import type { AgentEvent } from "../AgentEvent.ts"
@@ -71,17 +62,12 @@ import * as LiveSet from "../internal/LiveSet.ts"
 import * as PushStream from "../internal/PushStream.ts"
 import type { PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 import type { RequestContext } from "../RequestContext.ts"
-import {
-  clientErrorOf,
-  isConflict,
-  type TaskRecord,
-  type TaskScope,
-  type TaskStore,
-  type TaskStoreError
-} from "../TaskStore.ts"
+import type { TaskRecord, TaskScope, TaskStore } from "../TaskStore.ts"
 import type { Caller, Pending, ReceiptHooks, StartOptions } from "./Caller.ts"
 import type * as Commit from "./Commit.ts"
 import * as EventBatch from "./EventBatch.ts"
+import * as Outcome from "./Outcome.ts"
+import { type StoreFailed, storeFailed } from "./Outcome.ts"
 import type * as TaskLocks from "./TaskLocks.ts"
 import * as TaskReducer from "./TaskReducer.ts"
 
@@ -94,14 +80,7 @@ import * as TaskReducer from "./TaskReducer.ts"
  */
 export const COALESCE_CAPACITY = 32
 
-/**
- * The status message of a task whose execution lost its storage.
- *
- * @since 0.1.0
- * @category constants
- */
-export const STORAGE_LOST = "The task store was unreachable while this task was being worked on, so its work was " +
-  "lost and it was marked as failed. Send the request again to start a new task."
+export { STORAGE_LOST } from "./Outcome.ts"
 
 /**
  * The executions now running whose task is stored (or whose id the caller gave), by task id, each in a slot emptied
@@ -142,54 +121,6 @@ export interface Dependencies {
   readonly nextTurn: (next: Pending, rest: Array<Pending>, taskId: string) => Effect.Effect<void>
 }
 
-/** A store failure inside the execution, kept apart from the agent's own failures. */
-class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", {
-  message: Schema.String,
-  /** Another writer (another node) saved the task meanwhile; see TaskStoreError.conflict. */
-  conflict: Schema.Boolean,
-  /** The storage could not be reached; see TaskStoreError.unavailable. */
-  unavailable: Schema.Boolean
-}) {}
-
-const storeFailed = (e: TaskStoreError) =>
-  new StoreFailed({ message: e.message, conflict: isConflict(e), unavailable: e.unavailable === true })
-
-const isA2AError = Schema.is(A2AError)
-
-const describe = (error: unknown): string =>
-  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" &&
-    error.message.length > 0
-    ? error.message
-    : String(error)
-
-const storageFailed = (caller: Caller, e: StoreFailed) =>
-  Effect.logError("Task store failure during execution", e).pipe(
-    Effect.andThen(Effect.sync(() => caller.fail(Cause.fail(clientErrorOf(e)))))
-  )
-
-// Another node saved the task meanwhile (a CancelTask there, racing this turn): when the task has ended there,
-// that end is this turn's too, and the caller hears it as the status the task now has.
-const endedElsewhere = (
-  store: TaskStore["Service"],
-  caller: Caller,
-  taskId: string,
-  scope: TaskScope,
-  e: StoreFailed
-) =>
-  store.get(taskId, scope).pipe(
-    Effect.flatMap((stored) => {
-      const task = Option.getOrUndefined(stored)?.task
-      if (task === undefined || !isTerminal(task.status.state)) return storageFailed(caller, e)
-      return Effect.sync(() =>
-        caller.offer({
-          event: { statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status: task.status } },
-          task: Option.some(task)
-        })
-      )
-    }),
-    Effect.catch(() => storageFailed(caller, e))
-  )
-
 /** Attaches a request's push config to the task it is about to create. */
 const attachPushConfig = Effect.fnUntraced(
   function*(pushConfigs: PushConfigStore["Service"], context: RequestContext, config: v1.TaskPushNotificationConfig) {
@@ -208,7 +139,7 @@ const attachPushConfig = Effect.fnUntraced(
 /**
  * One execution: what it keeps in one object and its steps as methods, since an idle execution (an agent that
  * waits) holds it for as long as it waits; as closures over the run's variables it was a dozen closures and
- * their contexts (BENCHMARKS.md, "Idle streams, both ways"). It is also the task's entry in `running`, from the
+ * their contexts. It is also the task's entry in `running`, from the
  * start of its turn until it lets go of its task (`release`).
  *
  * @since 0.1.0
@@ -400,75 +331,6 @@ export class Execution {
     })
   }
 
-  /** Records the outcome of the agent's work. */
-  finish(exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> {
-    if (Exit.isSuccess(exit) && this.settled) return Effect.void
-    return Effect.gen({ self: this }, function*() {
-      if (Exit.isSuccess(exit)) {
-        if (this.settled) return
-        return yield* this.fail(
-          new InvalidAgentResponse({ message: "The agent finished without a response" }),
-          "The agent finished without reaching a final state"
-        )
-      }
-      const cause = exit.cause
-      if (Cause.hasInterruptsOnly(cause)) {
-        // CancelTask (or the agent itself). A shutdown also interrupts, but then the task is left as it is, for
-        // recovery: the stores may be closing too.
-        const current = this.record
-        if (
-          current !== undefined && !isTerminal(current.task.status.state) &&
-          this.deps.serverScope.state._tag !== "Closed"
-        ) {
-          yield* this.finalStatus("TASK_STATE_CANCELED", undefined)
-        }
-        this.settled = true
-        return
-      }
-      const error = Option.getOrUndefined(Cause.findErrorOption(cause))
-      if (error instanceof StoreFailed) return yield* Effect.fail(error)
-      if (error !== undefined && isA2AError(error) && this.record === undefined) {
-        this.settled = true
-        this.reporter.fail(Cause.fail(error))
-        return
-      }
-      yield* Effect.logError("Agent execution failed", cause)
-      const reason = error !== undefined ? `Agent failed: ${describe(error)}` : "Agent failed: internal error"
-      yield* this.fail(new InternalError({ message: reason }), reason)
-    })
-  }
-
-  /** The outcome recorded, a store failure included. */
-  outcome(exit: Exit.Exit<void, unknown>): Effect.Effect<void> {
-    return Effect.catch(this.finish(exit), (e) =>
-      e.conflict
-        ? endedElsewhere(this.deps.store, this.reporter, this.context.taskId, this.scope, e)
-        : Effect.andThen(
-          storageFailed(this.reporter, e),
-          e.unavailable && !this.rerunOnStorageLoss ? this.failOnceReachable() : Effect.void
-        ))
-  }
-
-  /**
-   * After the storage was unreachable during the execution, its task would stay stored in flight with no agent
-   * behind it, on a node that lives on (so no recovery ends it): it is recorded FAILED once the storage is back.
-   * So is a task acknowledged before its first save failed (StartOptions.acknowledged): saved FAILED as a new task,
-   * with the client's message, over what its acknowledgement stored, if anything.
-   * Interruptible, unlike the rest of the outcome: a cancel or the server's stop ends the wait.
-   */
-  failOnceReachable(): Effect.Effect<void> {
-    return Effect.suspend(() => {
-      const current = this.record
-      if (current === undefined ? !this.acknowledged : isTerminal(current.task.status.state)) return Effect.void
-      return this.finalStatus("TASK_STATE_FAILED", STORAGE_LOST).pipe(
-        Effect.retry({ while: (e) => e.unavailable, schedule: Schedule.spaced("1 second") }),
-        // A conflict: the task was saved since (by another node), which decided its end.
-        Effect.catch((e) => e.conflict ? Effect.void : Effect.logError("Cannot record a task as failed", e)),
-        Effect.interruptible
-      )
-    })
-  }
-
   /**
    * The agent's work and its recorded outcome. Only the agent is interruptible: the outcome is always recorded,
    * even when the interruption is a cancel. While the agent waits, its fiber's stack holds the steps of this
@@ -482,8 +344,7 @@ export class Execution {
    * Enters `running` before the task's first save, so that whoever finds the task stored finds its execution too.
    * Not before: an entry added and deleted per SendMessage answered by a message made the Map reallocate its
    * table on most deletes, in the old generation where its tables are, and each table left there kept the keys and
-   * slots it held alive across every scavenge until the next full GC (BENCHMARKS.md, "Memory (#33)", third session:
-   * "The running Map's tables").
+   * slots it held alive across every scavenge until the next full GC.
    */
   register(): void {
     if (this.slot.current === this) this.deps.running.set(this.context.taskId, this.slot)
@@ -509,7 +370,7 @@ export class Execution {
    * Without a stored task (decided at the end, not now) there is nothing a cancel could race with: no lock
    * needed. Nor with a stored task no one else holds or waits for, when no message waits: letting go is then
    * one synchronous step, which nothing can come between, as it would have run under a lock taken at once (the
-   * lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task: BENCHMARKS.md, "engine").
+   * lock, an RcMap entry, costs a Map of the fiber's services and a fiber per task).
    */
   release(): Effect.Effect<void> {
     const receipt = this.receipt
@@ -529,11 +390,11 @@ export class Execution {
 
   /** The whole execution, as its fiber runs it. */
   run(): Effect.Effect<void> {
-    if (!this.deps.observed) return this.work((exit) => Effect.ensuring(this.outcome(exit), this.release()))
+    if (!this.deps.observed) return this.work((exit) => Effect.ensuring(Outcome.record(this, exit), this.release()))
     return Effect.ensuring(
       Instrumentation.execution(this.context, this.caller, (reporter) => {
         this.reporter = reporter
-        return this.work((exit) => this.outcome(exit))
+        return this.work((exit) => Outcome.record(this, exit))
       }),
       this.release()
     )

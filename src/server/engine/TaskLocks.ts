@@ -1,7 +1,7 @@
 /**
  * Per-task mutual exclusion: continuing a task, cancelling a task with no execution, and an execution letting go
  * of its task happen under the task's lock. A semaphore per task, kept only while someone holds or waits for it:
- * Effect's RcMap of semaphores (its cost over a Map by hand: BENCHMARKS.md, "engine").
+ * Effect's RcMap of semaphores.
  *
  * `isHeld` tells whether any fiber holds or waits for a task's lock: a task no one holds is free, and a step that
  * runs at once (synchronously) then needs no lock, since nothing else can run meanwhile (see Execution's

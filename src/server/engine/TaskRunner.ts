@@ -12,6 +12,18 @@
  *
  * The RequestHandler builds one with `make` and calls `start` and `cancel`.
  *
+ * The path of an agent event, one name per stage. The event itself is one `v1.StreamResponse` object from the
+ * agent to the wire: each stage adds what the next reader needs beside it, never a copy of it.
+ * 1. `AgentEvent`: what the agent emits, a `v1.StreamResponse` (`message`, `task`, `statusUpdate` or
+ *    `artifactUpdate`) with no wrapper.
+ * 2. `TaskReducer.Published`: the event as applied to its task (stamped, completed), with the task after it: what
+ *    Commit saves, then publishes and hands to the PushNotifier.
+ * 3. `EventBus.TaskEvent`: the event as the bus carries it to subscribers and other nodes, with its task id and
+ *    sequence (the task version it produced), by which a subscriber orders it after its snapshot.
+ * 4. `Processed`: the event as the execution's caller hears it, with the task after it, or none for a direct
+ *    reply (a message, which makes no task).
+ * 5. `v1.StreamResponse` again: what a binding writes, the event taken back out of whichever stage carried it.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
@@ -40,6 +52,8 @@ export { COALESCE_CAPACITY, STORAGE_LOST } from "./Execution.ts"
 export { MAX_PENDING } from "./Turns.ts"
 
 /**
+ * The engine as the RequestHandler uses it: start a message, cancel a task.
+ *
  * @since 0.1.0
  * @category models
  */

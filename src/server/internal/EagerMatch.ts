@@ -8,6 +8,12 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 
+/**
+ * Effect.matchEffect that runs its handler at once when the effect has already completed, without a fiber step.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const matchEffectEager = <A, E, R, A2, E2, R2, A3, E3, R3>(
   self: Effect.Effect<A, E, R>,
   options: {

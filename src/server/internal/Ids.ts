@@ -10,7 +10,7 @@
  * gives one flat string. crypto.randomUUID adds its result up piece by piece (Node), which V8 keeps as a tree of
  * concatenations, as it does a template literal: a stored task keeps its ids, so it kept the trees, several times
  * the size of a flat string and the larger part of a stored task, copied by every scavenge it survives and
- * promoted. Made this way an id also costs less CPU (BENCHMARKS.md, "The execution path").
+ * promoted. Made this way an id also costs less CPU.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -57,7 +57,12 @@ const writeTail = (at: number) => {
 let lastMs = -1
 let counter = 0
 
-/** A UUIDv7 for the given time; within one millisecond a 12-bit counter keeps ids increasing. */
+/**
+ * A UUIDv7 for the given time; within one millisecond a 12-bit counter keeps ids increasing.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const uuidv7At = (ms: number): string => {
   const at = random16()
   if (ms > lastMs) {
@@ -96,17 +101,32 @@ const uuidv4 = (): string => {
   return written()
 }
 
-/** A new task id (UUIDv7 at the current Clock time). */
+/**
+ * A new task id (UUIDv7 at the current Clock time).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const taskId: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, uuidv7At)
 
-/** A random id (UUIDv4) for contexts, messages, artifacts and push configs. */
+/**
+ * A random id (UUIDv4) for contexts, messages, artifacts and push configs.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const randomId: Effect.Effect<string> = Effect.sync(uuidv4)
 
 // Formatting a date is comparatively slow, and a busy server stamps many events within one millisecond.
 let isoMs = Number.NaN
 let isoText = ""
 
-/** `ms` as an ISO 8601 UTC timestamp with millisecond precision (spec 5.6.1). */
+/**
+ * `ms` as an ISO 8601 UTC timestamp with millisecond precision (spec 5.6.1).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isoAt = (ms: number): string => {
   if (ms !== isoMs) {
     isoText = new Date(ms).toISOString()
@@ -115,5 +135,10 @@ export const isoAt = (ms: number): string => {
   return isoText
 }
 
-/** The current Clock time as an ISO 8601 UTC timestamp with millisecond precision (spec 5.6.1). */
+/**
+ * The current Clock time as an ISO 8601 UTC timestamp with millisecond precision (spec 5.6.1).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const now: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, isoAt)

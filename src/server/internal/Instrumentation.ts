@@ -116,6 +116,9 @@ const attributesOf = (op: Operations.Any, req: unknown, ctx: CallContext): Recor
 /**
  * Wraps the operations: each call gets its span (`A2A.<Operation>`) and its metrics. `context` is where the
  * metrics are kept (the server's, read once).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (context: Context.Context<never>) => {
   const seriesOf = makeSeriesCache()
@@ -271,7 +274,12 @@ const annotateIds = (span: Tracer.Span, answer: Described) => {
   if (answer.state !== undefined) span.attribute("a2a.task.state", answer.state)
 }
 
-/** Where an execution reports (the engine's Caller, by its shape). */
+/**
+ * Where an execution reports (the engine's Caller, by its shape).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Reporter {
   readonly offer: (processed: { readonly event: v1.StreamResponse; readonly task: Option.Option<v1.Task> }) => void
   readonly fail: (cause: Cause.Cause<A2AError>) => void
@@ -283,6 +291,9 @@ export interface Reporter {
  * Runs one agent execution in its span (`A2A.execute`, a child of the operation that started it), counted and
  * timed. Its outcome is what the execution reported last: the state it left the task in, `message` for a direct
  * reply, or the error it answered before there was a task.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const execution = <A, E, R>(
   info: { readonly taskId: string; readonly contextId: string; readonly call: CallContext },
@@ -338,7 +349,12 @@ export const execution = <A, E, R>(
       )
     }))
 
-/** The bus, counting each status change published (`a2a_task_transitions_total`). */
+/**
+ * The bus, counting each status change published (`a2a_task_transitions_total`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const countingBus = (bus: EventBus["Service"], context: Context.Context<never>): EventBus["Service"] => {
   const byState = new Map<string, Metric.Metric<number, unknown>>()
   const count = (state: string) => {

@@ -7,5 +7,11 @@ import * as Config from "effect/Config"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 
+/**
+ * A ConfigError for a value that is present but not valid.
+ *
+ * @since 0.1.0
+ * @category config
+ */
 export const invalidConfig = (message: string, input?: unknown): Config.ConfigError =>
   new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message }, input)))

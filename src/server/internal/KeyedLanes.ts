@@ -6,8 +6,8 @@
  * A lane is a bounded Queue and the fiber reading it, run in a FiberMap under its key. Once its Queue is empty (at
  * once, or after `idleTimeToLive` without a job), the lane is dropped and its fiber ends, so an idle lane holds
  * nothing. A fork shares the Context it is given: no lookup fiber, copy of services or scope per lane or job, as an
- * RcMap entry had (BENCHMARKS.md, "Webhook lanes from RcMap and Queue"). Closing the lanes' scope interrupts them all and drops what they still held. `Activity` counts the jobs
- * queued or running, and may count other work too: its `idle` then waits for all of it.
+ * RcMap entry had. Closing the lanes' scope interrupts them all and drops what they still held. `Activity` counts
+ * the jobs queued or running, and may count other work too: its `idle` then waits for all of it.
  *
  * @internal
  */
@@ -19,13 +19,24 @@ import * as FiberMap from "effect/FiberMap"
 import * as Latch from "effect/Latch"
 import * as Queue from "effect/Queue"
 
-/** Counts the jobs queued or running; `idle` completes when there are none. */
+/**
+ * Counts the jobs queued or running; `idle` completes when there are none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Activity {
   readonly add: () => void
   readonly done: (count: number) => void
   readonly idle: Effect.Effect<void>
 }
 
+/**
+ * A new Activity, with no job running.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeActivity = (): Activity => {
   let pending = 0
   const latch = Latch.makeUnsafe(true)
@@ -41,6 +52,12 @@ export const makeActivity = (): Activity => {
   }
 }
 
+/**
+ * Lanes of jobs by key: the jobs of one key run one after the other, those of different keys at once.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface KeyedLanes {
   /**
    * Queues a job; false when its lane is full (the job is dropped). Once the lanes are shut down nothing more
@@ -51,6 +68,12 @@ export interface KeyedLanes {
   readonly size: Effect.Effect<number>
 }
 
+/**
+ * How many lanes run at once, and how many jobs a lane may hold.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Jobs waiting per lane (besides the one running) before `offer` refuses more. */
   readonly capacity: number
@@ -68,7 +91,12 @@ interface Lane {
   idleSince: number | undefined
 }
 
-/** Lanes living in the scope in context. */
+/**
+ * Lanes living in the scope in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = Effect.fnUntraced(function*(options: Options) {
   const { activity, capacity } = options
   const idleTimeToLive = Duration.toMillis(Duration.fromInputUnsafe(options.idleTimeToLive ?? Duration.zero))

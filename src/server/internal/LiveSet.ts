@@ -7,25 +7,42 @@
  * collection made at start-up gets there) the new tables are allocated there too, and a young-generation collection
  * treats every old table, left behind or not, as a root. An entry added and removed per request then outlives its
  * request until the next full GC, with all it reaches: under load that promoted megabytes per scavenge on
- * SendMessage and set our p99 (BENCHMARKS.md, "Per-request entries in long-lived collections"). Here an entry is a node of a
+ * SendMessage and set our p99. Here an entry is a node of a
  * doubly-linked list, unlinked and emptied when removed.
  *
  * @internal
  */
 
-/** One entry of a LiveSet: what `add` returns, to `remove` it with. */
+/**
+ * One entry of a LiveSet: what `add` returns, to `remove` it with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Entry<A> {
   value: A | undefined
   next: Entry<A> | undefined
   prev: Entry<A> | undefined
 }
 
+/**
+ * A set of live entries (see the module doc).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LiveSet<A> {
   /** A sentinel: `head.next` is the newest entry, `head.prev` the oldest. */
   readonly head: Entry<A>
   size: number
 }
 
+/**
+ * An empty LiveSet.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = <A>(): LiveSet<A> => {
   const head: Entry<A> = { value: undefined, next: undefined, prev: undefined }
   head.next = head
@@ -33,6 +50,12 @@ export const make = <A>(): LiveSet<A> => {
   return { head, size: 0 }
 }
 
+/**
+ * Adds a value; the entry returned removes it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const add = <A>(self: LiveSet<A>, value: A): Entry<A> => {
   const head = self.head
   const entry: Entry<A> = { value, next: head.next, prev: head }
@@ -42,7 +65,12 @@ export const add = <A>(self: LiveSet<A>, value: A): Entry<A> => {
   return entry
 }
 
-/** Removes an entry; removing one twice does nothing. */
+/**
+ * Removes an entry; removing one twice does nothing.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const remove = <A>(self: LiveSet<A>, entry: Entry<A>): void => {
   const { next, prev } = entry
   if (next === undefined || prev === undefined) return
@@ -54,7 +82,12 @@ export const remove = <A>(self: LiveSet<A>, entry: Entry<A>): void => {
   self.size--
 }
 
-/** Removes every entry, returning their values, oldest first. */
+/**
+ * Removes every entry, returning their values, oldest first.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const takeAll = <A>(self: LiveSet<A>): Array<A> => {
   const out: Array<A> = []
   while (self.head.prev !== self.head) {
@@ -65,7 +98,12 @@ export const takeAll = <A>(self: LiveSet<A>): Array<A> => {
   return out
 }
 
-/** Calls `f` with each value, oldest first; `f` may remove the entry it is given. */
+/**
+ * Calls `f` with each value, oldest first; `f` may remove the entry it is given.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const forEach = <A>(self: LiveSet<A>, f: (value: A) => void): void => {
   let entry = self.head.prev!
   while (entry !== self.head) {

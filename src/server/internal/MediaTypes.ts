@@ -2,7 +2,12 @@
 
 const essence = (mediaType: string): string => mediaType.split(";")[0]!.trim().toLowerCase()
 
-/** Whether two media ranges overlap: `text/*` matches `text/plain`, `*\/*` matches anything. */
+/**
+ * Whether two media ranges overlap: `text/*` matches `text/plain`, `*\/*` matches anything.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const matches = (a: string, b: string): boolean => {
   const [aType, aSub] = essence(a).split("/")
   const [bType, bSub] = essence(b).split("/")
@@ -12,6 +17,11 @@ export const matches = (a: string, b: string): boolean => {
   return typeOk && subOk
 }
 
-/** Whether `mediaType` is acceptable to a list of modes; an empty list accepts everything. */
+/**
+ * Whether `mediaType` is acceptable to a list of modes; an empty list accepts everything.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const accepts = (modes: ReadonlyArray<string>, mediaType: string): boolean =>
   modes.length === 0 || modes.some((mode) => matches(mode, mediaType))

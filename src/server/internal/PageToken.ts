@@ -8,6 +8,12 @@ import * as Result from "effect/Result"
 import type { TaskCursor } from "../TaskStore.ts"
 import * as Sha256 from "./Sha256.ts"
 
+/**
+ * The ListTasks filters a page token was issued for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Filters {
   readonly contextId?: string | undefined
   readonly status?: string | undefined
@@ -21,12 +27,29 @@ const digest = (filters: Filters): string =>
     )
   ).slice(0, 12)
 
+/**
+ * The page token of a cursor under its filters.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const encode = (cursor: TaskCursor, filters: Filters): string =>
   Base64Url.encode(JSON.stringify([cursor.timestamp, cursor.id, digest(filters)]))
 
+/**
+ * Why a page token was refused: not one of ours, or issued for other filters.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type DecodeError = "malformed" | "filters"
 
-/** The cursor of a token, or why it is unusable: not one of ours, or issued for other filters. */
+/**
+ * The cursor of a token, or why it is unusable: not one of ours, or issued for other filters.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const decode = (token: string, filters: Filters): TaskCursor | DecodeError => {
   let parsed: unknown
   try {

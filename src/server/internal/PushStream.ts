@@ -12,7 +12,7 @@
  * Both take any Stream and read it the Stream way when it carries no such form. Why not pull: Effect's Stream is
  * pulled (Stream.fromPull, channels), and a producer that calls `emit` can only be pulled if it is suspended
  * between its events, which takes a fiber of its own and a queue between the two (Stream.callback, PubSub):
- * exactly the cost these readers avoid (BENCHMARKS.md, "engine").
+ * exactly the cost these readers avoid.
  *
  * Only the engine and the bindings read streams here; the public services make theirs with StreamSources.
  *

@@ -9,11 +9,21 @@ import { sha256 } from "@noble/hashes/sha2.js"
 
 const encoder = new TextEncoder()
 
-/** The SHA-256 digest (32 bytes) of `input`, strings taken as UTF-8. */
+/**
+ * The SHA-256 digest (32 bytes) of `input`, strings taken as UTF-8.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const digest = (input: string | Uint8Array): Uint8Array =>
   sha256(typeof input === "string" ? encoder.encode(input) : input)
 
-/** Whether two byte arrays are equal, in time that depends on their length only. */
+/**
+ * Whether two byte arrays are equal, in time that depends on their length only.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const timingSafeEqual = (a: Uint8Array, b: Uint8Array): boolean => {
   if (a.length !== b.length) return false
   let difference = 0

@@ -12,7 +12,7 @@
  *
  * Either Stream builds its channel only when it is read as a Stream: the engine and the bindings mostly never
  * do, and a channel built per request keeps the request's closures alive through V8's young-generation
- * collections (BENCHMARKS.md, "What survives a scavenge, and why").
+ * collections.
  *
  * @since 0.1.0
  */

@@ -7,8 +7,8 @@
  * task id; its direct reply's JSON a record of its own) in one fixed ring of bytes, found through a hash table of
  * integers. Under load a server accepts thousands of messages a second and keeps each receipt far longer than a
  * young-generation collection lasts: as objects, every receipt would be copied by the collections and promoted,
- * and V8, seeing so much survive, doubles its young generation again and again up to its maximum (BENCHMARKS.md,
- * "Memory (#33)"). As bytes, a receipt costs the collector nothing. Only a record too large for the ring (one whose
+ * and V8, seeing so much survive, doubles its young generation again and again up to its maximum. As bytes, a
+ * receipt costs the collector nothing. Only a record too large for the ring (one whose
  * UTF-8 could take more than an eighth of `maxBytes`: a reply of ~170,000 characters with the defaults) is kept as
  * an object.
  *
@@ -29,6 +29,12 @@ import * as Option from "effect/Option"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { DEFAULT_WINDOW, MessageReceipts, type Receipt, type ReceiptKey, windowConfig } from "../MessageReceipts.ts"
 
+/**
+ * The bounds of the memory receipts: the window, and how many receipts and bytes they keep at most.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** How long a receipt is kept. Default `MessageReceipts.DEFAULT_WINDOW` (24 hours); zero keeps none. */
   readonly window?: Duration.Input | undefined
@@ -45,8 +51,20 @@ export interface Options {
   readonly maxBytes?: number | undefined
 }
 
+/**
+ * The most receipts kept by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_RECEIPTS = 10_000
 
+/**
+ * The most bytes of receipts (replies included) kept by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 const keyOf = ({ messageId, owner, tenant }: ReceiptKey): string => `${owner}\u0000${tenant}\u0000${messageId}`
@@ -297,6 +315,12 @@ class Ring {
   }
 }
 
+/**
+ * Receipts kept in this process, within `options`' bounds.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeWith = (options: Options = {}): Effect.Effect<MessageReceipts["Service"]> =>
   Effect.sync(() => {
     const window = Duration.fromInputUnsafe(options.window ?? DEFAULT_WINDOW)
@@ -362,15 +386,37 @@ export const makeWith = (options: Options = {}): Effect.Effect<MessageReceipts["
     })
   })
 
+/**
+ * Receipts kept in this process, with the default bounds.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: Effect.Effect<MessageReceipts["Service"]> = makeWith()
 
-/** Receipts with the default bounds (see `Options`). */
+/**
+ * Receipts with the default bounds (see `Options`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<MessageReceipts> = Layer.effect(MessageReceipts, make)
 
+/**
+ * Receipts kept in this process, within `options`' bounds, as the MessageReceipts.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerWith = (options: Options): Layer.Layer<MessageReceipts> =>
   Layer.effect(MessageReceipts, makeWith(options))
 
-/** The window from configuration: `A2A_IDEMPOTENCY_WINDOW` (see `MessageReceipts.windowConfig`). */
+/**
+ * The window from configuration: `A2A_IDEMPOTENCY_WINDOW` (see `MessageReceipts.windowConfig`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<MessageReceipts, Config.ConfigError> = Layer.unwrap(
   Effect.map(windowConfig, (window) => layerWith({ window }))
 )

@@ -18,6 +18,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type PushConfig, PushConfigStore } from "../PushConfigStore.ts"
 
+/**
+ * Push configs kept in this process.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: Effect.Effect<PushConfigStore["Service"]> = Effect.gen(function*() {
   const byTask = yield* Effect.sync(() => new Map<string, Map<string, PushConfig>>())
   const sorted = (taskId: string): ReadonlyArray<PushConfig> =>
@@ -51,4 +57,10 @@ export const make: Effect.Effect<PushConfigStore["Service"]> = Effect.gen(functi
   })
 })
 
+/**
+ * Push configs kept in this process, as the PushConfigStore.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<PushConfigStore> = Layer.effect(PushConfigStore, make)

@@ -38,6 +38,13 @@ import {
   terminalConflict
 } from "../TaskStore.ts"
 
+/**
+ * The bounds of the memory store: how many ended tasks it keeps and for how long, and how long a task's history
+ * grows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** Ended tasks kept, at most: the earliest to end are forgotten first. Default 10,000. */
   readonly maxTerminalTasks?: number | undefined
@@ -47,8 +54,26 @@ export interface Options {
   readonly maxHistory?: number | undefined
 }
 
+/**
+ * The most ended tasks kept by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_TERMINAL_TASKS = 10_000
+/**
+ * How long an ended task is kept by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_TERMINAL_TASK_TTL = Duration.hours(1)
+/**
+ * The most messages of a task's history kept by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const DEFAULT_MAX_HISTORY = 1_000
 
 const capHistory = (record: TaskRecord, maxHistory: number): TaskRecord => {
@@ -58,6 +83,12 @@ const capHistory = (record: TaskRecord, maxHistory: number): TaskRecord => {
     : { ...record, task: { ...record.task, history: history.slice(-maxHistory) } }
 }
 
+/**
+ * Tasks kept in this process, within `options`' bounds.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Service"]> =>
   Effect.sync(() => {
     const maxTerminal = Math.max(0, Math.floor(options.maxTerminalTasks ?? DEFAULT_MAX_TERMINAL_TASKS))
@@ -70,7 +101,7 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     // The same, in the order they ended: a queue read from `head`. Not the Map's own order: a Map keeps the slots
     // of its deleted entries until it grows again, and iterating it from its start steps over each of them, so
     // finding the oldest ended task in a full store (one forgotten per save) cost thousands of steps per save
-    // (BENCHMARKS.md, "The execution path").
+    // .
     const endedIds: Array<string> = []
     let head = 0
 
@@ -146,16 +177,36 @@ export const makeWith = (options: Options = {}): Effect.Effect<TaskStore["Servic
     })
   })
 
-/** The store with the default bounds (see `Options`). */
+/**
+ * The store with the default bounds (see `Options`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: Effect.Effect<TaskStore["Service"]> = makeWith()
 
+/**
+ * Tasks kept in this process, with the default bounds, as the TaskStore.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<TaskStore> = Layer.effect(TaskStore, make)
 
+/**
+ * Tasks kept in this process, within `options`' bounds, as the TaskStore.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerWith = (options: Options): Layer.Layer<TaskStore> => Layer.effect(TaskStore, makeWith(options))
 
 /**
  * The bounds from configuration: `A2A_MEMORY_MAX_TASKS` (ended tasks kept), `A2A_MEMORY_TASK_TTL` (e.g.
  * "1 hour") and `A2A_MEMORY_MAX_HISTORY`, each with the default of `Options`.
+ *
+ * @since 0.1.0
+ * @category config
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   maxTerminalTasks: Config.Int("A2A_MEMORY_MAX_TASKS").pipe(Config.withDefault(DEFAULT_MAX_TERMINAL_TASKS)),
@@ -163,6 +214,12 @@ export const optionsConfig: Config.Config<Options> = Config.all({
   maxHistory: Config.Int("A2A_MEMORY_MAX_HISTORY").pipe(Config.withDefault(DEFAULT_MAX_HISTORY))
 })
 
+/**
+ * Tasks kept in this process, within the bounds read from the environment (see `optionsConfig`), as the TaskStore.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerConfig: Layer.Layer<TaskStore, Config.ConfigError> = Layer.unwrap(
   Effect.map(optionsConfig, layerWith)
 )
