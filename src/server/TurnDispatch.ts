@@ -3,7 +3,7 @@
  *
  * With one process (the default, and with SQLite or memory) there is no engine: `route` is undefined and the
  * runner starts every turn here, exactly as it always has, at no cost. Stores shared by several nodes may
- * provide an engine (the SQL stores over PostgreSQL, unless `A2A_CLUSTER=false`; see sql/internal/ClusterTurns): the
+ * provide an engine (the SQL stores over PostgreSQL, unless `A2A_CLUSTER=false`; see sql/cluster/ClusterTurns): the
  * runner then hands each SendMessage to `route`, which queues the turn and reports its events to the caller,
  * and gives the engine its own `start` through `serve`, with which a node that executes runs the turns it is
  * handed. An engine reports a turn run elsewhere to its caller as the runner would, and follows the task through
