@@ -436,6 +436,18 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         expect(interfaces.filter((i) => at(i, "protocolVersion") === "0.1")).toHaveLength(1)
       }))
 
+    it.effect("with 0.3 and 0.1 on one JSON-RPC URL, the 0.3 card lists each interface once", () =>
+      Effect.gen(function*() {
+        const server = yield* All
+        for (const path of ["/.well-known/agent-card.json", "/.well-known/agent.json"]) {
+          const reply = yield* request(`${server.url}${path}`)
+          expect(at(reply.json, "additionalInterfaces"), path).toStrictEqual([
+            { url: `${server.url}/`, transport: "JSONRPC" },
+            { url: server.url, transport: "HTTP+JSON" }
+          ])
+        }
+      }))
+
     it.effect("0.3 off: agent.json is still the 0.1 card, and so is the card path's for A2A-Version 0.1", () =>
       Effect.gen(function*() {
         const server = yield* No03
