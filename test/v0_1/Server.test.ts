@@ -124,6 +124,32 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         })
       }))
 
+    it.effect("a direct Message reply is a task the client reads back with tasks/get under its id (7.3)", () =>
+      Effect.gen(function*() {
+        const server = yield* All
+        const id = named("task-direct-get")
+        const reply = yield* example(server, "tasks/send", { id, message: text("What is the capital of France?") })
+        const sent = at(reply.json, "result")
+        const got = yield* example(server, "tasks/get", { id, historyLength: 5 })
+        expect(at(got.json, "error")).toBeUndefined()
+        const result = at(got.json, "result")
+        conforms("Task", result)
+        expect(result).toMatchObject({ id, status: { state: "completed" } })
+        expect(at(result, "status", "message")).toEqual(at(sent, "status", "message"))
+        expect(at(result, "history", 0)).toEqual(text("What is the capital of France?"))
+        expect(at(result, "history", 1)).toEqual(at(sent, "status", "message"))
+
+        // The same over tasks/sendSubscribe: the task the stream ended on is there to read.
+        const streamed = named("task-direct-stream")
+        const events = yield* stream(server, "tasks/sendSubscribe", {
+          id: streamed,
+          message: text("What is the capital of Italy?")
+        })
+        expect(events.events.at(-1)).toMatchObject({ result: { id: streamed, final: true } })
+        const again = yield* example(server, "tasks/get", { id: streamed })
+        expect(at(again.json, "result")).toMatchObject({ id: streamed, status: { state: "completed" } })
+      }))
+
     it.effect("multi-turn: input-required, then the same task id continues it (9.3)", () =>
       Effect.gen(function*() {
         const server = yield* All
