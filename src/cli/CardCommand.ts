@@ -28,6 +28,7 @@ export const describeError = (error: A2AClientError | A2AResolveError): string =
   switch (error._tag) {
     case "A2ATransportError":
     case "A2AResponseError":
+    case "A2AAgentCardInvalid":
     case "A2ANoCompatibleInterface":
       return error.message
     default:

@@ -28,6 +28,7 @@
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
@@ -38,6 +39,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as v1 from "../protocol/generated/v1.ts"
 import {
+  type A2AAgentCardInvalid,
   type A2AClientError,
   A2ANoCompatibleInterface,
   type A2AResolveError,
@@ -51,6 +53,7 @@ import * as InterfaceSelection from "./InterfaceSelection.ts"
 import * as Http from "./internal/HttpExchange.ts"
 import * as JsonRpcTransport from "./JsonRpcTransport.ts"
 import * as RestTransport from "./RestTransport.ts"
+import * as Tolerance from "./Tolerance.ts"
 import type { Call, Transport, TransportFactory } from "./Transport.ts"
 
 /**
@@ -135,6 +138,14 @@ export interface Options {
   readonly retry?: RetryOptions | false | undefined
   /** Transforms the HttpClient used for every request: interceptors, logging, proxies. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /**
+   * Refuse agents with the known faults of agents in the wild (Tolerance) instead of reading them repaired: a card
+   * that needs a repair is A2AAgentCardInvalid, a result or event an A2AResponseError. Default: `Tolerance.Strict` in
+   * context (false unless provided), so faults are repaired and each repair logged once per agent.
+   *
+   * @since 0.2.0
+   */
+  readonly strict?: boolean | undefined
 }
 
 /**
@@ -306,7 +317,7 @@ export const untilDone = <E, R>(
  * @since 0.1.0
  * @category guards
  */
-export const isTransient = (error: A2AClientError): boolean =>
+export const isTransient = (error: A2AClientError | A2AAgentCardInvalid): boolean =>
   error._tag === "Unavailable" ||
   (error._tag === "A2ATransportError" && error.reason !== "InvalidUrl" && error.reason !== "EncodeFailed" &&
     error.reason !== "CredentialUnavailable") ||
@@ -326,7 +337,7 @@ const retryPolicy = (options: RetryOptions | false | undefined) => {
 
 const withRetry = (options: RetryOptions | false | undefined) => {
   const policy = retryPolicy(options)
-  return <A, E extends A2AClientError>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  return <A, E extends A2AClientError | A2AAgentCardInvalid>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
     policy === undefined ? effect : Effect.retry(effect, policy)
 }
 
@@ -411,6 +422,7 @@ export const fromTransport = (
   )
   const tenant = iface.tenant !== undefined && iface.tenant !== "" ? { tenant: iface.tenant } : {}
   const retry = withRetry(options.retry)
+  const strict = options.strict
 
   const callOf = (call: CallOptions | undefined): Call => {
     const extensions = [...new Set([...(options.extensions ?? []), ...(call?.extensions ?? [])])]
@@ -428,7 +440,8 @@ export const fromTransport = (
       duration: timeout,
       orElse: () => Effect.fail(Http.timeoutError({ method: operation, url: transport.url }, timeout))
     })).pipe(
-      Effect.withSpan(`A2AClient.${operation}`, { attributes: spanAttributes })
+      Effect.withSpan(`A2AClient.${operation}`, { attributes: spanAttributes }),
+      strict === undefined ? identity : Effect.provideService(Tolerance.Strict, strict)
     )
 
   /** A streaming call, traced as `A2AClient.<Operation>` until its last event. */
@@ -436,7 +449,11 @@ export const fromTransport = (
     operation: string,
     stream: Stream.Stream<v1.StreamResponse, A2AClientError>
   ): Stream.Stream<v1.StreamResponse, A2AClientError> =>
-    Stream.withSpan(untilDone(stream), `A2AClient.${operation}`, { attributes: spanAttributes })
+    Stream.withSpan(
+      strict === undefined ? untilDone(stream) : Stream.provideService(untilDone(stream), Tolerance.Strict, strict),
+      `A2AClient.${operation}`,
+      { attributes: spanAttributes }
+    )
 
   const listTasks = (request: Request<v1.ListTasksRequest> = {}, options?: CallOptions) =>
     retry(bounded("ListTasks", transport.listTasks({ ...request, ...tenant }, callOf(options))))
@@ -514,11 +531,12 @@ export const resolve = <E = never>(
   Effect.gen(function*() {
     const base = yield* HttpClient.HttpClient
     const httpClient = (options.transformClient ?? ((c) => c))(base)
+    const fetchCard = AgentCardResolver.fetchCard(httpClient, url, {
+      headers: Headers.merge(Headers.fromInput(options.headers ?? {}), Headers.fromInput(options.cardHeaders ?? {})),
+      timeout: options.timeout
+    })
     const fetched = yield* withRetry(options.retry)(
-      AgentCardResolver.fetchCard(httpClient, url, {
-        headers: Headers.merge(Headers.fromInput(options.headers ?? {}), Headers.fromInput(options.cardHeaders ?? {})),
-        timeout: options.timeout
-      })
+      options.strict === undefined ? fetchCard : Effect.provideService(fetchCard, Tolerance.Strict, options.strict)
     )
     const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
     if (Option.isSome(verifier)) yield* verifier.value.verify(fetched)

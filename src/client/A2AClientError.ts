@@ -116,6 +116,21 @@ export class AgentCardSignatureError extends Schema.TaggedError<AgentCardSignatu
 }) {}
 
 /**
+ * The agent answered with a card that does not parse: not JSON, or not a card of the version it claims (or of 1.0).
+ * The agent is up, its card is wrong: `issue` says what the schema refused.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class A2AAgentCardInvalid extends Schema.TaggedError<A2AAgentCardInvalid>()("A2AAgentCardInvalid", {
+  /** Where the card came from. */
+  url: Schema.String,
+  /** What is wrong with it: the parse or schema failure, with the start of the card. */
+  issue: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * Every failure of an operation on an A2A peer.
  *
  * @since 0.1.0
@@ -132,6 +147,7 @@ export type A2AClientError = A2AError | A2ATransportError | A2AResponseError
 export type A2AResolveError =
   | A2ATransportError
   | A2AResponseError
+  | A2AAgentCardInvalid
   | A2ANoCompatibleInterface
   | AgentCardSignatureError
 

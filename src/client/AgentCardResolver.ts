@@ -28,9 +28,10 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as v1 from "../protocol/generated/v1.ts"
-import { A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
+import { A2AAgentCardInvalid, A2AResponseError, A2ATransportError } from "./A2AClientError.ts"
 import { type ClientEdition, ClientEditions } from "./ClientEdition.ts"
 import * as Http from "./internal/HttpExchange.ts"
+import * as Tolerance from "./Tolerance.ts"
 
 /**
  * Where an agent publishes its card, under its base URL (spec 8.2).
@@ -90,26 +91,62 @@ const decodeV1Effect = Http.decode(v1.AgentCard, "an A2A 1.0 AgentCard")
 
 /**
  * Reads a card of 1.0 or of an edition the client speaks (ClientEditions) into the 1.0 model, or the SchemaMismatch
- * that says what is wrong: checked against the schema of the version it claims to be.
+ * that says what is wrong: checked against the schema of the version it claims to be. A card with a fault known from
+ * agents in the wild is read repaired, the repair logged once (Tolerance), unless the client is strict.
  *
  * @since 0.1.0
  * @category utils
  */
 export const read = (json: unknown, r: Http.Received, body: string): Effect.Effect<v1.AgentCard, A2AResponseError> =>
-  Effect.flatMap(Effect.service(ClientEditions), (editions) => {
-    const card = decode(json, editions)
-    if (Option.isSome(card)) return Effect.succeed(card.value)
-    const claimed = editions.find((edition) => edition.claimsCard(json))
-    if (claimed !== undefined) return claimed.decodeCard(json, r, body)
-    const version = olderVersionOf(json)
-    if (version === undefined) return decodeV1Effect(json, r, body)
-    return Effect.fail(
+  Effect.catchTag(readCard(json, r, body), "A2AAgentCardInvalid", (invalid) =>
+    Effect.fail(
       new A2AResponseError({
-        ...Http.responseError(r, "SchemaMismatch", body, "an A2A 1.0 AgentCard"),
-        message: `The agent card at ${r.url} is an A2A ${version} card, and this client speaks A2A 1.0 only: provide ` +
-          "A2A03.layer (effect-a2a/v0_3) to speak 0.3 as well"
+        ...Http.responseError(r, "SchemaMismatch", body),
+        message: invalid.issue
       })
-    )
+    ))
+
+/**
+ * As `read`, a card that does not match the schema of the version it claims (or of 1.0) being the agent's fault:
+ * an A2AAgentCardInvalid carrying what the schema said.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const readCard = (
+  json: unknown,
+  r: Http.Received,
+  body: string
+): Effect.Effect<v1.AgentCard, A2AResponseError | A2AAgentCardInvalid> =>
+  Effect.gen(function*() {
+    const editions = yield* ClientEditions
+    const card = decode(json, editions)
+    if (Option.isSome(card)) return card.value
+    if (!(yield* Tolerance.Strict)) {
+      for (const edition of editions) {
+        const repaired = edition.repairCard?.(json)
+        if (repaired === undefined) continue
+        const read = edition.readCard(repaired.json)
+        if (Option.isNone(read)) continue
+        for (const repair of repaired.repairs) yield* Tolerance.logRepair(r.url, repair)
+        return read.value
+      }
+    }
+    const invalid = (error: A2AResponseError) =>
+      new A2AAgentCardInvalid({
+        url: r.url,
+        issue: error.message,
+        message: `The agent card at ${r.url} does not parse: ${error.message}`
+      })
+    const claimed = editions.find((edition) => edition.claimsCard(json))
+    if (claimed !== undefined) return yield* Effect.mapError(claimed.decodeCard(json, r, body), invalid)
+    const version = olderVersionOf(json)
+    if (version === undefined) return yield* Effect.mapError(decodeV1Effect(json, r, body), invalid)
+    return yield* new A2AResponseError({
+      ...Http.responseError(r, "SchemaMismatch", body, "an A2A 1.0 AgentCard"),
+      message: `The agent card at ${r.url} is an A2A ${version} card, and this client speaks A2A 1.0 only: provide ` +
+        "A2A03.layer (effect-a2a/v0_3) to speak 0.3 as well"
+    })
   })
 
 /** The version a card of an older protocol declares (no `supportedInterfaces`, a 0.x `protocolVersion`). */
@@ -138,7 +175,7 @@ export const fetchCard = (
      */
     readonly protocolVersion?: string | undefined
   } = {}
-): Effect.Effect<ResolvedCard, A2ATransportError | A2AResponseError> =>
+): Effect.Effect<ResolvedCard, A2ATransportError | A2AResponseError | A2AAgentCardInvalid> =>
   Effect.gen(function*() {
     const url = yield* Effect.try({
       try: () => cardUrlFor(input),
@@ -166,8 +203,15 @@ export const fetchCard = (
         return yield* Http.responseError(r, "UnexpectedContentType", body, Http.JSON_CONTENT_TYPE)
       }
       const json = Http.parseJson(body)
-      if (Option.isNone(json)) return yield* Http.responseError(r, "InvalidJson", body)
-      const card = yield* read(json.value, r, body)
+      if (Option.isNone(json)) {
+        const error = Http.responseError(r, "InvalidJson", body)
+        return yield* new A2AAgentCardInvalid({
+          url: r.url,
+          issue: error.message,
+          message: `The agent card at ${r.url} does not parse: ${error.message}`
+        })
+      }
+      const card = yield* readCard(json.value, r, body)
       return { card, url: response.request.url, json: json.value }
     })
     if (options.timeout === undefined) return yield* exchange

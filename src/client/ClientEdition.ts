@@ -22,6 +22,7 @@ import type * as Option from "effect/Option"
 import type * as v1 from "../protocol/generated/v1.ts"
 import type { A2AResponseError } from "./A2AClientError.ts"
 import type * as Http from "./internal/HttpExchange.ts"
+import type * as Tolerance from "./Tolerance.ts"
 import type { TransportFactory } from "./Transport.ts"
 
 /**
@@ -39,6 +40,16 @@ export interface ClientEdition {
   readonly claimsCard: (json: unknown) => boolean
   /** Decodes such a card, or says what is wrong with it. */
   readonly decodeCard: (json: unknown, r: Http.Received, body: string) => Effect.Effect<v1.AgentCard, A2AResponseError>
+  /**
+   * A card of its version that agents in the wild serve with a known fault, with the fault repaired and the repairs
+   * named (Tolerance); undefined when it has none of them. Tried when the card does not decode as it is, unless the
+   * client is strict.
+   *
+   * @since 0.2.0
+   */
+  readonly repairCard?:
+    | ((json: unknown) => { readonly json: unknown; readonly repairs: ReadonlyArray<Tolerance.Repair> } | undefined)
+    | undefined
 }
 
 /**

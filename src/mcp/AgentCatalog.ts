@@ -65,6 +65,13 @@ export interface Down {
   readonly url: string
   readonly toolName: string | undefined
   readonly reason: string
+  /**
+   * The agent answered, with a card that does not parse (A2AAgentCardInvalid): it is up, its card is wrong, and
+   * it is reported so, not as unreachable.
+   *
+   * @since 0.2.0
+   */
+  readonly cardInvalid: boolean
 }
 
 /**
@@ -122,7 +129,8 @@ export const make = (
       _tag: "Down",
       url: agent.url,
       toolName: undefined,
-      reason: "not read yet"
+      reason: "not read yet",
+      cardInvalid: false
     }))
     const state = yield* SynchronizedRef.make(initial)
 
@@ -162,7 +170,13 @@ export const make = (
                 card: result.success.card,
                 client: result.success
               }
-              : { _tag: "Down", url: previous.url, toolName: previous.toolName, reason: reasonOf(result.failure) }
+              : {
+                _tag: "Down",
+                url: previous.url,
+                toolName: previous.toolName,
+                reason: reasonOf(result.failure),
+                cardInvalid: result.failure._tag === "A2AAgentCardInvalid"
+              }
           })
           return [next, next] as const
         })

@@ -3,8 +3,8 @@
  *
  * - One tool per agent, described from its card (name, description, skills), taking `AgentCall.Input`. The cards
  *   are re-read on an interval and whenever the `a2a://agents` resource is read; an agent whose card cannot be
- *   read is reported (logged, and listed as down in that resource) while the others are served, and its tool
- *   appears once its card can be read.
+ *   read is reported (logged, and listed in that resource as down, or as card-invalid when it answered with a card
+ *   that does not parse) while the others are served, and its tool appears once its card can be read.
  * - A call runs the A2A task (`AgentCall`): each status and artifact update is forwarded as an MCP progress
  *   notification when the client asked for progress; MCP cancellation interrupts the call, which cancels the A2A
  *   task. INPUT_REQUIRED and AUTH_REQUIRED are tool results that say so, with the task id to continue; a failed
@@ -281,7 +281,12 @@ const catalogText = (agents: ReadonlyArray<AgentCatalog.Agent>): string =>
     agents.map((agent) =>
       agent._tag === "Up"
         ? { url: agent.url, state: "up", tool: agent.toolName, name: agent.card.name }
-        : { url: agent.url, state: "down", tool: agent.toolName, reason: agent.reason }
+        : {
+          url: agent.url,
+          state: agent.cardInvalid ? "card-invalid" : "down",
+          tool: agent.toolName,
+          reason: agent.reason
+        }
     ),
     null,
     2
@@ -314,7 +319,13 @@ export const register = (
         const agent = known._tag === "Up"
           ? known
           : yield* catalog.refreshAgent(url).pipe(Effect.tap((agent) => sync([agent])))
-        if (agent._tag === "Down") return toolError(`The agent ${toolName} is unreachable: ${agent.reason}`)
+        if (agent._tag === "Down") {
+          return toolError(
+            agent.cardInvalid
+              ? `The agent ${toolName} cannot be called, its card is invalid: ${agent.reason}`
+              : `The agent ${toolName} is unreachable: ${agent.reason}`
+          )
+        }
         return yield* callAgent(agent.client, toolName, input, callTimeout)
       }).pipe(Effect.provideService(McpServer.McpServer, server))
 
@@ -344,7 +355,11 @@ export const register = (
           if (agent._tag === "Down") {
             if (reported.get(agent.url) !== agent.reason) {
               reported.set(agent.url, agent.reason)
-              yield* Effect.logWarning(`A2A agent ${agent.url} is down: ${agent.reason}`)
+              yield* Effect.logWarning(
+                agent.cardInvalid
+                  ? `A2A agent ${agent.url} answers, with an invalid card: ${agent.reason}`
+                  : `A2A agent ${agent.url} is down: ${agent.reason}`
+              )
             }
             return
           }

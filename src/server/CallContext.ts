@@ -42,8 +42,10 @@ export interface CallContext {
   readonly binding?: string | undefined
   /**
    * The caller names its new tasks: a message for a task id the caller has no task under starts a new task with
-   * that id instead of failing with TaskNotFound. A2A 0.1 clients name their tasks; its methods (`effect-a2a/v0_1`)
-   * sets this and makes their ids unique per caller, so one caller's id can never name another caller's task.
+   * that id instead of failing with TaskNotFound, and an agent's direct message reply completes that task (stored,
+   * so the caller reads it back by its id) instead of leaving no task. A2A 0.1 clients name their tasks; its methods
+   * (`effect-a2a/v0_1`) set this and make their ids unique per caller, so one caller's id can never name another
+   * caller's task.
    */
   readonly namesTasks?: boolean | undefined
 }

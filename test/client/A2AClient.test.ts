@@ -86,7 +86,7 @@ describe("A2AClient: card discovery", () => {
       expect(server.requests.at(-1)?.url).toBe("/api/v1/tasks/t")
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.effect("a missing card, an incomplete 0.3 card and a broken card are A2AResponseErrors that say so", () =>
+  it.effect("a missing card is an A2AResponseError, an incomplete 0.3 card and a broken card A2AAgentCardInvalid", () =>
     Effect.gen(function*() {
       const server = yield* serve((req, res) =>
         req.url.startsWith("/v03/")
@@ -105,11 +105,11 @@ describe("A2AClient: card discovery", () => {
       expect(missing.message).toContain("/.well-known/agent-card.json")
       // It looks like a 0.3 card, so the 0.3 schema says what it lacks.
       const old = yield* Effect.flip(A2AClient.resolve(`${server.url}/v03`))
-      expect(old._tag === "A2AResponseError" && old.reason).toBe("SchemaMismatch")
+      expect(old._tag).toBe("A2AAgentCardInvalid")
       expect(old.message).toContain("an A2A 0.3 AgentCard")
       expect(old.message).toContain("skills")
       const broken = yield* Effect.flip(A2AClient.resolve(`${server.url}/broken`))
-      expect(broken._tag === "A2AResponseError" && broken.reason).toBe("SchemaMismatch")
+      expect(broken._tag).toBe("A2AAgentCardInvalid")
       expect(broken.message).toContain("an A2A 1.0 AgentCard")
       expect(broken.message).toContain("supportedInterfaces")
     }).pipe(Effect.provide(Layer.mergeAll(FetchHttpClient.layer, A2A03.client))))

@@ -124,6 +124,32 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         })
       }))
 
+    it.effect("a direct Message reply is a task the client reads back with tasks/get under its id (7.3)", () =>
+      Effect.gen(function*() {
+        const server = yield* All
+        const id = named("task-direct-get")
+        const reply = yield* example(server, "tasks/send", { id, message: text("What is the capital of France?") })
+        const sent = at(reply.json, "result")
+        const got = yield* example(server, "tasks/get", { id, historyLength: 5 })
+        expect(at(got.json, "error")).toBeUndefined()
+        const result = at(got.json, "result")
+        conforms("Task", result)
+        expect(result).toMatchObject({ id, status: { state: "completed" } })
+        expect(at(result, "status", "message")).toEqual(at(sent, "status", "message"))
+        expect(at(result, "history", 0)).toEqual(text("What is the capital of France?"))
+        expect(at(result, "history", 1)).toEqual(at(sent, "status", "message"))
+
+        // The same over tasks/sendSubscribe: the task the stream ended on is there to read.
+        const streamed = named("task-direct-stream")
+        const events = yield* stream(server, "tasks/sendSubscribe", {
+          id: streamed,
+          message: text("What is the capital of Italy?")
+        })
+        expect(events.events.at(-1)).toMatchObject({ result: { id: streamed, final: true } })
+        const again = yield* example(server, "tasks/get", { id: streamed })
+        expect(at(again.json, "result")).toMatchObject({ id: streamed, status: { state: "completed" } })
+      }))
+
     it.effect("multi-turn: input-required, then the same task id continues it (9.3)", () =>
       Effect.gen(function*() {
         const server = yield* All
@@ -434,6 +460,18 @@ layer(Layer.mergeAll(All.layer, No01.layer, No03.layer), { excludeTestServices: 
         const interfaces = at(reply.json, "supportedInterfaces") as ReadonlyArray<unknown>
         expect(interfaces).toContainEqual({ url: `${server.url}/`, protocolBinding: "JSONRPC", protocolVersion: "0.1" })
         expect(interfaces.filter((i) => at(i, "protocolVersion") === "0.1")).toHaveLength(1)
+      }))
+
+    it.effect("with 0.3 and 0.1 on one JSON-RPC URL, the 0.3 card lists each interface once", () =>
+      Effect.gen(function*() {
+        const server = yield* All
+        for (const path of ["/.well-known/agent-card.json", "/.well-known/agent.json"]) {
+          const reply = yield* request(`${server.url}${path}`)
+          expect(at(reply.json, "additionalInterfaces"), path).toStrictEqual([
+            { url: `${server.url}/`, transport: "JSONRPC" },
+            { url: server.url, transport: "HTTP+JSON" }
+          ])
+        }
       }))
 
     it.effect("0.3 off: agent.json is still the 0.1 card, and so is the card path's for A2A-Version 0.1", () =>

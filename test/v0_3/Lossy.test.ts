@@ -197,6 +197,23 @@ describe("agent cards", () => {
     expect(card.capabilities).not.toHaveProperty("extendedAgentCard")
   })
 
+  it("each 0.3 interface is listed once, however many 0.x versions it serves (0.3 and 0.1 on one JSON-RPC URL)", () => {
+    const card = AgentCards.fromV1AgentCard({
+      ...base,
+      supportedInterfaces: [
+        ...base.supportedInterfaces,
+        { url: "http://h/rest", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+        { url: "http://h/", protocolBinding: "JSONRPC", protocolVersion: "0.1" }
+      ]
+    })
+    expect(card.url).toBe("http://h/")
+    expect(card.preferredTransport).toBe("JSONRPC")
+    expect(card.additionalInterfaces).toStrictEqual([
+      { url: "http://h/", transport: "JSONRPC" },
+      { url: "http://h/rest", transport: "HTTP+JSON" }
+    ])
+  })
+
   it("a card without a 0.x interface advertises its interfaces as they are", () => {
     const card = AgentCards.fromV1AgentCard({ ...base, supportedInterfaces: base.supportedInterfaces.slice(0, 2) })
     expect(card.additionalInterfaces).toStrictEqual([

@@ -408,9 +408,14 @@ const expressible03Flows = (flows: v0_3.OAuthFlows): v0_3.OAuthFlows | undefined
 
 const expressible03Card = (card: v0_3.AgentCard): v0_3.AgentCard => {
   const main = { url: card.url, transport: card.preferredTransport ?? "JSONRPC" }
-  const additional = (card.additionalInterfaces ?? []).filter((i) =>
-    !(i.url === main.url && i.transport.toUpperCase() === main.transport.toUpperCase())
-  )
+  // each interface once (the first of those naming the same URL and transport), the main one first
+  const seen = new Set([`${main.transport.toUpperCase()} ${main.url}`])
+  const additional = (card.additionalInterfaces ?? []).filter((i) => {
+    const key = `${i.transport.toUpperCase()} ${i.url}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
   const schemes: Record<string, v0_3.SecurityScheme> = {}
   for (const [name, scheme] of Object.entries(card.securitySchemes ?? {})) {
     if (scheme.type !== "oauth2") schemes[name] = scheme

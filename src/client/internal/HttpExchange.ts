@@ -16,6 +16,7 @@ import * as Stream from "effect/Stream"
 import { InvalidParams, PermissionDenied, Unauthenticated } from "../../protocol/A2AError.ts"
 import { A2ACredentialError, A2AResponseError, A2ATransportError, snippet } from "../A2AClientError.ts"
 import * as SseParser from "../SseParser.ts"
+import * as Tolerance from "../Tolerance.ts"
 
 /** The request a response belongs to, for error messages. */
 export interface Exchange {
@@ -249,6 +250,29 @@ export const encode = <A, I>(schema: Schema.Codec<A, I>, what: string) => {
 }
 
 /**
+ * An event whose data is not JSON: JSON after control characters (VoltAgent's stray U+001E) is read, the repair
+ * logged once (Tolerance), unless the client is strict; anything else is InvalidJson.
+ */
+const repairedEvent = <A, E2>(
+  event: SseParser.SseEvent,
+  r: Received,
+  onEvent: (value: unknown, event: SseParser.SseEvent, r: Received) => Effect.Effect<A, E2>
+): Effect.Effect<A, E2 | A2AResponseError> => {
+  const invalid = Effect.fail(responseError(r, "InvalidJson", event.data))
+  const stripped = Tolerance.stripControlPrefix(event.data)
+  const json = stripped === undefined ? Option.none() : parseJson(stripped)
+  if (Option.isNone(json)) return invalid
+  return Effect.flatMap(
+    Effect.service(Tolerance.Strict),
+    (strict): Effect.Effect<A, E2 | A2AResponseError> =>
+      strict ? invalid : Effect.andThen(
+        Tolerance.logRepair(r.url, "SseDataControlPrefix"),
+        onEvent(json.value, { ...event, data: stripped! }, r)
+      )
+  )
+}
+
+/**
  * The events of a streaming response, each `data:` parsed as JSON and handed to `onEvent`. A response that is
  * not a 2xx event stream is an error answered before the first event: `readBody` (the binding's reader of a
  * whole response) fails with the typed error it carries, or, when it carries none, the stream fails with
@@ -271,9 +295,7 @@ export const jsonEvents = <A, E, E2>(
   return sseEvents(response).pipe(
     Stream.mapEffect((event): Effect.Effect<A, E2 | A2AResponseError> => {
       const json = parseJson(event.data)
-      return json._tag === "None"
-        ? Effect.fail(responseError(r, "InvalidJson", event.data))
-        : onEvent(json.value, event, r)
+      return json._tag === "Some" ? onEvent(json.value, event, r) : repairedEvent(event, r, onEvent)
     })
   )
 }

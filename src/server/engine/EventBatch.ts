@@ -6,7 +6,8 @@
  * Events are applied in order, each seeing those before it; nothing after the event that ends the turn is applied.
  * A turn ends at
  * - a final state (terminal or interrupted): the events up to it are saved, and the turn is over (`final`);
- * - a message before any task: the direct reply, the whole answer (`ending`, `Reply`);
+ * - a message before any task: the direct reply, the whole answer (`ending`, `Reply`); when the caller named the
+ *   task (`namedTask`, A2A 0.1), the task, completed with that message (`final`);
  * - a misbehaving event (TaskReducer's checks): the events before it are saved, then the task fails (`ending`,
  *   `Invalid`), as one event at a time would have had it.
  *
@@ -78,19 +79,31 @@ export const reduce = (
     let taskEvent = event
     if ("message" in event) {
       const reply: v1.Message = { ...event.message, contextId: context.contextId }
-      if (current === undefined) {
+      if (current === undefined && context.namedTask === true) {
+        // The task the caller named: the reply completes it (the reducer starts its history with the user message).
+        const answer: v1.Message = { ...reply, taskId: context.taskId }
+        taskEvent = {
+          task: {
+            id: context.taskId,
+            contextId: context.contextId,
+            status: { state: "TASK_STATE_COMPLETED", message: answer, timestamp: context.now },
+            history: [answer]
+          }
+        }
+      } else if (current === undefined) {
         const { taskId: _, ...message } = reply
         ending = { _tag: "Reply", message }
         break
-      }
-      taskEvent = {
-        statusUpdate: {
-          taskId: context.taskId,
-          contextId: context.contextId,
-          status: {
-            state: "TASK_STATE_INPUT_REQUIRED",
-            message: { ...reply, taskId: context.taskId },
-            timestamp: context.now
+      } else {
+        taskEvent = {
+          statusUpdate: {
+            taskId: context.taskId,
+            contextId: context.contextId,
+            status: {
+              state: "TASK_STATE_INPUT_REQUIRED",
+              message: { ...reply, taskId: context.taskId },
+              timestamp: context.now
+            }
           }
         }
       }

@@ -198,7 +198,8 @@ export class Execution {
       taskId: this.context.taskId,
       contextId: this.context.contextId,
       userMessage: this.context.message,
-      now
+      now,
+      namedTask: this.context.call.namesTasks
     }
   }
 

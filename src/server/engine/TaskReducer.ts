@@ -23,6 +23,11 @@ export interface ReducerContext {
   readonly userMessage: v1.Message
   /** Timestamp for statuses that carry none. */
   readonly now: string
+  /**
+   * The caller named the task (CallContext.namesTasks, A2A 0.1): a direct message reply is then its task, completed
+   * with that message, so the client reads it back by the id it chose.
+   */
+  readonly namedTask?: boolean | undefined
 }
 
 /**

@@ -6,8 +6,9 @@
  *
  * Choices where 0.1 and 1.0 differ in behaviour:
  * - a task is named by its client (`tasks/send` `id`): a message for an id the caller has no task under starts
- *   one (TaskIds keeps each caller's ids apart); a 1.0 agent that answers with a Message and no task is answered
- *   as a `completed` task carrying that message, which is not stored;
+ *   one (TaskIds keeps each caller's ids apart); a 1.0 agent that answers with a Message and no task completes
+ *   that task with the message (CallContext.namesTasks), stored, so `tasks/get` reads it back by the client's id
+ *   (spec 0.1: every `tasks/send` answers a Task);
  * - `tasks/pushNotification/set` keeps one config per task (its id is the task's), replacing the previous one;
  *   a `null` config removes it. `get` answers the task's config, `null` when it has none;
  * - `tasks/sendSubscribe` ends at a terminal or interrupted state (`final: true`), `tasks/resubscribe` at a

@@ -9,6 +9,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { ClientEdition } from "../../client/ClientEdition.ts"
 import * as Http from "../../client/internal/HttpExchange.ts"
+import * as Tolerance from "../../client/Tolerance.ts"
 import * as v0_3 from "../../protocol/generated/v0_3.ts"
 import * as v1 from "../../protocol/generated/v1.ts"
 import * as AgentCards from "../protocol/AgentCards.ts"
@@ -36,5 +37,7 @@ export const edition: ClientEdition = {
   transports: [V03JsonRpcTransport.factory, V03RestTransport.factory],
   readCard,
   claimsCard,
-  decodeCard: (json, r, body) => Effect.map(decodeV03Effect(json, r, body), AgentCards.toV1AgentCard)
+  decodeCard: (json, r, body) => Effect.map(decodeV03Effect(json, r, body), AgentCards.toV1AgentCard),
+  // A 0.3 card without protocolVersion or description, as VoltAgent's A2A server serves it.
+  repairCard: (json) => claimsCard(json) ? Tolerance.repairCard03(json) : undefined
 }

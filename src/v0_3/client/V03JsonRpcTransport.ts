@@ -27,6 +27,7 @@ import type { A2AClientError } from "../../client/A2AClientError.ts"
 import * as AgentCardResolver from "../../client/AgentCardResolver.ts"
 import * as Http from "../../client/internal/HttpExchange.ts"
 import * as JsonRpcExchange from "../../client/internal/JsonRpcExchange.ts"
+import * as Tolerance from "../../client/Tolerance.ts"
 import type { Call, Transport, TransportFactory } from "../../client/Transport.ts"
 import { UnsupportedOperation } from "../../protocol/A2AError.ts"
 import * as v0_3 from "../../protocol/generated/v0_3.ts"
@@ -52,28 +53,45 @@ export const PROTOCOL_BINDING = "JSONRPC"
  */
 export const PROTOCOL_VERSION = "0.3"
 
-/** Decodes a 0.3 result (older part shapes accepted) and translates it to 1.0. */
+/**
+ * Decodes a 0.3 result (older part shapes accepted) and translates it to 1.0. Where a Task may come, one without
+ * `kind` is read as a Task (Tolerance), unless the client is strict.
+ */
 const reader = <S extends Schema.Codec<unknown, unknown>, B>(
   schema: S,
   what: string,
-  translate: (a: S["Type"]) => B
+  translate: (a: S["Type"]) => B,
+  task = false
 ) => {
   const decode = Http.decode(schema, what)
-  return (value: unknown, r: Http.Received, body: string): Effect.Effect<B, A2AClientError> =>
+  const read = (value: unknown, r: Http.Received, body: string): Effect.Effect<B, A2AClientError> =>
     Effect.map(decode(WireInput.normalizeParts(value), r, body), translate)
+  return (value: unknown, r: Http.Received, body: string): Effect.Effect<B, A2AClientError> => {
+    const repaired = task ? Tolerance.repairTaskKind(value) : undefined
+    if (repaired === undefined) return read(value, r, body)
+    return Effect.flatMap(
+      Effect.service(Tolerance.Strict),
+      (strict) =>
+        strict
+          ? read(value, r, body)
+          : Effect.andThen(Tolerance.logRepair(r.url, "TaskWithoutKind"), read(repaired, r, body))
+    )
+  }
 }
 
 const readSendResult = reader(
   v0_3.SendMessageSuccessResponse.fields.result,
   "an A2A 0.3 Task or Message",
-  Tasks.toV1SendMessageResponse
+  Tasks.toV1SendMessageResponse,
+  true
 )
 const readStreamResult = reader(
   v0_3.SendStreamingMessageSuccessResponse.fields.result,
   "an A2A 0.3 stream event",
-  Tasks.toV1StreamResponse
+  Tasks.toV1StreamResponse,
+  true
 )
-const readTask = reader(v0_3.Task, "an A2A 0.3 Task", Tasks.toV1Task)
+const readTask = reader(v0_3.Task, "an A2A 0.3 Task", Tasks.toV1Task, true)
 const readPushConfig = reader(
   v0_3.TaskPushNotificationConfig,
   "an A2A 0.3 TaskPushNotificationConfig",

@@ -5,7 +5,8 @@
  * `additionalInterfaces` `{url, transport}`, and one card-wide `protocolVersion`; 1.0 lists
  * `supportedInterfaces` `{url, protocolBinding, protocolVersion}` in preference order.
  * - 1.0 -> 0.3: the interfaces whose version is 0.x become the 0.3 endpoints (the first is the main one; all of
- *   them are listed in `additionalInterfaces`, as 0.3 recommends). A card without a 0.x interface has nothing a
+ *   them are listed in `additionalInterfaces`, as 0.3 recommends, each once: one URL and binding serving 0.3 and
+ *   0.1 is one 0.3 endpoint). A card without a 0.x interface has nothing a
  *   0.3 client can call: `fromV1AgentCard` then advertises its interfaces as they are.
  * - 0.3 -> 1.0: the main endpoint first, then the additional ones that differ from it, each stamped with the
  *   card's `protocolVersion` (`Major.Minor`, "0.3" when absent).
@@ -224,6 +225,20 @@ export type HybridAgentCard = v0_3.AgentCard & {
 }
 
 /**
+ * The 0.3 endpoints of interfaces, each once: 0.3 has no per-interface version, so one URL and binding serving
+ * several 0.x versions (0.3 and 0.1 on one JSON-RPC URL) is one endpoint.
+ */
+const distinctEndpoints = (interfaces: ReadonlyArray<v1.AgentInterface>): Array<v0_3.AgentInterface> => {
+  const seen = new Set<string>()
+  return interfaces.flatMap((i) => {
+    const key = `${i.protocolBinding.toUpperCase()} ${i.url}`
+    if (seen.has(key)) return []
+    seen.add(key)
+    return [{ url: i.url, transport: i.protocolBinding }]
+  })
+}
+
+/**
  * Translates an A2A 1.0 `AgentCard` to its 0.3 form.
  *
  * @since 0.1.0
@@ -242,10 +257,7 @@ export const fromV1AgentCard = (card: v1.AgentCard): v0_3.AgentCard => {
     protocolVersion: PROTOCOL_VERSION,
     url: main?.url ?? "",
     preferredTransport: main?.protocolBinding ?? "JSONRPC",
-    ...optional(
-      "additionalInterfaces",
-      nonEmpty(endpoints.map((i): v0_3.AgentInterface => ({ url: i.url, transport: i.protocolBinding })))
-    ),
+    ...optional("additionalInterfaces", nonEmpty(distinctEndpoints(endpoints))),
     capabilities: {
       ...optional("streaming", capabilities.streaming),
       ...optional("pushNotifications", capabilities.pushNotifications),

@@ -139,6 +139,28 @@ describe("EventBatch.reduce", () => {
     })
   })
 
+  it("a message before any task of a task the caller named (A2A 0.1) completes that task, which is saved", () => {
+    const reply: AgentEvent = { message: { messageId: "r", role: "ROLE_AGENT", parts: [{ text: "hello" }] } }
+    const reduced = EventBatch.reduce(undefined, [reply, status("TASK_STATE_WORKING")], { ...context, namedTask: true })
+    assert.isUndefined(reduced.ending)
+    assert.isTrue(reduced.final)
+    assert.strictEqual(reduced.count, 1)
+    const answer: v1.Message = {
+      messageId: "r",
+      role: "ROLE_AGENT",
+      parts: [{ text: "hello" }],
+      taskId: "t",
+      contextId: "c"
+    }
+    assert.deepStrictEqual(reduced.applied!.task, {
+      id: "t",
+      contextId: "c",
+      status: { state: "TASK_STATE_COMPLETED", message: answer, timestamp: now },
+      history: [{ ...user, taskId: "t" }, answer]
+    })
+    assert.deepStrictEqual(kinds(reduced.applied!.published), ["task TASK_STATE_COMPLETED"])
+  })
+
   it("a message once the task exists asks the client: an INPUT_REQUIRED update carrying it, in the history", () => {
     const reduced = EventBatch.reduce(undefined, [status("TASK_STATE_WORKING"), agentSays("which city?")], context)
     assert.isTrue(reduced.final)
