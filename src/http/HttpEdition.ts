@@ -58,6 +58,7 @@ export interface HttpEdition<Env> {
     readonly vary: string
     /** Whether this card request asks for this edition's card. */
     readonly wants: (request: HttpServerRequest.HttpServerRequest) => boolean
+    /** The card in this edition's shape, JSON-ready. */
     readonly render: (card: v1.AgentCard) => unknown
     /**
      * Where its clients look for the card when that is not the card path (A2A 0.1 and 0.2:

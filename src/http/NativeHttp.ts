@@ -45,7 +45,9 @@ export interface DirectResponse {
   writeHead(status: number, headers: Record<string, string>): unknown
   /** Sends the head now, before any body. */
   flushHeaders(): void
+  /** Writes a chunk of the body. */
   write(chunk: Uint8Array): unknown
+  /** Ends the response, with a last chunk when given. */
   end(chunk?: Uint8Array): unknown
 }
 

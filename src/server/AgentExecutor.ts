@@ -52,6 +52,7 @@ export type { RequestContext } from "./RequestContext.ts"
  * @category services
  */
 export class AgentExecutor extends Context.Service<AgentExecutor, {
+  /** Runs the agent on one request: its events, in order, until the turn ends. */
   readonly execute: (context: RequestContext) => Stream.Stream<AgentEvent, unknown>
   /**
    * Whether a turn may run again from its start on another node when the node running it is lost (several nodes

@@ -49,6 +49,7 @@ type Handler = RequestHandler["Service"]
 export interface Unary {
   readonly _tag: "Unary"
   readonly name: OperationName
+  /** Decodes the params: the run of the operation, or InvalidParams naming what is wrong. */
   readonly prepare: (
     params: unknown
   ) => Result.Result<(handler: Handler, ctx: CallContext) => Effect.Effect<unknown, A2AError>, InvalidParams>
@@ -74,6 +75,7 @@ export const resultJson = (operation: Unary, result: unknown): string | undefine
 export interface Streaming {
   readonly _tag: "Streaming"
   readonly name: OperationName
+  /** Decodes the params: the run of the operation, or InvalidParams naming what is wrong. */
   readonly prepare: (
     params: unknown
   ) => Result.Result<(handler: Handler, ctx: CallContext) => Stream.Stream<unknown, A2AError>, InvalidParams>

@@ -94,6 +94,7 @@ export interface AuthRequest {
  * @category models
  */
 export interface AuthService {
+  /** The principal a request's credentials prove, or Unauthenticated. */
   readonly authenticate: (request: AuthRequest) => Effect.Effect<Principal, Unauthenticated>
   /** Card `securitySchemes` entries for what this implementation accepts. */
   readonly securitySchemes: Readonly<Record<string, v1.SecurityScheme>>

@@ -69,6 +69,7 @@ export interface PushConfigPage {
 export class PushConfigStore extends Context.Service<PushConfigStore, {
   /** Inserts or replaces the config (keyed by task id and config id). */
   readonly set: (config: PushConfig) => Effect.Effect<void, TaskStoreError>
+  /** The config of a task by its id. */
   readonly get: (taskId: string, id: string) => Effect.Effect<Option.Option<PushConfig>, TaskStoreError>
   /** Configs of a task ordered by id, `pageSize` at most, strictly after config id `after`. */
   readonly list: (

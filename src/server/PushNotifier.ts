@@ -76,8 +76,10 @@ export const layerNoop: Layer.Layer<PushNotifier> = Layer.succeed(PushNotifier, 
  * @category Payload editions
  */
 export interface WebhookEdition {
+  /** Whether this edition serves configs registered over `protocolVersion`. */
   readonly accepts: (protocolVersion: string) => boolean
   readonly contentType: string
+  /** One event's webhook body in this edition's shape. */
   readonly encode: (task: v1.Task, event: v1.StreamResponse) => string
 }
 

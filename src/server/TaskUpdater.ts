@@ -66,9 +66,13 @@ export interface TaskUpdater {
   readonly contextId: string
   /** Moves the task to `state`, with an optional agent message. */
   readonly status: (state: v1.TaskState, message?: StatusMessage) => Effect.Effect<void>
+  /** Moves the task to WORKING (again, with a new message: a progress report). */
   readonly working: (message?: StatusMessage) => Effect.Effect<void>
+  /** Ends the task COMPLETED. */
   readonly complete: (message?: StatusMessage) => Effect.Effect<void>
+  /** Ends the task FAILED. */
   readonly fail: (message?: StatusMessage) => Effect.Effect<void>
+  /** Ends the task REJECTED: the agent will not do it. */
   readonly reject: (message?: StatusMessage) => Effect.Effect<void>
   /** Ends this turn waiting for the client's next message (multi-turn, spec 3.4.3). */
   readonly requireInput: (message: StatusMessage) => Effect.Effect<void>

@@ -36,6 +36,7 @@ export interface Processed {
  * @category models
  */
 export interface Caller extends PushStream.Sink<Processed, A2AError> {
+  /** Told the task as it is now when the message waits behind a turn in progress. */
   readonly queued?: ((task: v1.Task) => void) | undefined
 }
 

@@ -35,8 +35,11 @@ import type { A2AError } from "../../protocol/A2AError.ts"
  * @category models
  */
 export interface Sink<in A, in E = A2AError> {
+  /** The next event. */
   readonly offer: (event: A) => void
+  /** Ends the stream with a failure. */
   readonly fail: (cause: Cause.Cause<E>) => void
+  /** Ends the stream. */
   readonly end: () => void
 }
 

@@ -158,6 +158,7 @@ export interface DeliveryStatus {
  * @category services
  */
 export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
+  /** The delivery status of one task's push config, if it has had a delivery. */
   readonly status: (taskId: string, configId: string) => Effect.Effect<Option.Option<DeliveryStatus>>
   /** Recent statuses (bounded), most recently updated last. */
   readonly all: Effect.Effect<ReadonlyArray<DeliveryStatus>>
