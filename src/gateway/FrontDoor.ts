@@ -184,8 +184,7 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayRe
 
     const dispatch = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const params = yield* HttpRouter.params
-      const name = params["name"] ?? ""
+      const name = decodeURIComponent(request.url.slice("/agents/".length).split(/[/?#]/)[0] ?? "")
       const found = yield* Effect.result(registry.lookup(name))
       if (found._tag === "Failure") return unavailable(found.failure.message)
       const stored = found.success
@@ -227,8 +226,16 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayRe
       return HttpServerResponse.jsonUnsafe({ agents })
     })
 
-    yield* router.add("GET", "/agents", catalog)
-    yield* router.add("*", "/agents/:name", dispatch)
-    yield* router.add("*", "/agents/:name/*", dispatch)
+    // One route: the router's `/agents/*` takes `/agents` itself too.
+    yield* router.add(
+      "*",
+      "/agents/*",
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const path = request.url.split("?")[0]!
+        return path === "/agents" || path === "/agents/"
+          ? request.method === "GET" ? catalog : Effect.succeed(hidden(request))
+          : dispatch
+      })
+    )
   })
 )
