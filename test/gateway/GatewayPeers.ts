@@ -59,7 +59,7 @@ export const call = (
   init: { readonly method?: string; readonly body?: unknown; readonly token?: string | null } = {}
 ): Effect.Effect<Answer> =>
   Effect.promise(async () => {
-    const headers: Record<string, string> = { "content-type": "application/json" }
+    const headers: Record<string, string> = { "content-type": "application/json", "a2a-version": "1.0" }
     const token = init.token === undefined ? ADMIN : init.token
     if (token !== null) headers["authorization"] = `Bearer ${token}`
     const response = await fetch(url, {
