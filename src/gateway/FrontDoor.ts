@@ -28,6 +28,7 @@
  * @since 0.2.0
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -138,7 +139,8 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayRe
   Effect.gen(function*() {
     const registry = yield* GatewayRegistry
     const auth = yield* Auth
-    const context = yield* Effect.context<never>()
+    // Each agent's routes get a router of their own: not the gateway's (in context), nor one memoized with it.
+    const context = Context.omit(Layer.CurrentMemoMap, HttpRouter.HttpRouter)(yield* Effect.context<never>())
     const served = new Map<string, Served>()
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
