@@ -130,7 +130,8 @@ export const routes = (options: Options): Layer.Layer<never, never, HttpRouter.H
         "GET",
         "/admin/agents/:name",
         guarded(Effect.flatMap(nameParam, (name) =>
-          Effect.map(registry.check(name), (agent) => HttpServerResponse.jsonUnsafe(shown(agent)))))
+          Effect.map(registry.check(name), (agent) =>
+            HttpServerResponse.jsonUnsafe(shown(agent)))))
       )
       yield* router.add(
         "DELETE",
@@ -150,7 +151,9 @@ export const routes = (options: Options): Layer.Layer<never, never, HttpRouter.H
           const agent = yield* registry.get(name)
           const what = `SendMessage's params {"message", "configuration"?, "metadata"?}`
           const { tenant: _tenant, ...params } = yield* decodeSend(yield* readJson(what)).pipe(
-            Effect.mapError((error) => invalid(`The body is not ${what}: ${error.message}`))
+            Effect.mapError((error) =>
+              invalid(`The body is not ${what}: ${error.message}`)
+            )
           )
           const request = yield* registry.preview(name, params)
           return HttpServerResponse.jsonUnsafe({ name: agent.name, url: agent.url, kind: agent.kind, request })

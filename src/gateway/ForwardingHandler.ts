@@ -54,7 +54,9 @@ export const toA2AError = (agent: string, secrets: ReadonlyArray<string>) => (er
     case "A2AResponseError":
       return error.reason === "UnexpectedStatus" && error.status >= 500
         ? new Unavailable({ message: say(`Agent ${agent} is unavailable: ${error.message}`) })
-        : new InvalidAgentResponse({ message: say(`Agent ${agent} answered what the gateway cannot read: ${error.message}`) })
+        : new InvalidAgentResponse({
+          message: say(`Agent ${agent} answered what the gateway cannot read: ${error.message}`)
+        })
     // The caller did authenticate, with the gateway: the agent refusing the gateway's own credentials is the
     // gateway's failure, not the caller's.
     case "Unauthenticated":

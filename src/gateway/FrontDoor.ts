@@ -157,7 +157,10 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayRe
         ).pipe(
           Layer.provide(Layer.succeed(RequestHandler, ForwardingHandler.make(connected, registry))),
           Layer.provide(
-            Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: cardTemplate(stored.card) }, auth))
+            Layer.succeed(
+              AgentCardConfig.AgentCardConfig,
+              AgentCardConfig.make({ card: cardTemplate(stored.card) }, auth)
+            )
           ),
           Layer.provide(Layer.succeed(Auth, auth))
         )

@@ -102,7 +102,9 @@ export const layerPg = (
     Effect.tryPromise({
       try: () => import("@effect/sql-pg/PgClient"),
       catch: () =>
-        new GatewayStore.GatewayStoreError({ message: "PostgreSQL needs the @effect/sql-pg package: npm install @effect/sql-pg" })
+        new GatewayStore.GatewayStoreError({
+          message: "PostgreSQL needs the @effect/sql-pg package: npm install @effect/sql-pg"
+        })
     }).pipe(
       Effect.map((PgClient) =>
         GatewayStore.layerSql.pipe(

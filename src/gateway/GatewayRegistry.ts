@@ -199,9 +199,15 @@ const describeResolve = (url: string, error: A2AResolveError): RegistrationRefus
         ? refused("Unreachable", `The agent at ${url} cannot be reached: ${error.message}`)
         : refused("InvalidCard", `The card at ${error.url} is not an agent card this gateway reads: ${error.message}`)
     case "A2ANoCompatibleInterface":
-      return refused("NoCompatibleInterface", `The agent at ${url} offers no interface the gateway can call: ${error.message}`)
+      return refused(
+        "NoCompatibleInterface",
+        `The agent at ${url} offers no interface the gateway can call: ${error.message}`
+      )
     case "AgentCardSignatureError":
-      return refused("CardSignature", `The card at ${error.url} is signed, and its signature does not verify: ${error.message}`)
+      return refused(
+        "CardSignature",
+        `The card at ${error.url} is signed, and its signature does not verify: ${error.message}`
+      )
   }
 }
 
@@ -341,7 +347,10 @@ export const make = (options: Options = {}) =>
           )
         }
         if (input.kind === "rest-passthrough") {
-          return yield* refused("NotSupported", `Agents of kind "rest-passthrough" are not supported by this gateway yet`)
+          return yield* refused(
+            "NotSupported",
+            `Agents of kind "rest-passthrough" are not supported by this gateway yet`
+          )
         }
         const credentials = input.credentials !== undefined && Object.keys(input.credentials).length > 0
           ? input.credentials
@@ -354,7 +363,10 @@ export const make = (options: Options = {}) =>
           )
         }
         if (input.name !== undefined && Option.isSome(yield* lookup(input.name))) {
-          return yield* new AgentExists({ name: input.name, message: `An agent named ${input.name} is registered already` })
+          return yield* new AgentExists({
+            name: input.name,
+            message: `An agent named ${input.name} is registered already`
+          })
         }
         const { result, seen } = yield* fetchCard(input.name, input.url)
         if (Result.isFailure(result)) return yield* describeResolve(input.url, result.failure)
@@ -434,9 +446,16 @@ export const make = (options: Options = {}) =>
           method: captured.method,
           url: GatewayCredentials.mask(captured.url, secrets) +
             (captured.urlParams.params.length > 0
-              ? `?${GatewayCredentials.mask(new URLSearchParams(
-                captured.urlParams.params.map(([k, v]): [string, string] => [k, typeof v === "string" ? v : Redacted.value(v)])
-              ).toString(), secrets)}`
+              ? `?${
+                GatewayCredentials.mask(
+                  new URLSearchParams(
+                    captured.urlParams.params.map((
+                      [k, v]
+                    ): [string, string] => [k, typeof v === "string" ? v : Redacted.value(v)])
+                  ).toString(),
+                  secrets
+                )
+              }`
               : ""),
           headers: Object.fromEntries(
             Object.entries(captured.headers).map(([key, value]) => [key, GatewayCredentials.mask(value, secrets)])

@@ -29,7 +29,10 @@ describe("gateway access", () => {
       const gateway = yield* startGateway(Gateway.layerMemory, {}, auth)
       const admin = `${gateway.url}/admin/agents`
       assert.strictEqual((yield* call(admin, { body: { url: demo.url, name: "open" } })).status, 201)
-      assert.strictEqual((yield* call(admin, { body: { url: sdk.url, name: "private", allow: ["alice"] } })).status, 201)
+      assert.strictEqual(
+        (yield* call(admin, { body: { url: sdk.url, name: "private", allow: ["alice"] } })).status,
+        201
+      )
 
       const names = (answer: { body: { agents: ReadonlyArray<{ name: string }> } }) =>
         answer.body.agents.map((a) => a.name)
@@ -37,7 +40,9 @@ describe("gateway access", () => {
       assert.deepStrictEqual(names(yield* call(`${gateway.url}/agents`, { token: "bob-t" })), ["open"])
       assert.deepStrictEqual(names(yield* call(`${gateway.url}/agents`, { token: null })), ["open"])
       assert.deepStrictEqual(names(yield* call(`${gateway.url}/agents?skill=echo`, { token: "alice-t" })), ["private"])
-      assert.deepStrictEqual(names(yield* call(`${gateway.url}/agents?skill=streaming`, { token: "alice-t" })), ["open"])
+      assert.deepStrictEqual(names(yield* call(`${gateway.url}/agents?skill=streaming`, { token: "alice-t" })), [
+        "open"
+      ])
       const entry = (yield* call(`${gateway.url}/agents`, { token: "alice-t" })).body.agents[1]
       assert.strictEqual(entry.url, `${gateway.url}/agents/private`)
       assert.strictEqual(entry.card.supportedInterfaces[0].url, `${gateway.url}/agents/private`)
@@ -52,7 +57,10 @@ describe("gateway access", () => {
       assert.strictEqual(hidden.body.error.status, nowhere.body.error.status)
       assert.strictEqual((yield* call(card, { token: null })).status, 404)
 
-      const asBob = yield* call(`${gateway.url}/agents/private`, { token: "bob-t", ...rpc("SendMessage", { message: msg("x") }) })
+      const asBob = yield* call(`${gateway.url}/agents/private`, {
+        token: "bob-t",
+        ...rpc("SendMessage", { message: msg("x") })
+      })
       assert.strictEqual(asBob.status, 404)
       const asAlice = yield* call(`${gateway.url}/agents/private`, {
         token: "alice-t",
@@ -60,8 +68,14 @@ describe("gateway access", () => {
       })
       assert.strictEqual(asAlice.body.result.message.parts[0].text, "echo: x", asAlice.text)
       // an open agent still needs the gateway's credentials for its operations (its card is public)
-      assert.strictEqual((yield* call(`${gateway.url}/agents/open/.well-known/agent-card.json`, { token: null })).status, 200)
-      const anonymous = yield* call(`${gateway.url}/agents/open`, { token: null, ...rpc("SendMessage", { message: msg("x") }) })
+      assert.strictEqual(
+        (yield* call(`${gateway.url}/agents/open/.well-known/agent-card.json`, { token: null })).status,
+        200
+      )
+      const anonymous = yield* call(`${gateway.url}/agents/open`, {
+        token: null,
+        ...rpc("SendMessage", { message: msg("x") })
+      })
       assert.strictEqual(anonymous.status, 401)
     }).pipe(Effect.scoped))
 })
@@ -85,7 +99,10 @@ describe("gateway and failing agents", () => {
       })
       base = upstream.url
       const gateway = yield* startGateway(Gateway.layerMemory, { timeout: Duration.seconds(1) })
-      assert.strictEqual((yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "flaky" } })).status, 201)
+      assert.strictEqual(
+        (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "flaky" } })).status,
+        201
+      )
 
       yield* Effect.gen(function*() {
         const client = yield* A2AClient.resolve(`${gateway.url}/agents/flaky`)
@@ -99,8 +116,10 @@ describe("gateway and failing agents", () => {
 
         const events: Array<unknown> = []
         const dropped = yield* Effect.flip(
-          Stream.runForEach(client.sendStreamingMessage({ message: userText("stream") }), (e) =>
-            Effect.sync(() => events.push(e)))
+          Stream.runForEach(
+            client.sendStreamingMessage({ message: userText("stream") }),
+            (e) => Effect.sync(() => events.push(e))
+          )
         )
         assert.strictEqual(events.length, 1)
         assert.strictEqual(dropped._tag, "Unavailable")
@@ -112,7 +131,10 @@ describe("gateway and failing agents", () => {
       const gateway = yield* startGateway(Gateway.layerMemory, { timeout: Duration.seconds(1) })
       yield* Effect.scoped(Effect.gen(function*() {
         const demo = yield* OurServer.start()
-        assert.strictEqual((yield* call(`${gateway.url}/admin/agents`, { body: { url: demo.url, name: "gone" } })).status, 201)
+        assert.strictEqual(
+          (yield* call(`${gateway.url}/admin/agents`, { body: { url: demo.url, name: "gone" } })).status,
+          201
+        )
       }))
       const sent = yield* call(`${gateway.url}/agents/gone`, rpc("SendMessage", { message: msg("x") }))
       assert.strictEqual(sent.body.error.code, -32603, sent.text)

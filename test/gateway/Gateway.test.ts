@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
@@ -15,7 +16,7 @@ import { connect } from "../fixtures/SdkHttpClient.ts"
 import * as SdkServer from "../interop/client/SdkServer.ts"
 import { call, startGateway } from "./GatewayPeers.ts"
 
-const viaClient = <A, E>(effect: Effect.Effect<A, E, import("effect/http/HttpClient").HttpClient>) =>
+const viaClient = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) =>
   Effect.provide(effect, FetchHttpClient.layer)
 
 describe("gateway front door", () => {
@@ -59,7 +60,10 @@ describe("gateway front door", () => {
         const taskId = "task" in first ? first.task.id : "statusUpdate" in first ? first.statusUpdate.taskId : ""
         const got = yield* client.getTask({ id: taskId })
         assert.strictEqual(got.status.state, "TASK_STATE_COMPLETED")
-        const slow = yield* client.sendMessage({ message: userText("slow"), configuration: { returnImmediately: true } })
+        const slow = yield* client.sendMessage({
+          message: userText("slow"),
+          configuration: { returnImmediately: true }
+        })
         assert.isTrue("task" in slow)
         if ("task" in slow) {
           const canceled = yield* client.cancelTask({ id: slow.task.id })

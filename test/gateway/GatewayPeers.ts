@@ -47,9 +47,12 @@ export const startGateway = (
     return { url: `http://127.0.0.1:${port}` }
   })
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field and asserted
+type Json = any
+
 export interface Answer {
   readonly status: number
-  readonly body: any
+  readonly body: Json
   readonly text: string
 }
 

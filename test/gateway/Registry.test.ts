@@ -11,8 +11,8 @@ import { join } from "node:path"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { json, serve } from "../client/TestServer.ts"
-import { ADMIN, call, KEY, startGateway } from "./GatewayPeers.ts"
 import { freePort } from "../mcp/GatewayPeers.ts"
+import { ADMIN, call, KEY, startGateway } from "./GatewayPeers.ts"
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "gateway-")), "gateway.db")
 
@@ -57,7 +57,9 @@ describe("gateway registry", () => {
       const passthrough = yield* call(admin, { body: { url: upstream.url, name: "rest", kind: "rest-passthrough" } })
       assert.strictEqual(passthrough.status, 501)
 
-      const wrongCredential = yield* call(admin, { body: { url: upstream.url, name: "c", credentials: { apiKey: "k" } } })
+      const wrongCredential = yield* call(admin, {
+        body: { url: upstream.url, name: "c", credentials: { apiKey: "k" } }
+      })
       assert.strictEqual(wrongCredential.status, 400)
       assert.include(wrongCredential.body.error.message, "apiKey")
 
@@ -135,7 +137,10 @@ describe("gateway registry", () => {
       assert.strictEqual(request.headers.authorization, "Bearer ***")
       assert.strictEqual(request.body.method, "SendMessage")
       assert.strictEqual(request.body.params.message.parts[0].text, "hello")
-      assert.strictEqual((yield* call(`${gateway.url}/admin/agents/none/preview`, { body: { message: msg("x") } })).status, 404)
+      assert.strictEqual(
+        (yield* call(`${gateway.url}/admin/agents/none/preview`, { body: { message: msg("x") } })).status,
+        404
+      )
     }).pipe(Effect.scoped))
 })
 
