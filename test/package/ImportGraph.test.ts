@@ -62,6 +62,8 @@ const layers: ReadonlyArray<readonly [name: string, matches: (file: string) => b
   // A2A agents as Effect AI tools and the MCP gateway: on the client, below the command; the hosted agent's MCP
   // endpoint (HostedMcp) is served by the runners beside the A2A bindings
   ["mcp", (f) => f.startsWith("src/mcp/")],
+  // the gateway: a registry of agents behind one front door, on the client, the bindings and the stores
+  ["gateway", (f) => f.startsWith("src/gateway/")],
   ["cli", (f) => f.startsWith("src/cli/")]
 ]
 
@@ -82,6 +84,7 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   "web runner": ["protocol", "server core", "bindings and stores", "mcp"],
   "ai providers": [],
   "mcp": ["protocol", "server core", "client", "bindings and stores", "ai"],
+  "gateway": ["protocol", "server core", "client", "bindings and stores", "mcp"],
   "cli": [
     "protocol",
     "server core",
@@ -93,7 +96,8 @@ const allowed: Record<string, ReadonlyArray<string>> = {
     "grpc wing",
     "node runner",
     "ai providers",
-    "mcp"
+    "mcp",
+    "gateway"
   ]
 }
 
