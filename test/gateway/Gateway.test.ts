@@ -14,6 +14,7 @@ import * as OurServer from "../client/OurServer.ts"
 import { request as sdkRequest, textOf as sdkTextOf } from "../fixtures/SdkClientCalls.ts"
 import { connect } from "../fixtures/SdkHttpClient.ts"
 import * as SdkServer from "../interop/client/SdkServer.ts"
+import * as SdkServer03 from "../interop/v0_3/SdkServer03.ts"
 import { call, startGateway } from "./GatewayPeers.ts"
 
 const viaClient = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) =>
@@ -87,5 +88,25 @@ describe("gateway front door", () => {
         assert.strictEqual(sdkTextOf((reply as { parts: Parameters<typeof sdkTextOf>[0] }).parts), "echo: hi")
         assert.isTrue(calls.every((c) => c.includes(`${gateway.url}/agents/sdk`)), calls.join(" "))
       }
+    }).pipe(Effect.scoped))
+
+  it.live("a 1.0 caller reaches an agent that speaks only A2A 0.3 (the official SDK's 0.3 server)", () =>
+    Effect.gen(function*() {
+      const upstream = yield* SdkServer03.start
+      const gateway = yield* startGateway(Gateway.layerMemory)
+      const registered = yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url } })
+      assert.strictEqual(registered.status, 201, registered.text)
+      assert.strictEqual(registered.body.name, "sdk-0-3-agent")
+      yield* viaClient(Effect.gen(function*() {
+        const client = yield* A2AClient.resolve(`${gateway.url}/agents/sdk-0-3-agent`, { protocolVersions: ["1.0"] })
+        const reply = yield* client.sendMessage({ message: userText("hi") })
+        assert.isTrue("message" in reply && textOf(reply.message.parts) === "echo: hi")
+        const events = yield* Stream.runCollect(client.sendStreamingMessage({ message: userText("task") }))
+        const last = events[events.length - 1]!
+        assert.isTrue("statusUpdate" in last && last.statusUpdate.status.state === "TASK_STATE_COMPLETED")
+      }))
+      // the upstream heard 0.3 methods only
+      assert.isAbove(upstream.requests.length, 1)
+      assert.isTrue(upstream.requests.every((r) => String((r.body as { method?: unknown }).method).includes("/")))
     }).pipe(Effect.scoped))
 })
