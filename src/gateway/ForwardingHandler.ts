@@ -2,7 +2,7 @@
  * A RequestHandler whose every operation is forwarded to one registered agent through the A2A client: the client
  * speaks whatever binding and version the agent's card offers, so a caller of the gateway in any binding reaches an
  * agent in any other. Tasks live upstream; streams are forwarded event by event as the caller pulls them; cancel and
- * subscribe go upstream too. Upstream errors keep their A2A meaning; an agent that cannot be reached, or does not
+ * subscribe go upstream too (the upstream's extended card does not: it is the gateway's). Upstream errors keep their A2A meaning; an agent that cannot be reached, or does not
  * answer in time, is `Unavailable`, one that answers what the client cannot read `InvalidAgentResponse`; every
  * message is stripped of the agent's credentials. What a call shows of the agent's health is reported to the
  * registry.
@@ -30,7 +30,13 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type { A2AClientError } from "../client/A2AClientError.ts"
-import { type A2AError, InternalError, InvalidAgentResponse, Unavailable } from "../protocol/A2AError.ts"
+import {
+  type A2AError,
+  ExtendedAgentCardNotConfigured,
+  InternalError,
+  InvalidAgentResponse,
+  Unavailable
+} from "../protocol/A2AError.ts"
 import type { CallContext } from "../server/CallContext.ts"
 import type { Handlers } from "../server/RequestHandler.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
@@ -108,12 +114,11 @@ export const make = (agent: Connected, registry: GatewayRegistry["Service"]): Ha
       unary(client.listTaskPushNotificationConfigs(withoutTenant(req), call(ctx))),
     deleteTaskPushNotificationConfig: (req, ctx) =>
       Effect.as(unary(client.deleteTaskPushNotificationConfig(withoutTenant(req), call(ctx))), {}),
-    getExtendedAgentCard: (_req, ctx) =>
-      unary(
-        client.getExtendedAgentCard(call(ctx)).pipe(
-          Effect.catchTag("AgentCardSignatureError", (error) =>
-            Effect.fail(new InvalidAgentResponse({ message: `Agent ${stored.name}: ${error.message}` })))
-        )
+    // The upstream's extended card is the one it keeps for the gateway's own principal, with its own interfaces:
+    // not the caller's to read. The card the gateway serves says it has none.
+    getExtendedAgentCard: () =>
+      Effect.fail(
+        new ExtendedAgentCardNotConfigured({ message: `Agent ${stored.name} has no extended card at the gateway` })
       )
   }
 }
