@@ -4,7 +4,9 @@
  * `/agents/{name}/.well-known/agent-card.json`, JSON-RPC at `/agents/{name}`, HTTP+JSON below it, and the older
  * versions of the editions in context) over a ForwardingHandler, built when the agent is first called and kept until
  * its registration changes. Its card is the upstream card with its interfaces pointing at the gateway and the
- * gateway's own security (the upstream's schemes and signatures are the gateway's business, not the caller's).
+ * gateway's own security (the upstream's schemes and signatures are the gateway's business, not the caller's). An
+ * agent of kind `rest-passthrough` is served by a server of its own in the gateway (RestPassthrough's executor, its
+ * tasks in memory: each lasts one call).
  *
  * Access: the caller is authenticated with the gateway's Auth; an agent with an `allow` list is seen and called only
  * by the principals it names, and for everyone else it does not exist (404, in the catalog as on its URL). An agent
@@ -31,6 +33,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -40,12 +43,14 @@ import * as Scope from "effect/Scope"
 import * as A2AHttp from "../http/A2AHttp.ts"
 import { MethodNotFound, toHttpError } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
+import * as A2AServer from "../server/A2AServer.ts"
 import * as AgentCardConfig from "../server/AgentCardConfig.ts"
 import { Auth, type AuthRequest, type Principal } from "../server/Auth.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
 import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
 import type { StoredAgent } from "./GatewayStore.ts"
+import * as RestPassthrough from "./RestPassthrough.ts"
 
 /**
  * Whether `principal` may see and call the agent (undefined: nobody authenticated, which only an agent open to
@@ -133,37 +138,53 @@ export interface CatalogEntry {
  * @since 0.2.0
  * @category routes
  */
-export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayRegistry | Auth> = HttpRouter.use((
+export const routes: Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter | GatewayRegistry | Auth | HttpClient.HttpClient
+> = HttpRouter.use((
   router
 ) =>
   Effect.gen(function*() {
     const registry = yield* GatewayRegistry
     const auth = yield* Auth
     // Each agent's routes get a router of their own: not the gateway's (in context), nor one memoized with it.
-    const context = Context.omit(Layer.CurrentMemoMap, HttpRouter.HttpRouter)(yield* Effect.context<never>())
+    const context = Context.omit(Layer.CurrentMemoMap, HttpRouter.HttpRouter)(
+      yield* Effect.context<HttpClient.HttpClient>()
+    )
     const served = new Map<string, Served>()
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.map(Effect.option(auth.authenticate(authRequestOf(request))), Option.getOrUndefined)
 
+    /** What answers the agent's operations: the forwarding handler, or (a REST passthrough) a server of its own. */
+    const servicesFor = (stored: StoredAgent) =>
+      Effect.gen(function*() {
+        const template = cardTemplate(stored.card)
+        if (stored.kind === "rest-passthrough") {
+          const headers = yield* registry.headersOf(stored)
+          const executor = yield* RestPassthrough.executor({ url: stored.url, headers }).pipe(
+            Effect.provideContext(context)
+          )
+          return A2AServer.layer({ card: template, executor, auth })
+        }
+        const connected = yield* registry.connect(stored)
+        return Layer.mergeAll(
+          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, registry)),
+          Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),
+          Layer.succeed(Auth, auth)
+        )
+      })
+
     const build = (stored: StoredAgent) =>
       Effect.gen(function*() {
-        const connected = yield* registry.connect(stored)
+        const services = yield* servicesFor(stored)
         const path = agentPath(stored.name)
         const scope = yield* Scope.make()
         const agentLayer = Layer.mergeAll(
           A2AHttp.routes({ cardPath: `${path}/.well-known/agent-card.json`, jsonRpcPath: path, restPath: path }),
           A2AHttp.notFound
-        ).pipe(
-          Layer.provide(Layer.succeed(RequestHandler, ForwardingHandler.make(connected, registry))),
-          Layer.provide(
-            Layer.succeed(
-              AgentCardConfig.AgentCardConfig,
-              AgentCardConfig.make({ card: cardTemplate(stored.card) }, auth)
-            )
-          ),
-          Layer.provide(Layer.succeed(Auth, auth))
-        )
+        ).pipe(Layer.provide(services))
         const app = yield* HttpRouter.toHttpEffect(agentLayer).pipe(
           Effect.provideContext(context),
           Effect.provideService(Scope.Scope, scope)

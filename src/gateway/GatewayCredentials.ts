@@ -128,6 +128,30 @@ export const forCard = (
 }
 
 /**
+ * The headers a REST passthrough endpoint is called with: `bearer` and `basic` as `Authorization`, `apiKey` as
+ * `X-API-Key`, any other key as a header of that name. An OAuth 2 grant has no place there (a passthrough has no card
+ * naming a token endpoint): refused, with a sentence saying so.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const headersFor = (input: CredentialsInput): Result.Result<Record<string, string>, string> => {
+  const headers: Record<string, string> = {}
+  for (const [key, value] of Object.entries(input)) {
+    if (typeof value === "object" && "clientId" in value) {
+      return Result.fail(`credential "${key}": an OAuth 2 grant cannot be used with a REST passthrough endpoint`)
+    }
+    const secret = typeof value === "string" ? value : `${value.username}:${value.password}`
+    if (key === "bearer") headers["authorization"] = `Bearer ${secret}`
+    else if (key === "basic" || typeof value !== "string") headers["authorization"] = `Basic ${btoa(secret)}`
+    else if (key === "apiKey") headers["x-api-key"] = secret
+    else if (/^[A-Za-z0-9-]+$/.test(key)) headers[key.toLowerCase()] = secret
+    else return Result.fail(`credential "${key}" is not a header name`)
+  }
+  return Result.succeed(headers)
+}
+
+/**
  * Every secret in the credentials, to be masked wherever text about a call could carry one.
  *
  * @since 0.2.0

@@ -49,6 +49,7 @@ import * as SecretBox from "../sql/internal/SecretBox.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
 import { AgentExists, AgentNotFound, RegistrationRefused, RegistryUnavailable } from "./GatewayError.ts"
 import { type AgentKind, GatewayStore, type GatewayStoreError, type StoredAgent } from "./GatewayStore.ts"
+import * as RestPassthrough from "./RestPassthrough.ts"
 
 /**
  * What an operator sends to register an agent.
@@ -148,6 +149,8 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, RegistryUnavailable>
   /** A client for the registration (kept while its revision is current). */
   readonly connect: (stored: StoredAgent) => Effect.Effect<Connected, RegistryUnavailable>
+  /** The headers a REST passthrough agent's endpoint is called with (its credentials, opened). */
+  readonly headersOf: (stored: StoredAgent) => Effect.Effect<Record<string, string>, RegistryUnavailable>
   /** Records what a call to the agent showed of its health. */
   readonly report: (name: string, outcome: Result.Result<void, A2AClientError>) => Effect.Effect<void>
   /** The request SendMessage with these params would send upstream, secrets masked; nothing is sent. */
@@ -334,6 +337,50 @@ export const make = (options: Options = {}) =>
       })
     }
 
+    const insert = (stored: StoredAgent, credentials: GatewayCredentials.CredentialsInput | undefined, seen: Health) =>
+      Effect.gen(function*() {
+        const inserted = yield* Effect.mapError(store.insert(stored), unavailable)
+        if (!inserted) {
+          return yield* new AgentExists({
+            name: stored.name,
+            message: `An agent named ${stored.name} is registered already`
+          })
+        }
+        health.set(stored.name, seen)
+        yield* Effect.logInfo(`Gateway: registered agent ${stored.name} (${stored.kind})`)
+        return view(stored, credentials)
+      })
+
+    /** A plain JSON endpoint: nothing to fetch (it answers POSTs only); its card says it is a passthrough. */
+    const registerPassthrough = (input: RegisterInput, credentials: GatewayCredentials.CredentialsInput | undefined) =>
+      Effect.gen(function*() {
+        if (credentials !== undefined) {
+          const headers = GatewayCredentials.headersFor(credentials)
+          if (Result.isFailure(headers)) return yield* refused("InvalidInput", headers.failure)
+        }
+        const name = input.name ?? nameFromCard(new URL(input.url).hostname)
+        const stored: StoredAgent = {
+          name,
+          url: input.url,
+          cardUrl: input.url,
+          kind: "rest-passthrough",
+          allow: input.allow,
+          card: { ...RestPassthrough.card({ name }), supportedInterfaces: [] },
+          credentials: credentials === undefined ? undefined : seal(JSON.stringify(credentials)),
+          revision: crypto.randomUUID(),
+          registeredAt: yield* Clock.currentTimeMillis
+        }
+        return yield* insert(stored, credentials, { reachable: true })
+      })
+
+    const headersOf = (stored: StoredAgent) =>
+      Effect.flatMap(credentialsOf(stored), (input) => {
+        const headers = GatewayCredentials.headersFor(input ?? {})
+        return Result.isSuccess(headers)
+          ? Effect.succeed(headers.success)
+          : Effect.fail(new RegistryUnavailable({ message: `Agent ${stored.name}: ${headers.failure}` }))
+      })
+
     const register = (input: RegisterInput) =>
       Effect.gen(function*() {
         if (input.url.trim() === "") return yield* refused("InvalidInput", `"url" is required: the agent's base URL`)
@@ -344,12 +391,6 @@ export const make = (options: Options = {}) =>
           return yield* refused(
             "InvalidInput",
             `"name" must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit; got "${input.name}"`
-          )
-        }
-        if (input.kind === "rest-passthrough") {
-          return yield* refused(
-            "NotSupported",
-            `Agents of kind "rest-passthrough" are not supported by this gateway yet`
           )
         }
         const credentials = input.credentials !== undefined && Object.keys(input.credentials).length > 0
@@ -368,6 +409,7 @@ export const make = (options: Options = {}) =>
             message: `An agent named ${input.name} is registered already`
           })
         }
+        if (input.kind === "rest-passthrough") return yield* registerPassthrough(input, credentials)
         const { result, seen } = yield* fetchCard(input.name, input.url)
         if (Result.isFailure(result)) return yield* describeResolve(input.url, result.failure)
         const card = result.success.card
@@ -387,11 +429,7 @@ export const make = (options: Options = {}) =>
           revision: crypto.randomUUID(),
           registeredAt: yield* Clock.currentTimeMillis
         }
-        const inserted = yield* Effect.mapError(store.insert(stored), unavailable)
-        if (!inserted) return yield* new AgentExists({ name, message: `An agent named ${name} is registered already` })
-        health.set(name, seen)
-        yield* Effect.logInfo(`Gateway: registered agent ${name} (${input.url})`)
-        return view(stored, credentials)
+        return yield* insert(stored, credentials, seen)
       })
 
     const report = (name: string, outcome: Result.Result<void, A2AClientError>) =>
@@ -407,6 +445,9 @@ export const make = (options: Options = {}) =>
     const preview = (name: string, request: A2AClient.Request<v1.SendMessageRequest>) =>
       Effect.gen(function*() {
         const stored = yield* existing(name)
+        if (stored.kind !== "a2a") {
+          return yield* refused("NotSupported", `Preview is for A2A agents; ${name} is a REST passthrough`)
+        }
         const input = (yield* credentialsOf(stored)) ?? {}
         // OAuth 2 grants are shown with a stand-in token: obtaining a real one would send a request.
         const shown: GatewayCredentials.CredentialsInput = Object.fromEntries(
@@ -471,8 +512,8 @@ export const make = (options: Options = {}) =>
       check: (name) =>
         Effect.gen(function*() {
           const stored = yield* existing(name)
-          const { seen } = yield* fetchCard(name, stored.cardUrl)
-          health.set(name, seen)
+          // a passthrough endpoint answers POSTs only: its health is what its calls showed
+          if (stored.kind === "a2a") health.set(name, (yield* fetchCard(name, stored.cardUrl)).seen)
           return yield* viewStored(stored)
         }),
       remove: (name) =>
@@ -485,6 +526,7 @@ export const make = (options: Options = {}) =>
         }),
       lookup,
       connect,
+      headersOf,
       report,
       preview
     })

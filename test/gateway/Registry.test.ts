@@ -54,8 +54,16 @@ describe("gateway registry", () => {
       assert.strictEqual(duplicate.status, 409)
       assert.include(duplicate.body.error.message, "demo")
 
-      const passthrough = yield* call(admin, { body: { url: upstream.url, name: "rest", kind: "rest-passthrough" } })
-      assert.strictEqual(passthrough.status, 501)
+      const passthrough = yield* call(admin, {
+        body: {
+          url: upstream.url,
+          name: "rest",
+          kind: "rest-passthrough",
+          credentials: { oauth2: { clientId: "a", clientSecret: "b" } }
+        }
+      })
+      assert.strictEqual(passthrough.status, 400)
+      assert.include(passthrough.body.error.message, "passthrough")
 
       const wrongCredential = yield* call(admin, {
         body: { url: upstream.url, name: "c", credentials: { apiKey: "k" } }
