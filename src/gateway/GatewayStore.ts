@@ -217,6 +217,13 @@ export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, 
   function*() {
     const sql = yield* SqlClient.SqlClient
     yield* migrate.pipe(Effect.mapError(failure("cannot migrate the gateway's table")))
+    // Rows read back as they were last decoded while their revision stands: the front door reads one per call.
+    const decoded = new Map<string, StoredAgent>()
+    const read = (row: Row) => {
+      const kept = decoded.get(row.name)
+      if (kept !== undefined && kept.revision === row.revision) return Effect.succeed(kept)
+      return Effect.tap(fromRow(row), (agent) => Effect.sync(() => decoded.set(agent.name, agent)))
+    }
     const select = sql`SELECT name, url, card_url, kind, allow, card, credentials, revision, registered_at
       FROM a2a_gateway_agents`
     return {
@@ -234,18 +241,21 @@ export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, 
         }).pipe(Effect.mapError((e) => e._tag === "GatewayStoreError" ? e : failure("cannot register")(e))),
       list: sql<Row>`${select} ORDER BY name`.pipe(
         Effect.mapError(failure("cannot list the agents")),
-        Effect.flatMap((rows) => Effect.forEach(rows, fromRow))
+        Effect.flatMap((rows) => Effect.forEach(rows, read))
       ),
       get: (name) =>
         sql<Row>`${select} WHERE name = ${name}`.pipe(
           Effect.mapError(failure(`cannot read agent ${name}`)),
           Effect.flatMap((rows) =>
-            rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(fromRow(rows[0]), Option.some)
+            rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(read(rows[0]), Option.some)
           )
         ),
       remove: (name) =>
         sql<{ readonly name: string }>`DELETE FROM a2a_gateway_agents WHERE name = ${name} RETURNING name`.pipe(
-          Effect.map((rows) => rows.length > 0),
+          Effect.map((rows) => {
+            decoded.delete(name)
+            return rows.length > 0
+          }),
           Effect.mapError(failure(`cannot remove agent ${name}`))
         )
     }
