@@ -41,7 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as A2AHttp from "../http/A2AHttp.ts"
-import { MethodNotFound, toHttpError } from "../protocol/A2AError.ts"
+import { MethodNotFound, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as A2AServer from "../server/A2AServer.ts"
 import * as AgentCardConfig from "../server/AgentCardConfig.ts"
@@ -102,8 +102,12 @@ const authRequestOf = (request: HttpServerRequest.HttpServerRequest): AuthReques
   return { headers: request.headers, query: Object.fromEntries(query.entries()) }
 }
 
+// A host name or address with an optional port, nothing else: a hostile Host header puts nothing into the catalog.
+const HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/
+
 const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  const host = request.headers["host"] ?? "localhost"
+  const given = request.headers["host"] ?? ""
+  const host = HOST.test(given) ? given : "localhost"
   return `${request.protocol ?? "http"}://${host}`
 }
 
@@ -202,10 +206,8 @@ export const routes: Layer.Layer<
     }
 
     const unavailable = (message: string) => {
-      const error = toHttpError(new MethodNotFound({ message }))
-      return HttpServerResponse.jsonUnsafe({ error: { ...error.body.error, code: 503, status: "UNAVAILABLE" } }, {
-        status: 503
-      })
+      const error = toHttpError(new Unavailable({ message }))
+      return HttpServerResponse.jsonUnsafe(error.body, { status: error.status })
     }
 
     const dispatch = Effect.gen(function*() {
