@@ -19,6 +19,7 @@ import {
   subscribeCommand,
   tasksCommand
 } from "./ClientCommands.ts"
+import { gatewayCommand } from "./GatewayCommand.ts"
 import { mcpCommand } from "./McpCommand.ts"
 import { serveCommand } from "./ServeCommand.ts"
 import { workerCommand } from "./WorkerCommand.ts"
@@ -32,7 +33,8 @@ const subcommands = [
   cancelCommand,
   subscribeCommand,
   tasksCommand,
-  mcpCommand
+  mcpCommand,
+  gatewayCommand
 ] as const
 
 /**

@@ -57,11 +57,12 @@ import { A2A01 } from "effect-a2a/v0_1"
 import { LlmAgent } from "effect-a2a/ai"
 import { AiSdkLanguageModel, ModelSpec } from "effect-a2a/ai-providers"
 import { AgentCall, McpGateway } from "effect-a2a/mcp"
+import { Gateway, GatewayRegistry } from "effect-a2a/gateway"
 
 export const used = [A2AError.TaskNotFound, A2AServer.layer, AgentExecutor.replyWithText, A2AHttp.routes,
   OpenApiDocument.make, ApiDocs.documentRoutes, DevUi.routes, NodeA2AServer.serve, A2AWeb.make, WebPush.layer, SqlStore.layerSqlite, A2AClient.resolve,
   A2A03.layer, A2A01.layer, LlmAgent.layer, AiSdkLanguageModel.layer, ModelSpec.layer, AgentCall.call,
-  McpGateway.layerStdio] as const
+  McpGateway.layerStdio, Gateway.routes, GatewayRegistry.layer] as const
 export type Used = readonly [Task, Task03]
 TS
 

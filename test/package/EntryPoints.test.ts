@@ -72,6 +72,7 @@ describe("package entry points", () => {
       "./v0_1",
       "./ai",
       "./ai-providers",
+      "./gateway",
       "./mcp"
     ])
     for (const e of entries) {

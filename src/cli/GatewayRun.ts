@@ -1,0 +1,165 @@
+/**
+ * What `effect-a2a gateway` does, loaded only when it runs: serve the gateway on Node (its registry on the store
+ * the flags and environment choose, callers authenticated by the Auth of the environment, `A2A_AUTH`), or talk to a
+ * running gateway's admin API (`add`, `ls`, `rm`).
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as CliError from "effect/cli/CliError"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { createServer } from "node:http"
+import * as Gateway from "../gateway/Gateway.ts"
+import * as NodeA2AServer from "../node/NodeA2AServer.ts"
+import * as Auth from "../server/Auth.ts"
+import * as A2A01 from "../v0_1/A2A01.ts"
+import * as ClientLayer from "./ClientLayer.ts"
+
+export interface RunOptions {
+  readonly host?: string | undefined
+  readonly port?: number | undefined
+  readonly memory: boolean
+  readonly adminToken?: Redacted.Redacted<string> | undefined
+  /** Seconds to wait for a card, and for an agent to answer. */
+  readonly timeout?: number | undefined
+}
+
+const userError = (message: string) => new CliError.UserError({ cause: new Error(message), userMessage: message })
+
+/** Serves the gateway until interrupted. */
+export const run = (options: RunOptions) =>
+  Effect.gen(function*() {
+    const configured = yield* Gateway.optionsConfig
+    const gatewayOptions: Gateway.Options = {
+      ...configured,
+      adminToken: options.adminToken ?? configured.adminToken,
+      timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout)
+    }
+    const host = options.host ?? NodeA2AServer.DEFAULT_HOST
+    const port = options.port ?? NodeA2AServer.DEFAULT_PORT
+    const announce = Layer.effectDiscard(Effect.gen(function*() {
+      const server = yield* HttpServer.HttpServer
+      const base = NodeA2AServer.baseUrl(server.address)
+      yield* Effect.logInfo(`Gateway listening on ${base} (agents under ${base}/agents)`)
+      if (gatewayOptions.adminToken === undefined) {
+        yield* Effect.logWarning("The admin API is off: give --admin-token or A2A_GATEWAY_ADMIN_TOKEN to manage agents")
+      }
+    }))
+    const served = announce.pipe(
+      Layer.provideMerge(
+        HttpRouter.serve(Gateway.routes(gatewayOptions), { disableListenLog: true }).pipe(
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
+        )
+      ),
+      Layer.provide(options.memory ? Gateway.layerMemory : Gateway.storeConfig),
+      Layer.provide(Auth.layerConfig),
+      Layer.provide(Layer.merge(ClientLayer.forBinding(Option.none()), A2A01.server))
+    )
+    return yield* Layer.launch(served)
+  }).pipe(
+    Effect.catchTags({
+      ConfigError: (error) => Effect.fail(userError(error.message)),
+      GatewayStoreError: (error) => Effect.fail(userError(`the gateway's registry: ${error.message}`)),
+      SqlError: (error) => Effect.fail(userError(`the gateway's registry: ${error.message}`))
+    }),
+    Effect.provideService(Logger.LogToStderr, true)
+  )
+
+export interface AdminOptions {
+  /** The gateway's base URL. */
+  readonly gateway: string
+  readonly adminToken: Redacted.Redacted<string> | undefined
+}
+
+/** One admin API call; its JSON answer, or a user error with the gateway's message. */
+const admin = (options: AdminOptions, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) =>
+  Effect.gen(function*() {
+    if (options.adminToken === undefined) {
+      return yield* userError("give the gateway's admin token: --admin-token or A2A_GATEWAY_ADMIN_TOKEN")
+    }
+    const http = yield* HttpClient.HttpClient
+    const base = HttpClientRequest.make(method)(`${options.gateway.replace(/\/+$/, "")}${path}`).pipe(
+      HttpClientRequest.bearerToken(Redacted.value(options.adminToken))
+    )
+    const request = body === undefined ? base : HttpClientRequest.bodyJsonUnsafe(base, body)
+    const response = yield* http.execute(request).pipe(
+      Effect.mapError((error) => userError(`cannot reach the gateway at ${options.gateway}: ${error.message}`))
+    )
+    const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+    let json: unknown = undefined
+    try {
+      json = JSON.parse(text)
+    } catch {
+      // not JSON: reported as text below
+    }
+    if (response.status >= 400) {
+      const message = typeof json === "object" && json !== null && "error" in json &&
+          typeof json.error === "object" && json.error !== null && "message" in json.error
+        ? String(json.error.message)
+        : text
+      return yield* userError(`the gateway answered ${response.status}: ${message}`)
+    }
+    return json
+  })
+
+interface Shown {
+  readonly name: string
+  readonly url: string
+  readonly kind: string
+  readonly health?: { readonly reachable?: boolean } | undefined
+}
+
+const line = (agent: Shown) =>
+  `${agent.name}\t${agent.kind}\t${agent.url}${agent.health?.reachable === false ? "\t(unreachable)" : ""}`
+
+/** `gateway add`: registers an agent; prints it. */
+export const add = (
+  options: AdminOptions,
+  input: {
+    readonly url: string
+    readonly name?: string | undefined
+    readonly kind?: string | undefined
+    readonly credentials?: string | undefined
+    readonly allow?: ReadonlyArray<string> | undefined
+  }
+) =>
+  Effect.gen(function*() {
+    let credentials: unknown = undefined
+    if (input.credentials !== undefined) {
+      try {
+        credentials = JSON.parse(input.credentials)
+      } catch {
+        return yield* userError(`--credentials must be JSON, e.g. '{"bearer": "..."}'`)
+      }
+    }
+    const agent = (yield* admin(options, "POST", "/admin/agents", {
+      url: input.url,
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.kind !== undefined ? { kind: input.kind } : {}),
+      ...(credentials !== undefined ? { credentials } : {}),
+      ...(input.allow !== undefined && input.allow.length > 0 ? { allow: input.allow } : {})
+    })) as Shown
+    yield* Console.log(line(agent))
+  })
+
+/** `gateway ls`: one line per agent. */
+export const list = (options: AdminOptions) =>
+  Effect.gen(function*() {
+    const answer = (yield* admin(options, "GET", "/admin/agents")) as { readonly agents: ReadonlyArray<Shown> }
+    for (const agent of answer.agents) yield* Console.log(line(agent))
+  })
+
+/** `gateway rm`: removes an agent. */
+export const remove = (options: AdminOptions, name: string) =>
+  Effect.gen(function*() {
+    const agent = (yield* admin(options, "DELETE", `/admin/agents/${encodeURIComponent(name)}`)) as Shown
+    yield* Console.log(`removed ${agent.name}`)
+  })

@@ -1,0 +1,269 @@
+/**
+ * The gateway's front door: every registered agent served as an A2A agent under `/agents/{name}`, and the catalog
+ * at `GET /agents`. An agent's routes are the server's own bindings (`A2AHttp.routes`: its card at
+ * `/agents/{name}/.well-known/agent-card.json`, JSON-RPC at `/agents/{name}`, HTTP+JSON below it, and the older
+ * versions of the editions in context) over a ForwardingHandler, built when the agent is first called and kept until
+ * its registration changes. Its card is the upstream card with its interfaces pointing at the gateway and the
+ * gateway's own security (the upstream's schemes and signatures are the gateway's business, not the caller's). An
+ * agent of kind `rest-passthrough` is served by a server of its own in the gateway (RestPassthrough's executor, its
+ * tasks in memory: each lasts one call).
+ *
+ * Access: the caller is authenticated with the gateway's Auth; an agent with an `allow` list is seen and called only
+ * by the principals it names, and for everyone else it does not exist (404, in the catalog as on its URL). An agent
+ * without one is everyone's (its operations still need the gateway's credentials, its card is public).
+ *
+ * @example
+ * ```ts
+ * import { FrontDoor, GatewayRegistry, GatewayStore } from "effect-a2a/gateway"
+ * import { A2AHttp } from "effect-a2a/http"
+ * import { Auth } from "effect-a2a/server"
+ * import { Layer } from "effect"
+ * import { FetchHttpClient, HttpRouter } from "effect/http"
+ *
+ * const app = HttpRouter.serve(Layer.mergeAll(FrontDoor.routes, A2AHttp.notFound)).pipe(
+ *   Layer.provide(GatewayRegistry.layer().pipe(Layer.provide(GatewayStore.layerMemory))),
+ *   Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as A2AHttp from "../http/A2AHttp.ts"
+import { MethodNotFound, toHttpError, Unavailable } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
+import * as A2AServer from "../server/A2AServer.ts"
+import * as AgentCardConfig from "../server/AgentCardConfig.ts"
+import { Auth, type AuthRequest, type Principal } from "../server/Auth.ts"
+import { RequestHandler } from "../server/RequestHandler.ts"
+import * as ForwardingHandler from "./ForwardingHandler.ts"
+import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
+import type { StoredAgent } from "./GatewayStore.ts"
+import * as RestPassthrough from "./RestPassthrough.ts"
+
+/**
+ * Whether `principal` may see and call the agent (undefined: nobody authenticated, which only an agent open to
+ * everyone lets through, to its public card and its 401s).
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const mayCall = (
+  agent: { readonly allow: ReadonlyArray<string> | undefined },
+  principal: Principal | undefined
+): boolean => agent.allow === undefined || (principal !== undefined && agent.allow.includes(principal.id))
+
+/**
+ * The base path an agent is served under.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const agentPath = (name: string): `/${string}` => `/agents/${name}`
+
+/**
+ * The card template the front door serves for an agent: the upstream card without its interfaces (the bindings list
+ * the gateway's), its security (the gateway's Auth decides) or its signatures (they covered the upstream card).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const cardTemplate = (card: v1.AgentCard): AgentCardConfig.CardTemplate => {
+  const {
+    securityRequirements: _requirements,
+    securitySchemes: _schemes,
+    signatures: _signatures,
+    supportedInterfaces: _interfaces,
+    ...rest
+  } = card
+  return { ...rest, capabilities: { ...card.capabilities, extendedAgentCard: false } }
+}
+
+const hidden = (request: HttpServerRequest.HttpServerRequest) => {
+  const error = toHttpError(
+    new MethodNotFound({ message: `No A2A operation at ${request.method} ${request.url.split("?")[0]}` })
+  )
+  return HttpServerResponse.jsonUnsafe(error.body, { status: error.status })
+}
+
+const authRequestOf = (request: HttpServerRequest.HttpServerRequest): AuthRequest => {
+  const query = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "")
+  return { headers: request.headers, query: Object.fromEntries(query.entries()) }
+}
+
+// A host name or address with an optional port, nothing else: a hostile Host header puts nothing into the catalog.
+const HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/
+
+const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const given = request.headers["host"] ?? ""
+  const host = HOST.test(given) ? given : "localhost"
+  return `${request.protocol ?? "http"}://${host}`
+}
+
+/** One agent's routes, built for one registration (revision). */
+interface Served {
+  readonly revision: string
+  readonly scope: Scope.Closeable
+  readonly app: Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    unknown,
+    Scope.Scope | HttpServerRequest.HttpServerRequest
+  >
+}
+
+/**
+ * The catalog entry of an agent: its name, its URL at the gateway, its card as the gateway serves it, its health.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CatalogEntry {
+  readonly name: string
+  readonly url: string
+  readonly kind: string
+  readonly card: v1.AgentCard
+  readonly health: Health
+}
+
+/**
+ * The front door's routes on the HttpRouter in context: `GET /agents` and everything under `/agents/{name}`.
+ *
+ * @since 0.2.0
+ * @category routes
+ */
+export const routes: Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter | GatewayRegistry | Auth | HttpClient.HttpClient
+> = HttpRouter.use((
+  router
+) =>
+  Effect.gen(function*() {
+    const registry = yield* GatewayRegistry
+    const auth = yield* Auth
+    // Each agent's routes get a router of their own: not the gateway's (in context), nor one memoized with it.
+    const context = Context.omit(Layer.CurrentMemoMap, HttpRouter.HttpRouter)(
+      yield* Effect.context<HttpClient.HttpClient>()
+    )
+    const served = new Map<string, Served>()
+
+    const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.map(Effect.option(auth.authenticate(authRequestOf(request))), Option.getOrUndefined)
+
+    /** What answers the agent's operations: the forwarding handler, or (a REST passthrough) a server of its own. */
+    const servicesFor = (stored: StoredAgent) =>
+      Effect.gen(function*() {
+        const template = cardTemplate(stored.card)
+        if (stored.kind === "rest-passthrough") {
+          const headers = yield* registry.headersOf(stored)
+          const executor = yield* RestPassthrough.executor({ url: stored.url, headers }).pipe(
+            Effect.provideContext(context)
+          )
+          return A2AServer.layer({ card: template, executor, auth })
+        }
+        const connected = yield* registry.connect(stored)
+        return Layer.mergeAll(
+          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, registry)),
+          Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),
+          Layer.succeed(Auth, auth)
+        )
+      })
+
+    const build = (stored: StoredAgent) =>
+      Effect.gen(function*() {
+        const services = yield* servicesFor(stored)
+        const path = agentPath(stored.name)
+        const scope = yield* Scope.make()
+        const agentLayer = Layer.mergeAll(
+          A2AHttp.routes({ cardPath: `${path}/.well-known/agent-card.json`, jsonRpcPath: path, restPath: path }),
+          A2AHttp.notFound
+        ).pipe(Layer.provide(services))
+        const app = yield* HttpRouter.toHttpEffect(agentLayer).pipe(
+          Effect.provideContext(context),
+          Effect.provideService(Scope.Scope, scope)
+        )
+        const entry: Served = { revision: stored.revision, scope, app }
+        const previous = served.get(stored.name)
+        served.set(stored.name, entry)
+        if (previous !== undefined) yield* Scope.close(previous.scope, Exit.void)
+        return entry
+      })
+
+    const appFor = (stored: StoredAgent) => {
+      const kept = served.get(stored.name)
+      return kept !== undefined && kept.revision === stored.revision ? Effect.succeed(kept) : build(stored)
+    }
+
+    const unavailable = (message: string) => {
+      const error = toHttpError(new Unavailable({ message }))
+      return HttpServerResponse.jsonUnsafe(error.body, { status: error.status })
+    }
+
+    const dispatch = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const name = decodeURIComponent(request.url.slice("/agents/".length).split(/[/?#]/)[0] ?? "")
+      const found = yield* Effect.result(registry.lookup(name))
+      if (found._tag === "Failure") return unavailable(found.failure.message)
+      const stored = found.success
+      if (Option.isNone(stored)) {
+        const gone = served.get(name)
+        if (gone !== undefined) {
+          served.delete(name)
+          yield* Scope.close(gone.scope, Exit.void)
+        }
+        return hidden(request)
+      }
+      if (!mayCall(stored.value, yield* principalOf(request))) return hidden(request)
+      const entry = yield* Effect.result(appFor(stored.value))
+      if (entry._tag === "Failure") return unavailable(entry.failure.message)
+      return yield* entry.success.app.pipe(
+        Effect.catchCause((cause) => Effect.succeed(unavailable(Cause.pretty(cause).split("\n")[0] ?? "failed")))
+      )
+    })
+
+    const catalog = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const principal = yield* principalOf(request)
+      const skill = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "")
+        .get("skill")
+      const listed = yield* Effect.result(registry.list)
+      if (listed._tag === "Failure") return unavailable(listed.failure.message)
+      const origin = originOf(request)
+      const agents: Array<CatalogEntry> = listed.success
+        .filter((agent) => mayCall(agent, principal))
+        .filter((agent) => skill === null || agent.card.skills.some((s) => s.tags.includes(skill)))
+        .map((agent) => {
+          const url = `${origin}${agentPath(agent.name)}`
+          const card = AgentCardConfig.make({ card: cardTemplate(agent.card) }, auth).publicCard([
+            { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+            { url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }
+          ])
+          return { name: agent.name, url, kind: agent.kind, card, health: agent.health }
+        })
+      return HttpServerResponse.jsonUnsafe({ agents })
+    })
+
+    // One route: the router's `/agents/*` takes `/agents` itself too.
+    yield* router.add(
+      "*",
+      "/agents/*",
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const path = request.url.split("?")[0]!
+        return path === "/agents" || path === "/agents/"
+          ? request.method === "GET" ? catalog : Effect.succeed(hidden(request))
+          : dispatch
+      })
+    )
+  })
+)

@@ -1,0 +1,274 @@
+/**
+ * Where the gateway keeps its registrations: in memory (tests, a throwaway gateway), or in SQL through Effect's
+ * SqlClient, on the embedded SQLite file or on PostgreSQL, where several gateway nodes share one registry. The SQL
+ * store migrates its own table on start (recorded in `a2a_gateway_migrations`, so it never touches the task
+ * stores' migrations and can share their database). A row holds what the registry decided: the agent's card as
+ * read, its credentials already sealed by the registry; the store only keeps and returns them.
+ *
+ * @example
+ * ```ts
+ * import { GatewayStore } from "effect-a2a/gateway"
+ * import { SqliteClient } from "effect-a2a/sql"
+ * import { Layer } from "effect"
+ *
+ * const onFile = GatewayStore.layerSql.pipe(Layer.provide(SqliteClient.layer({ filename: "./gateway.db" })))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as v1 from "../protocol/generated/v1.ts"
+
+/**
+ * What kind of agent a registration is: an A2A agent, or a plain JSON endpoint served as one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const AgentKind = Schema.Literals(["a2a", "rest-passthrough"])
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type AgentKind = typeof AgentKind.Type
+
+/**
+ * One registration as stored.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StoredAgent {
+  readonly name: string
+  /** The URL the operator gave. */
+  readonly url: string
+  /** Where the card was read (interface URLs resolve against it). */
+  readonly cardUrl: string
+  readonly kind: AgentKind
+  /** Principals that may see and call the agent; undefined: everyone the gateway lets in. */
+  readonly allow: ReadonlyArray<string> | undefined
+  readonly card: v1.AgentCard
+  /** The credentials' JSON, sealed when the store keeps it at rest (see `GatewayRegistry`). */
+  readonly credentials: string | undefined
+  /** Changes with every registration under this name: what the front door keys its per-agent routes by. */
+  readonly revision: string
+  /** Epoch millis. */
+  readonly registeredAt: number
+}
+
+/**
+ * The store failed (the database is unreachable, a row does not read back).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class GatewayStoreError extends Schema.TaggedError<GatewayStoreError>()("GatewayStoreError", {
+  message: Schema.String
+}) {}
+
+/**
+ * @since 0.2.0
+ * @category services
+ */
+export class GatewayStore extends Context.Service<GatewayStore, {
+  /** Whether rows outlive the process (then a credential is kept only sealed). */
+  readonly persistent: boolean
+  /** Adds the row; false when the name is taken (nothing written then). */
+  readonly insert: (agent: StoredAgent) => Effect.Effect<boolean, GatewayStoreError>
+  /** Every row, by name. */
+  readonly list: Effect.Effect<ReadonlyArray<StoredAgent>, GatewayStoreError>
+  readonly get: (name: string) => Effect.Effect<Option.Option<StoredAgent>, GatewayStoreError>
+  /** False when there was no such row. */
+  readonly remove: (name: string) => Effect.Effect<boolean, GatewayStoreError>
+}>()("effect-a2a/gateway/GatewayStore") {}
+
+/**
+ * A store in this process's memory.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeMemory = (): GatewayStore["Service"] => {
+  const rows = new Map<string, StoredAgent>()
+  return {
+    persistent: false,
+    insert: (agent) =>
+      Effect.sync(() => {
+        if (rows.has(agent.name)) return false
+        rows.set(agent.name, agent)
+        return true
+      }),
+    list: Effect.sync(() => [...rows.values()].sort((a, b) => a.name.localeCompare(b.name))),
+    get: (name) => Effect.sync(() => Option.fromUndefinedOr(rows.get(name))),
+    remove: (name) => Effect.sync(() => rows.delete(name))
+  }
+}
+
+/**
+ * The memory store.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<GatewayStore> = Layer.sync(GatewayStore, makeMemory)
+
+const createAgents = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql`CREATE TABLE IF NOT EXISTS a2a_gateway_agents (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        url TEXT NOT NULL,
+        card_url TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        allow TEXT,
+        card TEXT NOT NULL,
+        credentials TEXT,
+        revision TEXT NOT NULL,
+        registered_at BIGINT NOT NULL
+      )`,
+    orElse: () =>
+      sql`CREATE TABLE IF NOT EXISTS a2a_gateway_agents (
+        name TEXT PRIMARY KEY NOT NULL,
+        url TEXT NOT NULL,
+        card_url TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        allow TEXT,
+        card TEXT NOT NULL,
+        credentials TEXT,
+        revision TEXT NOT NULL,
+        registered_at INTEGER NOT NULL
+      )`
+  })
+})
+
+/**
+ * The gateway's migrations, in order. Never edit a released one: add the next.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const migrations = Migrator.fromRecord({ "1_create_gateway_agents": createAgents })
+
+/**
+ * Applies the gateway's pending migrations (idempotent: a second run, or a second node, applies nothing).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const migrate = Migrator.make({})({ loader: migrations, table: "a2a_gateway_migrations" })
+
+interface Row {
+  readonly name: string
+  readonly url: string
+  readonly card_url: string
+  readonly kind: string
+  readonly allow: string | null
+  readonly card: string
+  readonly credentials: string | null
+  readonly revision: string
+  readonly registered_at: number | string | bigint
+}
+
+const CardJson = Schema.fromJsonString(v1.AgentCard)
+const decodeCard = Schema.decodeUnknownEffect(CardJson)
+const encodeCard = Schema.encodeEffect(CardJson)
+const AllowJson = Schema.fromJsonString(Schema.Array(Schema.String))
+const decodeAllow = Schema.decodeUnknownEffect(AllowJson)
+const decodeKind = Schema.decodeUnknownEffect(AgentKind)
+
+const failure = (what: string) => (cause: { readonly message: string }) =>
+  new GatewayStoreError({ message: `${what}: ${cause.message}` })
+
+const fromRow = (row: Row): Effect.Effect<StoredAgent, GatewayStoreError> =>
+  Effect.all({
+    card: decodeCard(row.card),
+    kind: decodeKind(row.kind),
+    allow: row.allow === null ? Effect.succeed(undefined) : decodeAllow(row.allow)
+  }).pipe(
+    Effect.map(({ allow, card, kind }): StoredAgent => ({
+      name: row.name,
+      url: row.url,
+      cardUrl: row.card_url,
+      kind,
+      allow,
+      card,
+      credentials: row.credentials ?? undefined,
+      revision: row.revision,
+      registeredAt: Number(row.registered_at)
+    })),
+    Effect.mapError(failure(`agent ${row.name} does not read back`))
+  )
+
+/**
+ * The SQL store over the SqlClient in context; migrates on creation.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, SqlClient.SqlClient> = Effect.gen(
+  function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* migrate.pipe(Effect.mapError(failure("cannot migrate the gateway's table")))
+    // Rows read back as they were last decoded while their revision stands: the front door reads one per call.
+    const decoded = new Map<string, StoredAgent>()
+    const read = (row: Row) => {
+      const kept = decoded.get(row.name)
+      if (kept !== undefined && kept.revision === row.revision) return Effect.succeed(kept)
+      return Effect.tap(fromRow(row), (agent) => Effect.sync(() => decoded.set(agent.name, agent)))
+    }
+    const select = sql`SELECT name, url, card_url, kind, allow, card, credentials, revision, registered_at
+      FROM a2a_gateway_agents`
+    return {
+      persistent: true,
+      insert: (agent) =>
+        Effect.gen(function*() {
+          const card = yield* encodeCard(agent.card).pipe(Effect.mapError(failure("cannot encode the card")))
+          const rows = yield* sql<{ readonly name: string }>`INSERT INTO a2a_gateway_agents
+            (name, url, card_url, kind, allow, card, credentials, revision, registered_at)
+            VALUES (${agent.name}, ${agent.url}, ${agent.cardUrl}, ${agent.kind},
+              ${agent.allow === undefined ? null : JSON.stringify(agent.allow)}, ${card},
+              ${agent.credentials ?? null}, ${agent.revision}, ${agent.registeredAt})
+            ON CONFLICT (name) DO NOTHING RETURNING name`
+          return rows.length > 0
+        }).pipe(Effect.mapError((e) => e._tag === "GatewayStoreError" ? e : failure("cannot register")(e))),
+      list: sql<Row>`${select} ORDER BY name`.pipe(
+        Effect.mapError(failure("cannot list the agents")),
+        Effect.flatMap((rows) => Effect.forEach(rows, read))
+      ),
+      get: (name) =>
+        sql<Row>`${select} WHERE name = ${name}`.pipe(
+          Effect.mapError(failure(`cannot read agent ${name}`)),
+          Effect.flatMap((rows) =>
+            rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(read(rows[0]), Option.some)
+          )
+        ),
+      remove: (name) =>
+        sql<{ readonly name: string }>`DELETE FROM a2a_gateway_agents WHERE name = ${name} RETURNING name`.pipe(
+          Effect.map((rows) => {
+            decoded.delete(name)
+            return rows.length > 0
+          }),
+          Effect.mapError(failure(`cannot remove agent ${name}`))
+        )
+    }
+  }
+)
+
+/**
+ * The SQL store as a layer over the SqlClient in context.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSql: Layer.Layer<GatewayStore, GatewayStoreError, SqlClient.SqlClient> = Layer.effect(
+  GatewayStore,
+  makeSql
+)

@@ -1,0 +1,69 @@
+/**
+ * `effect-a2a gateway` from source as a child process: it serves the gateway (memory registry), and `gateway add`,
+ * `ls` and `rm` manage its agents through the admin API; without the token the commands say what is missing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as OurServer from "../client/OurServer.ts"
+import { BIN, commandToExit } from "../fixtures/ServeProcess.ts"
+
+const TOKEN = "cli-admin-token"
+
+const startGateway = Effect.gen(function*() {
+  const child = yield* Effect.acquireRelease(
+    Effect.sync(() =>
+      spawn(process.execPath, [BIN, "gateway", "--memory", "--port", "0", "--admin-token", TOKEN], {
+        env: process.env,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+    ),
+    (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+  )
+  let output = ""
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  for (let i = 0; i < 1500; i++) {
+    const m = /Gateway listening on (https?:\/\/\S+)/.exec(output)
+    if (m !== null) return m[1]!
+    if (child.exitCode !== null) return yield* Effect.die(new Error(`gateway exited: ${output}`))
+    yield* Effect.sleep("20 millis")
+  }
+  return yield* Effect.die(new Error(`gateway did not start: ${output}`))
+})
+
+describe("effect-a2a gateway", () => {
+  it.live("serves the gateway; add, ls and rm manage its agents", () =>
+    Effect.gen(function*() {
+      const upstream = yield* OurServer.start()
+      const base = yield* startGateway
+      const env = { ...process.env, A2A_GATEWAY_URL: base, A2A_GATEWAY_ADMIN_TOKEN: TOKEN }
+
+      const added = yield* commandToExit(["gateway", "add", upstream.url, "--name", "demo"], env)
+      assert.strictEqual(added.code, 0, added.output)
+      assert.include(added.output, `demo\ta2a\t${upstream.url}`)
+
+      const card = yield* Effect.promise(() => fetch(`${base}/agents/demo/.well-known/agent-card.json`))
+      assert.strictEqual(card.status, 200)
+
+      const listed = yield* commandToExit(["gateway", "ls"], env)
+      assert.strictEqual(listed.code, 0, listed.output)
+      assert.include(listed.output, "demo\ta2a")
+
+      const duplicate = yield* commandToExit(["gateway", "add", upstream.url, "--name", "demo"], env)
+      assert.notStrictEqual(duplicate.code, 0)
+      assert.include(duplicate.output, "409")
+
+      const removed = yield* commandToExit(["gateway", "rm", "demo"], env)
+      assert.strictEqual(removed.code, 0, removed.output)
+      const after = yield* commandToExit(["gateway", "ls"], env)
+      assert.notInclude(after.output, "demo")
+
+      const noToken = yield* commandToExit(["gateway", "ls", "--gateway", base], {
+        ...process.env,
+        A2A_GATEWAY_ADMIN_TOKEN: undefined
+      })
+      assert.notStrictEqual(noToken.code, 0)
+      assert.include(noToken.output, "admin token")
+    }).pipe(Effect.scoped), 60_000)
+})

@@ -1,0 +1,81 @@
+/**
+ * What the gateway tests put behind the gateway and in front of it: the gateway itself (Gateway.routes on Node's
+ * HTTP server, 127.0.0.1 and an ephemeral port) over a given store and Auth, and small helpers to call its admin API.
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Context, Effect, Layer, Logger, Redacted, type Scope } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as NetAddress from "effect/net/NetAddress"
+import { createServer } from "node:http"
+import * as Gateway from "../../src/gateway/Gateway.ts"
+import type * as GatewayStore from "../../src/gateway/GatewayStore.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import * as A2A01 from "../../src/v0_1/A2A01.ts"
+
+export const ADMIN = "admin-t0ken"
+
+/** A key to seal credentials with (32 bytes). */
+export const KEY = Redacted.make(Buffer.alloc(32, 7))
+
+export interface RunningGateway {
+  readonly url: string
+}
+
+/** The gateway for the scope, on `store`, its callers authenticated by `auth` (none by default). */
+export const startGateway = (
+  store: Layer.Layer<GatewayStore.GatewayStore, unknown>,
+  options: Gateway.Options = {},
+  auth: Auth.AuthService = Auth.none
+): Effect.Effect<RunningGateway, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const layer = HttpRouter.serve(Gateway.routes({ adminToken: Redacted.make(ADMIN), ...options }), {
+      disableLogger: true,
+      disableListenLog: true
+    }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+      Layer.provide(store),
+      Layer.provide(Layer.succeed(Auth.Auth, auth)),
+      Layer.provide(A2A01.layer),
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(Logger.layer([]))
+    )
+    const context = yield* Layer.build(layer).pipe(Effect.orDie)
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const port = NetAddress.isInetAddress(address) ? address.port : 0
+    return { url: `http://127.0.0.1:${port}` }
+  })
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field and asserted
+type Json = any
+
+export interface Answer {
+  readonly status: number
+  readonly body: Json
+  readonly text: string
+}
+
+/** One call of the admin API (or of anything at the gateway), its body read as JSON when it is. */
+export const call = (
+  url: string,
+  init: { readonly method?: string; readonly body?: unknown; readonly token?: string | null } = {}
+): Effect.Effect<Answer> =>
+  Effect.promise(async () => {
+    const headers: Record<string, string> = { "content-type": "application/json", "a2a-version": "1.0" }
+    const token = init.token === undefined ? ADMIN : init.token
+    if (token !== null) headers["authorization"] = `Bearer ${token}`
+    const response = await fetch(url, {
+      method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+      headers,
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {})
+    })
+    const text = await response.text()
+    let body: unknown = undefined
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    return { status: response.status, body, text }
+  })
