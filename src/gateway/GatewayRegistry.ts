@@ -133,17 +133,23 @@ export interface PreviewRequest {
 }
 
 /**
+ * The gateway's agents: registered (card fetched, credentials sealed), listed, checked and removed, on the
+ * GatewayStore the gateway runs on.
+ *
  * @since 0.2.0
  * @category services
  */
 export class GatewayRegistry extends Context.Service<GatewayRegistry, {
+  /** Registers an agent: its card fetched and checked, its credentials sealed; refused whole or stored whole. */
   readonly register: (
     input: RegisterInput
   ) => Effect.Effect<Agent, RegistrationRefused | AgentExists | RegistryUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<Agent>, RegistryUnavailable>
+  /** The agent by name, as last recorded. */
   readonly get: (name: string) => Effect.Effect<Agent, AgentNotFound | RegistryUnavailable>
   /** The agent, with its card fetched again now (health: reachable, latency). */
   readonly check: (name: string) => Effect.Effect<Agent, AgentNotFound | RegistryUnavailable>
+  /** Removes the agent. */
   readonly remove: (name: string) => Effect.Effect<void, AgentNotFound | RegistryUnavailable>
   /** The stored registration, as fresh as the store (several nodes may share it). */
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, RegistryUnavailable>
@@ -206,6 +212,8 @@ const describeResolve = (url: string, error: A2AResolveError): RegistrationRefus
         "NoCompatibleInterface",
         `The agent at ${url} offers no interface the gateway can call: ${error.message}`
       )
+    case "A2AAgentCardInvalid":
+      return refused("InvalidCard", `The card at ${error.url} does not parse: ${error.issue}`)
     case "AgentCardSignatureError":
       return refused(
         "CardSignature",

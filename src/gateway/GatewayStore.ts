@@ -84,6 +84,7 @@ export class GatewayStore extends Context.Service<GatewayStore, {
   readonly insert: (agent: StoredAgent) => Effect.Effect<boolean, GatewayStoreError>
   /** Every row, by name. */
   readonly list: Effect.Effect<ReadonlyArray<StoredAgent>, GatewayStoreError>
+  /** The row of that name. */
   readonly get: (name: string) => Effect.Effect<Option.Option<StoredAgent>, GatewayStoreError>
   /** False when there was no such row. */
   readonly remove: (name: string) => Effect.Effect<boolean, GatewayStoreError>
