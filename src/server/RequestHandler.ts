@@ -60,13 +60,7 @@ import { type TaskScope, TaskStore } from "./TaskStore.ts"
  * @since 0.1.0
  * @category models
  */
-export type Handlers = {
-  readonly [Op in Operations.Any as Op["key"]]: (
-    req: Operations.RequestOf<Op>,
-    ctx: CallContext
-  ) => Op["streaming"] extends true ? Stream.Stream<Operations.ResponseOf<Op>, A2AError>
-    : Effect.Effect<Operations.ResponseOf<Op>, A2AError>
-}
+export type Handlers = Common.Handlers
 
 /**
  * The A2A operations as a service: what every binding calls.

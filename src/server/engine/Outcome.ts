@@ -15,11 +15,33 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { A2AError, InternalError, InvalidAgentResponse } from "../../protocol/A2AError.ts"
+import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal } from "../../protocol/TaskStates.ts"
 import { clientErrorOf, isConflict, type TaskScope, type TaskStore, type TaskStoreError } from "../TaskStore.ts"
+import type { TaskRecord } from "../TaskStore.ts"
 import type { Caller } from "./Caller.ts"
-import type { Execution } from "./Execution.ts"
+
+/**
+ * What recording an outcome needs of an execution: its task as last saved, whom to tell, and how to end the task.
+ * Execution is the one implementation; naming only this keeps Outcome below it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Ending {
+  readonly deps: { readonly store: TaskStore["Service"]; readonly serverScope: Scope.Scope }
+  readonly context: { readonly taskId: string }
+  readonly scope: TaskScope
+  readonly reporter: Caller
+  readonly record: TaskRecord | undefined
+  readonly acknowledged: boolean
+  readonly rerunOnStorageLoss: boolean
+  settled: boolean
+  fail(error: A2AError, reason: string): Effect.Effect<void, StoreFailed>
+  finalStatus(target: v1.TaskState, reason: string | undefined): Effect.Effect<void, StoreFailed>
+}
 
 /**
  * The status message of a task whose execution lost its storage.
@@ -90,7 +112,7 @@ const endedElsewhere = (
   )
 
 /** Records the outcome of the agent's work; a store failure is left to `record`. */
-const finish = (execution: Execution, exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> => {
+const finish = (execution: Ending, exit: Exit.Exit<void, unknown>): Effect.Effect<void, StoreFailed> => {
   if (Exit.isSuccess(exit) && execution.settled) return Effect.void
   return Effect.gen(function*() {
     if (Exit.isSuccess(exit)) {
@@ -133,7 +155,7 @@ const finish = (execution: Execution, exit: Exit.Exit<void, unknown>): Effect.Ef
  * @since 0.2.0
  * @category combinators
  */
-export const record = (execution: Execution, exit: Exit.Exit<void, unknown>): Effect.Effect<void> =>
+export const record = (execution: Ending, exit: Exit.Exit<void, unknown>): Effect.Effect<void> =>
   Effect.catch(finish(execution, exit), (e) =>
     e.conflict
       ? endedElsewhere(execution.deps.store, execution.reporter, execution.context.taskId, execution.scope, e)
@@ -149,7 +171,7 @@ export const record = (execution: Execution, exit: Exit.Exit<void, unknown>): Ef
  * with the client's message, over what its acknowledgement stored, if anything.
  * Interruptible, unlike the rest of the outcome: a cancel or the server's stop ends the wait.
  */
-const failOnceReachable = (execution: Execution): Effect.Effect<void> =>
+const failOnceReachable = (execution: Ending): Effect.Effect<void> =>
   Effect.suspend(() => {
     const current = execution.record
     if (current === undefined ? !execution.acknowledged : isTerminal(current.task.status.state)) return Effect.void

@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import {
   type A2AError,
   PushNotificationNotSupported,
@@ -15,6 +16,7 @@ import {
   UnsupportedOperation
 } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
+import type * as Operations from "../../protocol/Operations.ts"
 import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { CallContext } from "../CallContext.ts"
 import type * as TaskRunner from "../engine/TaskRunner.ts"
@@ -22,6 +24,20 @@ import type { EventBus } from "../EventBus.ts"
 import * as Validation from "../internal/Validation.ts"
 import type { PushConfigStore } from "../PushConfigStore.ts"
 import { storageFailure, type TaskRecord, type TaskScope, type TaskStore } from "../TaskStore.ts"
+
+/**
+ * One function per A2A operation, named by its key (RequestHandler.Handlers): the concern modules each build some.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Handlers = {
+  readonly [Op in Operations.Any as Op["key"]]: (
+    req: Operations.RequestOf<Op>,
+    ctx: CallContext
+  ) => Op["streaming"] extends true ? Stream.Stream<Operations.ResponseOf<Op>, A2AError>
+    : Effect.Effect<Operations.ResponseOf<Op>, A2AError>
+}
 
 /**
  * What the operations are made from: the services in context, read once when the handler is made.

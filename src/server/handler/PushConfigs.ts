@@ -12,9 +12,9 @@ import { type A2AError, type FieldViolation, TaskNotFound } from "../../protocol
 import * as Ids from "../internal/Ids.ts"
 import * as Validation from "../internal/Validation.ts"
 import { type PushConfig, toWire } from "../PushConfigStore.ts"
-import type { Handlers } from "../RequestHandler.ts"
 import { orInternal } from "../TaskStore.ts"
 import { DEFAULT_PAGE_SIZE, getOwned, MAX_PAGE_SIZE, noPush, pushConfigChecks, scopeOf, type Shared } from "./Common.ts"
+import type { Handlers } from "./Common.ts"
 
 /**
  * The push config operations.

@@ -16,7 +16,6 @@ import type { TaskEvent } from "../EventBus.ts"
 import * as PageToken from "../internal/PageToken.ts"
 import * as PushStream from "../internal/PushStream.ts"
 import * as Validation from "../internal/Validation.ts"
-import type { Handlers } from "../RequestHandler.ts"
 import { limitHistory, orInternal, type TaskScope } from "../TaskStore.ts"
 import {
   DEFAULT_PAGE_SIZE,
@@ -27,6 +26,7 @@ import {
   scopeOf,
   type Shared
 } from "./Common.ts"
+import type { Handlers } from "./Common.ts"
 
 /**
  * The reading operations, and `follow` for the sending ones.

@@ -29,10 +29,10 @@ import * as PushStream from "../internal/PushStream.ts"
 import * as Validation from "../internal/Validation.ts"
 import { type Claim, type Earlier, type MessageClaims } from "../MessageClaims.ts"
 import { fingerprint, type ReceiptKey } from "../MessageReceipts.ts"
-import type { Handlers } from "../RequestHandler.ts"
 import { ShutdownDeadline } from "../ShutdownDeadline.ts"
 import { limitHistory } from "../TaskStore.ts"
 import { noPush, noStreaming, pushConfigChecks, scopeOf, type Shared } from "./Common.ts"
+import type { Handlers } from "./Common.ts"
 import type { Reading } from "./Reading.ts"
 
 /**
