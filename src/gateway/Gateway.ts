@@ -37,6 +37,7 @@ import { join, resolve } from "node:path"
 import * as A2AHttp from "../http/A2AHttp.ts"
 import type { Auth } from "../server/Auth.ts"
 import * as SqliteClient from "../sql/SqliteClient.ts"
+import * as SqlStore from "../sql/SqlStore.ts"
 import * as AdminApi from "./AdminApi.ts"
 import * as FrontDoor from "./FrontDoor.ts"
 import * as GatewayRegistry from "./GatewayRegistry.ts"
@@ -153,7 +154,7 @@ export const storeConfig: Layer.Layer<
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   adminToken: Config.option(Config.Redacted("A2A_GATEWAY_ADMIN_TOKEN")),
-  secretKeys: GatewayRegistry.secretKeysConfig
+  secretKeys: SqlStore.secretKeysConfig
 }).pipe(
   Config.map(({ adminToken, secretKeys }): Options => ({
     adminToken: Option.getOrUndefined(adminToken),

@@ -26,7 +26,6 @@
  * @since 0.2.0
  */
 import * as Clock from "effect/Clock"
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -44,7 +43,6 @@ import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as Credentials from "../client/Credentials.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
-import { invalidConfig } from "../server/internal/InvalidConfig.ts"
 import * as SecretBox from "../sql/internal/SecretBox.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
 import { AgentExists, AgentNotFound, RegistrationRefused, RegistryUnavailable } from "./GatewayError.ts"
@@ -550,26 +548,3 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<GatewayRegistry, never, GatewayStore | HttpClient.HttpClient> =>
   Layer.effect(GatewayRegistry, make(options))
-
-/**
- * `A2A_SECRET_KEYS`: comma-separated base64 keys of 32 bytes that seal credentials at rest (the same keys, and
- * the same format, as the task stores' push configs); the first seals, all open.
- *
- * @since 0.2.0
- * @category utils
- */
-export const secretKeysConfig: Config.Config<ReadonlyArray<Redacted.Redacted<Buffer>>> = Config.option(
-  Config.Redacted("A2A_SECRET_KEYS")
-).pipe(Config.mapEffect((raw) => {
-  if (Option.isNone(raw)) return Effect.succeed([])
-  const texts = Redacted.value(raw.value).split(",").map((s) => s.trim()).filter((s) => s.length > 0)
-  const keys: Array<Redacted.Redacted<Buffer>> = []
-  for (const [i, text] of texts.entries()) {
-    const key = SecretBox.parseKey(text)
-    if (Result.isFailure(key)) {
-      return Effect.fail(invalidConfig(`A2A_SECRET_KEYS (key ${i + 1}): ${key.failure}`))
-    }
-    keys.push(Redacted.make(key.success))
-  }
-  return Effect.succeed(keys)
-}))
