@@ -263,6 +263,26 @@ describe("examples/ that run on their own", () => {
   )
 
   it.live(
+    "gateway.ts registers an agent with a gateway, finds it in the catalog and calls it through the front door",
+    () =>
+      Effect.gen(function*() {
+        const gateway = yield* node("gateway.ts")
+        const output = yield* Effect.promise(() =>
+          promisify(execFile)(gateway.command, [...gateway.args], { cwd: root, timeout: 50_000 }).then((out) =>
+            out.stdout
+          )
+        )
+        // the program's own lines, not the gateway's log lines (`[time] LEVEL ...`)
+        expect(output.split("\n").filter((line) => line !== "" && !line.startsWith("["))).toEqual([
+          "registered echo-agent (a2a)",
+          "catalog: echo-agent",
+          "You said: hello"
+        ])
+      }),
+    60_000
+  )
+
+  it.live(
     "observability.ts exports the spans of what client.ts sends to an OTLP collector",
     () =>
       Effect.gen(function*() {
