@@ -208,7 +208,9 @@ describe("the README and the guides", () => {
           const first = /^([a-z][\w-]*)(?:\s+([a-z][\w-]*))?/.exec(words)
           if (first === null) continue
           // `gateway add ...` is the subcommand `add` of `gateway`, with flags of its own
-          const sub = first[2] !== undefined && flags.has(`${first[1]} ${first[2]}`) ? `${first[1]} ${first[2]}` : first[1]!
+          const sub = first[2] !== undefined && flags.has(`${first[1]} ${first[2]}`)
+            ? `${first[1]} ${first[2]}`
+            : first[1]!
           seen++
           const known = flags.get(sub)
           if (known === undefined) {
