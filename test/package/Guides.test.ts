@@ -151,22 +151,36 @@ describe("the README and the guides", () => {
             env: { ...process.env, NO_COLOR: "1" }
           }).then((out) => out.stdout)
         )
-      const top = yield* help([])
-      const section = /SUBCOMMANDS\n([\s\S]*)$/.exec(top)?.[1] ?? ""
-      const subcommands = [...section.matchAll(/^ {2}([a-z][\w-]*)\s/gm)].map((m) => m[1]!)
+      /** The subcommands a help text lists (its SUBCOMMANDS section, up to the next heading). */
+      const subcommandsOf = (text: string): ReadonlyArray<string> => {
+        const section = /SUBCOMMANDS\n([\s\S]*?)(?:\n[A-Z][A-Z ]*\n|$)/.exec(text)?.[1] ?? ""
+        return [...section.matchAll(/^ {2}([a-z][\w-]*)\s/gm)].map((m) => m[1]!)
+      }
+      const subcommands = subcommandsOf(yield* help([]))
       expect(subcommands).toContain("serve")
-      /** Each subcommand's flags: `--x` as listed, and `--no-x` for a switch (a flag that takes no value). */
+      /**
+       * Each subcommand's flags (`gateway` and `gateway add` apart): `--x` as listed, and `--no-x` for a switch (a
+       * flag that takes no value).
+       */
       const flags = new Map<string, ReadonlySet<string>>()
-      const texts = yield* Effect.forEach(subcommands, (sub) => help([sub]), { concurrency: 2 })
-      subcommands.forEach((sub, i) => {
+      const flagsOf = (text: string): ReadonlySet<string> => {
         const names = new Set<string>()
-        for (const m of texts[i]!.matchAll(/^\s+(--[a-z][\w-]*)(?:, -\w)?(?: +(\S+))?/gm)) {
+        for (const m of text.matchAll(/^\s+(--[a-z][\w-]*)(?:, -\w)?(?: +(\S+))?/gm)) {
           names.add(m[1]!)
           const takesValue = m[2] !== undefined && /^(string|integer|number|choice|<)/.test(m[2])
           if (!takesValue) names.add(`--no-${m[1]!.slice(2)}`)
         }
-        flags.set(sub, names)
+        return names
+      }
+      const texts = yield* Effect.forEach(subcommands, (sub) => help([sub]), { concurrency: 2 })
+      const nested: Array<ReadonlyArray<string>> = []
+      subcommands.forEach((sub, i) => {
+        flags.set(sub, flagsOf(texts[i]!))
+        for (const inner of subcommandsOf(texts[i]!)) nested.push([sub, inner])
       })
+      const nestedTexts = yield* Effect.forEach(nested, help, { concurrency: 2 })
+      nested.forEach((path, i) => flags.set(path.join(" "), flagsOf(nestedTexts[i]!)))
+      expect([...flags.keys()]).toContain("gateway add")
 
       /** Command lines: shell blocks' lines (continuations joined, comments dropped) and inline code spans. */
       const commands: Array<{ readonly at: string; readonly text: string }> = []
@@ -191,8 +205,12 @@ describe("the README and the guides", () => {
         const use = /^\s*(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:npx\s+(?:-y\s+)?)?effect-a2a\s+([^;&]*)/.exec(command.text)
         if (use !== null) {
           const words = use[1]!.replace(/"[^"]*"|'[^']*'/g, " ").trim()
-          const sub = /^[a-z][\w-]*/.exec(words)?.[0]
-          if (sub === undefined) continue
+          const first = /^([a-z][\w-]*)(?:\s+([a-z][\w-]*))?/.exec(words)
+          if (first === null) continue
+          // `gateway add ...` is the subcommand `add` of `gateway`, with flags of its own
+          const sub = first[2] !== undefined && flags.has(`${first[1]} ${first[2]}`)
+            ? `${first[1]} ${first[2]}`
+            : first[1]!
           seen++
           const known = flags.get(sub)
           if (known === undefined) {
@@ -259,6 +277,26 @@ describe("examples/ that run on their own", () => {
         )
         assert.strictEqual(output.trim(), "no such task (TaskNotFound)")
       }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "gateway.ts registers an agent with a gateway, finds it in the catalog and calls it through the front door",
+    () =>
+      Effect.gen(function*() {
+        const gateway = yield* node("gateway.ts")
+        const output = yield* Effect.promise(() =>
+          promisify(execFile)(gateway.command, [...gateway.args], { cwd: root, timeout: 50_000 }).then((out) =>
+            out.stdout
+          )
+        )
+        // the program's own lines, not the gateway's log lines (`[time] LEVEL ...`)
+        expect(output.split("\n").filter((line) => line !== "" && !line.startsWith("["))).toEqual([
+          "registered echo-agent (a2a)",
+          "catalog: echo-agent",
+          "You said: hello"
+        ])
+      }),
     60_000
   )
 
