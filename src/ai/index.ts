@@ -15,6 +15,8 @@
  *   executor: LlmAgent.layer({ instructions: "You are a helpful assistant." })
  * })
  * ```
+ *
+ * @since 0.1.0
  */
 export * as AskUser from "./AskUser.ts"
 export * as Caller from "./Caller.ts"

@@ -11,6 +11,8 @@
  * A2AError.toJsonRpcError(notFound).code // -32001
  * TaskStates.isTerminal("TASK_STATE_COMPLETED") // true
  * ```
+ *
+ * @since 0.1.0
  */
 export * as A2AError from "./A2AError.ts"
 export * as AgentCardCanonical from "./AgentCardCanonical.ts"

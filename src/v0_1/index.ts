@@ -12,6 +12,8 @@
  *
  * const client = A2AClient.resolve("http://localhost:8080/.well-known/agent.json").pipe(Effect.provide(A2A01.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 export * as A2A01 from "./A2A01.ts"
 export * as V01ClientEdition from "./client/V01ClientEdition.ts"

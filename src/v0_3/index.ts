@@ -11,6 +11,8 @@
  *
  * const client = A2AClient.resolve("http://localhost:8080").pipe(Effect.provide(A2A03.layer))
  * ```
+ *
+ * @since 0.1.0
  */
 export * as A2A03 from "./A2A03.ts"
 export * as V03JsonRpcTransport from "./client/V03JsonRpcTransport.ts"

@@ -3,6 +3,8 @@
  * callers may well choose the same one: the server keeps each caller's tasks apart by storing a task under its
  * client's id prefixed with its owner's digest (`a2a0.1:<digest>:<id>`), and the id is the client's again on its
  * way back. The core takes such a message as naming a new task (CallContext.namesTasks).
+ *
+ * @since 0.1.0
  */
 import { sha256 } from "@noble/hashes/sha2.js"
 

@@ -4,6 +4,8 @@
  * (which holds every field 0.2 defines) plus 0.1's `authentication`: the names of the schemes the card's security
  * schemes use (`Bearer`, `Basic`, `ApiKey`, `OAuth2`, `OpenIdConnect`, `mTLS`). At the card path, a request that
  * asks for `A2A-Version: 0.1` gets it when 0.3 is off (0.3's hybrid card answers every 0.x version otherwise).
+ *
+ * @since 0.1.0
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as v1 from "../../protocol/generated/v1.ts"

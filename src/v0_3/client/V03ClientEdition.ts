@@ -2,6 +2,8 @@
  * A2A 0.3 as an edition of the client (client/ClientEdition): 0.3 cards read into the 1.0 model (a hybrid card,
  * the 0.3 fields plus the 1.0 `supportedInterfaces`, keeps its 1.0 interface list so the agent's own order still
  * decides), and the 0.3 JSON-RPC and HTTP+JSON transports.
+ *
+ * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -6,6 +6,8 @@
  * `supportedInterfaces`, so a 1.0 client that sent no version still finds its interfaces. `A2A-Version` 1.x
  * (what 1.0 clients send) gets the 1.0 card; so does a value that is not a version at all. Responses vary on
  * `A2A-Version`.
+ *
+ * @since 0.1.0
  */
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as v1 from "../../protocol/generated/v1.ts"
