@@ -6,27 +6,6 @@
 
 export const script = `"use strict";
 (() => {
-  // src/pages/browser/Dom.ts
-  var $ = (id) => document.getElementById(id);
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    if (attrs) {
-      Object.keys(attrs).forEach((k) => {
-        const value2 = attrs[k];
-        if (typeof value2 === "function") {
-          if (k === "onclick") node.addEventListener("click", value2);
-        } else if (k === "text") node.textContent = value2;
-        else if (k === "className") node.className = value2;
-        else node.setAttribute(k, value2);
-      });
-    }
-    ;
-    (children || []).forEach((c) => {
-      if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-    });
-    return node;
-  }
-
   // src/pages/browser/devui/Rpc.ts
   function messageOf(error) {
     return error instanceof Error && error.message ? error.message : String(error);
@@ -107,6 +86,27 @@ export const script = `"use strict";
     });
   }
 
+  // src/pages/browser/Dom.ts
+  var $ = (id) => document.getElementById(id);
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach((k) => {
+        const value2 = attrs[k];
+        if (typeof value2 === "function") {
+          if (k === "onclick") node.addEventListener("click", value2);
+        } else if (k === "text") node.textContent = value2;
+        else if (k === "className") node.className = value2;
+        else node.setAttribute(k, value2);
+      });
+    }
+    ;
+    (children || []).forEach((c) => {
+      if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+
   // src/pages/browser/catalog/app.ts
   var STORAGE_KEY = "effect-a2a-gateway-admin-token";
   var meta = (name) => document.querySelector(\`meta[name="\${name}"]\`).getAttribute("content");
@@ -168,18 +168,31 @@ export const script = `"use strict";
     const health = agent.health || {};
     const up = health.reachable === true;
     return el("td", { className: "health-cell" }, [
-      el("span", { className: "health " + (up ? "up" : "down"), "data-health": up ? "up" : "down", text: up ? "reachable" : "unreachable" }),
+      el("span", {
+        className: "health " + (up ? "up" : "down"),
+        "data-health": up ? "up" : "down",
+        text: up ? "reachable" : "unreachable"
+      }),
       !up && health.reason ? el("span", { className: "reason", text: health.reason }) : null
     ]);
   }
   function row(agent) {
     const health = agent.health || {};
     const tr = el("tr", { "data-agent": agent.name, className: state.selected === agent.name ? "selected" : "" }, [
-      el("td", null, [el("span", { className: "name mono", text: agent.name }), el("span", { className: "url", text: agent.url })]),
+      el("td", null, [
+        el("span", { className: "name mono", text: agent.name }),
+        el("span", { className: "url", text: agent.url })
+      ]),
       el("td", { className: "kind", text: agent.kind }),
       healthCell(agent),
-      el("td", { className: "fetched", text: health.lastCardFetch ? new Date(health.lastCardFetch).toLocaleString() : "never" }),
-      el("td", { className: "latency", text: typeof health.latencyMillis === "number" ? health.latencyMillis + " ms" : "" }),
+      el("td", {
+        className: "fetched",
+        text: health.lastCardFetch ? new Date(health.lastCardFetch).toLocaleString() : "never"
+      }),
+      el("td", {
+        className: "latency",
+        text: typeof health.latencyMillis === "number" ? health.latencyMillis + " ms" : ""
+      }),
       el("td", { className: "actions" }, [
         el("button", { type: "button", className: "check", text: "Check", onclick: () => check(agent.name) }),
         el("button", { type: "button", className: "select", text: "Try", onclick: () => select(agent.name) }),

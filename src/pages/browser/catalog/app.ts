@@ -6,8 +6,8 @@
  * from the network is rendered with `textContent` and DOM nodes, never as markup.
  */
 "use strict"
-import { $, el } from "../Dom.ts"
 import { type AgentCard, call, type Failure, type Part, randomId, stream, type StreamResponse } from "../devui/Rpc.ts"
+import { $, el } from "../Dom.ts"
 
 /** An agent as the admin API shows it (credentials masked). */
 interface Agent {
@@ -100,7 +100,11 @@ function healthCell(agent: Agent) {
   const health = agent.health || {}
   const up = health.reachable === true
   return el("td", { className: "health-cell" }, [
-    el("span", { className: "health " + (up ? "up" : "down"), "data-health": up ? "up" : "down", text: up ? "reachable" : "unreachable" }),
+    el("span", {
+      className: "health " + (up ? "up" : "down"),
+      "data-health": up ? "up" : "down",
+      text: up ? "reachable" : "unreachable"
+    }),
     !up && health.reason ? el("span", { className: "reason", text: health.reason }) : null
   ])
 }
@@ -108,11 +112,20 @@ function healthCell(agent: Agent) {
 function row(agent: Agent) {
   const health = agent.health || {}
   const tr = el("tr", { "data-agent": agent.name, className: state.selected === agent.name ? "selected" : "" }, [
-    el("td", null, [el("span", { className: "name mono", text: agent.name }), el("span", { className: "url", text: agent.url })]),
+    el("td", null, [
+      el("span", { className: "name mono", text: agent.name }),
+      el("span", { className: "url", text: agent.url })
+    ]),
     el("td", { className: "kind", text: agent.kind }),
     healthCell(agent),
-    el("td", { className: "fetched", text: health.lastCardFetch ? new Date(health.lastCardFetch).toLocaleString() : "never" }),
-    el("td", { className: "latency", text: typeof health.latencyMillis === "number" ? health.latencyMillis + " ms" : "" }),
+    el("td", {
+      className: "fetched",
+      text: health.lastCardFetch ? new Date(health.lastCardFetch).toLocaleString() : "never"
+    }),
+    el("td", {
+      className: "latency",
+      text: typeof health.latencyMillis === "number" ? health.latencyMillis + " ms" : ""
+    }),
     el("td", { className: "actions" }, [
       el("button", { type: "button", className: "check", text: "Check", onclick: () => check(agent.name) }),
       el("button", { type: "button", className: "select", text: "Try", onclick: () => select(agent.name) }),
