@@ -7,9 +7,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
+import { spawn } from "node:child_process"
 import { Script } from "node:vm"
 import * as GatewayUi from "../../src/pages/GatewayUi.ts"
 import * as GatewayUiScript from "../../src/pages/internal/GatewayUiScript.ts"
+import { BIN } from "../fixtures/ServeProcess.ts"
 
 const withHandler = <A>(
   options: GatewayUi.GatewayUiOptions,
@@ -84,4 +86,45 @@ describe("GatewayUi.routes", () => {
     assert.notMatch(GatewayUiScript.script, /localStorage|document\.cookie/)
     assert.include(GatewayUiScript.script, "sessionStorage")
   })
+
+  it.live("effect-a2a gateway serves the page at /ui, the admin token nowhere in it", () =>
+    Effect.gen(function*() {
+      const token = "cli-catalog-admin-token"
+      const child = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          spawn(process.execPath, [BIN, "gateway", "--memory", "--port", "0", "--admin-token", token], {
+            env: process.env,
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+        ),
+        (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+      )
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+      let base: string | undefined
+      for (let i = 0; i < 1500 && base === undefined; i++) {
+        base = /Gateway listening on (https?:\/\/\S+)/.exec(output)?.[1]
+        if (child.exitCode !== null) return yield* Effect.die(new Error(`gateway exited: ${output}`))
+        if (base === undefined) yield* Effect.sleep("20 millis")
+      }
+      if (base === undefined) return yield* Effect.die(new Error(`gateway did not start: ${output}`))
+      assert.include(output, `catalog page ${base}/ui`)
+      const files = yield* Effect.promise(() =>
+        Promise.all(["/ui", "/ui/app.js", "/ui/app.css"].map(async (path) => {
+          const response = await fetch(`${base}${path}`)
+          return {
+            status: response.status,
+            csp: response.headers.get("content-security-policy"),
+            body: await response.text()
+          }
+        }))
+      )
+      for (const file of files) {
+        assert.strictEqual(file.status, 200)
+        assert.strictEqual(file.csp, GatewayUi.contentSecurityPolicy)
+        assert.notInclude(file.body, token)
+      }
+      assert.include(files[0]!.body, `<meta name="a2a-admin-path" content="/admin">`)
+    }).pipe(Effect.scoped), 60_000)
 })
