@@ -118,6 +118,7 @@ describe("gateway catalog page in Chromium", () => {
         assert.strictEqual(yield* act(() => page.inputValue("#reg-secret")), "", "the form forgets the secret")
         assert.include(yield* text(page, `${row} .url`), upstream.url)
         assert.strictEqual(yield* text(page, `${row} .kind`), "a2a")
+        assert.include(yield* text(page, `${row} .skills`), "Multi-step task")
         assert.match(yield* text(page, `${row} .latency`), /^\d+ ms$/)
         assert.notStrictEqual(yield* text(page, `${row} .fetched`), "never")
 

@@ -116,6 +116,8 @@ table{width:100%;border-collapse:collapse}
 th{text-align:left;font-weight:600;color:#6b7280;font-size:.85em;border-bottom:1px solid #dde0e7;padding:.3rem}
 td{border-top:1px solid #eef0f4;padding:.35rem .3rem;vertical-align:top}
 td .url{display:block;color:#6b7280;font-size:.8em;word-break:break-all}
+td .description,td .skills{display:block;font-size:.85em;margin-top:.15rem}
+td .skills{color:#374151}
 td.actions{white-space:nowrap;text-align:right}
 td.actions button{margin-left:.25rem;font-size:.8rem;padding:.15rem .5rem}
 tr.selected{background:#f1f4fb}

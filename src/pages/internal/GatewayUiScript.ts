@@ -176,12 +176,18 @@ export const script = `"use strict";
       !up && health.reason ? el("span", { className: "reason", text: health.reason }) : null
     ]);
   }
+  function skills(agent) {
+    const names = (agent.card && agent.card.skills || []).map((skill) => skill.name || skill.id);
+    return names.length === 0 ? null : el("span", { className: "skills", text: "Skills: " + names.join(", ") });
+  }
   function row(agent) {
     const health = agent.health || {};
     const tr = el("tr", { "data-agent": agent.name, className: state.selected === agent.name ? "selected" : "" }, [
       el("td", null, [
         el("span", { className: "name mono", text: agent.name }),
-        el("span", { className: "url", text: agent.url })
+        el("span", { className: "url", text: agent.url }),
+        agent.card && agent.card.description ? el("span", { className: "description", text: agent.card.description }) : null,
+        skills(agent)
       ]),
       el("td", { className: "kind", text: agent.kind }),
       healthCell(agent),

@@ -109,12 +109,22 @@ function healthCell(agent: Agent) {
   ])
 }
 
+/** What the agent can do, from its card: its skills' names. */
+function skills(agent: Agent) {
+  const names = ((agent.card && agent.card.skills) || []).map((skill) => skill.name || skill.id)
+  return names.length === 0 ? null : el("span", { className: "skills", text: "Skills: " + names.join(", ") })
+}
+
 function row(agent: Agent) {
   const health = agent.health || {}
   const tr = el("tr", { "data-agent": agent.name, className: state.selected === agent.name ? "selected" : "" }, [
     el("td", null, [
       el("span", { className: "name mono", text: agent.name }),
-      el("span", { className: "url", text: agent.url })
+      el("span", { className: "url", text: agent.url }),
+      agent.card && agent.card.description
+        ? el("span", { className: "description", text: agent.card.description })
+        : null,
+      skills(agent)
     ]),
     el("td", { className: "kind", text: agent.kind }),
     healthCell(agent),
