@@ -36,6 +36,12 @@ export const pages: ReadonlyArray<Page> = [
     sources: "src/pages/browser/apidocs",
     module: "src/pages/internal/ApiDocsPage.ts",
     scriptModule: "src/pages/internal/ApiDocsScript.ts"
+  },
+  {
+    name: "The gateway catalog",
+    sources: "src/pages/browser/catalog",
+    module: "src/pages/internal/GatewayUiPage.ts",
+    scriptModule: "src/pages/internal/GatewayUiScript.ts"
   }
 ]
 

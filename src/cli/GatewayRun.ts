@@ -19,6 +19,7 @@ import * as Redacted from "effect/Redacted"
 import { createServer } from "node:http"
 import * as Gateway from "../gateway/Gateway.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
+import * as GatewayUi from "../pages/GatewayUi.ts"
 import * as Auth from "../server/Auth.ts"
 import * as A2A01 from "../v0_1/A2A01.ts"
 import * as ClientLayer from "./ClientLayer.ts"
@@ -48,14 +49,17 @@ export const run = (options: RunOptions) =>
     const announce = Layer.effectDiscard(Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
       const base = NodeA2AServer.baseUrl(server.address)
-      yield* Effect.logInfo(`Gateway listening on ${base} (agents under ${base}/agents)`)
+      yield* Effect.logInfo(`Gateway listening on ${base} (agents under ${base}/agents, catalog page ${base}/ui)`)
       if (gatewayOptions.adminToken === undefined) {
         yield* Effect.logWarning("The admin API is off: give --admin-token or A2A_GATEWAY_ADMIN_TOKEN to manage agents")
       }
     }))
     const served = announce.pipe(
       Layer.provideMerge(
-        HttpRouter.serve(Gateway.routes(gatewayOptions), { disableListenLog: true }).pipe(
+        // the catalog page at /ui beside the admin API and the front door
+        HttpRouter.serve(Layer.merge(Gateway.routes(gatewayOptions), GatewayUi.routes()), {
+          disableListenLog: true
+        }).pipe(
           Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
         )
       ),

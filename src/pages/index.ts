@@ -1,6 +1,7 @@
 /**
  * effect-a2a pages: what a person opens in a browser beside the A2A bindings. `DevUi` is a small UI for developing
- * an agent (its card, a live chat, its tasks); `ApiDocs` serves the OpenAPI document of the HTTP+JSON binding for
+ * an agent (its card, a live chat, its tasks); `GatewayUi` is the gateway's catalog page (its agents, their health,
+ * register, try, preview, remove); `ApiDocs` serves the OpenAPI document of the HTTP+JSON binding for
  * the agent at hand and a page that shows it; `OpenApiDocument` derives that document (for any agent, or none).
  *
  * Use it to mount these on your own router next to `A2AHttp.routes` (effect-a2a/http); `NodeA2AServer.serve`
@@ -24,4 +25,5 @@
  */
 export * as ApiDocs from "./ApiDocs.ts"
 export * as DevUi from "./DevUi.ts"
+export * as GatewayUi from "./GatewayUi.ts"
 export * as OpenApiDocument from "./OpenApiDocument.ts"
