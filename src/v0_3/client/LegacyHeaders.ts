@@ -1,4 +1,8 @@
-/** What the 0.3 transports add to a call's headers for 0.3 peers. */
+/**
+ * What the 0.3 transports add to a call's headers for 0.3 peers.
+ *
+ * @since 0.1.0
+ */
 import * as Headers from "effect/http/Headers"
 import type { Call } from "../../client/Transport.ts"
 
