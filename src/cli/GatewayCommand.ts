@@ -109,14 +109,16 @@ export const gatewayCommand = Command.make(
       Flag.optional
     ),
     memory: Flag.Boolean("memory").pipe(
-      Flag.withDescription("Keep the registry in memory (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)")
+      Flag.withDescription("Keep the registry in memory (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"),
+      Flag.withDefault(false)
     ),
     adminToken: adminTokenFlag,
     stdio: Flag.Boolean("stdio").pipe(
       Flag.withDescription(
         "Serve the registry as MCP tools on stdin/stdout (for an MCP client that spawns the gateway) instead of " +
           "HTTP; agents are managed by a gateway on the same store. Over HTTP the tools are at /mcp"
-      )
+      ),
+      Flag.withDefault(false)
     ),
     timeout: Flag.Finite("timeout").pipe(
       Flag.withDescription("Seconds to wait for a card, and for an agent to answer a call; default 10"),

@@ -5,7 +5,9 @@
  * (`effect-a2a gateway --stdio`).
  *
  * - The tools follow the registry: an agent registered or removed on this node is added or withdrawn at once, and
- *   connected clients get `notifications/tools/list_changed`. A change made by another node sharing the store is
+ *   connected clients get `notifications/tools/list_changed` (over stdio always; over streamable HTTP, Effect's
+ *   transport has no standalone stream, so the clients with a request open get it on that request's stream, and
+ *   the others see the change on their next `tools/list`). A change made by another node sharing the store is
  *   picked up when a client next lists the tools (an agent removed there is gone from that list; one added there is
  *   announced by `list_changed`), and otherwise within the refresh interval.
  * - A call is forwarded as `effect-a2a mcp` forwards it: the A2A task's updates are MCP progress notifications when
@@ -150,8 +152,10 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, McpServe
         // a withdrawn tool stays registered, hidden: McpServer has no removal, so the clients are told here
         if (withdrawn) yield* server.notifications["notifications/tools/list_changed"]({})
       })).pipe(
-        Effect.catchTag("RegistryUnavailable", (error) =>
-          Effect.logWarning(`Gateway MCP: the registry cannot be read: ${error.message}`))
+        Effect.catchTag(
+          "RegistryUnavailable",
+          (error) => Effect.logWarning(`Gateway MCP: the registry cannot be read: ${error.message}`)
+        )
       )
 
       yield* server.addTool({
@@ -172,16 +176,17 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, McpServe
       const principalOf = (headers: Readonly<Record<string, string>>) =>
         Effect.map(Effect.option(auth.authenticate({ headers, query: {} })), Option.getOrUndefined)
       const sync = yield* register
-      // listing reads the registry again (at most once a second), first, through the hidden tool's check
-      const listed = yield* Effect.cachedWithTTL(sync, Duration.seconds(1))
       const visibility = McpServer.visibility((request) =>
         Effect.gen(function*() {
           if (request.target === SYNC_TOOL) {
-            if (request.method === "tools/list") yield* listed
+            // listing reads the registry again, first, through this hidden tool's check
+            if (request.method === "tools/list") yield* sync
             return false
           }
+          // every registration on this server is an agent's: one not served (any more) is withdrawn
           const agent = served.get(request.target)
-          if (agent === undefined || options.trusted === true) return true
+          if (agent === undefined) return false
+          if (options.trusted === true) return true
           const principal: Principal | undefined = yield* principalOf(request.headers)
           if (request.method === "tools/call" && principal === undefined && mayCall(agent, principal)) {
             return yield* Effect.fail(unauthenticated)
