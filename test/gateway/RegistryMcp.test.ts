@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Schedule } from "effect"
+import { Effect, Schedule, type Scope } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -19,7 +19,8 @@ import * as Auth from "../../src/server/Auth.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { BIN } from "../fixtures/ServeProcess.ts"
 import * as SdkServer from "../interop/client/SdkServer.ts"
-import { call, startGateway } from "./GatewayPeers.ts"
+import { freshSchemaUrl, testDatabaseUrl } from "../sql/pg.ts"
+import { call, type RunningGateway, startGateway } from "./GatewayPeers.ts"
 
 const auth = Auth.bearer({ tokens: { "alice-t": "alice", "bob-t": "bob" } })
 
@@ -104,6 +105,42 @@ const whileCalling = <A>(client: Client, effect: Effect.Effect<A>) =>
 /** The MCP error a request failed with (its message), or undefined when it succeeded. */
 const failure = <A>(promise: () => Promise<A>) =>
   Effect.promise(() => promise().then(() => undefined, (error: unknown) => String(error)))
+
+/** Two gateway nodes on one store: a change made through one is seen by the other's MCP clients. */
+const sharedStore = (
+  nodes: Effect.Effect<{ readonly one: RunningGateway; readonly two: RunningGateway }, never, Scope.Scope>
+) =>
+  Effect.gen(function*() {
+    const demo = yield* OurServer.start()
+    const sdk = yield* SdkServer.start
+    const { one, two } = yield* nodes
+    assert.strictEqual(
+      (yield* call(`${one.url}/admin/agents`, { body: { url: demo.url, name: "demo" } })).status,
+      201
+    )
+    const alice = yield* overHttp(two.url, "alice-t")
+    // node two read the store when it started, or reads it now
+    const first = yield* toolNames(alice.client)
+    if (!first.includes("demo")) {
+      yield* awaitListChanged(alice, 0)
+      assert.deepStrictEqual(yield* toolNames(alice.client), ["demo"])
+    }
+
+    const before = alice.listChanged()
+    assert.strictEqual(
+      (yield* call(`${one.url}/admin/agents`, { body: { url: sdk.url, name: "sdk" } })).status,
+      201
+    )
+    // listing reads the store again: the client is told the list changed, and the next list has it
+    yield* toolNames(alice.client)
+    yield* awaitListChanged(alice, before)
+    assert.deepStrictEqual(yield* toolNames(alice.client), ["demo", "sdk"])
+    assert.strictEqual(textOf(yield* callTool(alice.client, "sdk", { text: "two" })), "echo: two")
+
+    // removed on node one: gone from node two's next list
+    assert.strictEqual((yield* call(`${one.url}/admin/agents/sdk`, { method: "DELETE" })).status, 200)
+    assert.deepStrictEqual(yield* toolNames(alice.client), ["demo"])
+  }).pipe(Effect.scoped)
 
 describe("the registry over MCP at /mcp", () => {
   it.live(
@@ -234,38 +271,27 @@ describe("the registry over MCP at /mcp", () => {
     "a change made by another node on the same store is seen on the next tools/list",
     () =>
       Effect.gen(function*() {
-        const demo = yield* OurServer.start()
-        const sdk = yield* SdkServer.start
         const file = join(mkdtempSync(join(tmpdir(), "registry-mcp-")), Gateway.SQLITE_FILE)
-        const one = yield* startGateway(Gateway.layerSqlite(file), {}, auth)
-        const two = yield* startGateway(Gateway.layerSqlite(file), {}, auth)
-        assert.strictEqual(
-          (yield* call(`${one.url}/admin/agents`, { body: { url: demo.url, name: "demo" } })).status,
-          201
-        )
-        const alice = yield* overHttp(two.url, "alice-t")
-        // node two read the store when it started, or reads it now
-        const first = yield* toolNames(alice.client)
-        if (!first.includes("demo")) {
-          yield* awaitListChanged(alice, 0)
-          assert.deepStrictEqual(yield* toolNames(alice.client), ["demo"])
+        return {
+          one: yield* startGateway(Gateway.layerSqlite(file), {}, auth),
+          two: yield* startGateway(Gateway.layerSqlite(file), {}, auth)
         }
+      }).pipe(sharedStore),
+    60_000
+  )
+})
 
-        const before = alice.listChanged()
-        assert.strictEqual(
-          (yield* call(`${one.url}/admin/agents`, { body: { url: sdk.url, name: "sdk" } })).status,
-          201
-        )
-        // listing reads the store again: the client is told the list changed, and the next list has it
-        yield* toolNames(alice.client)
-        yield* awaitListChanged(alice, before)
-        assert.deepStrictEqual(yield* toolNames(alice.client), ["demo", "sdk"])
-        assert.strictEqual(textOf(yield* callTool(alice.client, "sdk", { text: "two" })), "echo: two")
-
-        // removed on node one: gone from node two's next list
-        assert.strictEqual((yield* call(`${one.url}/admin/agents/sdk`, { method: "DELETE" })).status, 200)
-        assert.deepStrictEqual(yield* toolNames(alice.client), ["demo"])
-      }).pipe(Effect.scoped),
+describe.skipIf(testDatabaseUrl === undefined)("the registry over MCP, two nodes on one PostgreSQL", () => {
+  it.live(
+    "a change made by the other node is seen on the next tools/list",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* freshSchemaUrl
+        return {
+          one: yield* startGateway(Gateway.layerPg(url), {}, auth),
+          two: yield* startGateway(Gateway.layerPg(url), {}, auth)
+        }
+      }).pipe(sharedStore),
     60_000
   )
 })
