@@ -103,6 +103,8 @@ const unauthenticated = new McpSchema.InvalidRequest({
 export const layer = (options: Options = {}): Layer.Layer<never, never, McpServer.McpServer | GatewayRegistry | Auth> =>
   Layer.suspend(() => {
     const served = new Map<string, Served>()
+    // every tool name ever registered here: one no longer served is withdrawn, anything else is not this layer's
+    const registered = new Set<string>()
     const callTimeout = Duration.fromInputUnsafe(options.callTimeout ?? Duration.minutes(10))
     const interval = Duration.fromInputUnsafe(options.refreshInterval ?? Duration.seconds(10))
 
@@ -142,6 +144,7 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, McpServe
           const signature = signatureOf(agent)
           if (served.get(agent.name)?.signature === signature) continue
           served.set(agent.name, { allow: agent.allow, signature })
+          registered.add(agent.name)
           // addTool tells the connected clients the list changed
           yield* server.addTool({
             tool: McpGateway.toolOf(agent.name, agent.card),
@@ -183,9 +186,8 @@ export const layer = (options: Options = {}): Layer.Layer<never, never, McpServe
             if (request.method === "tools/list") yield* sync
             return false
           }
-          // every registration on this server is an agent's: one not served (any more) is withdrawn
           const agent = served.get(request.target)
-          if (agent === undefined) return false
+          if (agent === undefined) return !registered.has(request.target)
           if (options.trusted === true) return true
           const principal: Principal | undefined = yield* principalOf(request.headers)
           if (request.method === "tools/call" && principal === undefined && mayCall(agent, principal)) {
