@@ -1,6 +1,7 @@
 /**
  * `effect-a2a gateway`: a registry of A2A agents behind one front door (see `effect-a2a/gateway`). Run alone it
- * serves the gateway; `add`, `ls` and `rm` manage the agents of a running gateway through its admin API.
+ * serves the gateway (its agents as MCP tools at `/mcp` too); with `--stdio` it serves the registry as MCP tools on
+ * stdin/stdout; `add`, `ls` and `rm` manage the agents of a running gateway through its admin API.
  *
  * @since 0.2.0
  */
@@ -108,9 +109,17 @@ export const gatewayCommand = Command.make(
       Flag.optional
     ),
     memory: Flag.Boolean("memory").pipe(
-      Flag.withDescription("Keep the registry in memory (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)")
+      Flag.withDescription("Keep the registry in memory (default: SQLite in A2A_DATA_DIR, or A2A_DATABASE_URL)"),
+      Flag.withDefault(false)
     ),
     adminToken: adminTokenFlag,
+    stdio: Flag.Boolean("stdio").pipe(
+      Flag.withDescription(
+        "Serve the registry as MCP tools on stdin/stdout (for an MCP client that spawns the gateway) instead of " +
+          "HTTP; agents are managed by a gateway on the same store. Over HTTP the tools are at /mcp"
+      ),
+      Flag.withDefault(false)
+    ),
     timeout: Flag.Finite("timeout").pipe(
       Flag.withDescription("Seconds to wait for a card, and for an agent to answer a call; default 10"),
       Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
@@ -125,7 +134,8 @@ export const gatewayCommand = Command.make(
         port: Option.getOrUndefined(flags.port),
         memory: flags.memory,
         adminToken: Option.getOrUndefined(flags.adminToken),
-        timeout: Option.getOrUndefined(flags.timeout)
+        timeout: Option.getOrUndefined(flags.timeout),
+        stdio: flags.stdio
       })
     })
 ).pipe(
@@ -137,7 +147,11 @@ export const gatewayCommand = Command.make(
       command: "effect-a2a gateway add http://localhost:9000 --admin-token T",
       description: "Register an agent (then at http://127.0.0.1:8080/agents/<name>)"
     },
-    { command: "effect-a2a gateway ls --admin-token T", description: "List the agents" }
+    { command: "effect-a2a gateway ls --admin-token T", description: "List the agents" },
+    {
+      command: "effect-a2a gateway --stdio",
+      description: "The registry in A2A_DATA_DIR as MCP tools on stdin/stdout (over HTTP: http://127.0.0.1:8080/mcp)"
+    }
   ]),
   Command.provide(FetchHttpClient.layer)
 )

@@ -1,7 +1,7 @@
 /**
  * What `effect-a2a gateway` does, loaded only when it runs: serve the gateway on Node (its registry on the store
- * the flags and environment choose, callers authenticated by the Auth of the environment, `A2A_AUTH`), or talk to a
- * running gateway's admin API (`add`, `ls`, `rm`).
+ * the flags and environment choose, callers authenticated by the Auth of the environment, `A2A_AUTH`), serve that
+ * registry as MCP tools over stdio (`--stdio`), or talk to a running gateway's admin API (`add`, `ls`, `rm`).
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as CliError from "effect/cli/CliError"
@@ -18,6 +18,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { createServer } from "node:http"
 import * as Gateway from "../gateway/Gateway.ts"
+import * as GatewayRegistry from "../gateway/GatewayRegistry.ts"
+import * as RegistryMcp from "../gateway/RegistryMcp.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
 import * as GatewayUi from "../pages/GatewayUi.ts"
 import * as Auth from "../server/Auth.ts"
@@ -31,6 +33,8 @@ export interface RunOptions {
   readonly adminToken?: Redacted.Redacted<string> | undefined
   /** Seconds to wait for a card, and for an agent to answer. */
   readonly timeout?: number | undefined
+  /** Serve the registry as MCP tools on stdin/stdout instead of serving HTTP. */
+  readonly stdio?: boolean | undefined
 }
 
 const userError = (message: string) => new CliError.UserError({ cause: new Error(message), userMessage: message })
@@ -44,12 +48,27 @@ export const run = (options: RunOptions) =>
       adminToken: options.adminToken ?? configured.adminToken,
       timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout)
     }
+    const store = options.memory ? Gateway.layerMemory : Gateway.storeConfig
+    const clients = Layer.merge(ClientLayer.forBinding(Option.none()), A2A01.server)
+    if (options.stdio === true) {
+      // stdout is the MCP connection: the local operator's, who sees every agent of the store
+      return yield* Layer.launch(
+        RegistryMcp.layerStdio().pipe(
+          Layer.provide(GatewayRegistry.layer(gatewayOptions)),
+          Layer.provide(store),
+          Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
+          Layer.provide(clients)
+        )
+      )
+    }
     const host = options.host ?? NodeA2AServer.DEFAULT_HOST
     const port = options.port ?? NodeA2AServer.DEFAULT_PORT
     const announce = Layer.effectDiscard(Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
       const base = NodeA2AServer.baseUrl(server.address)
-      yield* Effect.logInfo(`Gateway listening on ${base} (agents under ${base}/agents, catalog page ${base}/ui)`)
+      yield* Effect.logInfo(
+        `Gateway listening on ${base} (agents under ${base}/agents, MCP at ${base}/mcp, catalog page ${base}/ui)`
+      )
       if (gatewayOptions.adminToken === undefined) {
         yield* Effect.logWarning("The admin API is off: give --admin-token or A2A_GATEWAY_ADMIN_TOKEN to manage agents")
       }
@@ -63,9 +82,9 @@ export const run = (options: RunOptions) =>
           Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
         )
       ),
-      Layer.provide(options.memory ? Gateway.layerMemory : Gateway.storeConfig),
+      Layer.provide(store),
       Layer.provide(Auth.layerConfig),
-      Layer.provide(Layer.merge(ClientLayer.forBinding(Option.none()), A2A01.server))
+      Layer.provide(clients)
     )
     return yield* Layer.launch(served)
   }).pipe(

@@ -1,7 +1,7 @@
 /**
  * The gateway in one piece: a registry of A2A agents (GatewayRegistry) on a store (memory, the embedded SQLite file,
- * or PostgreSQL shared by several gateway nodes), its admin API (AdminApi) and its front door (FrontDoor), as routes
- * on Effect's HttpRouter. Serve them with `HttpRouter.serve` on any HTTP server, or run `effect-a2a gateway`.
+ * or PostgreSQL shared by several gateway nodes), its admin API (AdminApi), its front door (FrontDoor) and its MCP
+ * server (RegistryMcp), as routes on Effect's HttpRouter. Serve them with `HttpRouter.serve` on any HTTP server, or run `effect-a2a gateway`.
  *
  * Configuration (Effect `Config`, environment variables by default), read by `storeConfig` and `optionsConfig`:
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, the registry is on PostgreSQL (several nodes share it).
@@ -42,6 +42,7 @@ import * as AdminApi from "./AdminApi.ts"
 import * as FrontDoor from "./FrontDoor.ts"
 import * as GatewayRegistry from "./GatewayRegistry.ts"
 import * as GatewayStore from "./GatewayStore.ts"
+import * as RegistryMcp from "./RegistryMcp.ts"
 
 /**
  * @since 0.2.0
@@ -50,10 +51,12 @@ import * as GatewayStore from "./GatewayStore.ts"
 export interface Options extends GatewayRegistry.Options {
   /** The admin API's token; undefined turns the admin API off. */
   readonly adminToken?: Redacted.Redacted<string> | undefined
+  /** The registry as MCP tools at `/mcp` (RegistryMcp); false turns it off. Default on. */
+  readonly mcp?: RegistryMcp.Options | false | undefined
 }
 
 /**
- * The admin API, the front door and a 404 for everything else, on the HttpRouter in context, over a registry on the
+ * The admin API, the front door, the registry as MCP tools at `/mcp` and a 404 for everything else, on the HttpRouter in context, over a registry on the
  * GatewayStore in context; callers are authenticated with the Auth in context.
  *
  * @since 0.2.0
@@ -62,7 +65,12 @@ export interface Options extends GatewayRegistry.Options {
 export const routes = (
   options: Options = {}
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayStore.GatewayStore | HttpClient.HttpClient | Auth> =>
-  Layer.mergeAll(AdminApi.routes({ token: options.adminToken }), FrontDoor.routes, A2AHttp.notFound).pipe(
+  Layer.mergeAll(
+    AdminApi.routes({ token: options.adminToken }),
+    FrontDoor.routes,
+    options.mcp === false ? Layer.empty : Layer.orDie(RegistryMcp.layerHttp(options.mcp)),
+    A2AHttp.notFound
+  ).pipe(
     Layer.provide(GatewayRegistry.layer(options))
   )
 

@@ -34,9 +34,11 @@ import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as A2AClient from "../client/A2AClient.ts"
 import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
@@ -118,6 +120,18 @@ export interface Connected {
 }
 
 /**
+ * A change this node made to the registry: an agent registered or removed (changes made by other nodes sharing the
+ * store are seen by reading it again).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Change {
+  readonly _tag: "Registered" | "Removed"
+  readonly name: string
+}
+
+/**
  * The upstream request the gateway would send, secrets masked.
  *
  * @since 0.2.0
@@ -149,6 +163,8 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly check: (name: string) => Effect.Effect<Agent, AgentNotFound | RegistryUnavailable>
   /** Removes the agent. */
   readonly remove: (name: string) => Effect.Effect<void, AgentNotFound | RegistryUnavailable>
+  /** The changes this node makes from now on (subscribe before reading the list, so none is missed). */
+  readonly changes: Stream.Stream<Change>
   /** The stored registration, as fresh as the store (several nodes may share it). */
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, RegistryUnavailable>
   /** A client for the registration (kept while its revision is current). */
@@ -245,6 +261,7 @@ export const make = (options: Options = {}) =>
       : undefined
     const health = new Map<string, Health>()
     const connected = new Map<string, Connected>()
+    const published = yield* PubSub.unbounded<Change>()
 
     const seal = (plain: string) => store.persistent && box !== undefined ? box.seal(plain) : plain
 
@@ -353,6 +370,7 @@ export const make = (options: Options = {}) =>
           })
         }
         health.set(stored.name, seen)
+        yield* PubSub.publish(published, { _tag: "Registered", name: stored.name } satisfies Change)
         yield* Effect.logInfo(`Gateway: registered agent ${stored.name} (${stored.kind})`)
         return view(stored, credentials)
       })
@@ -528,8 +546,10 @@ export const make = (options: Options = {}) =>
           if (!removed) return yield* new AgentNotFound({ name, message: `No agent named ${name} is registered` })
           connected.delete(name)
           health.delete(name)
+          yield* PubSub.publish(published, { _tag: "Removed", name } satisfies Change)
           yield* Effect.logInfo(`Gateway: removed agent ${name}`)
         }),
+      changes: Stream.fromPubSub(published),
       lookup,
       connect,
       headersOf,
