@@ -2,6 +2,8 @@
  * What `effect-a2a gateway` does, loaded only when it runs: serve the gateway on Node (its registry on the store
  * the flags and environment choose, callers authenticated by the Auth of the environment, `A2A_AUTH`), serve that
  * registry as MCP tools over stdio (`--stdio`), or talk to a running gateway's admin API (`add`, `ls`, `rm`).
+ *
+ * @since 0.2.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as CliError from "effect/cli/CliError"
