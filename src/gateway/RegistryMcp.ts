@@ -22,13 +22,15 @@
  * @example
  * ```ts
  * import { GatewayRegistry, GatewayStore, RegistryMcp } from "effect-a2a/gateway"
+ * import { Auth } from "effect-a2a/server"
  * import { NodeRuntime, NodeServices } from "@effect/platform-node"
  * import { Layer } from "effect"
  * import { FetchHttpClient } from "effect/http"
  *
- * // every agent of the registry as an MCP tool, on stdin/stdout
+ * // every agent of the registry as an MCP tool, on stdin/stdout (the local operator: no caller to authenticate)
  * RegistryMcp.layerStdio().pipe(
  *   Layer.provide(GatewayRegistry.layer().pipe(Layer.provide(GatewayStore.layerMemory))),
+ *   Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
  *   Layer.provide([NodeServices.layer, FetchHttpClient.layer]),
  *   Layer.launch,
  *   NodeRuntime.runMain
