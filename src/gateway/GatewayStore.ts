@@ -24,6 +24,7 @@ import * as Schema from "effect/Schema"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as v1 from "../protocol/generated/v1.ts"
+import * as SqlSchemaLock from "../sql/internal/SqlSchemaLock.ts"
 
 /**
  * What kind of agent a registration is: an A2A agent, or a plain JSON endpoint served as one.
@@ -159,12 +160,15 @@ const createAgents = Effect.gen(function*() {
 export const migrations = Migrator.fromRecord({ "1_create_gateway_agents": createAgents })
 
 /**
- * Applies the gateway's pending migrations (idempotent: a second run, or a second node, applies nothing).
+ * Applies the gateway's pending migrations (idempotent: a second run, or a second node, applies nothing), under
+ * the schema lock every node's start-up DDL takes on PostgreSQL, so that nodes starting together take turns.
  *
  * @since 0.2.0
  * @category utils
  */
-export const migrate = Migrator.make({})({ loader: migrations, table: "a2a_gateway_migrations" })
+export const migrate = SqlSchemaLock.serialized(
+  Migrator.make({})({ loader: migrations, table: "a2a_gateway_migrations" })
+)
 
 interface Row {
   readonly name: string

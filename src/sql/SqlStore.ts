@@ -54,6 +54,7 @@ import * as SqlMigrations from "./internal/SqlMigrations.ts"
 import * as SqlNode from "./internal/SqlNode.ts"
 import * as SqlPushConfigStore from "./internal/SqlPushConfigStore.ts"
 import * as SqlPushOutbox from "./internal/SqlPushOutbox.ts"
+import * as SqlSchemaLock from "./internal/SqlSchemaLock.ts"
 import * as SqlTaskRecovery from "./internal/SqlTaskRecovery.ts"
 import * as SqlTaskStore from "./internal/SqlTaskStore.ts"
 import * as SqliteClient from "./SqliteClient.ts"
@@ -128,10 +129,13 @@ const compose = <C, E, R, NE>(
   nodes: Layer.Layer<EventBus.EventBus, NE, SqlClient.SqlClient | C | SqlNode.SqlNode | SqlLiveness.SqlLiveness>,
   options: Options
 ): Layer.Layer<Services, E | NE | StoreError, R> => {
-  // Migrated, then this node is alive (its liveness lock taken) before it saves anything.
-  const prepared = SqlLiveness.layer(options.recovery).pipe(
-    Layer.provide(Layer.effectDiscard(SqlMigrations.run))
+  // Migrated, then this node is alive (its liveness lock taken) before it saves anything. Effect's persistence
+  // table is made with the migrations, under the same schema lock, as nodes starting together would collide
+  // creating it.
+  const migrated = SqlSchemaLock.serialized(
+    Effect.andThen(SqlMigrations.run, SqlSchemaLock.prepareLayer(Persistence.layerBackingSql))
   )
+  const prepared = SqlLiveness.layer(options.recovery).pipe(Layer.provide(Layer.effectDiscard(migrated)))
   const stores = Layer.mergeAll(
     SqlTaskStore.layer,
     SqlPushConfigStore.layer(

@@ -25,6 +25,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { SocketServer } from "effect/socket/SocketServer"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlSchemaLock from "../internal/SqlSchemaLock.ts"
 
 /**
  * The engine's settings and this node's runner, if it is one.
@@ -43,10 +45,20 @@ export interface Options {
   }>
 }
 
+/**
+ * The engine's tables, made (or brought up to date) under the stores' schema lock before its storage is built:
+ * the storage layers migrate again as they start, and then find nothing to do.
+ */
+const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.andThen(
+  Migrator.make({})({ loader: SqlMessageStorage.migrations(), table: "cluster_migrations" }),
+  Migrator.make({})({ loader: SqlRunnerStorage.migrations({}), table: "cluster_runner_migrations" })
+)))
+
 /** The engine's storage: its messages and its runners, in the SqlClient's database. */
 const storage = SqlMessageStorage.layer.pipe(
   Layer.provide(NodeCrypto.layerDigest),
-  Layer.provideMerge(Layer.orDie(SqlRunnerStorage.layer))
+  Layer.provideMerge(Layer.orDie(SqlRunnerStorage.layer)),
+  Layer.provide(Layer.orDie(migrated))
 )
 
 /** A runner's socket, listening, and the engine's settings naming the address it is reached at. */

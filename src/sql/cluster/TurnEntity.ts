@@ -22,7 +22,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
-import { type A2AError, InternalError } from "../../protocol/A2AError.ts"
+import { type A2AError, Unavailable } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
@@ -41,6 +41,21 @@ export const NODE_LOST = "The server node running this task was lost, so its wor
   "marked as failed. Send the request again to start a new task."
 
 const inFlight = (task: v1.Task) => !isFinal(task.status.state)
+
+/**
+ * What a turn that ended having told nothing answers when no task of it is stored: its execution was interrupted
+ * before its first save (the agent interrupted itself, a cancel, the runner's executions interrupted as its server
+ * closed), so nothing of it ran that the caller could be told. Retryable: the message was not taken.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const toldNothing = (taskId: string | undefined) =>
+  new Unavailable({
+    message: `${taskId === undefined ? "The turn" : `The turn of task ${taskId}`} ended before it told anything ` +
+      "(its execution was interrupted before the task was first saved); send the message again",
+    retryAfterSeconds: 1
+  })
 
 /**
  * What a Turn's run answers when the storage was lost before its turn started, or during it with a restartable
@@ -127,6 +142,16 @@ const handler = (
       yield* Effect.logWarning(`Task ${task.id}: its turn was lost with its node; marked failed`)
       return saved.task
     })
+
+    /** The answer of a turn that ended having told nothing: its task as stored, if any; else `toldNothing`. */
+    const endedUntold = (taskId: string | undefined, scope: { readonly owner: string; readonly tenant: string }) =>
+      taskId === undefined ? Effect.fail(toldNothing(taskId)) : store.get(taskId, scope).pipe(
+        orInternal,
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(toldNothing(taskId)),
+          onSome: (stored) => Effect.succeed({ _tag: "Task", task: stored.task } satisfies TurnOutcome)
+        }))
+      )
 
     const run = Effect.fnUntraced(function*(payload: TurnRequest) {
       const local = yield* Deferred.await(ready)
@@ -220,7 +245,9 @@ const handler = (
         if (local.restartable && Option.isSome(error) && isStorageUnreachable(error.value)) return AGAIN
         return yield* Option.isSome(error) ? Effect.fail(error.value) : Effect.die(Cause.squash(failure))
       }
-      if (last === undefined) return yield* new InternalError({ message: "The task ended without a response" })
+      // Its execution ended having told nothing (interrupted before its task's first save): the task as stored,
+      // if there is one, else a retryable error; never a bare internal error.
+      if (last === undefined) return yield* endedUntold(taskId, scope)
       if (Option.isSome(last.task)) {
         // Still in flight: this node is stopping and interrupted it (past the stop's deadline). The Turn stays
         // unanswered until the engine, stopping too, interrupts it (InterruptOnTermination) and leaves it to the
@@ -229,7 +256,7 @@ const handler = (
         return { _tag: "Task", task: last.task.value } satisfies TurnOutcome
       }
       if ("message" in last.event) return { _tag: "Reply", message: last.event.message } satisfies TurnOutcome
-      return yield* new InternalError({ message: "The task ended without a response" })
+      return yield* endedUntold(taskId, scope)
     })
 
     /**

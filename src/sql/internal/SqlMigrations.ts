@@ -1,7 +1,7 @@
 /**
  * Schema of the SQL stores, one migration per step, for SQLite and PostgreSQL. Applied on start by effect's
- * Migrator (recorded in `a2a_migrations`, run in a transaction; on PostgreSQL under a table lock, so nodes
- * starting together migrate once).
+ * Migrator (recorded in `a2a_migrations`, run in a transaction; on PostgreSQL under the schema lock every node's
+ * start-up DDL takes, see SqlSchemaLock, so nodes starting together migrate once).
  *
  * Tasks are stored as their JSON (TEXT on SQLite, JSONB on PostgreSQL) next to the columns that ListTasks
  * filters and sorts on. Each index leads with `owner` and `tenant`, since every query is scoped by them (spec
