@@ -155,7 +155,15 @@ const expressibleCard = (card: v1.AgentCard): v1.AgentCard => {
   const main = endpoints[0]!
   const sameAsMain = (i: v1.AgentInterface) =>
     i.url === main.url && i.protocolBinding.toUpperCase() === main.protocolBinding.toUpperCase()
-  const interfaces = [main, ...endpoints.filter((i) => !sameAsMain(i))].map((i) => ({
+  // 0.3 lists each endpoint (binding and URL) once, the first of its kind.
+  const seen = new Set<string>()
+  const distinct = endpoints.filter((i) => {
+    const key = `${i.protocolBinding.toUpperCase()} ${i.url}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+  const interfaces = [main, ...distinct.filter((i) => !sameAsMain(i))].map((i) => ({
     url: i.url,
     protocolBinding: i.protocolBinding,
     protocolVersion: "0.3"
