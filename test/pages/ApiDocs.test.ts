@@ -13,16 +13,12 @@ import * as DevUi from "../../src/pages/DevUi.ts"
 import * as ApiDocsScript from "../../src/pages/internal/ApiDocsScript.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
+import { withRoutes } from "../fixtures/PageRoutes.ts"
 
-const withHandler = <A>(options: ApiDocs.ApiDocsOptions, f: (get: (path: string) => Promise<Response>) => Promise<A>) =>
-  Effect.promise(async () => {
-    const { dispose, handler } = HttpRouter.toWebHandler(ApiDocs.routes(options), { disableLogger: true })
-    try {
-      return await f((path) => handler(new Request(`http://127.0.0.1${path}`)))
-    } finally {
-      await dispose()
-    }
-  })
+const withHandler = <A>(
+  options: ApiDocs.ApiDocsOptions,
+  f: (get: (path: string, method?: string) => Promise<Response>) => Promise<A>
+) => withRoutes(ApiDocs.routes(options), f)
 
 describe("ApiDocs.routes", () => {
   it.live("serves the page at /docs, its style and script, with a strict CSP; nothing else", () =>

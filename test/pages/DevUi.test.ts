@@ -4,24 +4,15 @@
  * itself is driven in Chromium by DevUi.browser.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import * as HttpRouter from "effect/http/HttpRouter"
 import { Script } from "node:vm"
 import * as DevUi from "../../src/pages/DevUi.ts"
 import * as DevUiScript from "../../src/pages/internal/DevUiScript.ts"
+import { withRoutes } from "../fixtures/PageRoutes.ts"
 
 const withHandler = <A>(
   options: DevUi.DevUiOptions,
   f: (get: (path: string, method?: string) => Promise<Response>) => Promise<A>
-) =>
-  Effect.promise(async () => {
-    const { dispose, handler } = HttpRouter.toWebHandler(DevUi.routes(options), { disableLogger: true })
-    try {
-      return await f((path, method = "GET") => handler(new Request(`http://127.0.0.1${path}`, { method })))
-    } finally {
-      await dispose()
-    }
-  })
+) => withRoutes(DevUi.routes(options), f)
 
 describe("DevUi.routes", () => {
   it.live("serves the page, its style and script with a strict CSP; nothing else", () =>

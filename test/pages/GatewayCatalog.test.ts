@@ -6,25 +6,17 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as HttpRouter from "effect/http/HttpRouter"
 import { spawn } from "node:child_process"
 import { Script } from "node:vm"
 import * as GatewayUi from "../../src/pages/GatewayUi.ts"
 import * as GatewayUiScript from "../../src/pages/internal/GatewayUiScript.ts"
+import { withRoutes } from "../fixtures/PageRoutes.ts"
 import { BIN } from "../fixtures/ServeProcess.ts"
 
 const withHandler = <A>(
   options: GatewayUi.GatewayUiOptions,
   f: (get: (path: string, method?: string) => Promise<Response>) => Promise<A>
-) =>
-  Effect.promise(async () => {
-    const { dispose, handler } = HttpRouter.toWebHandler(GatewayUi.routes(options), { disableLogger: true })
-    try {
-      return await f((path, method = "GET") => handler(new Request(`http://127.0.0.1${path}`, { method })))
-    } finally {
-      await dispose()
-    }
-  })
+) => withRoutes(GatewayUi.routes(options), f)
 
 describe("GatewayUi.routes", () => {
   it.live("serves the page, its style and script at /ui with a strict CSP; nothing else", () =>
