@@ -19,6 +19,9 @@
  *
  *   node bench/SlowStreams.ts <streams> <sqlite|memory|memory,sqlite> [--method pool|all|batches|all,batches]
  *     [--rounds n] [--hold seconds (default 10)] [--parallel n]
+ *     [--count-saves] (SQLite: counts the task rows written, by triggers the bench adds to the server's database
+ *       once it started, and the events they hold, at the end of the hold: how many events each save carried, so
+ *       what coalescing saved; the triggers add a row update to every save)
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
  *     [--node-options "flags"] (the server's Node flags; default the V8 flags `serve` starts itself with,
@@ -40,6 +43,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import * as V8 from "node:v8"
 import { Worker } from "node:worker_threads"
@@ -66,6 +70,7 @@ const methods: ReadonlyArray<Method> = (methodAt === -1 ? "pool" : process.argv[
   m === "all" || m === "batches" ? m : "pool"
 )
 const rounds = argument("--rounds", 1)
+const countSaves = process.argv.includes("--count-saves")
 const holdMs = argument("--hold", 10) * 1000
 const parallel = argument("--parallel", 100)
 const openLimitMs = argument("--open-limit", Infinity) * 1000
@@ -318,11 +323,28 @@ const openAll = async (
   return out
 }
 
+/** Adds the triggers that count the task rows written (`--count-saves`); the bench's own table holds the count. */
+const countingSaves = (dir: string) => {
+  const db = new DatabaseSync(join(dir, "a2a.db"), { timeout: 10_000 })
+  db.exec(`CREATE TABLE bench_saves (n INTEGER NOT NULL); INSERT INTO bench_saves VALUES (0);
+    CREATE TRIGGER bench_saves_insert AFTER INSERT ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1; END;
+    CREATE TRIGGER bench_saves_update AFTER UPDATE ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1; END;`)
+  return db
+}
+
+/** The task rows written so far, and the events they hold (a task's version is the sequence of its last event). */
+const savesSoFar = (db: DatabaseSync) => {
+  const saves = Number((db.prepare("SELECT n FROM bench_saves").get() as { n: number }).n)
+  const events = Number((db.prepare("SELECT SUM(version) AS v FROM a2a_tasks").get() as { v: number | null }).v ?? 0)
+  return { saves, events, eventsPerSave: saves === 0 ? 0 : Number((events / saves).toFixed(2)) }
+}
+
 const runOnce = async (store: Store, method: Method) => {
   const dir = mkdtempSync(join(tmpdir(), "a2a-slow-streams-"))
   const { base, child, output } = await startServer(dir, store)
   try {
     await sleep(1000)
+    const counter = countSaves && store === "sqlite" ? countingSaves(dir) : undefined
     const rssBefore = rssMiB(child.pid!)
     // GetTask latency, every 100 ms, from the first stream opened to the end of the hold: timed in a worker thread of
     // its own, so that this process reading thousands of streams does not delay the answer's reading.
@@ -342,6 +364,8 @@ const runOnce = async (store: Store, method: Method) => {
     console.error(`${store}, ${method}: opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     await sleep(holdMs)
+    const written = counter === undefined ? undefined : savesSoFar(counter)
+    counter?.close()
     const rssHeld = rssMiB(child.pid!)
     const rssPeak = rssMiB(child.pid!, "VmHWM")
     const resident = residentMiB(child.pid!)
@@ -385,6 +409,7 @@ const runOnce = async (store: Store, method: Method) => {
       getTaskP99Ms: Math.round(quantile(getTaskMs, 0.99)),
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
       getTaskOver100ms: getTaskMs.filter((ms) => ms > 100).length,
+      written,
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),
