@@ -7,7 +7,7 @@
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, PostgreSQL is used.
  * - `A2A_DATA_DIR` (default `./.a2a-data`): where the SQLite file (`a2a.db`) is created on first run.
  * - `A2A_SQLITE_SYNCHRONOUS` (default `NORMAL`, or `FULL`): see SqliteClient for the trade-off.
- * - `A2A_SQLITE_MAX_WRITE_LAG` (default `2 seconds`): how far the SQLite writer may fall behind before new sends are
+ * - `A2A_SQLITE_MAX_WRITE_LAG` (default `5 seconds`): how far the SQLite writer may fall behind before new sends are
  *   refused with UNAVAILABLE (HTTP 503, Retry-After) until it catches up (see SqliteClient's `maxWriteLag`).
  * - `A2A_SECRET_KEYS`: keys that seal push configs at rest (see `secretKeysConfig`).
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight

@@ -89,7 +89,7 @@ export interface SqliteClientConfig {
  * @since 0.2.0
  * @category constants
  */
-export const DEFAULT_MAX_WRITE_LAG: Duration.Duration = Duration.seconds(2)
+export const DEFAULT_MAX_WRITE_LAG: Duration.Duration = Duration.seconds(5)
 
 /**
  * The SqlClient, plus the SQLite specifics (the file it opened).

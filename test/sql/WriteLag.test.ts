@@ -1,7 +1,7 @@
 /**
  * The SQLite store pushes back (issue #44): while its writer is further behind than `maxWriteLag` (here a
  * transaction holds it, so the writes after it wait), a new send is refused at once with UNAVAILABLE: REST 503 with
- * `Retry-After`, JSON-RPC -32603 with the reason UNAVAILABLE. Reads are still answered. Once the writer is free, the
+ * `Retry-After` (SendMessage and SendStreamingMessage), JSON-RPC -32603 with the reason UNAVAILABLE. Reads are still answered. Once the writer is free, the
  * send that was waiting completes and new sends are taken again.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -81,6 +81,9 @@ describe("SQLite write lag: new work is refused while the writer is behind", () 
       const refused = yield* restSend(base)
       assert.strictEqual(refused.status, 503, refused.body)
       assert.strictEqual(refused.retryAfter, "1")
+      const stream = yield* post(`${base}/message:stream`, { message: message("slow") })
+      assert.strictEqual(stream.status, 503, stream.body)
+      assert.strictEqual(stream.retryAfter, "1")
       const rpc = yield* jsonRpcSend(base)
       assert.strictEqual(rpc.status, 200)
       const error = (JSON.parse(rpc.body) as { error?: { code: number; data?: unknown } }).error
