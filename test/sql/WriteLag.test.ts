@@ -1,14 +1,16 @@
 /**
  * The SQLite store pushes back (issue #44): while its writer is further behind than `maxWriteLag` (here a
  * transaction holds it, so the writes after it wait), a new send is refused at once with UNAVAILABLE: REST 503 with
- * `Retry-After` (SendMessage and SendStreamingMessage), JSON-RPC -32603 with the reason UNAVAILABLE. Reads are still answered. Once the writer is free, the
+ * `Retry-After` (SendMessage and SendStreamingMessage), JSON-RPC -32603 with the reason UNAVAILABLE, gRPC
+ * UNAVAILABLE. Reads are still answered. Once the writer is free, the
  * send that was waiting completes and new sends are taken again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Logger } from "effect"
-import * as SqlClient from "effect/sql/SqlClient"
+import * as grpc from "@grpc/grpc-js"
+import { ConfigProvider, Context, Deferred, Effect, Fiber, Layer, Logger } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
+import * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,6 +19,7 @@ import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import * as DurableServer from "../../src/sql/DurableServer.ts"
 import * as SqlStore from "../../src/sql/SqlStore.ts"
 import * as WebPush from "../../src/web/WebPush.ts"
+import { encode, reasonOf, unary } from "../grpc/fixtures.ts"
 
 const HEADERS = { "a2a-version": "1.0", "content-type": "application/json" }
 
@@ -57,18 +60,26 @@ const server = Effect.gen(function*() {
           push: WebPush.layer()
         })
       ),
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ A2A_GRPC_PORT: "0" }))),
       Layer.provide(Logger.layer([]))
     )
   )
   const address = Context.get(served, HttpServer.HttpServer).address
   const port = NetAddress.isInetAddress(address) ? address.port : 0
-  return { base: `http://127.0.0.1:${port}`, sql: Context.get(stores, SqlClient.SqlClient) }
+  const base = `http://127.0.0.1:${port}`
+  const card = yield* Effect.promise(() =>
+    fetch(`${base}/.well-known/agent-card.json`).then((r) =>
+      r.json() as Promise<{ supportedInterfaces: ReadonlyArray<{ protocolBinding: string; url: string }> }>
+    )
+  )
+  const grpcTarget = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")?.url ?? ""
+  return { base, grpcTarget, sql: Context.get(stores, SqlClient.SqlClient) }
 })
 
 describe("SQLite write lag: new work is refused while the writer is behind", () => {
-  it.live("503 with Retry-After (REST) and UNAVAILABLE (JSON-RPC) past maxWriteLag, then recovery", () =>
+  it.live("503 with Retry-After (REST) and UNAVAILABLE (JSON-RPC, gRPC) past maxWriteLag, then recovery", () =>
     Effect.gen(function*() {
-      const { base, sql } = yield* server
+      const { base, grpcTarget, sql } = yield* server
       assert.strictEqual((yield* restSend(base)).status, 200, "taken while the writer keeps up")
 
       // A transaction holds the writer: the next send's receipt waits for it, and the writer falls behind.
@@ -89,6 +100,9 @@ describe("SQLite write lag: new work is refused while the writer is behind", () 
       const error = (JSON.parse(rpc.body) as { error?: { code: number; data?: unknown } }).error
       assert.strictEqual(error?.code, -32603)
       assert.include(JSON.stringify(error?.data), "UNAVAILABLE")
+      const overGrpc = yield* unary(grpcTarget, "SendMessage", encode("SendMessage", { message: message("hello") }))
+      assert.strictEqual(overGrpc.code, grpc.status.UNAVAILABLE, overGrpc.details)
+      assert.strictEqual(reasonOf(overGrpc), "UNAVAILABLE")
       // Reads do not wait for the writer.
       const card = yield* Effect.promise(() => fetch(`${base}/.well-known/agent-card.json`))
       assert.strictEqual(card.status, 200)
