@@ -2,12 +2,26 @@
  * Write load (issue #33): N concurrent streaming tasks of the demo agent's "slow" (a status every 200 ms), on
  * `effect-a2a serve` over its default SQLite store or `--memory`, on 127.0.0.1.
  *
- * Measures, per run: the time from sending each SendStreamingMessage to its first event (opened `--parallel` at a
- * time, 100 by default), the latency of GetTask calls made every 100 ms while the streams run, the server's RSS
- * with the streams running, the time to cancel every task (100 at a time) and the RSS after. A stream whose first
- * event is not there within 30 s counts as not opened; canceling stops after 60 s (the count canceled says).
+ * Measures, per run: the time from sending each SendStreamingMessage to its first event (its distribution, and how
+ * many took over 2 s), the time to open them all, the latency of GetTask calls made every 100 ms from the first
+ * stream sent to the end of the hold, the server's RSS with the streams running, the time to cancel every task
+ * (100 at a time) and the RSS after. A stream whose first event is not there within 30 s counts as not opened;
+ * canceling stops after 60 s (the count canceled says). A send refused with 503 (the store pushing back) is sent
+ * again after its `Retry-After`, as a client would; its first event is still timed from the first send, and the
+ * refusals are counted.
  *
- *   node bench/SlowStreams.ts <streams> <sqlite|memory> [--hold seconds (default 10)] [--parallel n]
+ * How the streams are opened (`--method`, several comma-separated run one after the other):
+ * - `pool` (default): `--parallel` (100) at a time, each next one sent as one before it has its first event;
+ * - `all`: every stream sent at once;
+ * - `batches`: `--parallel` (100) sent at once, the next batch once every stream of this one has its first event.
+ * Stores may be comma-separated too (`memory,sqlite`): each method runs on each store, in that order, `--rounds`
+ * times (default 1), and a table ends the output, with each SQLite run's RSS over the memory store's of its round.
+ *
+ *   node bench/SlowStreams.ts <streams> <sqlite|memory|memory,sqlite> [--method pool|all|batches|all,batches]
+ *     [--rounds n] [--hold seconds (default 10)] [--parallel n]
+ *     [--count-saves] (SQLite: counts the task rows written, by triggers the bench adds to the server's database
+ *       once it started, and the events they hold, at the end of the hold: how many events each save carried, so
+ *       what coalescing saved; the triggers add a row update to every save)
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
  *     [--node-options "flags"] (the server's Node flags; default the V8 flags `serve` starts itself with,
@@ -29,6 +43,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { fileURLToPath } from "node:url"
 import * as V8 from "node:v8"
 import { Worker } from "node:worker_threads"
@@ -44,8 +59,18 @@ const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name)
   return at === -1 ? fallback : Number(process.argv[at + 1])
 }
+type Store = "sqlite" | "memory"
+type Method = "pool" | "all" | "batches"
 const streams = Number(process.argv[2] ?? 300)
-const store = process.argv[3] === "memory" ? "memory" : "sqlite"
+const stores: ReadonlyArray<Store> = (process.argv[3] ?? "sqlite").split(",").map((s) =>
+  s === "memory" ? "memory" : "sqlite"
+)
+const methodAt = process.argv.indexOf("--method")
+const methods: ReadonlyArray<Method> = (methodAt === -1 ? "pool" : process.argv[methodAt + 1]!).split(",").map((m) =>
+  m === "all" || m === "batches" ? m : "pool"
+)
+const rounds = argument("--rounds", 1)
+const countSaves = process.argv.includes("--count-saves")
 const holdMs = argument("--hold", 10) * 1000
 const parallel = argument("--parallel", 100)
 const openLimitMs = argument("--open-limit", Infinity) * 1000
@@ -164,7 +189,8 @@ const heapSpaces = async (child: ChildProcess, output: () => string) => {
 }
 
 const startServer = async (
-  dir: string
+  dir: string,
+  store: Store
 ): Promise<{ child: ChildProcess; base: string; output: () => string }> => {
   const args = [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--no-ui", "--no-api-docs"]
   const profile = [
@@ -206,39 +232,52 @@ interface Stream {
 }
 
 /** Sends one SendStreamingMessage ("slow"); resolves at its first event, null if none came in time. */
-const openStream = (base: string, n: number): Promise<Stream | null> =>
+const openStream = (base: string, n: number, refusals: { count: number }): Promise<Stream | null> =>
   new Promise((resolve) => {
     const body = JSON.stringify({ message: { messageId: `slow-${n}`, role: "ROLE_USER", parts: [{ text: "slow" }] } })
     const started = performance.now()
     let settled = false
+    let request: Http.ClientRequest | undefined
     const settle = (value: Stream | null) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      if (value === null) request.destroy()
+      if (value === null) request?.destroy()
       resolve(value)
     }
     const timer = setTimeout(() => settle(null), OPEN_TIMEOUT_MS)
-    const request = Http.request(`${base}/message:stream`, {
-      method: "POST",
-      agent: false,
-      headers: { ...HEADERS, accept: "text/event-stream", "content-length": Buffer.byteLength(body) }
-    }, (res) => {
-      let text = ""
-      res.setEncoding("utf8")
-      res.on("data", (chunk: string) => {
-        if (settled) return // later events are read and dropped, as a client that keeps up
-        text += chunk
-        const end = text.indexOf("\n\n")
-        if (end === -1) return
-        const data = text.slice(0, end).split("\n").find((line) => line.startsWith("data:"))?.slice(5)
-        const taskId = (JSON.parse(data ?? "{}") as { task?: { id?: string } }).task?.id
-        settle(taskId === undefined ? null : { taskId, firstEventMs: performance.now() - started, request })
+    const send = () => {
+      const sent = Http.request(`${base}/message:stream`, {
+        method: "POST",
+        agent: false,
+        headers: { ...HEADERS, accept: "text/event-stream", "content-length": Buffer.byteLength(body) }
+      }, (res) => {
+        if (res.statusCode === 503) {
+          // The store pushes back: sent again once it says, as a client would.
+          refusals.count++
+          res.resume()
+          const after = Number(res.headers["retry-after"] ?? 1)
+          setTimeout(() => settled || send(), (Number.isFinite(after) ? after : 1) * 1000)
+          return
+        }
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => {
+          if (settled) return // later events are read and dropped, as a client that keeps up
+          text += chunk
+          const end = text.indexOf("\n\n")
+          if (end === -1) return
+          const data = text.slice(0, end).split("\n").find((line) => line.startsWith("data:"))?.slice(5)
+          const taskId = (JSON.parse(data ?? "{}") as { task?: { id?: string } }).task?.id
+          settle(taskId === undefined ? null : { taskId, firstEventMs: performance.now() - started, request: sent })
+        })
+        res.on("close", () => settle(null))
       })
-      res.on("close", () => settle(null))
-    })
-    request.on("error", () => settle(null))
-    request.end(body)
+      request = sent
+      sent.on("error", () => settle(null))
+      sent.end(body)
+    }
+    send()
   })
 
 /** Runs `f` over `items`, `concurrency` at a time. */
@@ -260,11 +299,52 @@ const timed = async (f: () => Promise<unknown>) => {
   return performance.now() - started
 }
 
-const main = async () => {
+/** Opens the streams as `method` says; every stream's first event, or null. */
+const openAll = async (
+  base: string,
+  method: Method,
+  refusals: { count: number },
+  onFirst: (stream: Stream) => void
+): Promise<Array<Stream | null>> => {
+  const started = performance.now()
+  const open = async (i: number) => {
+    if (performance.now() - started > openLimitMs) return null
+    const stream = await openStream(base, i, refusals)
+    if (stream !== null) onFirst(stream)
+    return stream
+  }
+  const all = Array.from({ length: streams }, (_, i) => i)
+  if (method === "pool") return pool(all, parallel, open)
+  if (method === "all") return Promise.all(all.map(open))
+  const out: Array<Stream | null> = []
+  for (let from = 0; from < streams; from += parallel) {
+    out.push(...await Promise.all(all.slice(from, from + parallel).map(open)))
+  }
+  return out
+}
+
+/** Adds the triggers that count the task rows written (`--count-saves`); the bench's own table holds the count. */
+const countingSaves = (dir: string) => {
+  const db = new DatabaseSync(join(dir, "a2a.db"), { timeout: 10_000 })
+  db.exec(`CREATE TABLE bench_saves (n INTEGER NOT NULL); INSERT INTO bench_saves VALUES (0);
+    CREATE TRIGGER bench_saves_insert AFTER INSERT ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1; END;
+    CREATE TRIGGER bench_saves_update AFTER UPDATE ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1; END;`)
+  return db
+}
+
+/** The task rows written so far, and the events they hold (a task's version is the sequence of its last event). */
+const savesSoFar = (db: DatabaseSync) => {
+  const saves = Number((db.prepare("SELECT n FROM bench_saves").get() as { n: number }).n)
+  const events = Number((db.prepare("SELECT SUM(version) AS v FROM a2a_tasks").get() as { v: number | null }).v ?? 0)
+  return { saves, events, eventsPerSave: saves === 0 ? 0 : Number((events / saves).toFixed(2)) }
+}
+
+const runOnce = async (store: Store, method: Method) => {
   const dir = mkdtempSync(join(tmpdir(), "a2a-slow-streams-"))
-  const { base, child, output } = await startServer(dir)
+  const { base, child, output } = await startServer(dir, store)
   try {
     await sleep(1000)
+    const counter = countSaves && store === "sqlite" ? countingSaves(dir) : undefined
     const rssBefore = rssMiB(child.pid!)
     // GetTask latency, every 100 ms, from the first stream opened to the end of the hold: timed in a worker thread of
     // its own, so that this process reading thousands of streams does not delay the answer's reading.
@@ -272,21 +352,20 @@ const main = async () => {
     const getTaskLatencies = new Promise<Array<number>>((resolve) => prober.once("message", resolve))
     let probe: string | undefined
     await heapSpaces(child, output) // from now on: the event loop's delay and the GC pauses
+    const refusals = { count: 0 }
     const openStarted = performance.now()
-    const opened = await pool(Array.from({ length: streams }, (_, i) => i), parallel, async (i) => {
-      if (performance.now() - openStarted > openLimitMs) return null
-      const stream = await openStream(base, i)
-      if (stream !== null && probe === undefined) {
-        probe = stream.taskId
-        prober.postMessage(probe)
-      }
-      return stream
+    const opened = await openAll(base, method, refusals, (stream) => {
+      if (probe !== undefined) return
+      probe = stream.taskId
+      prober.postMessage(probe)
     })
     const openAllMs = performance.now() - openStarted
     const ok = opened.filter((s): s is Stream => s !== null)
-    console.error(`opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
+    console.error(`${store}, ${method}: opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
     await sleep(holdMs)
+    const written = counter === undefined ? undefined : savesSoFar(counter)
+    counter?.close()
     const rssHeld = rssMiB(child.pid!)
     const rssPeak = rssMiB(child.pid!, "VmHWM")
     const resident = residentMiB(child.pid!)
@@ -295,11 +374,6 @@ const main = async () => {
     prober.postMessage(null)
     const getTaskMs = await getTaskLatencies
     await prober.terminate()
-    console.error(
-      `held ${holdMs} ms: opened ${ok.length} of ${streams}, first event max ` +
-        `${Math.round(quantile(ok.map((s) => s.firstEventMs), 1))} ms, GetTask p99 ` +
-        `${Math.round(quantile(getTaskMs, 0.99))} ms, RSS ${Math.round(rssHeld)} MiB`
-    )
     let canceled = 0
     const cancelStarted = performance.now()
     const cancelMs = await timed(() =>
@@ -316,18 +390,26 @@ const main = async () => {
     await sleep(Math.max(0, quietMs - 2000))
     const rssQuiet = rssMiB(child.pid!)
     const first = ok.map((s) => s.firstEventMs)
-    console.log(JSON.stringify({
+    const result = {
       store,
+      method,
       streams,
       nodeOptions: nodeOptions.join(" "),
+      load: loadAverage(),
       opened: ok.length,
+      refused: refusals.count,
       firstEventP50Ms: Math.round(quantile(first, 0.5)),
+      firstEventP90Ms: Math.round(quantile(first, 0.9)),
+      firstEventP99Ms: Math.round(quantile(first, 0.99)),
       firstEventMaxMs: Math.round(quantile(first, 1)),
+      firstEventOver2s: first.filter((ms) => ms > 2000).length,
       openAllMs: Math.round(openAllMs),
       getTasks: getTaskMs.length,
       getTaskP50Ms: Math.round(quantile(getTaskMs, 0.5)),
       getTaskP99Ms: Math.round(quantile(getTaskMs, 0.99)),
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
+      getTaskOver100ms: getTaskMs.filter((ms) => ms > 100).length,
+      written,
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),
@@ -340,7 +422,9 @@ const main = async () => {
       cancelMs: Math.round(cancelMs),
       rssAfterCancelMiB: Math.round(rssAfter),
       rssQuietMiB: Math.round(rssQuiet)
-    }))
+    }
+    console.log(JSON.stringify(result))
+    return result
   } finally {
     child.kill("SIGTERM")
     // A profile is written only by a server that stops by itself: give it longer.
@@ -351,6 +435,37 @@ const main = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The 1-minute load average, as `uptime` gives it. */
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0]!
+
+const main = async () => {
+  const rows: Array<string> = []
+  for (let round = 1; round <= rounds; round++) {
+    for (const method of methods) {
+      const memoryRss: Array<number> = []
+      for (const store of stores) {
+        const r = await runOnce(store, method)
+        if (store === "memory") memoryRss.push(r.rssHeldMiB)
+        const ratio = store === "sqlite" && memoryRss.length > 0
+          ? ` (x${(r.rssHeldMiB / memoryRss[memoryRss.length - 1]!).toFixed(2)})`
+          : ""
+        rows.push(
+          `| ${round} | ${store} | ${method} | ${r.load} | ${r.opened} | ${r.refused} | ${r.openAllMs} | ` +
+            `${r.firstEventP50Ms} / ${r.firstEventP90Ms} / ${r.firstEventP99Ms} / ${r.firstEventMaxMs} | ` +
+            `${r.firstEventOver2s} | ${r.getTaskP50Ms} / ${r.getTaskP99Ms} / ${r.getTaskMaxMs} | ` +
+            `${r.rssHeldMiB}${ratio} | ${r.cancelMs} |`
+        )
+      }
+    }
+  }
+  console.log([
+    "| round | store | method | load | opened | refused | open all ms | first event p50 / p90 / p99 / max ms | over 2 s | " +
+    "GetTask p50 / p99 / max ms | RSS held MiB (x memory) | cancel ms |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows
+  ].join("\n"))
 }
 
 await main()

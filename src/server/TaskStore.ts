@@ -235,7 +235,33 @@ export class TaskStore extends Context.Service<TaskStore, {
    * agent goes on.
    */
   readonly coalesceSaves?: boolean | undefined
+  /**
+   * True while the store is too far behind on its writes to take new work (the SQLite store past its
+   * `maxWriteLag`): a send is then refused with `storeBusy` (UNAVAILABLE, retry after a second) instead of being
+   * queued behind those writes. Unset: the store always takes new work.
+   */
+  readonly overloaded?: (() => boolean) | undefined
 }>()("effect-a2a/server/TaskStore") {}
+
+/**
+ * Seconds a client is asked to wait before sending again while the store is behind on its writes (`storeBusy`).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const STORE_BUSY_RETRY_SECONDS = 1
+
+/**
+ * What a send hears while the store is behind on its writes (`TaskStore.overloaded`): UNAVAILABLE, retry later
+ * (HTTP 503 with Retry-After).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const storeBusy: Unavailable = new Unavailable({
+  message: "The task store is behind on its writes; send the message again later",
+  retryAfterSeconds: STORE_BUSY_RETRY_SECONDS
+})
 
 // --- helpers shared by implementations ---
 

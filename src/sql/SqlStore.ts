@@ -7,6 +7,8 @@
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, PostgreSQL is used.
  * - `A2A_DATA_DIR` (default `./.a2a-data`): where the SQLite file (`a2a.db`) is created on first run.
  * - `A2A_SQLITE_SYNCHRONOUS` (default `NORMAL`, or `FULL`): see SqliteClient for the trade-off.
+ * - `A2A_SQLITE_MAX_WRITE_LAG` (default `5 seconds`): how far the SQLite writer may fall behind before new sends are
+ *   refused with UNAVAILABLE (HTTP 503, Retry-After) until it catches up (see SqliteClient's `maxWriteLag`).
  * - `A2A_SECRET_KEYS`: keys that seal push configs at rest (see `secretKeysConfig`).
  * - `A2A_RECOVERY_INTERVAL` (default `1 minute`; PostgreSQL only): how often to look for tasks left in flight
  *   by a node that died while this one runs (see SqlTaskRecovery).
@@ -162,6 +164,11 @@ export interface SqliteOptions extends Options {
   /** Database file; created (with its directory) on first run. */
   readonly filename: string
   readonly synchronous?: "NORMAL" | "FULL" | undefined
+  /**
+   * How far the writer may fall behind before new sends are refused with UNAVAILABLE until it catches up (see
+   * SqliteClient's `maxWriteLag`; default `SqliteClient.DEFAULT_MAX_WRITE_LAG`).
+   */
+  readonly maxWriteLag?: Duration.Input | undefined
 }
 
 /**
@@ -171,7 +178,14 @@ export interface SqliteOptions extends Options {
  * @category layers
  */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<Services, StoreError> =>
-  layerFrom(SqliteClient.layer({ filename: options.filename, synchronous: options.synchronous }), options)
+  layerFrom(
+    SqliteClient.layer({
+      filename: options.filename,
+      synchronous: options.synchronous,
+      maxWriteLag: options.maxWriteLag
+    }),
+    options
+  )
 
 /**
  * The PostgreSQL store's options: its URL, its pool, and the cluster engine.
@@ -272,11 +286,18 @@ export const SQLITE_FILE = "a2a.db"
  * @category models
  */
 export type Database =
-  | { readonly _tag: "sqlite"; readonly filename: string; readonly synchronous: "NORMAL" | "FULL" }
+  | {
+    readonly _tag: "sqlite"
+    readonly filename: string
+    readonly synchronous: "NORMAL" | "FULL"
+    /** How far the writer may fall behind before new sends are refused (`A2A_SQLITE_MAX_WRITE_LAG`). */
+    readonly maxWriteLag?: Duration.Duration | undefined
+  }
   | { readonly _tag: "pg"; readonly url: Redacted.Redacted<string> }
 
 /**
- * Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR` and `A2A_SQLITE_SYNCHRONOUS`.
+ * Reads which database to use from `A2A_DATABASE_URL`, `A2A_DATA_DIR`, `A2A_SQLITE_SYNCHRONOUS` and
+ * `A2A_SQLITE_MAX_WRITE_LAG`.
  *
  * @since 0.1.0
  * @category config
@@ -284,12 +305,13 @@ export type Database =
 export const databaseConfig: Config.Config<Database> = Config.all({
   url: Config.option(Config.Redacted("A2A_DATABASE_URL")),
   dataDir: Config.String("A2A_DATA_DIR").pipe(Config.withDefault("./.a2a-data")),
-  synchronous: Config.Literals(["NORMAL", "FULL"], "A2A_SQLITE_SYNCHRONOUS").pipe(Config.withDefault("NORMAL"))
+  synchronous: Config.Literals(["NORMAL", "FULL"], "A2A_SQLITE_SYNCHRONOUS").pipe(Config.withDefault("NORMAL")),
+  maxWriteLag: Config.Duration("A2A_SQLITE_MAX_WRITE_LAG").pipe(Config.withDefault(SqliteClient.DEFAULT_MAX_WRITE_LAG))
 }).pipe(
-  Config.map(({ dataDir, synchronous, url }): Database =>
+  Config.map(({ dataDir, maxWriteLag, synchronous, url }): Database =>
     Option.isSome(url) && Redacted.value(url.value).trim().length > 0
       ? { _tag: "pg", url: url.value }
-      : { _tag: "sqlite", filename: join(resolve(dataDir), SQLITE_FILE), synchronous }
+      : { _tag: "sqlite", filename: join(resolve(dataDir), SQLITE_FILE), synchronous, maxWriteLag }
   )
 )
 
@@ -401,5 +423,10 @@ export const layerConfig = (options: Options = {}): Layer.Layer<Services, StoreE
     }
     return database._tag === "pg"
       ? layerPg({ ...configured, url: database.url, cluster })
-      : layerSqlite({ ...configured, filename: database.filename, synchronous: database.synchronous })
+      : layerSqlite({
+        ...configured,
+        filename: database.filename,
+        synchronous: database.synchronous,
+        maxWriteLag: database.maxWriteLag
+      })
   }))

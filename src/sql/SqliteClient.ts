@@ -39,6 +39,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Reactivity } from "effect/reactivity/Reactivity"
@@ -73,7 +74,22 @@ export interface SqliteClientConfig {
   readonly statementCacheSize?: number | undefined
   /** Attributes added to every span of this client's statements. */
   readonly spanAttributes?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * How far the writer may fall behind (how long the oldest waiting write has waited) before `overloaded` says
+   * so, and the stores refuse new work until it catches up (default `DEFAULT_MAX_WRITE_LAG`).
+   */
+  readonly maxWriteLag?: Duration.Input | undefined
 }
+
+/**
+ * How far the writer may fall behind by default before the stores refuse new work: long enough that a burst of new
+ * tasks (whose first saves go ahead of routine ones) is taken in, short enough that the work in flight, which waits
+ * for the writer in memory, stays bounded.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const DEFAULT_MAX_WRITE_LAG: Duration.Duration = Duration.seconds(5)
 
 /**
  * The SqlClient, plus the SQLite specifics (the file it opened).
@@ -94,6 +110,13 @@ export interface SqliteClient extends SqlClient.SqlClient {
     effect: Effect.Effect<A, E, R>,
     options?: { readonly urgent?: boolean | undefined }
   ) => Effect.Effect<A, E | SqlError, R>
+  /**
+   * Whether the writer is further behind than `maxWriteLag`: new work should then be refused (or slowed) rather
+   * than queued behind it. Always false on an in-memory database (no group commit).
+   *
+   * @since 0.2.0
+   */
+  readonly overloaded: () => boolean
 }
 
 /**
@@ -329,7 +352,9 @@ const runsAlone = (sql: string) =>
 
 /**
  * The connection lone statements (outside a transaction) run on: a SELECT on the reader, a write in the next group
- * commit, anything else on the writer under its semaphore.
+ * commit, anything else on the writer under its semaphore. A lone write (a message's receipt, a push config, an
+ * outbox row) goes ahead of the routine ones: only a running task's status saves (`writeAtomically`, not urgent)
+ * may wait behind others, as a new stream's receipt must not wait for every busy task's status.
  */
 const routed = (
   reader: SqliteConnection,
@@ -338,7 +363,7 @@ const routed = (
   group: SqliteGroupCommit.GroupCommit
 ): Connection.Connection => {
   const write = <A>(sql: string, run: (conn: Connection.Connection) => Effect.Effect<A, SqlError>) =>
-    runsAlone(sql) ? writer(run) : group.write(run)
+    runsAlone(sql) ? writer(run) : group.write(run, true)
   return {
     execute: (sql, params, transformRows) =>
       isRead(sql)
@@ -414,7 +439,9 @@ export const make = Effect.fnUntraced(function*(
           options?.urgent
         )
     )
-  return Object.assign(client, { config, writeAtomically })
+  const maxLag = Duration.toMillis(Duration.fromInputUnsafe(config.maxWriteLag ?? DEFAULT_MAX_WRITE_LAG))
+  const overloaded = () => group !== undefined && group.lag() > maxLag
+  return Object.assign(client, { config, writeAtomically, overloaded })
 })
 
 /**

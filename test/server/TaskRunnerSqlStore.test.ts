@@ -6,7 +6,7 @@
  * against the database: the event must be stored by then.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Layer, Stream } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -50,6 +50,8 @@ const chunk = (i: number, poisonAt: number) => (i === poisonAt ? "poison" : Stri
  * - `misbehave`: a plain Stream whose 6th chunk claims another task, with more events after it;
  * - `halves <gate>`: half the chunks, waits for the gate, the other half, completed;
  * - `lone <gate>`: working, then waits for the gate before completing.
+ * - `statuses <gate> [n]`: working, opens `<gate>-ready` and waits for `<gate>-go`, then n (CHUNKS) WORKING statuses
+ *   with a message each ("status i"), opens `<gate>-emitted`, completed.
  */
 const agent = AgentExecutor.make((ctx) => {
   const [kind = "", arg = "", count = String(CHUNKS)] = AgentExecutor.textOf(ctx.message).split(" ")
@@ -114,6 +116,17 @@ const agent = AgentExecutor.make((ctx) => {
       )
     case "lone":
       return task((t) => Effect.andThen(t.working("alone"), Effect.andThen(Deferred.await(gate(arg)), t.complete())))
+    case "statuses":
+      return task((t) =>
+        Effect.gen(function*() {
+          yield* t.working("start")
+          yield* open(`${arg}-ready`)
+          yield* Deferred.await(gate(`${arg}-go`))
+          for (let i = 1; i <= chunks; i++) yield* t.working(`status ${i}`)
+          yield* open(`${arg}-emitted`)
+          yield* t.complete("done")
+        })
+      )
     default:
       return Stream.die(`unknown script ${kind}`)
   }
@@ -443,6 +456,50 @@ const suite = (name: string, stores: Stores) =>
       { timeout: 60_000 }
     )
   })
+
+/** The agent's status messages in a task's history, in order. */
+const statusTexts = (task: v1.Task) =>
+  (task.history ?? []).filter((m) => m.role === "ROLE_AGENT").map((m) => m.parts.map((p) => "text" in p ? p.text : ""))
+
+describe("TaskRunner over SQLite: status updates superseded while the writer is behind", () => {
+  it.effect("are saved together: every message kept in the history, in order, and the final state", () =>
+    Effect.gen(function*() {
+      const run = (coalesce: boolean) =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const name = uniqueId("statuses")
+          const fiber = yield* Effect.forkChild(streamed(`statuses ${name}`))
+          yield* Deferred.await(gate(`${name}-ready`))
+          if (coalesce) {
+            // The writer held (a transaction) while the agent reports every status: they wait, superseded, for it.
+            yield* Effect.forkChild(
+              sql.withTransaction(Effect.andThen(open(`${name}-go`), Deferred.await(gate(`${name}-emitted`))))
+            )
+          } else {
+            yield* open(`${name}-go`)
+          }
+          return yield* Fiber.join(fiber)
+        }).pipe(Effect.provide(server(sqlite, coalesce)))
+      const coalesced = yield* run(true)
+      const oneByOne = yield* run(false)
+      const statuses = numbers(1, CHUNKS).map((n) => `status ${n}`)
+      // submitted, working "start", the statuses, completed
+      const events = CHUNKS + 3
+      assert.strictEqual(coalesced.stored.status.state, "TASK_STATE_COMPLETED")
+      assert.deepStrictEqual(statusTexts(coalesced.stored), [["start"], ...statuses.map((s) => [s]), ["done"]])
+      // As one save per event leaves it (the user's message differs: it names its own gates).
+      assert.deepStrictEqual(statusTexts(coalesced.stored), statusTexts(oneByOne.stored))
+      assert.strictEqual(coalesced.stored.history?.length, oneByOne.stored.history?.length)
+      assert.deepStrictEqual(coalesced.stored.status.message?.parts, oneByOne.stored.status.message?.parts)
+      assert.deepStrictEqual(coalesced.events, oneByOne.events)
+      assert.strictEqual(coalesced.events.length, events)
+      assert.strictEqual(coalesced.version, events)
+      assert.strictEqual(oneByOne.saves, events)
+      // The statuses that waited for the writer went in one or two saves, not one each.
+      assert.isAtMost(coalesced.saves, 4)
+      assert.deepStrictEqual(coalesced.early, [])
+    }))
+})
 
 suite("TaskRunner over SQLite (coalesced saves)", sqlite)
 if (testDatabaseUrl !== undefined) {

@@ -179,21 +179,49 @@ describe("SqliteClient (node:sqlite)", () => {
           Effect.andThen(sql`INSERT INTO t (id, n) VALUES (2, 2)`, sql`INSERT INTO t (id, n) VALUES (3, 3)`)
         )
         assert.deepStrictEqual((yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`).map((r) => r.id), [2, 3])
-        // A backlog of slow routine writes, then an urgent one: it runs in the next group, not after them all.
+        // A backlog of slow routine writes, then an urgent one, then a lone statement (a receipt, say): both run in
+        // the next groups, not after them all.
         const done: Array<string> = []
         const slow = (id: number) =>
-          sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
-            SELECT ${id}, MAX(i) FROM c`.pipe(Effect.andThen(Effect.sync(() => done.push(`routine ${id}`))))
+          client.writeAtomically(
+            sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+            SELECT ${id}, MAX(i) FROM c`
+          ).pipe(Effect.andThen(Effect.sync(() => done.push(`routine ${id}`))))
         const backlog = yield* Effect.forkChild(
           Effect.forEach(Array.from({ length: 30 }, (_, i) => 10 + i), slow, { concurrency: "unbounded" })
         )
         yield* Effect.yieldNow
         yield* client.writeAtomically(sql`INSERT INTO t (id, n) VALUES (100, 0)`, { urgent: true })
         done.push("urgent")
+        yield* sql`INSERT INTO t (id, n) VALUES (101, 0)`
+        done.push("lone")
         yield* Fiber.join(backlog)
         assert.isBelow(done.indexOf("urgent"), 10)
+        assert.isBelow(done.indexOf("lone"), 20)
       })
     ))
+
+  it.live("overloaded: true once the oldest waiting write has waited past maxWriteLag, false once it ran", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        const client = yield* SqliteClient.SqliteClient
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY)`
+        assert.isFalse(client.overloaded())
+        // A transaction holds the writer: the write after it waits, and the writer falls behind.
+        const release = yield* Deferred.make<void>()
+        const holder = yield* Effect.forkChild(sql.withTransaction(Deferred.await(release)))
+        yield* Effect.sleep("20 millis")
+        const waiting = yield* Effect.forkChild(client.writeAtomically(sql`INSERT INTO t (id) VALUES (1)`))
+        yield* Effect.sleep("30 millis")
+        assert.isFalse(client.overloaded(), "within the bound")
+        yield* Effect.sleep("150 millis")
+        assert.isTrue(client.overloaded(), "past the bound")
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        yield* Fiber.join(waiting)
+        assert.isFalse(client.overloaded(), "caught up")
+        assert.deepStrictEqual((yield* sql<{ id: number }>`SELECT id FROM t`).map((r) => r.id), [1])
+      }), { maxWriteLag: "100 millis" }))
 
   it.effect("reads the last commit while a transaction holds the writer", () =>
     withDb((sql) =>

@@ -30,7 +30,7 @@ import * as Validation from "../internal/Validation.ts"
 import { type Claim, type Earlier, type MessageClaims } from "../MessageClaims.ts"
 import { fingerprint, type ReceiptKey } from "../MessageReceipts.ts"
 import { ShutdownDeadline } from "../ShutdownDeadline.ts"
-import { limitHistory } from "../TaskStore.ts"
+import { limitHistory, storeBusy } from "../TaskStore.ts"
 import { noPush, noStreaming, pushConfigChecks, scopeOf, type Shared } from "./Common.ts"
 import type { Handlers } from "./Common.ts"
 import type { Reading } from "./Reading.ts"
@@ -59,7 +59,7 @@ export const make = (
   follow: Reading["follow"]
 ): Effect.Effect<Sending, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { capabilities, cards, runner } = shared
+    const { capabilities, cards, runner, store } = shared
     const deadline = yield* ShutdownDeadline
     // The blocking sends still waiting for their task to end, each able to answer at once with what it has.
     const waiting = LiveSet.make<SendCaller>()
@@ -138,6 +138,8 @@ export const make = (
       Effect.suspend(() => {
         const refused = refuseSend(req, ctx)
         if (refused !== undefined) return Effect.fail(refused)
+        // New work waits for no backlog: while the store is behind, the client is told to come back.
+        if (store.overloaded?.() === true) return Effect.fail(storeBusy)
         const message = req.message
         if (claims === undefined) {
           return Effect.map(

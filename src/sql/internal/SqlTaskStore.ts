@@ -27,6 +27,7 @@ import {
   TaskStoreError,
   terminalConflict
 } from "../../server/TaskStore.ts"
+import { SqliteClient } from "../SqliteClient.ts"
 import { storeError } from "./SqlFailure.ts"
 import { type SqlNode } from "./SqlNode.ts"
 import * as SqlTaskRows from "./SqlTaskRows.ts"
@@ -112,8 +113,16 @@ export const make = Effect.gen(function*() {
       traced("SqlTaskStore.list")
     )
 
-  // Each save is a commit (an fsync with FULL): worth coalescing.
-  return TaskStore.of({ get, save, list, coalesceSaves: true })
+  // Each save is a commit (an fsync with FULL): worth coalescing. On SQLite, new work is refused while the writer
+  // is too far behind (SqliteClient's `maxWriteLag`).
+  const sqlite = yield* Effect.serviceOption(SqliteClient)
+  return TaskStore.of({
+    get,
+    save,
+    list,
+    coalesceSaves: true,
+    ...(Option.isSome(sqlite) ? { overloaded: sqlite.value.overloaded } : {})
+  })
 })
 
 /**

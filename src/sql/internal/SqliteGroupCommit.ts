@@ -25,6 +25,8 @@ interface Write {
   readonly done: Deferred.Deferred<unknown, unknown>
   /** Its caller was interrupted before the write ran. */
   dropped: boolean
+  /** When it was queued (`performance.now()`). */
+  readonly at: number
 }
 
 /**
@@ -44,6 +46,11 @@ export interface GroupCommit {
     run: (conn: Connection.Connection) => Effect.Effect<A, E>,
     urgent?: boolean
   ) => Effect.Effect<A, E | SqlError>
+  /**
+   * How long the oldest write still waiting has waited, in milliseconds (0 when none waits): how far the writer is
+   * behind.
+   */
+  readonly lag: () => number
 }
 
 /**
@@ -88,6 +95,8 @@ export const make = (
     let wake = Deferred.makeUnsafe<void>()
     // The last group left writes waiting.
     let backlog = false
+    // When the oldest of the writes the last group left waiting was queued (Infinity: none left).
+    let backlogAt = Infinity
 
     const attempt = (conn: Connection.Connection, write: Write) => Effect.runSyncExit(write.run(conn))
 
@@ -156,13 +165,16 @@ export const make = (
         urgent = []
         pending = []
         backlog = false
+        backlogAt = Infinity
         if (writes.length === 0) return
         // The writes past the budget lead the next group, after a pause for everyone else (and before the writes
         // their callers' wake-ups may have added meanwhile).
         const ran = runGroup(conn, writes)
         if (ran < writes.length) {
           backlog = true
-          pending = writes.slice(ran).concat(pending)
+          const left = writes.slice(ran)
+          for (const write of left) backlogAt = Math.min(backlogAt, write.at)
+          pending = left.concat(pending)
           Deferred.doneUnsafe(wake, Effect.void)
         }
       })
@@ -177,6 +189,7 @@ export const make = (
           const writes = urgent.concat(pending)
           urgent = []
           pending = []
+          backlogAt = Infinity
           for (const write of writes) Deferred.doneUnsafe(write.done, Exit.fail(error))
         })
       ),
@@ -189,7 +202,12 @@ export const make = (
       isUrgent = false
     ): Effect.Effect<A, E | SqlError> =>
       Effect.suspend(() => {
-        const entry: Write = { run, done: Deferred.makeUnsafe<unknown, unknown>(), dropped: false }
+        const entry: Write = {
+          run,
+          done: Deferred.makeUnsafe<unknown, unknown>(),
+          dropped: false,
+          at: performance.now()
+        }
         ;(isUrgent ? urgent : pending).push(entry)
         Deferred.doneUnsafe(wake, Effect.void)
         return Deferred.await(entry.done).pipe(
@@ -197,5 +215,13 @@ export const make = (
         ) as Effect.Effect<A, E | SqlError>
       })
 
-    return { write }
+    // Writes queued since the last group are younger than those it left waiting, and each lane is in arrival order.
+    const lag = () => {
+      const oldest = backlogAt !== Infinity
+        ? backlogAt
+        : Math.min(urgent[0]?.at ?? Infinity, pending[0]?.at ?? Infinity)
+      return oldest === Infinity ? 0 : performance.now() - oldest
+    }
+
+    return { write, lag }
   })
