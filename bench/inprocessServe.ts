@@ -1,7 +1,8 @@
 /**
  * The bench server as `npm run bench` starts it (bench/servers/ours.ts: `NodeA2AServer.serve` over the memory stores,
- * the trivial agent, API docs on), driven by a client in the same process over a loopback keep-alive connection,
- * one request at a time: the process's CPU per call (server and client), the best of 6 passes after a warm-up pass.
+ * the trivial agent, gRPC beside HTTP, API docs on; give node serve's V8 flags, `serveFlags` in src/cli/Relaunch.ts),
+ * driven by a client in the same process over a loopback keep-alive connection, one request at a time: the
+ * process's CPU per call (server and client), the best of 6 passes after a warm-up pass.
  * Where the load generator and the other processes on a shared machine move the HTTP bench's CPU per request by
  * more than the difference sought, the best of several quiet passes of the same process moves much less; and what
  * the server mounts around the routes (`serve`'s own composition) is in it, which bench/inprocessNode.ts leaves out.
@@ -12,7 +13,7 @@
  * "Collected" divided by the calls per pass, one scenario named), a figure the other processes do not move.
  *
  *   node bench/inprocessServe.ts [--no-api-docs] [calls per pass] [name filter]
- *   valgrind --tool=callgrind --instr-atstart=no node --single-threaded bench/inprocessServe.ts --callgrind 2000 "JSON-RPC GetTask"
+ *   valgrind --tool=callgrind --instr-atstart=no node --single-threaded bench/inprocessServe.ts --callgrind 1000 "JSON-RPC GetTask"
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -41,6 +42,8 @@ const services = await Effect.runPromise(Layer.buildWithScope(
     jsonRpcPath: JSONRPC_PATH,
     restPath: REST_PATH,
     cardPath: AGENT_CARD_PATH,
+    // gRPC beside HTTP, as the bench server runs
+    grpcPort: 0,
     shutdownTimeout: 0,
     releaseMemoryWhenIdle: false,
     apiDocs
@@ -52,34 +55,52 @@ const port = NetAddress.isInetAddress(address) ? address.port : 0
 
 /**
  * A keep-alive connection and how to ask on it, one request at a time: an answer is complete at its Content-Length.
- * Each pass opens its own, since the server closes one left idle (under valgrind, a pass's set-up can take longer
- * than the keep-alive timeout).
+ * One the server closes (left idle past its keep-alive timeout, as under valgrind) is opened again, and a request
+ * it was asked is asked again.
  */
 const connect = async (): Promise<{ ask: (bytes: Buffer) => Promise<string>; close: () => void }> => {
   let received = ""
-  let onAnswer: ((text: string) => void) | undefined
-  const client = Net.connect({ port, host: "127.0.0.1" })
-  client.setNoDelay(true)
-  client.on("data", (chunk: Buffer) => {
-    received += chunk.toString()
-    const end = received.indexOf("\r\n\r\n")
-    if (end === -1) return
-    const length = Number(/content-length: (\d+)/i.exec(received.slice(0, end))?.[1] ?? 0)
-    if (received.length < end + 4 + length) return
-    const answer = received.slice(0, end + 4 + length)
-    received = received.slice(end + 4 + length)
-    const done = onAnswer
-    onAnswer = undefined
-    done?.(answer)
-  })
-  await new Promise<void>((resolve) => client.once("connect", () => resolve()))
+  let pending: { readonly bytes: Buffer; readonly resolve: (text: string) => void } | undefined
+  let closed = false
+  let client: Net.Socket
+  const open = () =>
+    new Promise<void>((resolve) => {
+      received = ""
+      client = Net.connect({ port, host: "127.0.0.1" })
+      client.setNoDelay(true)
+      client.on("data", (chunk: Buffer) => {
+        received += chunk.toString()
+        const end = received.indexOf("\r\n\r\n")
+        if (end === -1) return
+        const length = Number(/content-length: (\d+)/i.exec(received.slice(0, end))?.[1] ?? 0)
+        if (received.length < end + 4 + length) return
+        const answer = received.slice(0, end + 4 + length)
+        received = received.slice(end + 4 + length)
+        const done = pending
+        pending = undefined
+        done?.resolve(answer)
+      })
+      // A reset is followed by "close", where the request is asked again.
+      client.on("error", () => {})
+      client.on("close", () => {
+        if (closed) return
+        void open().then(() => {
+          if (pending !== undefined) client.write(pending.bytes)
+        })
+      })
+      client.once("connect", () => resolve())
+    })
+  await open()
   return {
     ask: (bytes) =>
       new Promise<string>((resolve) => {
-        onAnswer = resolve
+        pending = { bytes, resolve }
         client.write(bytes)
       }),
-    close: () => client.destroy()
+    close: () => {
+      closed = true
+      client.destroy()
+    }
   }
 }
 
