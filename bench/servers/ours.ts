@@ -61,7 +61,9 @@ const main = announceOrigin.pipe(
     grpcPort: 0,
     // Open SSE streams must not hold the process on SIGTERM.
     shutdownTimeout: 0,
-    releaseMemoryWhenIdle: process.env[RELEASE_MEMORY_ENV] !== "false"
+    releaseMemoryWhenIdle: process.env[RELEASE_MEMORY_ENV] !== "false",
+    // BENCH_API_DOCS=0: no OpenAPI document nor its page (serve's `--no-api-docs`), to see what mounting them costs.
+    apiDocs: process.env.BENCH_API_DOCS !== "0"
   })),
   Layer.provide(core)
 )
