@@ -13,7 +13,12 @@ import { randomUUID } from "node:crypto"
 const port = Number(process.env["PORT"] ?? 8080)
 const origin = `http://127.0.0.1:${port}`
 
-const textPart = (text) => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" })
+const textPart = (text) => ({
+  content: { $case: "text", value: text },
+  metadata: undefined,
+  filename: "",
+  mediaType: ""
+})
 
 const textOf = (message) =>
   message.parts.map((part) => part.content?.$case === "text" ? part.content.value : "").join("")
@@ -47,7 +52,14 @@ const executor = {
     bus.publish(AgentEvent.artifactUpdate({
       taskId: ctx.taskId,
       contextId: ctx.contextId,
-      artifact: { artifactId: "result", name: "", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] },
+      artifact: {
+        artifactId: "result",
+        name: "",
+        description: "",
+        parts: [textPart(text)],
+        metadata: undefined,
+        extensions: []
+      },
       append: false,
       lastChunk: true,
       metadata: undefined

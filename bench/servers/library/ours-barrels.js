@@ -1,15 +1,16 @@
 /**
- * A library user's server, as docs/serving.md and examples/durable-agent.ts show it: an Effect program on the
+ * ours.js with the imports docs/serving.md showed before #44: `NodeRuntime` from the `@effect/platform-node` barrel
+ * (which loads every module of the platform: Redis, cluster, workers...) and `Effect`, `Layer` from the `effect`
+ * barrel (every module of effect). Otherwise the same program: an Effect program on the
  * public entry points (effect-a2a/node, effect-a2a/sql, effect-a2a/server, imported by name from the built package),
  * `NodeA2AServer.serve` over `DurableServer.layerConfig` (tasks in an SQLite file under A2A_DATA_DIR), run with
  * plain `node`. Plain JavaScript, as an application ships after its build. The agent echoes text; a message that
  * starts with `task` makes a task that completes (for GetTask).
  *
- * PORT picks the port. LIBRARY_LOW_MEMORY=true turns on `NodeA2AServer.serve`'s `lowMemory` switch.
+ * PORT picks the port.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
 import { NodeA2AServer, WebhookPush } from "effect-a2a/node"
 import { AgentExecutor } from "effect-a2a/server"
 import { DurableServer } from "effect-a2a/sql"
@@ -27,9 +28,7 @@ const executor = AgentExecutor.make((context) =>
   AgentExecutor.textOf(context.message).startsWith("task") ? completeTask.execute(context) : echo.execute(context)
 )
 
-const lowMemory = process.env["LIBRARY_LOW_MEMORY"] === "true"
-
-NodeA2AServer.serve({ port: Number(process.env["PORT"] ?? 8080), ...(lowMemory ? { lowMemory: true } : {}) }).pipe(
+NodeA2AServer.serve({ port: Number(process.env["PORT"] ?? 8080) }).pipe(
   Layer.provide(DurableServer.layerConfig({
     card: {
       name: "Durable echo agent",
