@@ -33,7 +33,7 @@ import { BenchError } from "./BenchError.ts"
 import { ID, runLoad } from "./LoadGen.ts"
 import { describe } from "./Machine.ts"
 import { rpcBody, sendMessageParams } from "./Requests.ts"
-import { readMemory } from "./ServerProcess.ts"
+import { readCpuTimes, readMemory } from "./ServerProcess.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const serversDir = Path.join(root, "bench", "servers", "library")
@@ -127,6 +127,10 @@ interface Reading {
   readonly peakKb: number
   readonly requests: number
   readonly errors: number
+  /** The server's CPU time (user + system) during the load, per request. */
+  readonly cpuUsPerRequest: number
+  /** Requests per second over the three loads. */
+  readonly throughput: number
 }
 
 const measure = (name: string, subject: Subject) =>
@@ -176,14 +180,27 @@ const measure = (name: string, subject: Subject) =>
     ]
     let requests = 0
     let errors = 0
+    const cpuBefore = yield* readCpuTimes(pid)
+    const started = performance.now()
     for (const load of loads) {
       const figures = yield* runLoad(load, settings)
       requests += figures.completed
       errors += figures.errors
     }
+    const elapsed = (performance.now() - started) / 1000
+    const cpuAfter = yield* readCpuTimes(pid)
+    const cpuMs = cpuAfter.userMs + cpuAfter.systemMs - cpuBefore.userMs - cpuBefore.systemMs
     yield* Effect.sleep(SETTLE)
     const after = yield* readMemory(pid)
-    return { idleKb: idle.rssKb, afterKb: after.rssKb, peakKb: after.peakKb, requests, errors } satisfies Reading
+    return {
+      idleKb: idle.rssKb,
+      afterKb: after.rssKb,
+      peakKb: after.peakKb,
+      requests,
+      errors,
+      cpuUsPerRequest: requests === 0 ? 0 : (cpuMs * 1000) / requests,
+      throughput: requests / elapsed
+    } satisfies Reading
   }))
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -211,7 +228,8 @@ const program = Effect.gen(function*() {
       readings.get(name)!.push(reading)
       yield* Console.error(
         `round ${round + 1} ${name}: idle ${mib(reading.idleKb)}, after load ${mib(reading.afterKb)}, peak `
-          + `${mib(reading.peakKb)} MiB, ${reading.requests} requests, ${reading.errors} errors, load average `
+          + `${mib(reading.peakKb)} MiB, ${reading.requests} requests (${reading.throughput.toFixed(0)}/s, `
+          + `${reading.cpuUsPerRequest.toFixed(0)} CPU µs each), ${reading.errors} errors, load average `
           + Os.loadavg().map((l) => l.toFixed(2)).join(" ")
       )
     }
@@ -226,8 +244,8 @@ const program = Effect.gen(function*() {
       + `${machine.loadAverage.join(" ")}, at end ${Os.loadavg().map((l) => l.toFixed(2)).join(" ")}`
   )
   yield* Console.log(
-    "| server | RSS idle (MiB) | vs SDK | RSS after load (MiB) | vs SDK | peak (MiB) | requests | errors |\n"
-      + "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    "| server | RSS idle (MiB) | vs SDK | RSS after load (MiB) | vs SDK | peak (MiB) | req/s | CPU µs/req | errors |\n"
+      + "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   )
   for (const name of names) {
     const rs = readings.get(name)!
@@ -236,7 +254,8 @@ const program = Effect.gen(function*() {
     yield* Console.log(
       `| ${name} | ${mib(idle)} (${rs.map((r) => mib(r.idleKb)).join(", ")}) | ${ratio(idle, sdkIdle)} | ${mib(after)} `
         + `(${rs.map((r) => mib(r.afterKb)).join(", ")}) | ${ratio(after, sdkAfter)} | `
-        + `${mib(median(rs.map((r) => r.peakKb)))} | ${median(rs.map((r) => r.requests))} | `
+        + `${mib(median(rs.map((r) => r.peakKb)))} | ${median(rs.map((r) => r.throughput)).toFixed(0)} | `
+        + `${median(rs.map((r) => r.cpuUsPerRequest)).toFixed(0)} | `
         + `${rs.reduce((sum, r) => sum + r.errors, 0)} |`
     )
   }
