@@ -11,8 +11,8 @@
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
- * import { Layer } from "effect"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as Layer from "effect/Layer"
  * import { NodeA2AServer } from "effect-a2a/node"
  * import { A2AServer, DemoAgent } from "effect-a2a/server"
  *
