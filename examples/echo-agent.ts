@@ -1,8 +1,9 @@
 // An A2A agent on http://127.0.0.1:8080 that repeats what it is told.
-import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+// Effect and the platform by module: their barrels ("effect", "@effect/platform-node") load every module of both.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { NodeA2AServer } from "effect-a2a/node"
 import { A2AServer, AgentExecutor } from "effect-a2a/server"
+import * as Layer from "effect/Layer"
 
 const agent = AgentExecutor.replyWithText((text) => `You said: ${text}`)
 

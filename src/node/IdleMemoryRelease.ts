@@ -15,7 +15,8 @@
  * waits.
  * V8 only offers it to code holding `gc`, which it hands out once `--expose-gc` is set: the flag is set at the first
  * release, and `gc` is taken from a fresh context, so the application's global scope does not change.
- * `NodeA2AServer.serve` watches its server this way when told to (`releaseMemoryWhenIdle`), as `effect-a2a serve` does.
+ * `NodeA2AServer.serve` watches its server this way when told to (`releaseMemoryWhenIdle`, or `lowMemory`), as
+ * `effect-a2a serve` does.
  *
  * @example
  * ```ts

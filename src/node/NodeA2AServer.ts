@@ -11,8 +11,8 @@
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
- * import { Layer } from "effect"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as Layer from "effect/Layer"
  * import { NodeA2AServer } from "effect-a2a/node"
  * import { A2AServer, DemoAgent } from "effect-a2a/server"
  *
@@ -54,6 +54,7 @@ import * as ShutdownDeadline from "../server/ShutdownDeadline.ts"
 import * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 import { http } from "./internal/NodeHttpModule.ts"
 import * as NodeNativeHttp from "./NodeNativeHttp.ts"
+import * as YoungGenerationBound from "./YoungGenerationBound.ts"
 
 /**
  * How the server listens and what it serves: the binding options and those of Node's server.
@@ -99,6 +100,13 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
    * `effect-a2a serve` turns it on.
    */
   readonly releaseMemoryWhenIdle?: boolean | IdleMemoryRelease.Options | undefined
+  /**
+   * Keep the process's resident memory low, for an application that embeds the server on plain `node`: turns on
+   * `releaseMemoryWhenIdle` (unless that option is given) and holds V8's young generation at 8 MiB semi-spaces
+   * (YoungGenerationBound, as `node --max-semi-space-size=8` does from the start). The price: a pause for a full
+   * collection when the server goes quiet, and more, smaller young-generation collections under load. Default off.
+   */
+  readonly lowMemory?: boolean | undefined
 }
 
 /**
@@ -282,7 +290,8 @@ const serveHttp = (
           })
         ))
     )
-    const release = options.releaseMemoryWhenIdle ?? false
+    const lowMemory = options.lowMemory === true
+    const release = options.releaseMemoryWhenIdle ?? lowMemory
     const idleRelease = release === false ? Layer.empty : Layer.effectDiscard(
       Effect.suspend(() =>
         listening === undefined
@@ -297,6 +306,7 @@ const serveHttp = (
         Layer.mergeAll(
           app,
           idleRelease,
+          lowMemory ? Layer.effectDiscard(YoungGenerationBound.hold()) : Layer.empty,
           Layer.effectDiscard(logListening(
             resolved,
             options.tls !== undefined,
@@ -395,6 +405,14 @@ export const apiDocsConfig: Config.Config<boolean> = switchConfig("A2A_API_DOCS"
  */
 export const releaseMemoryWhenIdleConfig: Config.Config<boolean> = switchConfig("A2A_RELEASE_MEMORY_WHEN_IDLE")
 
+/**
+ * `A2A_LOW_MEMORY`: whether to keep the process's resident memory low (`lowMemory`); one of BOOLEAN_WORDS (any case).
+ *
+ * @since 0.2.0
+ * @category config
+ */
+export const lowMemoryConfig: Config.Config<boolean> = switchConfig("A2A_LOW_MEMORY")
+
 /** The contents of the PEM file whose path the variable `name` holds. */
 const pemFile = (name: string): Config.Config<string> =>
   Config.String(name).pipe(Config.mapEffect((path) =>
@@ -442,8 +460,8 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 
 /**
  * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS` and
- * `A2A_RELEASE_MEMORY_WHEN_IDLE` (true or false; unset leaves the default), plus the binding settings of
+ * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS`, `A2A_RELEASE_MEMORY_WHEN_IDLE`
+ * and `A2A_LOW_MEMORY` (true or false; unset leaves the default), plus the binding settings of
  * HttpBindingOptions.config.
  *
  * @since 0.1.0
@@ -466,9 +484,10 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   devUi: Config.option(devUiConfig),
   apiDocs: Config.option(apiDocsConfig),
   releaseMemoryWhenIdle: Config.option(releaseMemoryWhenIdleConfig),
+  lowMemory: Config.option(lowMemoryConfig),
   binding: HttpBindingOptions.config
 }).pipe(Config.map((
-  { apiDocs, binding, devUi, host, port, releaseMemoryWhenIdle, requestTimeout, shutdownTimeout, tls }
+  { apiDocs, binding, devUi, host, lowMemory, port, releaseMemoryWhenIdle, requestTimeout, shutdownTimeout, tls }
 ): ServeOptions => ({
   ...binding,
   host,
@@ -477,6 +496,7 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   devUi: Option.getOrUndefined(devUi),
   apiDocs: Option.getOrUndefined(apiDocs),
   releaseMemoryWhenIdle: Option.getOrUndefined(releaseMemoryWhenIdle),
+  lowMemory: Option.getOrUndefined(lowMemory),
   requestTimeout: Option.getOrUndefined(requestTimeout),
   shutdownTimeout: Option.getOrUndefined(shutdownTimeout)
 })))

@@ -3,12 +3,13 @@
  * effect-a2a/pages), and webhook push delivery over Node's HTTP client, each connection pinned to the addresses
  * the SSRF guard vetted (`WebhookPush`; its parts `PinnedDeliveryClient` and `PinnedLookup` in `push/`). The
  * runtime-neutral notifier and guard (`WebhookPushNotifier`, `WebhookGuard`, `GuardedRequestHandler`) live in the
- * server core and are re-exported here; effect-a2a/web delivers through them over `fetch`.
+ * server core and are re-exported here; effect-a2a/web delivers through them over `fetch`. For a small process
+ * (`NodeA2AServer.serve`'s `lowMemory`): `IdleMemoryRelease` and `YoungGenerationBound`.
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
- * import { Layer } from "effect"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as Layer from "effect/Layer"
  * import { NodeA2AServer } from "effect-a2a/node"
  * import { A2AServer, DemoAgent } from "effect-a2a/server"
  *
@@ -30,3 +31,4 @@ export * as NodeNativeHttp from "./NodeNativeHttp.ts"
 export * as PinnedDeliveryClient from "./push/PinnedDeliveryClient.ts"
 export * as PinnedLookup from "./push/PinnedLookup.ts"
 export * as WebhookPush from "./push/WebhookPush.ts"
+export * as YoungGenerationBound from "./YoungGenerationBound.ts"

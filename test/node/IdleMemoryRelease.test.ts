@@ -3,11 +3,13 @@
  * period gets one last-resort collection (logged with what it did); a shorter spell, or load that goes on, gets none.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Logger } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as IdleMemoryRelease from "../../src/node/IdleMemoryRelease.ts"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
+import * as A2AServer from "../../src/server/A2AServer.ts"
+import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
 
 /** A node:http server answering 204, listening on 127.0.0.1 for the scope's lifetime. */
 const server = Effect.acquireRelease(
@@ -102,4 +104,37 @@ describe("IdleMemoryRelease", () => {
       const bad = yield* read({ A2A_RELEASE_MEMORY_WHEN_IDLE: "maybe" })
       assert.isTrue(Exit.isFailure(bad))
     }))
+
+  it.live("NodeA2AServer.serve runs it with lowMemory, not without", () =>
+    Effect.gen(function*() {
+      const releasesOf = (options: NodeA2AServer.ServeOptions) => {
+        const logged: Array<string> = []
+        return NodeA2AServer.serve({ host: "127.0.0.1", port: 0, ...options }).pipe(
+          Layer.provide(A2AServer.layer({
+            card: {
+              name: "echo",
+              description: "echo",
+              version: "1.0.0",
+              capabilities: {},
+              defaultInputModes: ["text/plain"],
+              defaultOutputModes: ["text/plain"],
+              skills: []
+            },
+            executor: AgentExecutor.replyWithText((text) => text)
+          })),
+          Layer.build,
+          // the start-up release comes after 2 s without a request
+          Effect.andThen(Effect.sleep("2500 millis")),
+          Effect.scoped,
+          Effect.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))])),
+          Effect.map(() => logged.filter((line) => line.includes("heap collected")))
+        )
+      }
+      const low = yield* releasesOf({ lowMemory: true })
+      assert.strictEqual(low.length, 1)
+      assert.match(low[0] ?? "", /^Started: heap collected/)
+      assert.deepStrictEqual(yield* releasesOf({}), [])
+      // releaseMemoryWhenIdle, when given, wins over lowMemory
+      assert.deepStrictEqual(yield* releasesOf({ lowMemory: true, releaseMemoryWhenIdle: false }), [])
+    }), { timeout: 20_000 })
 })
