@@ -22,10 +22,11 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
-import { type A2AError, Unavailable } from "../../protocol/A2AError.ts"
+import type { A2AError, Unavailable } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
+import * as Outcome from "../../server/engine/Outcome.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isStorageUnreachable, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { type Caller, type Local, type Processed, setStatus, type StartOptions } from "../../server/TurnDispatch.ts"
@@ -50,12 +51,7 @@ const inFlight = (task: v1.Task) => !isFinal(task.status.state)
  * @since 0.2.0
  * @category errors
  */
-export const toldNothing = (taskId: string | undefined) =>
-  new Unavailable({
-    message: `${taskId === undefined ? "The turn" : `The turn of task ${taskId}`} ended before it told anything ` +
-      "(its execution was interrupted before the task was first saved); send the message again",
-    retryAfterSeconds: 1
-  })
+export const toldNothing: (taskId: string | undefined) => Unavailable = Outcome.toldNothing
 
 /**
  * What a Turn's run answers when the storage was lost before its turn started, or during it with a restartable
