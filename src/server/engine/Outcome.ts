@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { A2AError, InternalError, InvalidAgentResponse } from "../../protocol/A2AError.ts"
+import { A2AError, InternalError, InvalidAgentResponse, Unavailable } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal } from "../../protocol/TaskStates.ts"
 import { clientErrorOf, isConflict, type TaskScope, type TaskStore, type TaskStoreError } from "../TaskStore.ts"
@@ -51,6 +51,22 @@ export interface Ending {
  */
 export const STORAGE_LOST = "The task store was unreachable while this task was being worked on, so its work was " +
   "lost and it was marked as failed. Send the request again to start a new task."
+
+/**
+ * What a send hears of a turn that ended having told it nothing (no event, no failure) and left no task stored:
+ * its execution was interrupted before its task's first save (the agent interrupted itself, a cancel, the server's
+ * executions interrupted as it stopped), so nothing of it ran that the caller could be told. Retryable: the
+ * message was not taken into any task.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const toldNothing = (taskId: string | undefined): Unavailable =>
+  new Unavailable({
+    message: `${taskId === undefined ? "The turn" : `The turn of task ${taskId}`} ended before it told anything ` +
+      "(its execution was interrupted before the task was first saved); send the message again",
+    retryAfterSeconds: 1
+  })
 
 /**
  * A store failure inside an execution, kept apart from the agent's own failures.

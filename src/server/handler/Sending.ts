@@ -6,21 +6,17 @@
  *
  * @since 0.2.0
  */
-import type * as Cause from "effect/Cause"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import {
-  type A2AError,
-  ContentTypeNotSupported,
-  ExtensionSupportRequired,
-  InternalError
-} from "../../protocol/A2AError.ts"
+import { type A2AError, ContentTypeNotSupported, ExtensionSupportRequired } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import type { CallContext } from "../CallContext.ts"
 import * as Execution from "../engine/Execution.ts"
+import { toldNothing } from "../engine/Outcome.ts"
 import type * as TaskRunner from "../engine/TaskRunner.ts"
 import * as Ids from "../internal/Ids.ts"
 import * as LiveSet from "../internal/LiveSet.ts"
@@ -30,7 +26,7 @@ import * as Validation from "../internal/Validation.ts"
 import { type Claim, type Earlier, type MessageClaims } from "../MessageClaims.ts"
 import { fingerprint, type ReceiptKey } from "../MessageReceipts.ts"
 import { ShutdownDeadline } from "../ShutdownDeadline.ts"
-import { limitHistory, storeBusy } from "../TaskStore.ts"
+import { limitHistory, orInternal, storeBusy } from "../TaskStore.ts"
 import { noPush, noStreaming, pushConfigChecks, scopeOf, type Shared } from "./Common.ts"
 import type { Handlers } from "./Common.ts"
 import type { Reading } from "./Reading.ts"
@@ -43,12 +39,11 @@ import type { Reading } from "./Reading.ts"
  */
 export type Sending = Pick<Handlers, "sendMessage" | "sendStreamingMessage">
 
-const noResponse = () => new InternalError({ message: "The task ended without a response" })
-
 /**
  * The sending operations over `shared`, their messages claimed by `claims` (none: every send runs) and an
  * earlier send's task followed by `follow`. Blocking sends still waiting at the ShutdownDeadline answer at once
- * with what they have.
+ * with what they have. A send whose turn ended having told it nothing (its execution interrupted before its task's
+ * first save) answers the task as stored, if there is one, else a retryable UNAVAILABLE: never an internal error.
  *
  * @since 0.2.0
  * @category constructors
@@ -164,12 +159,32 @@ export const make = (
     const toResponse = (
       processed: TaskRunner.Processed,
       historyLength: number | undefined
-    ): Effect.Effect<v1.SendMessageResponse, InternalError> =>
+    ): Effect.Effect<v1.SendMessageResponse, A2AError> =>
       Option.isSome(processed.task)
         ? Effect.succeed({ task: limitHistory(processed.task.value, historyLength) })
         : "message" in processed.event
         ? Effect.succeed({ message: processed.event.message })
-        : Effect.fail(noResponse())
+        : Effect.fail(toldNothing(undefined))
+
+    /**
+     * The answer of a send whose turn told it nothing: its task as stored when it names one that is (the turn
+     * ended before saving anything of its own), else `told` (UNAVAILABLE: nothing was taken, send it again).
+     */
+    const untold = (
+      req: v1.SendMessageRequest,
+      ctx: CallContext,
+      told: A2AError
+    ): Effect.Effect<v1.SendMessageResponse, A2AError> => {
+      const taskId = req.message.taskId
+      if (taskId === undefined || taskId.length === 0) return Effect.fail(told)
+      return store.get(taskId, scopeOf(req, ctx)).pipe(
+        orInternal,
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(told),
+          onSome: (stored) => Effect.succeed({ task: limitHistory(stored.task, req.configuration?.historyLength) })
+        }))
+      )
+    }
 
     const sendMessage: Handlers["sendMessage"] = (req, ctx) =>
       Effect.suspend(() => {
@@ -181,7 +196,10 @@ export const make = (
         const historyLength = req.configuration?.historyLength
         return Effect.flatMap(start(req, ctx, caller), (earlier) => {
           if (earlier === undefined) {
-            return Effect.flatMap(Deferred.await(caller.answer), (processed) => toResponse(processed, historyLength))
+            return Deferred.await(caller.answer).pipe(
+              Effect.flatMap((processed) => toResponse(processed, historyLength)),
+              Effect.catchIf((error) => error === caller.untold, (error) => untold(req, ctx, error))
+            )
           }
           caller.leave()
           return Effect.succeed(
@@ -196,7 +214,7 @@ export const make = (
       capabilities.streaming !== true
         ? PushStream.fail(noStreaming())
         : PushStream.make((sink) =>
-          Effect.flatMap(start(req, ctx, PushStream.mapInput(sink, eventOf)), (earlier) => {
+          Effect.flatMap(start(req, ctx, new StreamCaller(sink)), (earlier) => {
             if (earlier === undefined) return Effect.void
             const last = (event: v1.StreamResponse) =>
               Effect.sync(() => {
@@ -221,6 +239,8 @@ class SendCaller implements TaskRunner.Caller {
   readonly answer = Deferred.makeUnsafe<TaskRunner.Processed, A2AError>()
   readonly immediate: boolean
   private last: TaskRunner.Processed | undefined = undefined
+  /** What the answer fails with when the turn ends having told nothing (see `end`), once it has. */
+  untold: A2AError | undefined = undefined
   // A blocking send waits in `waiting` until its task ends, to answer at once at the shutdown deadline.
   private readonly waiting: LiveSet.LiveSet<SendCaller>
   private readonly entry: LiveSet.Entry<SendCaller> | undefined
@@ -254,14 +274,48 @@ class SendCaller implements TaskRunner.Caller {
     Deferred.doneUnsafe(this.answer, Exit.failCause(cause))
   }
 
+  /**
+   * Ended having told nothing (no event, no failure): its execution was interrupted before its task's first save.
+   * The send then answers the task as stored, if any, else UNAVAILABLE (see `untold` in `make`).
+   */
   end(): void {
     this.leave()
-    Deferred.doneUnsafe(this.answer, this.last === undefined ? Exit.fail(noResponse()) : Exit.succeed(this.last))
+    if (this.last !== undefined) return void Deferred.doneUnsafe(this.answer, Exit.succeed(this.last))
+    this.untold = toldNothing(undefined)
+    Deferred.doneUnsafe(this.answer, Exit.fail(this.untold))
   }
 
   /** A message waiting for the agent's turn in progress: a non-blocking send answers the task as it is now. */
   queued(task: v1.Task): void {
     if (this.immediate) Deferred.doneUnsafe(this.answer, Exit.succeed({ event: { task }, task: Option.some(task) }))
+  }
+}
+
+/**
+ * What a SendStreamingMessage hears of its execution: its events, as the stream's; a turn that ended having told it
+ * nothing (interrupted before its task's first save) ends the stream with a retryable UNAVAILABLE, not silently.
+ */
+class StreamCaller implements TaskRunner.Caller {
+  readonly sink: PushStream.Sink<v1.StreamResponse, A2AError>
+  private told = false
+
+  constructor(sink: PushStream.Sink<v1.StreamResponse, A2AError>) {
+    this.sink = sink
+  }
+
+  offer(processed: TaskRunner.Processed): void {
+    this.told = true
+    this.sink.offer(processed.event)
+  }
+
+  fail(cause: Cause.Cause<A2AError>): void {
+    this.told = true
+    this.sink.fail(cause)
+  }
+
+  end(): void {
+    if (!this.told) return this.sink.fail(Cause.fail(toldNothing(undefined)))
+    this.sink.end()
   }
 }
 
@@ -282,5 +336,3 @@ const startOptions = (
   newTaskId,
   receipt
 })
-
-const eventOf = (processed: TaskRunner.Processed): v1.StreamResponse => processed.event

@@ -20,12 +20,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as PrimaryKey from "effect/PrimaryKey"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
-import { type A2AError, Unavailable } from "../../protocol/A2AError.ts"
+import type { A2AError, Unavailable } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal } from "../../protocol/TaskStates.ts"
 import * as CallContext from "../../server/CallContext.ts"
+import * as Outcome from "../../server/engine/Outcome.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isStorageUnreachable, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { type Caller, type Local, type Processed, setStatus, type StartOptions } from "../../server/TurnDispatch.ts"
@@ -50,12 +52,7 @@ const inFlight = (task: v1.Task) => !isFinal(task.status.state)
  * @since 0.2.0
  * @category errors
  */
-export const toldNothing = (taskId: string | undefined) =>
-  new Unavailable({
-    message: `${taskId === undefined ? "The turn" : `The turn of task ${taskId}`} ended before it told anything ` +
-      "(its execution was interrupted before the task was first saved); send the message again",
-    retryAfterSeconds: 1
-  })
+export const toldNothing: (taskId: string | undefined) => Unavailable = Outcome.toldNothing
 
 /**
  * What a Turn's run answers when the storage was lost before its turn started, or during it with a restartable
@@ -75,6 +72,11 @@ export interface RunnerState {
   readonly turns: Set<Deferred.Deferred<void>>
   /** Done once a stop has waited for the turns it may: those still running are left to the engine. */
   readonly stopped: Deferred.Deferred<void>
+  /**
+   * The Turns being run here, by their primary key, each with its run's end: a Turn delivered again while it runs
+   * here waits for that end rather than running anything (see `once`).
+   */
+  readonly delivered: Map<string, Deferred.Deferred<Exit.Exit<TurnOutcome, A2AError>>>
 }
 
 /**
@@ -83,7 +85,12 @@ export interface RunnerState {
  * @since 0.2.0
  * @category constructors
  */
-export const makeState = (): RunnerState => ({ stopping: false, turns: new Set(), stopped: Deferred.makeUnsafe() })
+export const makeState = (): RunnerState => ({
+  stopping: false,
+  turns: new Set(),
+  stopped: Deferred.makeUnsafe(),
+  delivered: new Map()
+})
 
 /**
  * A graceful stop (the runner's scope closing): no turn starts from now on (the engine hands those over when it
@@ -281,7 +288,42 @@ const handler = (
           Effect.andThen(Effect.suspend(() => turn(payload)))
         ))
 
-    return Task.of({ Turn: ({ payload }) => slots.withPermit(turn(payload)) })
+    /**
+     * A Turn's run, once per runner at a time. The engine may deliver a Turn again while its first delivery still
+     * runs here: when the runner's shard locks could not be refreshed in time (a loaded machine or database), it
+     * takes them as lost, lets go of every shard at once without waiting for the entities on them, takes them back,
+     * and hands the Turns still unanswered to new entities. Run again, such a Turn found its task as its first
+     * delivery was leaving it: before its first save it started the task a second time (two agents, one of them
+     * ending having told nothing), after it it took the turn as lost with its node (FAILED) or answered the task in
+     * flight. It now waits for the first delivery's end and answers the same; should that one have been interrupted
+     * (left to the shard's next owner), it runs the turn itself.
+     */
+    const once = (payload: TurnRequest): Effect.Effect<TurnOutcome, A2AError> =>
+      Effect.suspend(() => {
+        const key = PrimaryKey.value(payload)
+        const running = state.delivered.get(key)
+        if (running !== undefined) {
+          return Effect.logInfo(
+            `The turn of message ${payload.message.messageId} is delivered again as it runs here; ` +
+              "answering its run's outcome"
+          ).pipe(
+            Effect.andThen(Deferred.await(running)),
+            Effect.flatMap((exit) => Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? once(payload) : exit)
+          )
+        }
+        const ended = Deferred.makeUnsafe<Exit.Exit<TurnOutcome, A2AError>>()
+        state.delivered.set(key, ended)
+        return slots.withPermit(turn(payload)).pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (state.delivered.get(key) === ended) state.delivered.delete(key)
+              Deferred.doneUnsafe(ended, Exit.succeed(exit))
+            })
+          )
+        )
+      })
+
+    return Task.of({ Turn: ({ payload }) => once(payload) })
   })
 
 /**

@@ -29,9 +29,9 @@ import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal, label } from "../../protocol/TaskStates.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
-import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
+import { isConflict, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
-import { QUEUED, requestOf, Task, type TurnRequest } from "./TurnMessage.ts"
+import { QUEUED, requestOf, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
 /** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
 const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
@@ -47,6 +47,16 @@ const sameStatus = (told: v1.TaskStatus, final: v1.TaskStatus) =>
 
 /** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
 const EVENTS_GRACE = Duration.seconds(5)
+
+/** How often the store is read for a turn's end once the EventBus was lost (see `report`). */
+const STORE_WATCH = Duration.seconds(1)
+
+/**
+ * Whether a stored task shows the end of the turn of `messageId`: the message in its history, and the turn not cut
+ * short (the task in a final state, its last save not the one that took the message in).
+ */
+const turnEnded = (record: TaskRecord, messageId: string) =>
+  record.task.history?.some((m) => m.messageId === messageId) === true && !isTurnCut(record, messageId)
 
 /**
  * This node's `route` over the engine (Sharding and its storage in context): sends each SendMessage as a Turn and
@@ -85,6 +95,7 @@ export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope
       // A non-blocking send is answered once its Turn is stored, and not sooner by the events of the task's turn
       // still running: its client, answered, may send the task's next message, which must be stored after this one.
       let stored = acknowledge === undefined
+      const messageId = payload.message.messageId
       const apply = (event: v1.StreamResponse, sequence: number): void => {
         if (!stored || sequence <= version) return
         version = sequence
@@ -112,13 +123,31 @@ export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope
       const forward = (
         events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>
       ) => Stream.runForEach(events, ({ event, sequence }) => Effect.sync(() => apply(event, sequence)))
+      // The turn's end as the store shows it, once the EventBus was lost with the database: the Turn's answer may
+      // come long after the database is back (the engine's reply waits for its shard locks to be taken again), while
+      // the stored task already tells it. The outcome is then that task, as the Turn would have answered.
+      const shown = yield* Deferred.make<TurnOutcome>()
+      const watchStore = Effect.gen(function*() {
+        for (;;) {
+          const stored = yield* Effect.option(store.get(taskId, { owner: payload.owner, tenant: payload.tenant }))
+          if (Option.isSome(stored) && Option.isSome(stored.value) && turnEnded(stored.value.value, messageId)) {
+            const record = stored.value.value
+            apply({ task: record.task }, record.version)
+            Deferred.doneUnsafe(shown, Exit.succeed({ _tag: "Task", task: record.task }))
+            return
+          }
+          yield* Effect.sleep(STORE_WATCH)
+        }
+      })
       // The EventBus ends its subscriptions when it loses the other nodes (the database went away), events being
       // missed meanwhile: subscribed again as soon as it can be, the caller catches up from the store (the task as
-      // stored, a Task snapshot, when it is newer than the last event told), then hears the events after it.
+      // stored, a Task snapshot, when it is newer than the last event told), then hears the events after it, while
+      // the store is watched for the turn's end.
       const caughtUp = Effect.scoped(Effect.gen(function*() {
         const again = yield* bus.subscribe(taskId)
         const stored = yield* store.get(taskId, { owner: payload.owner, tenant: payload.tenant })
         if (Option.isSome(stored)) apply({ task: stored.value.task }, stored.value.version)
+        yield* Effect.forkScoped(watchStore)
         yield* forward(again)
       }))
       const forwarding = yield* forward(events).pipe(
@@ -127,25 +156,26 @@ export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope
         Effect.forkScoped
       )
       const client = clientFor(taskId)
+      // The Turn's answer, or the turn's end as the store shows it after an outage, whichever comes first.
+      const outcomeOf = Effect.raceFirst(client.Turn(payload), Deferred.await(shown))
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
       // stored before it): a message answered before another was sent runs before it. The same Turn sent again
       // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
-      const answer =
-        yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
-          Effect.andThen(Effect.sync(() => {
-            stored = true
-          })),
-          Effect.andThen(acknowledge),
-          Effect.andThen(client.Turn(payload))
-        )).pipe(
-          Effect.catchTags({
-            MailboxFull: engineFailed(taskId),
-            AlreadyProcessingMessage: engineFailed(taskId),
-            PersistenceError: engineFailed(taskId),
-            EntityNotAssignedToRunner: engineFailed(taskId)
-          }),
-          Effect.exit
-        )
+      const answer = yield* (acknowledge === undefined ? outcomeOf : client.Turn(payload, { discard: true }).pipe(
+        Effect.andThen(Effect.sync(() => {
+          stored = true
+        })),
+        Effect.andThen(acknowledge),
+        Effect.andThen(outcomeOf)
+      )).pipe(
+        Effect.catchTags({
+          MailboxFull: engineFailed(taskId),
+          AlreadyProcessingMessage: engineFailed(taskId),
+          PersistenceError: engineFailed(taskId),
+          EntityNotAssignedToRunner: engineFailed(taskId)
+        }),
+        Effect.exit
+      )
       if (Exit.isFailure(answer)) {
         yield* Fiber.interrupt(forwarding)
         if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void

@@ -3,18 +3,27 @@
  * nothing (no event, no failure). Its caller hears the task as stored when there is one (a non-blocking send's
  * acknowledged task), else a retryable UNAVAILABLE: never a bare internal error ("The task ended without a
  * response", a 500). The interruption is made deterministic by an agent that interrupts itself before its first
- * event; the engine is Effect's in-memory test runner, the stores are in memory.
+ * event; the engine is Effect's in-memory test runner, the stores are in memory. And a Turn delivered again while
+ * its first delivery runs on the same runner answers that delivery's outcome, running nothing (below).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Deferred, Duration, Effect, Exit, Layer, Option, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
+import * as Entity from "effect/cluster/Entity"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as TestRunner from "effect/cluster/TestRunner"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
+import * as Auth from "../../../src/server/Auth.ts"
 import * as CallContext from "../../../src/server/CallContext.ts"
 import * as TaskRunner from "../../../src/server/engine/TaskRunner.ts"
+import { RequestHandler } from "../../../src/server/RequestHandler.ts"
 import { TaskStore } from "../../../src/server/TaskStore.ts"
+import { type Local, TurnDispatch } from "../../../src/server/TurnDispatch.ts"
 import * as ClusterTurns from "../../../src/sql/cluster/ClusterTurns.ts"
+import * as TurnEntity from "../../../src/sql/cluster/TurnEntity.ts"
+import * as TurnMessage from "../../../src/sql/cluster/TurnMessage.ts"
+import { baseCard } from "../../server/support.ts"
 
 /** Interrupts itself before it emits anything: its execution ends before its task is first saved. */
 const interrupting = AgentExecutor.make(() => Stream.fromEffect(Effect.interrupt))
@@ -38,10 +47,10 @@ const listening = Effect.gen(function*() {
   return { caller, events, failures, ended }
 })
 
-const message = (messageId: string): v1.Message => ({
+const message = (messageId: string, text = "hello"): v1.Message => ({
   messageId,
   role: "ROLE_USER",
-  parts: [{ text: "hello" }]
+  parts: [{ text }]
 })
 
 const send = (runner: TaskRunner.TaskRunner, messageId: string, returnImmediately: boolean) =>
@@ -86,3 +95,95 @@ describe("a cluster turn interrupted before its first save", () => {
       for (const { task } of heard.events) assert.strictEqual(Option.getOrThrow(task).id, acknowledged.id)
     }).pipe(Effect.provide(engine), Effect.scoped), 30_000)
 })
+
+/**
+ * A Turn delivered again while its first delivery still runs on this runner (#42): under load the runner's shard
+ * locks are not refreshed in time, it lets go of every shard at once without waiting for the entities on them,
+ * takes them back, and the engine hands the Turns still unanswered to new entities. Two entities of one task share
+ * the runner here (two test clients of the entity over one RunnerState), the second given the first's Turn while
+ * its agent waits: before its task's first save, then after it.
+ */
+describe("a cluster Turn delivered again while it runs here", () => {
+  /** The agent's starts, and the gate its turn waits on. */
+  const agentState = { starts: 0, gate: Deferred.makeUnsafe<void>() }
+
+  /** "before": waits before its first event (so before its task's first save); "after": once it is WORKING. */
+  const gated = AgentExecutor.make((ctx) => {
+    agentState.starts++
+    const text = AgentExecutor.textOf(ctx.message)
+    const complete = AgentExecutor.task((task) => task.complete("done")).execute(ctx)
+    if (text === "before") return Stream.unwrap(Effect.as(Deferred.await(agentState.gate), complete))
+    return AgentExecutor.task((task) =>
+      task.working("at work").pipe(
+        Effect.andThen(Deferred.await(agentState.gate)),
+        Effect.andThen(task.complete("done"))
+      )
+    ).execute(ctx)
+  })
+
+  const twice = (text: string) =>
+    Effect.gen(function*() {
+      agentState.starts = 0
+      agentState.gate = Deferred.makeUnsafe<void>()
+      const ready = yield* Deferred.make<Local>()
+      // The node's runner, serving the engine through `ready` (as ClusterTurns does), over memory stores.
+      const context = yield* Layer.build(
+        A2AServer.layerCore({ card: baseCard }).pipe(
+          Layer.provide(Layer.succeed(AgentExecutor.AgentExecutor, gated)),
+          Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
+          Layer.provide(Layer.succeed(TurnDispatch, { route: undefined, serve: (l) => Deferred.succeed(ready, l) })),
+          Layer.provideMerge(A2AServer.memoryServices)
+        )
+      )
+      yield* Effect.gen(function*() {
+        yield* RequestHandler
+        const state = TurnEntity.makeState()
+        const entities = TurnEntity.layer(ready, state, 4)
+        const first = yield* Entity.makeTestClient(TurnMessage.Task, entities)
+        const second = yield* Entity.makeTestClient(TurnMessage.Task, entities)
+        const taskId = `task-${text}`
+        const payload = TurnMessage.requestOf({
+          message: message(`m-${text}`, text),
+          owner: "alice",
+          tenant: "",
+          call: CallContext.make(),
+          metadata: undefined,
+          configuration: { returnImmediately: false },
+          pushConfig: undefined
+        }, taskId)
+        const store = yield* TaskStore
+        const running = yield* Effect.forkChild((yield* first(taskId)).Turn(payload))
+        // The first delivery's agent at work: before its first save, or WORKING.
+        for (let i = 0; agentState.starts === 0 || (text === "after" && !(yield* saved(store, taskId))); i++) {
+          if (i > 500) return yield* Effect.die("the first delivery's agent did not start")
+          yield* Effect.sleep("10 millis")
+        }
+        const again = yield* Effect.forkChild((yield* second(taskId)).Turn(payload))
+        yield* Effect.sleep("300 millis")
+        yield* Deferred.succeed(agentState.gate, undefined)
+        const outcomes = [yield* Fiber.join(running), yield* Fiber.join(again)]
+        assert.strictEqual(agentState.starts, 1, "the agent ran once")
+        for (const outcome of outcomes) {
+          assert.strictEqual(outcome._tag, "Task")
+          if (outcome._tag === "Task") {
+            assert.strictEqual(outcome.task.id, taskId)
+            assert.strictEqual(outcome.task.status.state, "TASK_STATE_COMPLETED", JSON.stringify(outcome.task.status))
+          }
+        }
+        const stored = Option.getOrThrow(yield* store.get(taskId, { owner: "alice", tenant: "" }))
+        assert.strictEqual(stored.task.status.state, "TASK_STATE_COMPLETED")
+      }).pipe(Effect.provide(context), Effect.provide(ShardingConfig.layer()))
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds"))
+
+  it.live("before its task's first save: the agent runs once, both deliveries answer its end", () => twice("before"))
+
+  it.live("after its task's first save: not failed as lost with its node, both deliveries answer its end", () =>
+    twice("after"))
+})
+
+/** Whether the task is stored by its turn (not only acknowledged). */
+const saved = (store: TaskStore["Service"], taskId: string) =>
+  Effect.map(
+    store.get(taskId, { owner: "alice", tenant: "" }),
+    (found) => Option.isSome(found) && found.value.version > 0
+  )
