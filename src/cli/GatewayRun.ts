@@ -37,6 +37,8 @@ export interface RunOptions {
   readonly timeout?: number | undefined
   /** Serve the registry as MCP tools on stdin/stdout instead of serving HTTP. */
   readonly stdio?: boolean | undefined
+  /** Refuse agents with known faults instead of repairing them (A2A_STRICT too). */
+  readonly strict?: boolean | undefined
 }
 
 const userError = (message: string) => new CliError.UserError({ cause: new Error(message), userMessage: message })
@@ -48,7 +50,8 @@ export const run = (options: RunOptions) =>
     const gatewayOptions: Gateway.Options = {
       ...configured,
       adminToken: options.adminToken ?? configured.adminToken,
-      timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout)
+      timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout),
+      strict: options.strict === true || configured.strict === true
     }
     const store = options.memory ? Gateway.layerMemory : Gateway.storeConfig
     const clients = Layer.merge(ClientLayer.forBinding(Option.none()), A2A01.server)

@@ -29,6 +29,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -44,6 +45,7 @@ import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.t
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as Credentials from "../client/Credentials.ts"
+import * as Tolerance from "../client/Tolerance.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as SecretBox from "../sql/internal/SecretBox.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
@@ -192,6 +194,14 @@ export interface Options {
   readonly secretKeys?: ReadonlyArray<Redacted.Redacted<Buffer>> | undefined
   /** Bound on fetching a card, and on each call to an agent (opening its stream). Default 10 seconds. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * Refuse agents with the known faults of agents in the wild (see the client's Tolerance) instead of reading them
+   * repaired: such an agent's card does not register (`InvalidCard`), its results and events are refused
+   * (`InvalidAgentResponse`). Default: `Tolerance.Strict` in context (false unless provided).
+   *
+   * @since 0.2.0
+   */
+  readonly strict?: boolean | undefined
 }
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/i
@@ -256,6 +266,7 @@ export const make = (options: Options = {}) =>
     const store = yield* GatewayStore
     const context = yield* Effect.context<HttpClient.HttpClient>()
     const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
+    const strict = options.strict
     const box = options.secretKeys !== undefined && options.secretKeys.length > 0
       ? SecretBox.make(options.secretKeys)
       : undefined
@@ -313,9 +324,13 @@ export const make = (options: Options = {}) =>
           const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
           if (Option.isSome(verifier)) yield* verifier.value.verify(fetched)
           // a client made now proves the card offers an interface the gateway can call
-          yield* A2AClient.make(fetched.card, { cardUrl: fetched.url })
+          yield* A2AClient.make(fetched.card, { cardUrl: fetched.url, strict })
           return fetched
-        }).pipe(Effect.provideContext(context), Effect.result)
+        }).pipe(
+          Effect.provideContext(context),
+          strict === undefined ? identity : Effect.provideService(Tolerance.Strict, strict),
+          Effect.result
+        )
         const ended = yield* Clock.currentTimeMillis
         const seen: Health = Result.isSuccess(result)
           ? { reachable: true, lastCardFetch: new Date(ended).toISOString(), latencyMillis: ended - started }
@@ -340,7 +355,7 @@ export const make = (options: Options = {}) =>
       credentials: Credentials.Credentials,
       transformClient?: (client: HttpClient.HttpClient) => HttpClient.HttpClient
     ) =>
-      A2AClient.make(stored.card, { cardUrl: stored.cardUrl, credentials, timeout, transformClient }).pipe(
+      A2AClient.make(stored.card, { cardUrl: stored.cardUrl, credentials, timeout, transformClient, strict }).pipe(
         Effect.provideContext(context),
         Effect.mapError((error) =>
           new RegistryUnavailable({ message: `Agent ${stored.name} cannot be called: ${error.message}` })
