@@ -49,6 +49,7 @@ import * as Tolerance from "../client/Tolerance.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as SecretBox from "../sql/internal/SecretBox.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
+import * as Preview from "./internal/PreviewRequest.ts"
 import { AgentExists, AgentNotFound, RegistrationRefused, RegistryUnavailable } from "./GatewayError.ts"
 import { type AgentKind, GatewayStore, type GatewayStoreError, type StoredAgent } from "./GatewayStore.ts"
 import * as RestPassthrough from "./RestPassthrough.ts"
@@ -175,7 +176,10 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly headersOf: (stored: StoredAgent) => Effect.Effect<Record<string, string>, RegistryUnavailable>
   /** Records what a call to the agent showed of its health. */
   readonly report: (name: string, outcome: Result.Result<void, A2AClientError>) => Effect.Effect<void>
-  /** The request SendMessage with these params would send upstream, secrets masked; nothing is sent. */
+  /**
+   * The request SendMessage with these params would send upstream, secrets masked; nothing is sent. For a REST
+   * passthrough, the raw POST its endpoint would get (the message's data part or text as the body).
+   */
   readonly preview: (
     name: string,
     request: A2AClient.Request<v1.SendMessageRequest>
@@ -484,10 +488,16 @@ export const make = (options: Options = {}) =>
     const preview = (name: string, request: A2AClient.Request<v1.SendMessageRequest>) =>
       Effect.gen(function*() {
         const stored = yield* existing(name)
-        if (stored.kind !== "a2a") {
-          return yield* refused("NotSupported", `Preview is for A2A agents; ${name} is a REST passthrough`)
-        }
         const input = (yield* credentialsOf(stored)) ?? {}
+        if (stored.kind === "rest-passthrough") {
+          const headers = GatewayCredentials.headersFor(input)
+          if (Result.isFailure(headers)) {
+            return yield* new RegistryUnavailable({ message: `Agent ${stored.name}: ${headers.failure}` })
+          }
+          const built = RestPassthrough.requestFor({ url: stored.url, headers: headers.success }, request.message)
+          if (Result.isFailure(built)) return yield* refused("InvalidInput", built.failure.message)
+          return Preview.show(built.success, GatewayCredentials.secretsOf(input))
+        }
         // OAuth 2 grants are shown with a stand-in token: obtaining a real one would send a request.
         const shown: GatewayCredentials.CredentialsInput = Object.fromEntries(
           Object.entries(input).map(([key, value]) =>
@@ -509,39 +519,7 @@ export const make = (options: Options = {}) =>
         if (captured === undefined) {
           return yield* refused("InvalidInput", "The request could not be built from the given params")
         }
-        const secrets = [...GatewayCredentials.secretsOf(input), OAUTH_PLACEHOLDER]
-        const body = captured.body._tag === "Uint8Array"
-          ? new TextDecoder().decode(captured.body.body)
-          : captured.body._tag === "Raw" && typeof captured.body.body === "string"
-          ? captured.body.body
-          : ""
-        const maskedBody = GatewayCredentials.mask(body, secrets)
-        let parsed: unknown = maskedBody
-        try {
-          parsed = JSON.parse(maskedBody)
-        } catch {
-          // not JSON: shown as text
-        }
-        return {
-          method: captured.method,
-          url: GatewayCredentials.mask(captured.url, secrets) +
-            (captured.urlParams.params.length > 0
-              ? `?${
-                GatewayCredentials.mask(
-                  new URLSearchParams(
-                    captured.urlParams.params.map((
-                      [k, v]
-                    ): [string, string] => [k, typeof v === "string" ? v : Redacted.value(v)])
-                  ).toString(),
-                  secrets
-                )
-              }`
-              : ""),
-          headers: Object.fromEntries(
-            Object.entries(captured.headers).map(([key, value]) => [key, GatewayCredentials.mask(value, secrets)])
-          ),
-          body: parsed
-        }
+        return Preview.show(captured, [...GatewayCredentials.secretsOf(input), OAUTH_PLACEHOLDER])
       })
 
     return GatewayRegistry.of({
