@@ -23,6 +23,7 @@ import * as Gateway from "../gateway/Gateway.ts"
 import * as GatewayRegistry from "../gateway/GatewayRegistry.ts"
 import * as RegistryMcp from "../gateway/RegistryMcp.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
+import * as ApiDocs from "../pages/ApiDocs.ts"
 import * as GatewayUi from "../pages/GatewayUi.ts"
 import * as Auth from "../server/Auth.ts"
 import * as A2A01 from "../v0_1/A2A01.ts"
@@ -72,7 +73,8 @@ export const run = (options: RunOptions) =>
       const server = yield* HttpServer.HttpServer
       const base = NodeA2AServer.baseUrl(server.address)
       yield* Effect.logInfo(
-        `Gateway listening on ${base} (agents under ${base}/agents, MCP at ${base}/mcp, catalog page ${base}/ui)`
+        `Gateway listening on ${base} (agents under ${base}/agents, MCP at ${base}/mcp, catalog page ${base}/ui, ` +
+          `API docs ${base}/docs)`
       )
       if (gatewayOptions.adminToken === undefined) {
         yield* Effect.logWarning("The admin API is off: give --admin-token or A2A_GATEWAY_ADMIN_TOKEN to manage agents")
@@ -81,9 +83,18 @@ export const run = (options: RunOptions) =>
     const served = announce.pipe(
       Layer.provideMerge(
         // the catalog page at /ui beside the admin API and the front door
-        HttpRouter.serve(Layer.merge(Gateway.routes(gatewayOptions), GatewayUi.routes()), {
-          disableListenLog: true
-        }).pipe(
+        HttpRouter.serve(
+          Layer.mergeAll(
+            Gateway.routes(gatewayOptions),
+            GatewayUi.routes(),
+            // the gateway's OpenAPI document at /openapi.json and the page that shows it at /docs
+            ApiDocs.gatewayDocumentRoutes({ admin: gatewayOptions.adminToken !== undefined }),
+            ApiDocs.routes()
+          ),
+          {
+            disableListenLog: true
+          }
+        ).pipe(
           Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
         )
       ),

@@ -1,6 +1,7 @@
 /**
  * `effect-a2a gateway` from source as a child process: it serves the gateway (memory registry), and `gateway add`,
- * `ls` and `rm` manage its agents through the admin API; without the token the commands say what is missing.
+ * `ls` and `rm` manage its agents through the admin API; its OpenAPI document is at /openapi.json, the page at /docs;
+ * without the token the commands say what is missing.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -45,6 +46,16 @@ describe("effect-a2a gateway", () => {
 
       const card = yield* Effect.promise(() => fetch(`${base}/agents/demo/.well-known/agent-card.json`))
       assert.strictEqual(card.status, 200)
+
+      // its OpenAPI document (the admin API on: a token was given) and the page that shows it
+      const document = yield* Effect.promise(() =>
+        fetch(`${base}/openapi.json`).then((r) =>
+          r.json() as Promise<{ servers: Array<{ url: string }>; paths: object }>
+        )
+      )
+      assert.strictEqual(document.servers[0]!.url, base)
+      assert.includeMembers(Object.keys(document.paths), ["/admin/agents", "/agents", "/agents/{name}", "/mcp"])
+      assert.strictEqual((yield* Effect.promise(() => fetch(`${base}/docs`))).status, 200)
 
       const listed = yield* commandToExit(["gateway", "ls"], env)
       assert.strictEqual(listed.code, 0, listed.output)
