@@ -36,7 +36,15 @@ export interface Scenario {
 }
 
 // The gateway (in front of `ours`) only in the A2A scenarios: it forwards them all (bench/gateway.ts reads its cost).
-const A2A: ReadonlyArray<ServerKind> = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "gateway"]
+const A2A: ReadonlyArray<ServerKind> = [
+  "ours",
+  "ours-sqlite",
+  "ours-sqlite-full",
+  "bun",
+  "sdk",
+  "gateway",
+  "gateway-fetch"
+]
 const ALL: ReadonlyArray<ServerKind> = [...A2A, "ceiling"]
 /** The servers that serve gRPC (the SQLite variant only changes the store; Bun serves HTTP only). */
 const GRPC: ReadonlyArray<ServerKind> = ["ours", "sdk"]

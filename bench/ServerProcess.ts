@@ -27,7 +27,8 @@ export const serverKinds = [
   "sdk",
   "ceiling",
   "sse-floor",
-  "gateway"
+  "gateway",
+  "gateway-fetch"
 ] as const
 export type ServerKind = typeof serverKinds[number]
 
@@ -42,7 +43,8 @@ export const serverLabel: Record<ServerKind, string> = {
   sdk: "@a2a-js/sdk",
   ceiling: "node:http ceiling",
   "sse-floor": "node:http SSE floor",
-  gateway: "gateway -> effect-a2a"
+  gateway: "gateway -> effect-a2a",
+  "gateway-fetch": "gateway (fetch) -> effect-a2a"
 }
 
 export interface Endpoints {

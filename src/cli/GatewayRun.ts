@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as CliError from "effect/cli/CliError"
 import * as Console from "effect/Console"
@@ -55,7 +56,9 @@ export const run = (options: RunOptions) =>
       strict: options.strict === true || configured.strict === true
     }
     const store = options.memory ? Gateway.layerMemory : Gateway.storeConfig
-    const clients = Layer.merge(ClientLayer.forBinding(Option.none()), A2A01.server)
+    // Upstream calls through undici's pooled keep-alive client: cheaper per call than fetch, which the gateway
+    // pays on every forwarded request.
+    const clients = Layer.mergeAll(ClientLayer.forBinding(Option.none()), A2A01.server, NodeHttpClient.layerUndici)
     if (options.stdio === true) {
       // stdout is the MCP connection: the local operator's, who sees every agent of the store
       return yield* Layer.launch(
@@ -92,6 +95,8 @@ export const run = (options: RunOptions) =>
             ApiDocs.routes()
           ),
           {
+            // as `serve`: no log line per request (the gateway forwards many)
+            disableLogger: true,
             disableListenLog: true
           }
         ).pipe(
