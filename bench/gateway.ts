@@ -9,7 +9,8 @@
  *   p99 in ms to the microsecond (what one call costs, without queueing);
  * - throughput: `connections` callers at once (autocannon for SendMessage, the stream driver for streams).
  *
- * The gateway's CPU per operation is its own process's; its upstream's is apart. The load average is read before
+ * The gateway's CPU per operation is its own process's; its upstream's is apart; both with one caller and with
+ * `connections` (where each side handles several calls per wake-up). The load average is read before
  * every measurement. Bars (issue #41): the gateway adds at most 1 ms at p50 and keeps at least 70% of the direct
  * throughput.
  *
@@ -50,6 +51,9 @@ interface Figures {
   readonly cpuUsPerSend: number
   /** Its upstream's, µs (the gateway's child), when there is one. */
   readonly upstreamUsPerSend: number | undefined
+  /** The same two with one caller (no batching of calls per wake-up on either side). */
+  readonly cpuUsPerSendAlone: number
+  readonly upstreamUsPerSendAlone: number | undefined
   readonly load: ReadonlyArray<number>
 }
 
@@ -111,10 +115,17 @@ const measure = (server: BenchServer) =>
       body: () => rpcBody("SendStreamingMessage", sendMessageParams(`${STREAM} hello`, newMessageId())),
       verify: (events) => events.length >= 2 && (events.at(-1)?.includes("TASK_STATE_COMPLETED") ?? false)
     }
-    loadNow()
-    const times = yield* sequential(url, durationSec)
-    loadNow()
     const child = yield* childOf(server.pid)
+    const childCpu = child === undefined
+      ? Effect.succeed(undefined)
+      : Effect.map(readCpuTimes(child), (t) => t.userMs + t.systemMs)
+    loadNow()
+    const aloneBefore = yield* server.cpuMs
+    const aloneChildBefore = yield* childCpu
+    const times = yield* sequential(url, durationSec)
+    const aloneMs = (yield* server.cpuMs) - aloneBefore
+    const aloneChildAfter = yield* childCpu
+    loadNow()
     const cpuBefore = yield* server.cpuMs
     const childBefore = child === undefined ? undefined : yield* readCpuTimes(child)
     const sent = yield* runLoad({
@@ -136,6 +147,7 @@ const measure = (server: BenchServer) =>
       )
     }
     const perSend = (ms: number) => sent.completed === 0 ? 0 : (ms * 1000) / sent.completed
+    const perCall = (ms: number) => times.length === 0 ? 0 : (ms * 1000) / times.length
     return {
       sendP50: percentile(times, 50),
       sendP99: percentile(times, 99),
@@ -147,6 +159,10 @@ const measure = (server: BenchServer) =>
       upstreamUsPerSend: childBefore === undefined || childAfter === undefined
         ? undefined
         : perSend(childAfter.userMs + childAfter.systemMs - childBefore.userMs - childBefore.systemMs),
+      cpuUsPerSendAlone: perCall(aloneMs),
+      upstreamUsPerSendAlone: aloneChildBefore === undefined || aloneChildAfter === undefined
+        ? undefined
+        : perCall(aloneChildAfter - aloneChildBefore),
       load
     } satisfies Figures
   })
@@ -198,14 +214,19 @@ const main = Effect.gen(function*() {
       int(med(kind, (f) => f.sendRps)!)
     } | ${fixed(med(kind, (f) => f.streamP50)!)} | ${int(med(kind, (f) => f.streamsPerSec)!)} | ${
       int(med(kind, (f) => f.cpuUsPerSend)!)
-    } | ${med(kind, (f) => f.upstreamUsPerSend) === undefined ? "-" : int(med(kind, (f) => f.upstreamUsPerSend)!)} |`
+    } | ${med(kind, (f) => f.upstreamUsPerSend) === undefined ? "-" : int(med(kind, (f) => f.upstreamUsPerSend)!)} | ${
+      int(med(kind, (f) => f.cpuUsPerSendAlone)!)
+    } | ${
+      med(kind, (f) => f.upstreamUsPerSendAlone) === undefined ? "-" : int(med(kind, (f) => f.upstreamUsPerSendAlone)!)
+    } |`
   )
   yield* Console.log(
     [
       "",
       `| server | SendMessage p50 ms (1 caller) | p99 ms | SendMessage req/s (${connections}) | stream p50 ms (1 caller) ` +
-      `| streams/s (${connections}) | CPU µs/SendMessage | upstream CPU µs/SendMessage |`,
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      `| streams/s (${connections}) | CPU µs/SendMessage (${connections}) | upstream's (${connections}) ` +
+      `| CPU µs/SendMessage (1 caller) | upstream's (1 caller) |`,
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows,
       "",
       `Medians of ${rounds} round(s); load average (1 min) during the run: ${Math.min(...loads).toFixed(1)} to ${
