@@ -35,7 +35,16 @@ export interface Scenario {
   readonly prepare: (server: BenchServer) => Effect.Effect<Runner, BenchError>
 }
 
-const A2A: ReadonlyArray<ServerKind> = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk"]
+// The gateway (in front of `ours`) only in the A2A scenarios: it forwards them all (bench/gateway.ts reads its cost).
+const A2A: ReadonlyArray<ServerKind> = [
+  "ours",
+  "ours-sqlite",
+  "ours-sqlite-full",
+  "bun",
+  "sdk",
+  "gateway",
+  "gateway-fetch"
+]
 const ALL: ReadonlyArray<ServerKind> = [...A2A, "ceiling"]
 /** The servers that serve gRPC (the SQLite variant only changes the store; Bun serves HTTP only). */
 const GRPC: ReadonlyArray<ServerKind> = ["ours", "sdk"]

@@ -19,7 +19,17 @@ import {
   RELEASE_MEMORY_ENV
 } from "./TrivialAgent.ts"
 
-export const serverKinds = ["ours", "ours-sqlite", "ours-sqlite-full", "bun", "sdk", "ceiling", "sse-floor"] as const
+export const serverKinds = [
+  "ours",
+  "ours-sqlite",
+  "ours-sqlite-full",
+  "bun",
+  "sdk",
+  "ceiling",
+  "sse-floor",
+  "gateway",
+  "gateway-fetch"
+] as const
 export type ServerKind = typeof serverKinds[number]
 
 /** What runs when `--servers` is not given: SQLite with `synchronous=FULL` only on request. */
@@ -32,7 +42,9 @@ export const serverLabel: Record<ServerKind, string> = {
   bun: "effect-a2a on Bun",
   sdk: "@a2a-js/sdk",
   ceiling: "node:http ceiling",
-  "sse-floor": "node:http SSE floor"
+  "sse-floor": "node:http SSE floor",
+  gateway: "gateway -> effect-a2a",
+  "gateway-fetch": "gateway (fetch) -> effect-a2a"
 }
 
 export interface Endpoints {

@@ -22,6 +22,21 @@ const adminTokenFlag = Flag.Redacted("admin-token").pipe(
   Flag.optional
 )
 
+/**
+ * `--strict`, shared with `mcp`: refuse agents with the known faults of agents in the wild instead of repairing them.
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const strictFlag = Flag.Boolean("strict").pipe(
+  Flag.withDescription(
+    "Refuse agents with the known faults of agents in the wild (a 0.3 card without protocolVersion, a Task " +
+      "without kind, SSE data with a stray control character) instead of reading them repaired " +
+      "(also A2A_STRICT=true)"
+  ),
+  Flag.withDefault(false)
+)
+
 const gatewayFlag = Flag.String("gateway").pipe(
   Flag.withDescription("The running gateway's base URL (default: A2A_GATEWAY_URL, else http://127.0.0.1:8080)"),
   Flag.withFallbackConfig(Config.String("A2A_GATEWAY_URL")),
@@ -124,7 +139,8 @@ export const gatewayCommand = Command.make(
       Flag.withDescription("Seconds to wait for a card, and for an agent to answer a call; default 10"),
       Flag.filter((n) => n > 0, (n) => `--timeout must be a positive number of seconds, got ${n}`),
       Flag.optional
-    )
+    ),
+    strict: strictFlag
   },
   (flags) =>
     Effect.gen(function*() {
@@ -135,7 +151,8 @@ export const gatewayCommand = Command.make(
         memory: flags.memory,
         adminToken: Option.getOrUndefined(flags.adminToken),
         timeout: Option.getOrUndefined(flags.timeout),
-        stdio: flags.stdio
+        stdio: flags.stdio,
+        strict: flags.strict
       })
     })
 ).pipe(

@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as CliError from "effect/cli/CliError"
 import * as Console from "effect/Console"
@@ -23,6 +24,7 @@ import * as Gateway from "../gateway/Gateway.ts"
 import * as GatewayRegistry from "../gateway/GatewayRegistry.ts"
 import * as RegistryMcp from "../gateway/RegistryMcp.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
+import * as ApiDocs from "../pages/ApiDocs.ts"
 import * as GatewayUi from "../pages/GatewayUi.ts"
 import * as Auth from "../server/Auth.ts"
 import * as A2A01 from "../v0_1/A2A01.ts"
@@ -37,6 +39,8 @@ export interface RunOptions {
   readonly timeout?: number | undefined
   /** Serve the registry as MCP tools on stdin/stdout instead of serving HTTP. */
   readonly stdio?: boolean | undefined
+  /** Refuse agents with known faults instead of repairing them (A2A_STRICT too). */
+  readonly strict?: boolean | undefined
 }
 
 const userError = (message: string) => new CliError.UserError({ cause: new Error(message), userMessage: message })
@@ -48,10 +52,13 @@ export const run = (options: RunOptions) =>
     const gatewayOptions: Gateway.Options = {
       ...configured,
       adminToken: options.adminToken ?? configured.adminToken,
-      timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout)
+      timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout),
+      strict: options.strict === true || configured.strict === true
     }
     const store = options.memory ? Gateway.layerMemory : Gateway.storeConfig
-    const clients = Layer.merge(ClientLayer.forBinding(Option.none()), A2A01.server)
+    // Upstream calls through undici's pooled keep-alive client: cheaper per call than fetch, which the gateway
+    // pays on every forwarded request.
+    const clients = Layer.mergeAll(ClientLayer.forBinding(Option.none()), A2A01.server, NodeHttpClient.layerUndici)
     if (options.stdio === true) {
       // stdout is the MCP connection: the local operator's, who sees every agent of the store
       return yield* Layer.launch(
@@ -69,7 +76,8 @@ export const run = (options: RunOptions) =>
       const server = yield* HttpServer.HttpServer
       const base = NodeA2AServer.baseUrl(server.address)
       yield* Effect.logInfo(
-        `Gateway listening on ${base} (agents under ${base}/agents, MCP at ${base}/mcp, catalog page ${base}/ui)`
+        `Gateway listening on ${base} (agents under ${base}/agents, MCP at ${base}/mcp, catalog page ${base}/ui, ` +
+          `API docs ${base}/docs)`
       )
       if (gatewayOptions.adminToken === undefined) {
         yield* Effect.logWarning("The admin API is off: give --admin-token or A2A_GATEWAY_ADMIN_TOKEN to manage agents")
@@ -78,9 +86,20 @@ export const run = (options: RunOptions) =>
     const served = announce.pipe(
       Layer.provideMerge(
         // the catalog page at /ui beside the admin API and the front door
-        HttpRouter.serve(Layer.merge(Gateway.routes(gatewayOptions), GatewayUi.routes()), {
-          disableListenLog: true
-        }).pipe(
+        HttpRouter.serve(
+          Layer.mergeAll(
+            Gateway.routes(gatewayOptions),
+            GatewayUi.routes(),
+            // the gateway's OpenAPI document at /openapi.json and the page that shows it at /docs
+            ApiDocs.gatewayDocumentRoutes({ admin: gatewayOptions.adminToken !== undefined }),
+            ApiDocs.routes()
+          ),
+          {
+            // as `serve`: no log line per request (the gateway forwards many)
+            disableLogger: true,
+            disableListenLog: true
+          }
+        ).pipe(
           Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
         )
       ),

@@ -10,6 +10,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Option from "effect/Option"
+import { strictFlag } from "./GatewayCommand.ts"
 
 const runModule = Effect.promise(() => import("./McpGatewayRun.ts"))
 
@@ -55,7 +56,8 @@ export const mcpCommand = Command.make(
       Flag.withDescription("Seconds a tool call may run before its A2A task is canceled; default 600"),
       Flag.filter((n) => n > 0, (n) => `--call-timeout must be a positive number of seconds, got ${n}`),
       Flag.optional
-    )
+    ),
+    strict: strictFlag
   },
   (flags) =>
     Effect.flatMap(runModule, (m) =>
@@ -66,7 +68,8 @@ export const mcpCommand = Command.make(
         settings: Option.getOrUndefined(flags.settings),
         refresh: Option.getOrUndefined(flags.refresh),
         timeout: Option.getOrUndefined(flags.timeout),
-        callTimeout: Option.getOrUndefined(flags.callTimeout)
+        callTimeout: Option.getOrUndefined(flags.callTimeout),
+        strict: flags.strict
       }))
 ).pipe(
   Command.withDescription("Serve A2A agents as MCP tools (an MCP gateway), over stdio or streamable HTTP"),

@@ -39,6 +39,8 @@ export interface RunOptions {
   readonly timeout?: number | undefined
   /** Seconds a tool call may run. */
   readonly callTimeout?: number | undefined
+  /** Refuse agents with known faults instead of repairing them (A2A_STRICT too). */
+  readonly strict?: boolean | undefined
 }
 
 const userError = (message: string) => new CliError.UserError({ cause: new Error(message), userMessage: message })
@@ -84,8 +86,14 @@ export const run = (options: RunOptions) =>
     if (agents.length === 0) {
       return yield* userError("give at least one agent URL (or a --settings file listing agents)")
     }
+    const strict = options.strict === true ||
+      (yield* Config.Boolean("A2A_STRICT").pipe(
+        Config.withDefault(false),
+        Effect.mapError((error) => userError(`A2A_STRICT: ${error.message}`))
+      ))
     const gateway: McpGateway.Options = {
       agents,
+      strict,
       refreshInterval: seconds(options.refresh),
       timeout: seconds(options.timeout),
       callTimeout: seconds(options.callTimeout)

@@ -8,7 +8,7 @@
  * - `GET /admin/agents/{name}`: the agent, its card fetched again now (health: reachable, last card fetch, latency).
  * - `DELETE /admin/agents/{name}`: the agent as it was.
  * - `POST /admin/agents/{name}/preview` with SendMessage's params: the exact upstream request, secrets masked,
- *   nothing sent.
+ *   nothing sent (for a REST passthrough, the raw POST its endpoint would get).
  *
  * Answers are JSON with `name`, `url`, `kind`; credentials are only ever shown masked. Errors are
  * `{"error": {"code", "reason", "message"}}` with a 4xx naming the problem (see GatewayError).

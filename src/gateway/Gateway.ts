@@ -8,6 +8,7 @@
  * - `A2A_DATA_DIR` (default `./.a2a-data`): otherwise, where the SQLite file `gateway.db` is kept.
  * - `A2A_SECRET_KEYS`: the keys that seal credentials at rest (as for the task stores' push configs).
  * - `A2A_GATEWAY_ADMIN_TOKEN`: the admin API's token; without one the admin API is off.
+ * - `A2A_STRICT` (default false): refuse agents with the known faults of agents in the wild instead of repairing them.
  *
  * @example
  * ```ts
@@ -155,17 +156,20 @@ export const storeConfig: Layer.Layer<
 }))
 
 /**
- * The options from the environment: `A2A_GATEWAY_ADMIN_TOKEN` and `A2A_SECRET_KEYS`.
+ * The options from the environment: `A2A_GATEWAY_ADMIN_TOKEN`, `A2A_SECRET_KEYS` and `A2A_STRICT` (true: refuse
+ * agents with the known faults of agents in the wild instead of repairing them; default false).
  *
  * @since 0.2.0
  * @category utils
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   adminToken: Config.option(Config.Redacted("A2A_GATEWAY_ADMIN_TOKEN")),
-  secretKeys: SqlStore.secretKeysConfig
+  secretKeys: SqlStore.secretKeysConfig,
+  strict: Config.Boolean("A2A_STRICT").pipe(Config.withDefault(false))
 }).pipe(
-  Config.map(({ adminToken, secretKeys }): Options => ({
+  Config.map(({ adminToken, secretKeys, strict }): Options => ({
     adminToken: Option.getOrUndefined(adminToken),
-    secretKeys
+    secretKeys,
+    ...(strict ? { strict } : {})
   }))
 )

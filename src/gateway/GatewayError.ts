@@ -20,7 +20,7 @@ import * as Schema from "effect/Schema"
  * no scheme of the card), `SealingKeyMissing` (400: a credential and no key to seal it with), `Unreachable` (422:
  * the card could not be fetched), `InvalidCard` (422: what was fetched is not an agent card the client reads),
  * `CardSignature` (422: a signed card whose signature does not verify), `NoCompatibleInterface` (422: no interface
- * the gateway can call), `NotSupported` (501: what this gateway does not do, e.g. preview a REST passthrough).
+ * the gateway can call), `NotSupported` (501: what this gateway does not do).
  *
  * @since 0.2.0
  * @category errors

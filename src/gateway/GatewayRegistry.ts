@@ -29,13 +29,14 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -44,11 +45,13 @@ import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.t
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as Credentials from "../client/Credentials.ts"
+import * as Tolerance from "../client/Tolerance.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as SecretBox from "../sql/internal/SecretBox.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
 import { AgentExists, AgentNotFound, RegistrationRefused, RegistryUnavailable } from "./GatewayError.ts"
 import { type AgentKind, GatewayStore, type GatewayStoreError, type StoredAgent } from "./GatewayStore.ts"
+import * as Preview from "./internal/PreviewRequest.ts"
 import * as RestPassthrough from "./RestPassthrough.ts"
 
 /**
@@ -173,7 +176,10 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly headersOf: (stored: StoredAgent) => Effect.Effect<Record<string, string>, RegistryUnavailable>
   /** Records what a call to the agent showed of its health. */
   readonly report: (name: string, outcome: Result.Result<void, A2AClientError>) => Effect.Effect<void>
-  /** The request SendMessage with these params would send upstream, secrets masked; nothing is sent. */
+  /**
+   * The request SendMessage with these params would send upstream, secrets masked; nothing is sent. For a REST
+   * passthrough, the raw POST its endpoint would get (the message's data part or text as the body).
+   */
   readonly preview: (
     name: string,
     request: A2AClient.Request<v1.SendMessageRequest>
@@ -192,6 +198,14 @@ export interface Options {
   readonly secretKeys?: ReadonlyArray<Redacted.Redacted<Buffer>> | undefined
   /** Bound on fetching a card, and on each call to an agent (opening its stream). Default 10 seconds. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * Refuse agents with the known faults of agents in the wild (see the client's Tolerance) instead of reading them
+   * repaired: such an agent's card does not register (`InvalidCard`), its results and events are refused
+   * (`InvalidAgentResponse`). Default: `Tolerance.Strict` in context (false unless provided).
+   *
+   * @since 0.2.0
+   */
+  readonly strict?: boolean | undefined
 }
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/i
@@ -256,6 +270,7 @@ export const make = (options: Options = {}) =>
     const store = yield* GatewayStore
     const context = yield* Effect.context<HttpClient.HttpClient>()
     const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
+    const strict = options.strict
     const box = options.secretKeys !== undefined && options.secretKeys.length > 0
       ? SecretBox.make(options.secretKeys)
       : undefined
@@ -313,9 +328,13 @@ export const make = (options: Options = {}) =>
           const verifier = yield* Effect.serviceOption(CardVerifier.CardVerifier)
           if (Option.isSome(verifier)) yield* verifier.value.verify(fetched)
           // a client made now proves the card offers an interface the gateway can call
-          yield* A2AClient.make(fetched.card, { cardUrl: fetched.url })
+          yield* A2AClient.make(fetched.card, { cardUrl: fetched.url, strict })
           return fetched
-        }).pipe(Effect.provideContext(context), Effect.result)
+        }).pipe(
+          Effect.provideContext(context),
+          strict === undefined ? identity : Effect.provideService(Tolerance.Strict, strict),
+          Effect.result
+        )
         const ended = yield* Clock.currentTimeMillis
         const seen: Health = Result.isSuccess(result)
           ? { reachable: true, lastCardFetch: new Date(ended).toISOString(), latencyMillis: ended - started }
@@ -340,7 +359,7 @@ export const make = (options: Options = {}) =>
       credentials: Credentials.Credentials,
       transformClient?: (client: HttpClient.HttpClient) => HttpClient.HttpClient
     ) =>
-      A2AClient.make(stored.card, { cardUrl: stored.cardUrl, credentials, timeout, transformClient }).pipe(
+      A2AClient.make(stored.card, { cardUrl: stored.cardUrl, credentials, timeout, transformClient, strict }).pipe(
         Effect.provideContext(context),
         Effect.mapError((error) =>
           new RegistryUnavailable({ message: `Agent ${stored.name} cannot be called: ${error.message}` })
@@ -469,10 +488,16 @@ export const make = (options: Options = {}) =>
     const preview = (name: string, request: A2AClient.Request<v1.SendMessageRequest>) =>
       Effect.gen(function*() {
         const stored = yield* existing(name)
-        if (stored.kind !== "a2a") {
-          return yield* refused("NotSupported", `Preview is for A2A agents; ${name} is a REST passthrough`)
-        }
         const input = (yield* credentialsOf(stored)) ?? {}
+        if (stored.kind === "rest-passthrough") {
+          const headers = GatewayCredentials.headersFor(input)
+          if (Result.isFailure(headers)) {
+            return yield* new RegistryUnavailable({ message: `Agent ${stored.name}: ${headers.failure}` })
+          }
+          const built = RestPassthrough.requestFor({ url: stored.url, headers: headers.success }, request.message)
+          if (Result.isFailure(built)) return yield* refused("InvalidInput", built.failure.message)
+          return Preview.show(built.success, GatewayCredentials.secretsOf(input))
+        }
         // OAuth 2 grants are shown with a stand-in token: obtaining a real one would send a request.
         const shown: GatewayCredentials.CredentialsInput = Object.fromEntries(
           Object.entries(input).map(([key, value]) =>
@@ -494,39 +519,7 @@ export const make = (options: Options = {}) =>
         if (captured === undefined) {
           return yield* refused("InvalidInput", "The request could not be built from the given params")
         }
-        const secrets = [...GatewayCredentials.secretsOf(input), OAUTH_PLACEHOLDER]
-        const body = captured.body._tag === "Uint8Array"
-          ? new TextDecoder().decode(captured.body.body)
-          : captured.body._tag === "Raw" && typeof captured.body.body === "string"
-          ? captured.body.body
-          : ""
-        const maskedBody = GatewayCredentials.mask(body, secrets)
-        let parsed: unknown = maskedBody
-        try {
-          parsed = JSON.parse(maskedBody)
-        } catch {
-          // not JSON: shown as text
-        }
-        return {
-          method: captured.method,
-          url: GatewayCredentials.mask(captured.url, secrets) +
-            (captured.urlParams.params.length > 0
-              ? `?${
-                GatewayCredentials.mask(
-                  new URLSearchParams(
-                    captured.urlParams.params.map((
-                      [k, v]
-                    ): [string, string] => [k, typeof v === "string" ? v : Redacted.value(v)])
-                  ).toString(),
-                  secrets
-                )
-              }`
-              : ""),
-          headers: Object.fromEntries(
-            Object.entries(captured.headers).map(([key, value]) => [key, GatewayCredentials.mask(value, secrets)])
-          ),
-          body: parsed
-        }
+        return Preview.show(captured, [...GatewayCredentials.secretsOf(input), OAUTH_PLACEHOLDER])
       })
 
     return GatewayRegistry.of({

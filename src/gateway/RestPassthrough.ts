@@ -35,6 +35,7 @@ import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { InvalidParams } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
@@ -156,6 +157,39 @@ const rootMessage = (u: unknown): string => {
   return message
 }
 
+const NOTHING_TO_SEND = "A passthrough agent sends a data part or text: this message has neither"
+
+const post = (url: string, headers: Headers.Headers, body: string): HttpClientRequest.HttpClientRequest =>
+  HttpClientRequest.post(url).pipe(
+    HttpClientRequest.setHeaders(headers),
+    HttpClientRequest.setHeader("accept", "application/json, */*;q=0.5"),
+    HttpClientRequest.bodyText(body, "application/json")
+  )
+
+/**
+ * The exact request the agent sends the endpoint for `message` (a POST of its data part, or its text, as the raw
+ * JSON body, with the endpoint's headers), or InvalidParams when the message has neither. Nothing is sent: the
+ * gateway's preview shows it.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const requestFor = (
+  options: Pick<Options, "url" | "headers">,
+  message: v1.Message
+): Result.Result<HttpClientRequest.HttpClientRequest, InvalidParams> => {
+  const body = bodyOf(message)
+  return body === undefined
+    ? Result.fail(nothingToSend())
+    : Result.succeed(post(options.url, Headers.fromInput(options.headers ?? {}), body))
+}
+
+const nothingToSend = () =>
+  new InvalidParams({
+    message: NOTHING_TO_SEND,
+    fieldViolations: [{ field: "message.parts", description: "Must contain a data part or a text part" }]
+  })
+
 /**
  * The agent: each message POSTed to the endpoint, its response the reply (a direct Message), or the task FAILED
  * when the endpoint fails. Needs an HttpClient (FetchHttpClient.layer, NodeHttpClient.layerUndici, ...).
@@ -171,12 +205,7 @@ export const executor = (
     const headers = Headers.fromInput(options.headers ?? {})
 
     const call = (body: string): Effect.Effect<Outcome> => {
-      const request = HttpClientRequest.post(options.url).pipe(
-        HttpClientRequest.setHeaders(headers),
-        HttpClientRequest.setHeader("accept", "application/json, */*;q=0.5"),
-        HttpClientRequest.bodyText(body, "application/json")
-      )
-      const exchange = httpClient.execute(request).pipe(
+      const exchange = httpClient.execute(post(options.url, headers, body)).pipe(
         Effect.flatMap((response) =>
           Effect.map(response.text, (text): Outcome => ({
             _tag: "Answered",
@@ -204,14 +233,7 @@ export const executor = (
 
     const turn = (context: RequestContext): Effect.Effect<AgentEvent, InvalidParams> => {
       const body = bodyOf(context.message)
-      if (body === undefined) {
-        return Effect.fail(
-          new InvalidParams({
-            message: "A passthrough agent sends a data part or text: this message has neither",
-            fieldViolations: [{ field: "message.parts", description: "Must contain a data part or a text part" }]
-          })
-        )
-      }
+      if (body === undefined) return Effect.fail(nothingToSend())
       return Effect.flatMap(
         call(body),
         (outcome) =>

@@ -106,6 +106,13 @@ export interface AgentCatalog {
 export interface Options {
   /** Bound on reading one card, and on each call to the agent (opening its stream). Default 10 seconds. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * Refuse agents with the known faults of agents in the wild (see the client's Tolerance) instead of reading them
+   * repaired: such an agent is down, its card invalid. Default: `Tolerance.Strict` in context (false unless provided).
+   *
+   * @since 0.2.0
+   */
+  readonly strict?: boolean | undefined
 }
 
 /** The reason an agent is down, in one line for a human (never a credential: none is sent for a card). */
@@ -150,7 +157,8 @@ export const make = (
       return A2AClient.resolve(settings.url, {
         credentials: settings.credentials,
         timeout,
-        retry: false
+        retry: false,
+        strict: options.strict
       }).pipe(Effect.provideContext(context), Effect.result)
     }
 

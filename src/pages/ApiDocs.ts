@@ -9,7 +9,8 @@
  * markup. Both load their heavier modules on the first request, so a server nobody asks for them never holds them.
  *
  * `effect-a2a serve` and `NodeA2AServer.serve` mount both (`apiDocs`, on by default; `--no-api-docs` /
- * A2A_API_DOCS=false turn both off).
+ * A2A_API_DOCS=false turn both off). A gateway's document (its admin API, its front door, its MCP endpoint) is
+ * `gatewayDocumentRoutes`, which `effect-a2a gateway` mounts with the page.
  *
  * @example
  * ```ts
@@ -30,10 +31,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as Layer from "effect/Layer"
 import type * as A2AHttp from "../http/A2AHttp.ts"
 import * as HttpBindingOptions from "../http/HttpBindingOptions.ts"
 import * as HttpCallContext from "../http/HttpCallContext.ts"
+import * as AgentCardRoute from "../http/internal/AgentCardRoute.ts"
+import { JSON_CONTENT_TYPE } from "../http/internal/HttpErrors.ts"
 import * as OpenApiRoute from "./internal/OpenApiRoute.ts"
 import * as StaticFiles from "./internal/StaticFiles.ts"
 
@@ -121,6 +125,64 @@ export const documentRoutes = (
         "GET",
         path,
         proxies === undefined ? handler : HttpMiddleware.xForwardedHeaders({ trustedProxies: proxies })(handler)
+      )
+    })
+  )
+
+/**
+ * What `gatewayDocumentRoutes` describes and where it serves it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface GatewayDocumentOptions {
+  /** Where the document is served. Default "/openapi.json". */
+  readonly openApiPath?: `/${string}` | undefined
+  /** Whether the gateway's admin API is on (an admin token is configured). Default true. */
+  readonly admin?: boolean | undefined
+  /** Whether the gateway serves its registry as MCP tools at `/mcp`. Default true. */
+  readonly mcp?: boolean | undefined
+}
+
+// A host name or address with an optional port, nothing else: a hostile Host header names no server.
+const HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/
+
+/**
+ * Adds `GET <openApiPath>`: a gateway's OpenAPI 3.1 document (`OpenApiDocument.gateway`: its admin API, its front
+ * door with every agent's routes, its MCP endpoint), the origin asked as its server. Public and cacheable; the
+ * module that derives it is loaded on the first request. `effect-a2a gateway` mounts it with the page (`routes`).
+ *
+ * @since 0.2.0
+ * @category routes
+ */
+export const gatewayDocumentRoutes = (
+  options: GatewayDocumentOptions = {}
+): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.use((router) =>
+    Effect.gen(function*() {
+      const module = yield* Effect.cached(Effect.promise(() => import("./OpenApiDocument.ts")))
+      const cache = new Map<string, AgentCardRoute.Rendered>()
+      yield* router.add(
+        "GET",
+        options.openApiPath ?? DEFAULT_DOCUMENT_PATH,
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const host = request.headers["host"] ?? ""
+          const origin = HOST.test(host) ? `${request.protocol ?? "http"}://${host}` : undefined
+          const key = origin ?? ""
+          let document = cache.get(key)
+          if (document === undefined) {
+            const OpenApiDocument = yield* module
+            document = AgentCardRoute.rendered(OpenApiDocument.toJson(OpenApiDocument.gateway({
+              serverUrl: origin,
+              admin: options.admin,
+              mcp: options.mcp
+            })))
+            if (cache.size >= 256) cache.clear()
+            cache.set(key, document)
+          }
+          return AgentCardRoute.cacheable(request, document, { contentType: JSON_CONTENT_TYPE, maxAge: 300 })
+        })
       )
     })
   )

@@ -1,42 +1,45 @@
 /**
  * `effect-a2a gateway` from source as a child process: it serves the gateway (memory registry), and `gateway add`,
- * `ls` and `rm` manage its agents through the admin API; without the token the commands say what is missing.
+ * `ls` and `rm` manage its agents through the admin API; its OpenAPI document is at /openapi.json, the page at /docs;
+ * without the token the commands say what is missing; `--strict` (or A2A_STRICT) refuses an agent in the wild.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as OurServer from "../client/OurServer.ts"
+import { cardUrl, wildAgent } from "../client/WildAgent.ts"
 import { BIN, commandToExit } from "../fixtures/ServeProcess.ts"
 
 const TOKEN = "cli-admin-token"
 
-const startGateway = Effect.gen(function*() {
-  const child = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, [BIN, "gateway", "--memory", "--port", "0", "--admin-token", TOKEN], {
-        env: process.env,
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-    ),
-    (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-  )
-  let output = ""
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-  for (let i = 0; i < 1500; i++) {
-    const m = /Gateway listening on (https?:\/\/\S+)/.exec(output)
-    if (m !== null) return m[1]!
-    if (child.exitCode !== null) return yield* Effect.die(new Error(`gateway exited: ${output}`))
-    yield* Effect.sleep("20 millis")
-  }
-  return yield* Effect.die(new Error(`gateway did not start: ${output}`))
-})
+const startGateway = (args: ReadonlyArray<string> = [], env: NodeJS.ProcessEnv = process.env) =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(process.execPath, [BIN, "gateway", "--memory", "--port", "0", "--admin-token", TOKEN, ...args], {
+          env,
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+      ),
+      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+    )
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    for (let i = 0; i < 1500; i++) {
+      const m = /Gateway listening on (https?:\/\/\S+)/.exec(output)
+      if (m !== null) return m[1]!
+      if (child.exitCode !== null) return yield* Effect.die(new Error(`gateway exited: ${output}`))
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.die(new Error(`gateway did not start: ${output}`))
+  })
 
 describe("effect-a2a gateway", () => {
   it.live("serves the gateway; add, ls and rm manage its agents", () =>
     Effect.gen(function*() {
       const upstream = yield* OurServer.start()
-      const base = yield* startGateway
+      const base = yield* startGateway()
       const env = { ...process.env, A2A_GATEWAY_URL: base, A2A_GATEWAY_ADMIN_TOKEN: TOKEN }
 
       const added = yield* commandToExit(["gateway", "add", upstream.url, "--name", "demo"], env)
@@ -45,6 +48,16 @@ describe("effect-a2a gateway", () => {
 
       const card = yield* Effect.promise(() => fetch(`${base}/agents/demo/.well-known/agent-card.json`))
       assert.strictEqual(card.status, 200)
+
+      // its OpenAPI document (the admin API on: a token was given) and the page that shows it
+      const document = yield* Effect.promise(() =>
+        fetch(`${base}/openapi.json`).then((r) =>
+          r.json() as Promise<{ servers: Array<{ url: string }>; paths: object }>
+        )
+      )
+      assert.strictEqual(document.servers[0]!.url, base)
+      assert.includeMembers(Object.keys(document.paths), ["/admin/agents", "/agents", "/agents/{name}", "/mcp"])
+      assert.strictEqual((yield* Effect.promise(() => fetch(`${base}/docs`))).status, 200)
 
       const listed = yield* commandToExit(["gateway", "ls"], env)
       assert.strictEqual(listed.code, 0, listed.output)
@@ -66,4 +79,37 @@ describe("effect-a2a gateway", () => {
       assert.notStrictEqual(noToken.code, 0)
       assert.include(noToken.output, "admin token")
     }).pipe(Effect.scoped), 60_000)
+
+  it.live(
+    "--strict, or A2A_STRICT=true: an agent with the faults of agents in the wild is refused as invalid",
+    () =>
+      Effect.gen(function*() {
+        const wild = yield* wildAgent()
+        for (
+          const base of [
+            yield* startGateway(["--strict"]),
+            yield* startGateway([], { ...process.env, A2A_STRICT: "true" })
+          ]
+        ) {
+          const refused = yield* Effect.promise(() =>
+            fetch(`${base}/admin/agents`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+              body: JSON.stringify({ url: cardUrl(wild), name: "wild" })
+            }).then(async (r) => ({ status: r.status, text: await r.text() }))
+          )
+          assert.strictEqual(refused.status, 422, refused.text)
+          assert.include(refused.text, "InvalidCard")
+        }
+        // without it, the same agent registers (repaired)
+        const tolerant = yield* startGateway()
+        const added = yield* commandToExit(["gateway", "add", cardUrl(wild), "--name", "wild"], {
+          ...process.env,
+          A2A_GATEWAY_URL: tolerant,
+          A2A_GATEWAY_ADMIN_TOKEN: TOKEN
+        })
+        assert.strictEqual(added.code, 0, added.output)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -1,7 +1,8 @@
 /**
  * An agent of kind `rest-passthrough` at the gateway: a plain JSON endpoint (node:http on 127.0.0.1) registered with
  * a credential, served under /agents/{name} with a card saying it is a passthrough; a message's data part is POSTed
- * raw with the credential's header, and the raw answer is the reply.
+ * raw with the credential's header, and the raw answer is the reply; its preview is that raw POST, the credential
+ * masked, nothing sent.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -50,9 +51,38 @@ describe("gateway REST passthrough", () => {
       assert.strictEqual(endpoint.requests[0]!.headers["authorization"], "Bearer ep-secret")
       assert.strictEqual(endpoint.requests[0]!.url, "/score")
 
+      // preview: the exact raw POST, its credential masked, nothing sent
+      const sentBefore = endpoint.requests.length
       const preview = yield* call(`${gateway.url}/admin/agents/score/preview`, {
-        body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } }
+        body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ data: { order: 7 } }] } }
       })
-      assert.strictEqual(preview.status, 501)
+      assert.strictEqual(preview.status, 200, preview.text)
+      assert.notInclude(preview.text, "ep-secret")
+      assert.deepStrictEqual(
+        [preview.body.name, preview.body.url, preview.body.kind],
+        ["score", `${endpoint.url}/score`, "rest-passthrough"]
+      )
+      assert.deepStrictEqual(preview.body.request, {
+        method: "POST",
+        url: `${endpoint.url}/score`,
+        headers: {
+          authorization: "Bearer ***",
+          accept: "application/json, */*;q=0.5",
+          "content-type": "application/json",
+          "content-length": "11"
+        },
+        body: { order: 7 }
+      })
+      const text = yield* call(`${gateway.url}/admin/agents/score/preview`, {
+        body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hello" }] } }
+      })
+      assert.strictEqual(text.body.request.body, "hello")
+      const nothing = yield* call(`${gateway.url}/admin/agents/score/preview`, {
+        body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ url: "https://example.com/f.pdf" }] } }
+      })
+      assert.strictEqual(nothing.status, 400, nothing.text)
+      assert.strictEqual(nothing.body.error.reason, "InvalidInput")
+      assert.include(nothing.body.error.message, "data part or text")
+      assert.strictEqual(endpoint.requests.length, sentBefore)
     }).pipe(Effect.scoped))
 })

@@ -2,7 +2,8 @@
  * An agent nobody here wrote: VoltAgent's A2A server (@voltagent/a2a-server 2.0.3 behind @voltagent/server-hono),
  * a VoltAgent Agent with a scripted model, in a child process on 127.0.0.1 (test/interop/wild/voltagent-agent.mjs).
  * Our client sends to it, streams from it and reads the task back, repairing its faults (Tolerance); with `strict`
- * it refuses it with the typed errors. VoltAgent lives in a fixture project of its own (test/interop/wild,
+ * it refuses it with the typed errors. The gateway registers it and forwards to it by default, and with `strict` refuses
+ * its card as invalid (not as unreachable). VoltAgent lives in a fixture project of its own (test/interop/wild,
  * installed by its install.sh): without it this file skips, saying so.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -14,7 +15,9 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { userText } from "../../src/client/Messages.ts"
+import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as A2A03 from "../../src/v0_3/A2A03.ts"
+import { call, startGateway } from "../gateway/GatewayPeers.ts"
 
 const wild = fileURLToPath(new URL("./wild/", import.meta.url))
 const installed = existsSync(`${wild}node_modules/@voltagent/a2a-server/package.json`)
@@ -129,6 +132,34 @@ describe.skipIf(!installed)("VoltAgent's A2A server (@voltagent/a2a-server 2.0.3
         const streamed = yield* Effect.flip(Stream.runDrain(client.sendStreamingMessage({ message: userText("x") })))
         expect(streamed._tag === "A2AResponseError" && streamed.reason).toBe("InvalidJson")
       }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(FetchHttpClient.layer, A2A03.client))),
+    90_000
+  )
+
+  it.live(
+    "the gateway forwards to it by default; with strict it refuses its card as invalid, not as down",
+    () =>
+      Effect.gen(function*() {
+        const agent = yield* voltAgent
+        const tolerant = yield* startGateway(Gateway.layerMemory)
+        const registered = yield* call(`${tolerant.url}/admin/agents`, { body: { url: agent.card, name: "volt" } })
+        expect(registered.status, registered.text).toBe(201)
+        const sent = yield* call(`${tolerant.url}/agents/volt`, {
+          token: null,
+          body: {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "SendMessage",
+            params: { message: { role: "ROLE_USER", messageId: "m-volt", parts: [{ text: "hello" }] } }
+          }
+        })
+        expect(sent.body.result?.task?.status?.state, sent.text).toBe("TASK_STATE_COMPLETED")
+
+        const strict = yield* startGateway(Gateway.layerMemory, { strict: true })
+        const refused = yield* call(`${strict.url}/admin/agents`, { body: { url: agent.card, name: "volt" } })
+        expect(refused.status, refused.text).toBe(422)
+        expect(refused.body.error.reason).toBe("InvalidCard")
+        expect(refused.body.error.message).toContain("protocolVersion")
+      }).pipe(Effect.scoped),
     90_000
   )
 })

@@ -1,6 +1,7 @@
 /**
  * AgentCatalog: an agent whose card does not parse is down with `cardInvalid` (it answered: its card is wrong),
- * told apart from one that cannot be reached; an agent with the faults of agents in the wild (VoltAgent's) is up.
+ * told apart from one that cannot be reached; an agent with the faults of agents in the wild (VoltAgent's) is up,
+ * and with `strict` down with its card invalid.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
@@ -25,5 +26,14 @@ describe("AgentCatalog", () => {
       expect(invalid?._tag === "Down" && invalid.reason).toContain("does not parse")
       expect(down).toMatchObject({ _tag: "Down", cardInvalid: false })
       expect(down?._tag === "Down" && down.reason).toContain("Could not reach")
+    }).pipe(Effect.provide(Layer.mergeAll(FetchHttpClient.layer, A2A03.client, Logger.layer([])))))
+
+  it.effect("strict: the wild agent is down, its card invalid (not unreachable)", () =>
+    Effect.gen(function*() {
+      const wild = yield* wildAgent()
+      const catalog = yield* AgentCatalog.make([{ url: cardUrl(wild) }], { timeout: "5 seconds", strict: true })
+      const [agent] = yield* catalog.refresh
+      expect(agent).toMatchObject({ _tag: "Down", cardInvalid: true })
+      expect(agent?._tag === "Down" && agent.reason).toContain("protocolVersion")
     }).pipe(Effect.provide(Layer.mergeAll(FetchHttpClient.layer, A2A03.client, Logger.layer([])))))
 })

@@ -1,0 +1,105 @@
+/**
+ * The gateway in front of our server: what the gateway's cost is read against. The process starts `ours.ts` (the
+ * trivial agent over the memory stores, with the V8 flags the harness gives our servers) as its child, runs the
+ * gateway as `effect-a2a gateway --memory` does (Gateway.routes on Node's HTTP server, the registry in memory),
+ * registers the child through the admin API, and announces the agent's base URL at the gateway
+ * (`/agents/bench`) as its origin: the harness finds the gateway's card there and calls the gateway's interfaces.
+ * The CPU the harness reads is the gateway's own; the upstream's is apart, in its child.
+ *
+ * Its upstream calls go through undici's pooled client, as `effect-a2a gateway` makes them; with
+ * BENCH_GATEWAY_CLIENT=fetch (the `gateway-fetch` server) through fetch, as the command made them before.
+ *
+ * The child is stopped when the gateway stops (SIGTERM first, SIGKILL when the process exits anyway).
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as Redacted from "effect/Redacted"
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:http"
+import * as Path from "node:path"
+import * as V8 from "node:v8"
+import { serveFlags } from "../../src/cli/Relaunch.ts"
+import * as Gateway from "../../src/gateway/Gateway.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import * as A2A01 from "../../src/v0_1/A2A01.ts"
+import { ALLOCATION_PROFILE_ENV, PROFILE_ENV, READY_PREFIX } from "../TrivialAgent.ts"
+import { announce, installAllocationSampler, installGcOnSignal, installProfiler } from "./lifecycle.ts"
+
+const ADMIN_TOKEN = "bench-admin"
+const AGENT = "bench"
+
+/** Starts the upstream agent; its origin once it is ready. */
+const upstream = Effect.acquireRelease(
+  Effect.callback<{ readonly child: ChildProcess; readonly origin: string }, Error>((resume) => {
+    const env = { ...process.env }
+    // the profiles are the gateway's: the harness signals this process only
+    delete env[PROFILE_ENV]
+    delete env[ALLOCATION_PROFILE_ENV]
+    const child = spawn(
+      process.execPath,
+      ["--expose-gc", ...serveFlags(V8.getHeapStatistics().heap_size_limit), Path.join(import.meta.dirname, "ours.ts")],
+      { env, stdio: ["ignore", "pipe", "inherit"] }
+    )
+    process.once("exit", () => child.kill("SIGKILL"))
+    let buffered = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => {
+      buffered += chunk
+      const line = buffered.split("\n").find((l) => l.startsWith(READY_PREFIX))
+      if (line !== undefined) {
+        const ready = JSON.parse(line.slice(READY_PREFIX.length)) as { readonly origin: string }
+        resume(Effect.succeed({ child, origin: ready.origin }))
+      }
+    })
+    child.once("exit", (code) => resume(Effect.fail(new Error(`the upstream agent exited with ${code}`))))
+  }),
+  ({ child }) =>
+    Effect.callback<void>((resume) => {
+      if (child.exitCode !== null) return resume(Effect.void)
+      child.once("exit", () => resume(Effect.void))
+      child.kill("SIGTERM")
+    })
+)
+
+/** Registers the upstream with the gateway, then announces the agent's base URL at the gateway. */
+const register = Layer.effectDiscard(Effect.gen(function*() {
+  const { origin } = yield* upstream
+  const server = yield* HttpServer.HttpServer
+  const address = server.address
+  if (!NetAddress.isInetAddress(address)) return yield* Effect.die("the gateway has no TCP address")
+  const gateway = `http://127.0.0.1:${address.port}`
+  yield* Effect.tryPromise(async () => {
+    const response = await fetch(`${gateway}/admin/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: origin, name: AGENT })
+    })
+    if (response.status !== 201) throw new Error(`registration: HTTP ${response.status} ${await response.text()}`)
+  }).pipe(Effect.orDie)
+  yield* Effect.sync(() => announce(`${gateway}/agents/${AGENT}`))
+}))
+
+const main = register.pipe(
+  Layer.provideMerge(
+    HttpRouter.serve(Gateway.routes({ adminToken: Redacted.make(ADMIN_TOKEN) }), {
+      disableListenLog: true,
+      disableLogger: true
+    }).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })))
+  ),
+  Layer.provide(Gateway.layerMemory),
+  Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
+  Layer.provide(Layer.merge(A2A01.client, A2A01.server)),
+  Layer.provide(process.env.BENCH_GATEWAY_CLIENT === "fetch" ? FetchHttpClient.layer : NodeHttpClient.layerUndici)
+)
+
+installProfiler()
+installAllocationSampler()
+installGcOnSignal()
+Layer.launch(main).pipe(NodeRuntime.runMain)
