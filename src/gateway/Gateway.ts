@@ -7,7 +7,9 @@
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, the registry is on PostgreSQL (several nodes share it).
  * - `A2A_DATA_DIR` (default `./.a2a-data`): otherwise, where the SQLite file `gateway.db` is kept.
  * - `A2A_SECRET_KEYS`: the keys that seal credentials at rest (as for the task stores' push configs).
- * - `A2A_GATEWAY_ADMIN_TOKEN`: the admin API's token; without one the admin API is off.
+ * - `A2A_GATEWAY_ADMIN_TOKEN`: the admin API's token.
+ * - `A2A_GATEWAY_ADMINS`: comma-separated principals (as the gateway's Auth names its callers) that may use the admin
+ *   API with their own credentials. Without a token and without admins the admin API is off.
  *
  * @example
  * ```ts
@@ -49,8 +51,10 @@ import * as RegistryMcp from "./RegistryMcp.ts"
  * @category models
  */
 export interface Options extends GatewayRegistry.Options {
-  /** The admin API's token; undefined turns the admin API off. */
+  /** The admin API's token (with no `adminPrincipals` either, the admin API is off). */
   readonly adminToken?: Redacted.Redacted<string> | undefined
+  /** Principals the gateway's Auth authenticates that may use the admin API with their own credentials. */
+  readonly adminPrincipals?: ReadonlyArray<string> | undefined
   /** The registry as MCP tools at `/mcp` (RegistryMcp); false turns it off. Default on. */
   readonly mcp?: RegistryMcp.Options | false | undefined
 }
@@ -66,7 +70,7 @@ export const routes = (
   options: Options = {}
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayStore.GatewayStore | HttpClient.HttpClient | Auth> =>
   Layer.mergeAll(
-    AdminApi.routes({ token: options.adminToken }),
+    AdminApi.routes({ token: options.adminToken, principals: options.adminPrincipals }),
     FrontDoor.routes,
     options.mcp === false ? Layer.empty : Layer.orDie(RegistryMcp.layerHttp(options.mcp)),
     A2AHttp.notFound
@@ -155,17 +159,30 @@ export const storeConfig: Layer.Layer<
 }))
 
 /**
- * The options from the environment: `A2A_GATEWAY_ADMIN_TOKEN` and `A2A_SECRET_KEYS`.
+ * The admin principals of `A2A_GATEWAY_ADMINS`: comma-separated, blanks ignored.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const adminPrincipalsConfig: Config.Config<ReadonlyArray<string>> = Config.String("A2A_GATEWAY_ADMINS").pipe(
+  Config.withDefault(""),
+  Config.map((list) => list.split(",").map((id) => id.trim()).filter((id) => id !== ""))
+)
+
+/**
+ * The options from the environment: `A2A_GATEWAY_ADMIN_TOKEN`, `A2A_GATEWAY_ADMINS` and `A2A_SECRET_KEYS`.
  *
  * @since 0.2.0
  * @category utils
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   adminToken: Config.option(Config.Redacted("A2A_GATEWAY_ADMIN_TOKEN")),
+  adminPrincipals: adminPrincipalsConfig,
   secretKeys: SqlStore.secretKeysConfig
 }).pipe(
-  Config.map(({ adminToken, secretKeys }): Options => ({
+  Config.map(({ adminPrincipals, adminToken, secretKeys }): Options => ({
     adminToken: Option.getOrUndefined(adminToken),
+    adminPrincipals,
     secretKeys
   }))
 )
