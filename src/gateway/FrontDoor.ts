@@ -50,6 +50,7 @@ import { RequestHandler } from "../server/RequestHandler.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
 import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
 import type { StoredAgent } from "./GatewayStore.ts"
+import * as CardTemplate from "./internal/CardTemplate.ts"
 import * as RestPassthrough from "./RestPassthrough.ts"
 
 /**
@@ -74,21 +75,13 @@ export const agentPath = (name: string): `/${string}` => `/agents/${name}`
 
 /**
  * The card template the front door serves for an agent: the upstream card without its interfaces (the bindings list
- * the gateway's), its security (the gateway's Auth decides) or its signatures (they covered the upstream card).
+ * the gateway's), its security (the gateway's Auth decides) or its signatures (they covered the upstream card). It
+ * keeps the upstream's `extendedAgentCard`: the front door forwards GetExtendedAgentCard (see ForwardingHandler).
  *
  * @since 0.2.0
  * @category utils
  */
-export const cardTemplate = (card: v1.AgentCard): AgentCardConfig.CardTemplate => {
-  const {
-    securityRequirements: _requirements,
-    securitySchemes: _schemes,
-    signatures: _signatures,
-    supportedInterfaces: _interfaces,
-    ...rest
-  } = card
-  return { ...rest, capabilities: { ...card.capabilities, extendedAgentCard: false } }
-}
+export const cardTemplate = (card: v1.AgentCard): AgentCardConfig.CardTemplate => CardTemplate.of(card)
 
 const hidden = (request: HttpServerRequest.HttpServerRequest) => {
   const error = toHttpError(
@@ -174,7 +167,7 @@ export const routes: Layer.Layer<
         }
         const connected = yield* registry.connect(stored)
         return Layer.mergeAll(
-          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, registry)),
+          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, auth)),
           Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),
           Layer.succeed(Auth, auth)
         )
