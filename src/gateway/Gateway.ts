@@ -38,6 +38,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
 import * as A2AHttp from "../http/A2AHttp.ts"
 import type { Auth } from "../server/Auth.ts"
+import * as PgChannel from "../sql/internal/PgChannel.ts"
 import * as SqliteClient from "../sql/SqliteClient.ts"
 import * as SqlStore from "../sql/SqlStore.ts"
 import * as AdminApi from "./AdminApi.ts"
@@ -102,7 +103,8 @@ export const layerSqlite = (
   )
 
 /**
- * The registry on PostgreSQL, which several gateway nodes share. The driver (`@effect/sql-pg`, an optional peer
+ * The registry on PostgreSQL, which several gateway nodes share: each node hears the others' registrations and
+ * removals (LISTEN/NOTIFY) as they happen. The driver (`@effect/sql-pg`, an optional peer
  * dependency) is loaded when the layer is built.
  *
  * @since 0.2.0
@@ -120,7 +122,15 @@ export const layerPg = (
         })
     }).pipe(
       Effect.map((PgClient) =>
-        GatewayStore.layerSql.pipe(
+        GatewayStore.layerSqlWith({
+          // the other nodes' registrations and removals, heard as they happen
+          listen: (channel, receive) =>
+            Effect.flatMap(PgClient.PgClient, (pg) =>
+              PgChannel.follow(pg, channel, receive, {
+                what: "the gateway registry's changes",
+                firstFailure: "retry"
+              }))
+        }).pipe(
           Layer.provide(
             PgClient.layer({ url, applicationName: "effect-a2a-gateway" })
           )

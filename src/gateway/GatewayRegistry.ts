@@ -124,8 +124,8 @@ export interface Connected {
 }
 
 /**
- * A change this node made to the registry: an agent registered or removed (changes made by other nodes sharing the
- * store are seen by reading it again).
+ * A change to the registry: an agent registered or removed, by this node, or by another node sharing the store
+ * when the store hears of it (PostgreSQL: LISTEN/NOTIFY; otherwise other nodes' changes are seen by reading again).
  *
  * @since 0.2.0
  * @category models
@@ -167,7 +167,10 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly check: (name: string) => Effect.Effect<Agent, AgentNotFound | RegistryUnavailable>
   /** Removes the agent. */
   readonly remove: (name: string) => Effect.Effect<void, AgentNotFound | RegistryUnavailable>
-  /** The changes this node makes from now on (subscribe before reading the list, so none is missed). */
+  /**
+   * The changes from now on, this node's and those the store hears of from other nodes (subscribe before reading
+   * the list, so none is missed).
+   */
   readonly changes: Stream.Stream<Change>
   /** The stored registration, as fresh as the store (several nodes may share it). */
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, RegistryUnavailable>
@@ -659,7 +662,18 @@ export const make = (options: Options = {}) =>
           yield* PubSub.publish(published, { _tag: "Removed", name } satisfies Change)
           yield* Effect.logInfo(`Gateway: removed agent ${name}`)
         }),
-      changes: Stream.fromPubSub(published),
+      changes: Stream.merge(
+        Stream.fromPubSub(published),
+        store.changes.pipe(
+          Stream.tap((change) =>
+            Effect.sync(() => {
+              // another node's registration replaces whatever this node knew under that name
+              connected.delete(change.name)
+              health.delete(change.name)
+            })
+          )
+        )
+      ),
       lookup,
       connect,
       headersOf,
