@@ -104,6 +104,14 @@ const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
   return `${request.protocol ?? "http"}://${host}`
 }
 
+/** The health a caller sees: whether the agent answers and how fast, not why it does not (that is the operators'). */
+const forCallers = (health: Health): Health => ({
+  reachable: health.reachable,
+  lastCardFetch: health.lastCardFetch,
+  latencyMillis: health.latencyMillis,
+  lastCall: health.lastCall
+})
+
 /** One agent's routes, built for one registration (revision). */
 interface Served {
   readonly revision: string
@@ -116,7 +124,8 @@ interface Served {
 }
 
 /**
- * The catalog entry of an agent: its name, its URL at the gateway, its card as the gateway serves it, its health.
+ * The catalog entry of an agent: its name, its URL at the gateway, its card as the gateway serves it, its health
+ * (whether it is reachable, latency and last contact; why it is not, and its last error, are for the admin API).
  *
  * @since 0.2.0
  * @category models
@@ -160,7 +169,11 @@ export const routes: Layer.Layer<
         const template = cardTemplate(stored.card)
         if (stored.kind === "rest-passthrough") {
           const headers = yield* registry.headersOf(stored)
-          const executor = yield* RestPassthrough.executor({ url: stored.url, headers }).pipe(
+          const executor = yield* RestPassthrough.executor({
+            url: stored.url,
+            headers,
+            observe: (observation) => registry.report(stored.name, observation)
+          }).pipe(
             Effect.provideContext(context)
           )
           return A2AServer.layer({ card: template, executor, auth })
@@ -242,7 +255,7 @@ export const routes: Layer.Layer<
             { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
             { url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }
           ])
-          return { name: agent.name, url, kind: agent.kind, card, health: agent.health }
+          return { name: agent.name, url, kind: agent.kind, card, health: forCallers(agent.health) }
         })
       return HttpServerResponse.jsonUnsafe({ agents })
     })

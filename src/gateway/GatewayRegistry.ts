@@ -93,6 +93,21 @@ export interface Health {
 }
 
 /**
+ * What one call showed of an agent's health.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Observation {
+  /** Whether the call reached the agent (an answer, even an error of the caller's, says it did). */
+  readonly reachable: boolean
+  /** What went wrong for the agent's sake, if anything: shown to operators as `lastError` (never a credential). */
+  readonly error?: string | undefined
+  /** How long the call took (a stream: until its first event). */
+  readonly latencyMillis?: number | undefined
+}
+
+/**
  * A registered agent, as the registry shows it: its credentials masked.
  *
  * @since 0.2.0
@@ -179,14 +194,10 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   /** The headers a REST passthrough agent's endpoint is called with (its credentials, opened). */
   readonly headersOf: (stored: StoredAgent) => Effect.Effect<Record<string, string>, RegistryUnavailable>
   /**
-   * Records what a call to the agent showed of its health: its outcome and how long it took. The clients `connect`
-   * gives report every call themselves.
+   * Records what a call to the agent showed of its health. The clients `connect` gives report every call
+   * themselves; the front door reports a REST passthrough's calls.
    */
-  readonly report: (
-    name: string,
-    outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
-    latencyMillis?: number
-  ) => Effect.Effect<void>
+  readonly report: (name: string, observation: Observation) => Effect.Effect<void>
   /** The request SendMessage with these params would send upstream, secrets masked; nothing is sent. */
   readonly preview: (
     name: string,
@@ -268,21 +279,43 @@ const isAgentFault = (error: A2AClientError | AgentCardSignatureError): boolean 
   error._tag === "AgentCardSignatureError" || error._tag === "Unauthenticated" || error._tag === "PermissionDenied"
 
 /**
- * A client that reports the outcome and duration of every call to `report`: unary calls when they end, streams when
- * their first event arrives (or they end without one) and when they fail. An interrupted call reports nothing.
+ * What a call's outcome shows of the agent's health; the error's text with `secrets` masked.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const observationOf = (
+  outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
+  latencyMillis: number,
+  secrets: ReadonlyArray<string> = []
+): Observation => {
+  if (Result.isSuccess(outcome) || !isAgentFault(outcome.failure)) return { reachable: true, latencyMillis }
+  const failure = outcome.failure
+  const kind = failure._tag === "A2ATransportError" || failure._tag === "A2AResponseError"
+    ? failure.reason
+    : failure._tag
+  return {
+    reachable: !isDown(failure),
+    error: GatewayCredentials.mask(`${kind}: ${failure.message}`, secrets),
+    latencyMillis
+  }
+}
+
+/**
+ * A client that reports what every call shows of the agent's health (`observationOf`): unary calls when they end,
+ * streams when their first event arrives (or they end without one) and when they fail. An interrupted call reports
+ * nothing.
  *
  * @since 0.2.0
  * @category utils
  */
 export const observed = (
   client: A2AClient.A2AClientShape,
-  report: (
-    outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
-    latencyMillis: number
-  ) => Effect.Effect<void>
+  report: (observation: Observation) => Effect.Effect<void>,
+  secrets: ReadonlyArray<string> = []
 ): A2AClient.A2AClientShape => {
   const since = (started: number, outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => report(outcome, now - started))
+    Effect.flatMap(Clock.currentTimeMillis, (now) => report(observationOf(outcome, now - started, secrets)))
   const unary = <A, E extends A2AClientError | AgentCardSignatureError>(
     effect: Effect.Effect<A, E>
   ): Effect.Effect<A, E> =>
@@ -441,7 +474,8 @@ export const make = (options: Options = {}) =>
         const secrets = GatewayCredentials.secretsOf(input)
         const client = observed(
           yield* clientFor(stored, Result.getOrElse(credentials, () => ({}))),
-          (outcome, latency) => record(stored.name, secrets, outcome, latency)
+          (observation) => report(stored.name, observation),
+          secrets
         )
         const ready: Connected = { stored, client, secrets }
         connected.set(stored.name, ready)
@@ -545,39 +579,19 @@ export const make = (options: Options = {}) =>
         return yield* insert(stored, credentials, seen)
       })
 
-    const record = (
-      name: string,
-      secrets: ReadonlyArray<string>,
-      outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
-      latencyMillis: number | undefined
-    ) =>
+    const report = (name: string, observation: Observation) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         const previous = health.get(name) ?? { reachable: true }
         const at = new Date(now).toISOString()
-        const timed = { ...previous, lastCall: at, latencyMillis: latencyMillis ?? previous.latencyMillis }
-        if (Result.isSuccess(outcome) || !isAgentFault(outcome.failure)) {
-          health.set(name, { ...timed, reachable: true, reason: undefined })
-          return
-        }
-        const failure = outcome.failure
-        const kind = failure._tag === "A2ATransportError" || failure._tag === "A2AResponseError"
-          ? failure.reason
-          : failure._tag
-        const message = GatewayCredentials.mask(`${kind}: ${failure.message}`, secrets)
-        const down = isDown(outcome.failure)
         health.set(name, {
-          ...timed,
-          reachable: !down,
-          reason: down ? message : undefined,
-          lastError: { at, message }
+          ...previous,
+          reachable: observation.reachable,
+          lastCall: at,
+          latencyMillis: observation.latencyMillis ?? previous.latencyMillis,
+          reason: observation.reachable ? undefined : observation.error,
+          lastError: observation.error === undefined ? previous.lastError : { at, message: observation.error }
         })
       })
-
-    const report = (
-      name: string,
-      outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
-      latencyMillis?: number
-    ) => record(name, connected.get(name)?.secrets ?? [], outcome, latencyMillis)
 
     const preview = (name: string, request: A2AClient.Request<v1.SendMessageRequest>) =>
       Effect.gen(function*() {

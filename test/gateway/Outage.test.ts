@@ -14,6 +14,7 @@ import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as OurServer from "../client/OurServer.ts"
+import { json, serve } from "../client/TestServer.ts"
 import { call, startGateway } from "./GatewayPeers.ts"
 import { relay } from "./Outage.ts"
 
@@ -109,6 +110,61 @@ describe("gateway health from every call", () => {
         // and back through the front door
         yield* upstream.up
         assert.isTrue("message" in (yield* client.sendMessage({ message: userText("again") })))
+        assert.strictEqual((yield* healthOf(gateway.url)).reachable, true)
+      }).pipe(Effect.scoped, Effect.timeout(Duration.seconds(30))),
+    40_000
+  )
+
+  it.live(
+    "a REST passthrough's calls update its health too; callers see whether, operators see why",
+    () =>
+      Effect.gen(function*() {
+        let status = 200
+        const endpoint = yield* serve((_req, res) => json(res, status, { ok: status < 300 }))
+        const upstream = yield* relay(endpoint.url)
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const registered = yield* call(`${gateway.url}/admin/agents`, {
+          body: { url: upstream.url, name: "lambda", kind: "rest-passthrough" }
+        })
+        assert.strictEqual(registered.status, 201, registered.text)
+        // a new message each time (a message id seen before is answered from the first answer)
+        const send = Effect.suspend(() =>
+          call(`${gateway.url}/agents/lambda`, {
+            body: {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "SendMessage",
+              params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ data: { n: 1 } }] } }
+            }
+          })
+        )
+
+        assert.deepStrictEqual((yield* send).body.result.message.parts[0].data, { ok: true })
+        const up = yield* healthOf(gateway.url)
+        assert.strictEqual(up.reachable, true)
+        assert.isNumber(up.latencyMillis)
+        assert.isString(up.lastCall)
+
+        status = 503
+        yield* send
+        const failing = yield* healthOf(gateway.url)
+        assert.strictEqual(failing.reachable, false)
+        assert.strictEqual(failing.lastError.message, "The endpoint answered HTTP 503: {\"ok\":false}")
+        // the catalog tells callers whether it answers, not why (no message, no URL)
+        const listed = (yield* call(`${gateway.url}/agents`, { token: null })).body.agents[0].health
+        assert.deepStrictEqual(Object.keys(listed).sort(), ["lastCall", "latencyMillis", "reachable"])
+        assert.strictEqual(listed.reachable, false)
+
+        status = 200
+        yield* upstream.down
+        yield* send
+        const down = yield* healthOf(gateway.url)
+        assert.strictEqual(down.reachable, false)
+        assert.include(down.lastError.message, "could not be reached")
+        assert.notInclude(down.lastError.message, upstream.url)
+
+        yield* upstream.up
+        yield* send
         assert.strictEqual((yield* healthOf(gateway.url)).reachable, true)
       }).pipe(Effect.scoped, Effect.timeout(Duration.seconds(30))),
     40_000
