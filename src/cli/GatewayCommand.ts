@@ -128,6 +128,13 @@ export const gatewayCommand = Command.make(
       Flag.withDefault(false)
     ),
     adminToken: adminTokenFlag,
+    adminPrincipal: Flag.String("admin-principal").pipe(
+      Flag.withDescription(
+        "A principal the gateway's Auth (A2A_AUTH) authenticates that may use the admin API with its own " +
+          "credentials (repeat for more; default: A2A_GATEWAY_ADMINS, comma-separated)"
+      ),
+      Flag.atLeast(0)
+    ),
     stdio: Flag.Boolean("stdio").pipe(
       Flag.withDescription(
         "Serve the registry as MCP tools on stdin/stdout (for an MCP client that spawns the gateway) instead of " +
@@ -150,6 +157,7 @@ export const gatewayCommand = Command.make(
         port: Option.getOrUndefined(flags.port),
         memory: flags.memory,
         adminToken: Option.getOrUndefined(flags.adminToken),
+        adminPrincipals: flags.adminPrincipal,
         timeout: Option.getOrUndefined(flags.timeout),
         stdio: flags.stdio,
         strict: flags.strict

@@ -35,6 +35,8 @@ export interface RunOptions {
   readonly port?: number | undefined
   readonly memory: boolean
   readonly adminToken?: Redacted.Redacted<string> | undefined
+  /** Principals that may use the admin API with their own credentials (beside A2A_GATEWAY_ADMINS). */
+  readonly adminPrincipals?: ReadonlyArray<string> | undefined
   /** Seconds to wait for a card, and for an agent to answer. */
   readonly timeout?: number | undefined
   /** Serve the registry as MCP tools on stdin/stdout instead of serving HTTP. */
@@ -52,6 +54,9 @@ export const run = (options: RunOptions) =>
     const gatewayOptions: Gateway.Options = {
       ...configured,
       adminToken: options.adminToken ?? configured.adminToken,
+      adminPrincipals: options.adminPrincipals !== undefined && options.adminPrincipals.length > 0
+        ? options.adminPrincipals
+        : configured.adminPrincipals,
       timeout: options.timeout === undefined ? undefined : Duration.seconds(options.timeout),
       strict: options.strict === true || configured.strict === true
     }
@@ -79,8 +84,11 @@ export const run = (options: RunOptions) =>
         `Gateway listening on ${base} (agents under ${base}/agents, MCP at ${base}/mcp, catalog page ${base}/ui, ` +
           `API docs ${base}/docs)`
       )
-      if (gatewayOptions.adminToken === undefined) {
-        yield* Effect.logWarning("The admin API is off: give --admin-token or A2A_GATEWAY_ADMIN_TOKEN to manage agents")
+      if (gatewayOptions.adminToken === undefined && (gatewayOptions.adminPrincipals ?? []).length === 0) {
+        yield* Effect.logWarning(
+          "The admin API is off: give --admin-token (A2A_GATEWAY_ADMIN_TOKEN) or --admin-principal " +
+            "(A2A_GATEWAY_ADMINS) to manage agents"
+        )
       }
     }))
     const served = announce.pipe(

@@ -2,24 +2,29 @@
  * A RequestHandler whose every operation is forwarded to one registered agent through the A2A client: the client
  * speaks whatever binding and version the agent's card offers, so a caller of the gateway in any binding reaches an
  * agent in any other. Tasks live upstream; streams are forwarded event by event as the caller pulls them; cancel and
- * subscribe go upstream too (the upstream's extended card does not: it is the gateway's). Upstream errors keep their A2A meaning; an agent that cannot be reached, or does not
+ * subscribe go upstream too. Upstream errors keep their A2A meaning; an agent that cannot be reached, or does not
  * answer in time, is `Unavailable`, one that answers what the client cannot read `InvalidAgentResponse`; every
- * message is stripped of the agent's credentials. What a call shows of the agent's health is reported to the
- * registry.
+ * message is stripped of the agent's credentials. The registry's client reports what each call shows of the
+ * agent's health.
+ *
+ * The extended card: when the upstream card says it has one, an authenticated caller of the gateway gets the
+ * upstream's extended card (fetched with the agent's credentials, so it is the one the agent keeps for the gateway)
+ * rendered as the public card is: its interfaces the gateway's, its security the gateway's Auth, no upstream
+ * signature. An anonymous caller is `Unauthenticated`, as at any server.
  *
  * The upstream sees the gateway's credentials, not the caller's: the agent's `allow` list decides who reaches it.
  *
  * @example
  * ```ts
  * import { ForwardingHandler, GatewayRegistry } from "effect-a2a/gateway"
- * import { CallContext } from "effect-a2a/server"
+ * import { Auth, CallContext } from "effect-a2a/server"
  * import { Effect } from "effect"
  *
  * const task = Effect.gen(function*() {
  *   const registry = yield* GatewayRegistry.GatewayRegistry
  *   const stored = yield* registry.lookup("billing")
  *   if (stored._tag === "None") return undefined
- *   const handler = ForwardingHandler.make(yield* registry.connect(stored.value), registry)
+ *   const handler = ForwardingHandler.make(yield* registry.connect(stored.value), Auth.none)
  *   return yield* handler.getTask({ id: "t-1" }, CallContext.make())
  * })
  * ```
@@ -27,20 +32,23 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import type { A2AClientError } from "../client/A2AClientError.ts"
+import type { A2AClientError, AgentCardSignatureError } from "../client/A2AClientError.ts"
 import {
   type A2AError,
-  ExtendedAgentCardNotConfigured,
   InternalError,
   InvalidAgentResponse,
-  Unavailable
+  Unauthenticated,
+  Unavailable,
+  UnsupportedOperation
 } from "../protocol/A2AError.ts"
+import * as AgentCardConfig from "../server/AgentCardConfig.ts"
+import type { AuthService } from "../server/Auth.ts"
 import type { CallContext } from "../server/CallContext.ts"
 import type { Handlers } from "../server/RequestHandler.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
-import type { Connected, GatewayRegistry } from "./GatewayRegistry.ts"
+import type { Connected } from "./GatewayRegistry.ts"
+import * as CardTemplate from "./internal/CardTemplate.ts"
 
 /**
  * The caller's error for an upstream failure, naming the agent, never its credentials.
@@ -84,21 +92,23 @@ const withoutTenant = <T extends { readonly tenant?: string | undefined }>(req: 
  * @since 0.2.0
  * @category constructors
  */
-export const make = (agent: Connected, registry: GatewayRegistry["Service"]): Handlers => {
+export const make = (agent: Connected, auth: AuthService): Handlers => {
   const { client, secrets, stored } = agent
   const mapError = toA2AError(stored.name, secrets)
   const call = (ctx: CallContext) => ctx.extensions.length > 0 ? { extensions: ctx.extensions } : undefined
   const unary = <A>(effect: Effect.Effect<A, A2AClientError>): Effect.Effect<A, A2AError> =>
-    effect.pipe(
-      Effect.tapError((error) => registry.report(stored.name, Result.fail(error))),
-      Effect.tap(() => registry.report(stored.name, Result.void)),
-      Effect.mapError(mapError)
-    )
+    Effect.mapError(effect, mapError)
   const streamed = <A>(stream: Stream.Stream<A, A2AClientError>): Stream.Stream<A, A2AError> =>
-    stream.pipe(
-      Stream.tapError((error) => registry.report(stored.name, Result.fail(error))),
-      Stream.mapError(mapError)
-    )
+    Stream.mapError(stream, mapError)
+  const mapCardError = (error: A2AClientError | AgentCardSignatureError): A2AError =>
+    error._tag === "AgentCardSignatureError"
+      ? new InvalidAgentResponse({
+        message: GatewayCredentials.mask(
+          `Agent ${stored.name}'s extended card is signed, and its signature does not verify: ${error.message}`,
+          secrets
+        )
+      })
+      : mapError(error)
   return {
     sendMessage: (req, ctx) => unary(client.sendMessage(withoutTenant(req), call(ctx))),
     sendStreamingMessage: (req, ctx) => streamed(client.sendStreamingMessage(withoutTenant(req), call(ctx))),
@@ -114,11 +124,19 @@ export const make = (agent: Connected, registry: GatewayRegistry["Service"]): Ha
       unary(client.listTaskPushNotificationConfigs(withoutTenant(req), call(ctx))),
     deleteTaskPushNotificationConfig: (req, ctx) =>
       Effect.as(unary(client.deleteTaskPushNotificationConfig(withoutTenant(req), call(ctx))), {}),
-    // The upstream's extended card is the one it keeps for the gateway's own principal, with its own interfaces:
-    // not the caller's to read. The card the gateway serves says it has none.
-    getExtendedAgentCard: () =>
-      Effect.fail(
-        new ExtendedAgentCardNotConfigured({ message: `Agent ${stored.name} has no extended card at the gateway` })
-      )
+    getExtendedAgentCard: (_req, ctx) =>
+      Effect.gen(function*() {
+        if (stored.card.capabilities.extendedAgentCard !== true) {
+          return yield* new UnsupportedOperation({ message: `Agent ${stored.name} has no extended agent card` })
+        }
+        if (ctx.principal.anonymous) {
+          return yield* new Unauthenticated({ message: "The extended agent card requires an authenticated client" })
+        }
+        const upstream = yield* Effect.mapError(client.getExtendedAgentCard(call(ctx)), mapCardError)
+        const template = CardTemplate.of(upstream)
+        return AgentCardConfig.make({
+          card: { ...template, capabilities: { ...template.capabilities, extendedAgentCard: true } }
+        }, auth).publicCard(ctx.interfaces ?? [])
+      })
   }
 }

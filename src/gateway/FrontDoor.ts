@@ -50,6 +50,7 @@ import { RequestHandler } from "../server/RequestHandler.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
 import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
 import type { StoredAgent } from "./GatewayStore.ts"
+import * as CardTemplate from "./internal/CardTemplate.ts"
 import * as RestPassthrough from "./RestPassthrough.ts"
 
 /**
@@ -74,21 +75,13 @@ export const agentPath = (name: string): `/${string}` => `/agents/${name}`
 
 /**
  * The card template the front door serves for an agent: the upstream card without its interfaces (the bindings list
- * the gateway's), its security (the gateway's Auth decides) or its signatures (they covered the upstream card).
+ * the gateway's), its security (the gateway's Auth decides) or its signatures (they covered the upstream card). It
+ * keeps the upstream's `extendedAgentCard`: the front door forwards GetExtendedAgentCard (see ForwardingHandler).
  *
  * @since 0.2.0
  * @category utils
  */
-export const cardTemplate = (card: v1.AgentCard): AgentCardConfig.CardTemplate => {
-  const {
-    securityRequirements: _requirements,
-    securitySchemes: _schemes,
-    signatures: _signatures,
-    supportedInterfaces: _interfaces,
-    ...rest
-  } = card
-  return { ...rest, capabilities: { ...card.capabilities, extendedAgentCard: false } }
-}
+export const cardTemplate = (card: v1.AgentCard): AgentCardConfig.CardTemplate => CardTemplate.of(card)
 
 const hidden = (request: HttpServerRequest.HttpServerRequest) => {
   const error = toHttpError(
@@ -111,6 +104,14 @@ const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
   return `${request.protocol ?? "http"}://${host}`
 }
 
+/** The health a caller sees: whether the agent answers and how fast, not why it does not (that is the operators'). */
+const forCallers = (health: Health): Health => ({
+  reachable: health.reachable,
+  lastCardFetch: health.lastCardFetch,
+  latencyMillis: health.latencyMillis,
+  lastCall: health.lastCall
+})
+
 /** One agent's routes, built for one registration (revision). */
 interface Served {
   readonly revision: string
@@ -123,7 +124,8 @@ interface Served {
 }
 
 /**
- * The catalog entry of an agent: its name, its URL at the gateway, its card as the gateway serves it, its health.
+ * The catalog entry of an agent: its name, its URL at the gateway, its card as the gateway serves it, its health
+ * (whether it is reachable, latency and last contact; why it is not, and its last error, are for the admin API).
  *
  * @since 0.2.0
  * @category models
@@ -167,14 +169,18 @@ export const routes: Layer.Layer<
         const template = cardTemplate(stored.card)
         if (stored.kind === "rest-passthrough") {
           const headers = yield* registry.headersOf(stored)
-          const executor = yield* RestPassthrough.executor({ url: stored.url, headers }).pipe(
+          const executor = yield* RestPassthrough.executor({
+            url: stored.url,
+            headers,
+            observe: (observation) => registry.report(stored.name, observation)
+          }).pipe(
             Effect.provideContext(context)
           )
           return A2AServer.layer({ card: template, executor, auth })
         }
         const connected = yield* registry.connect(stored)
         return Layer.mergeAll(
-          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, registry)),
+          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, auth)),
           Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),
           Layer.succeed(Auth, auth)
         )
@@ -249,7 +255,7 @@ export const routes: Layer.Layer<
             { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
             { url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }
           ])
-          return { name: agent.name, url, kind: agent.kind, card, health: agent.health }
+          return { name: agent.name, url, kind: agent.kind, card, health: forCallers(agent.health) }
         })
       return HttpServerResponse.jsonUnsafe({ agents })
     })

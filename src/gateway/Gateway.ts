@@ -7,7 +7,9 @@
  * - `A2A_DATABASE_URL`: a `postgres://` URL; when set, the registry is on PostgreSQL (several nodes share it).
  * - `A2A_DATA_DIR` (default `./.a2a-data`): otherwise, where the SQLite file `gateway.db` is kept.
  * - `A2A_SECRET_KEYS`: the keys that seal credentials at rest (as for the task stores' push configs).
- * - `A2A_GATEWAY_ADMIN_TOKEN`: the admin API's token; without one the admin API is off.
+ * - `A2A_GATEWAY_ADMIN_TOKEN`: the admin API's token.
+ * - `A2A_GATEWAY_ADMINS`: comma-separated principals (as the gateway's Auth names its callers) that may use the admin
+ *   API with their own credentials. Without a token and without admins the admin API is off.
  * - `A2A_STRICT` (default false): refuse agents with the known faults of agents in the wild instead of repairing them.
  *
  * @example
@@ -37,6 +39,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { join, resolve } from "node:path"
 import * as A2AHttp from "../http/A2AHttp.ts"
 import type { Auth } from "../server/Auth.ts"
+import * as PgChannel from "../sql/internal/PgChannel.ts"
 import * as SqliteClient from "../sql/SqliteClient.ts"
 import * as SqlStore from "../sql/SqlStore.ts"
 import * as AdminApi from "./AdminApi.ts"
@@ -50,8 +53,10 @@ import * as RegistryMcp from "./RegistryMcp.ts"
  * @category models
  */
 export interface Options extends GatewayRegistry.Options {
-  /** The admin API's token; undefined turns the admin API off. */
+  /** The admin API's token (with no `adminPrincipals` either, the admin API is off). */
   readonly adminToken?: Redacted.Redacted<string> | undefined
+  /** Principals the gateway's Auth authenticates that may use the admin API with their own credentials. */
+  readonly adminPrincipals?: ReadonlyArray<string> | undefined
   /** The registry as MCP tools at `/mcp` (RegistryMcp); false turns it off. Default on. */
   readonly mcp?: RegistryMcp.Options | false | undefined
 }
@@ -67,7 +72,7 @@ export const routes = (
   options: Options = {}
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | GatewayStore.GatewayStore | HttpClient.HttpClient | Auth> =>
   Layer.mergeAll(
-    AdminApi.routes({ token: options.adminToken }),
+    AdminApi.routes({ token: options.adminToken, principals: options.adminPrincipals }),
     FrontDoor.routes,
     options.mcp === false ? Layer.empty : Layer.orDie(RegistryMcp.layerHttp(options.mcp)),
     A2AHttp.notFound
@@ -99,7 +104,8 @@ export const layerSqlite = (
   )
 
 /**
- * The registry on PostgreSQL, which several gateway nodes share. The driver (`@effect/sql-pg`, an optional peer
+ * The registry on PostgreSQL, which several gateway nodes share: each node hears the others' registrations and
+ * removals (LISTEN/NOTIFY) as they happen. The driver (`@effect/sql-pg`, an optional peer
  * dependency) is loaded when the layer is built.
  *
  * @since 0.2.0
@@ -117,7 +123,15 @@ export const layerPg = (
         })
     }).pipe(
       Effect.map((PgClient) =>
-        GatewayStore.layerSql.pipe(
+        GatewayStore.layerSqlWith({
+          // the other nodes' registrations and removals, heard as they happen
+          listen: (channel, receive) =>
+            Effect.flatMap(PgClient.PgClient, (pg) =>
+              PgChannel.follow(pg, channel, receive, {
+                what: "the gateway registry's changes",
+                firstFailure: "retry"
+              }))
+        }).pipe(
           Layer.provide(
             PgClient.layer({ url, applicationName: "effect-a2a-gateway" })
           )
@@ -156,19 +170,33 @@ export const storeConfig: Layer.Layer<
 }))
 
 /**
- * The options from the environment: `A2A_GATEWAY_ADMIN_TOKEN`, `A2A_SECRET_KEYS` and `A2A_STRICT` (true: refuse
- * agents with the known faults of agents in the wild instead of repairing them; default false).
+ * The admin principals of `A2A_GATEWAY_ADMINS`: comma-separated, blanks ignored.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const adminPrincipalsConfig: Config.Config<ReadonlyArray<string>> = Config.String("A2A_GATEWAY_ADMINS").pipe(
+  Config.withDefault(""),
+  Config.map((list) => list.split(",").map((id) => id.trim()).filter((id) => id !== ""))
+)
+
+/**
+ * The options from the environment: `A2A_GATEWAY_ADMIN_TOKEN`, `A2A_GATEWAY_ADMINS`, `A2A_SECRET_KEYS` and
+ * `A2A_STRICT` (true: refuse agents with the known faults of agents in the wild instead of repairing them; default
+ * false).
  *
  * @since 0.2.0
  * @category utils
  */
 export const optionsConfig: Config.Config<Options> = Config.all({
   adminToken: Config.option(Config.Redacted("A2A_GATEWAY_ADMIN_TOKEN")),
+  adminPrincipals: adminPrincipalsConfig,
   secretKeys: SqlStore.secretKeysConfig,
   strict: Config.Boolean("A2A_STRICT").pipe(Config.withDefault(false))
 }).pipe(
-  Config.map(({ adminToken, secretKeys, strict }): Options => ({
+  Config.map(({ adminPrincipals, adminToken, secretKeys, strict }): Options => ({
     adminToken: Option.getOrUndefined(adminToken),
+    adminPrincipals,
     secretKeys,
     ...(strict ? { strict } : {})
   }))

@@ -41,7 +41,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as A2AClient from "../client/A2AClient.ts"
-import type { A2AClientError, A2AResolveError } from "../client/A2AClientError.ts"
+import type { A2AClientError, A2AResolveError, AgentCardSignatureError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as Credentials from "../client/Credentials.ts"
@@ -85,10 +85,29 @@ export interface Health {
   readonly reachable: boolean
   /** When the card was last fetched (ISO 8601), if ever by this node. */
   readonly lastCardFetch?: string | undefined
-  /** How long the last card fetch took, in milliseconds. */
+  /** How long the last card fetch or call took, in milliseconds (for a stream: until its first event). */
   readonly latencyMillis?: number | undefined
+  /** When the last call to the agent through this node ended (ISO 8601), or its stream opened. */
+  readonly lastCall?: string | undefined
+  /** The last call that failed for the agent's sake (unreachable, no answer in time, an answer not understood). */
+  readonly lastError?: { readonly at: string; readonly message: string } | undefined
   /** Why the agent is not reachable (never a credential). */
   readonly reason?: string | undefined
+}
+
+/**
+ * What one call showed of an agent's health.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Observation {
+  /** Whether the call reached the agent (an answer, even an error of the caller's, says it did). */
+  readonly reachable: boolean
+  /** What went wrong for the agent's sake, if anything: shown to operators as `lastError` (never a credential). */
+  readonly error?: string | undefined
+  /** How long the call took (a stream: until its first event). */
+  readonly latencyMillis?: number | undefined
 }
 
 /**
@@ -123,8 +142,8 @@ export interface Connected {
 }
 
 /**
- * A change this node made to the registry: an agent registered or removed (changes made by other nodes sharing the
- * store are seen by reading it again).
+ * A change to the registry: an agent registered or removed, by this node, or by another node sharing the store
+ * when the store hears of it (PostgreSQL: LISTEN/NOTIFY; otherwise other nodes' changes are seen by reading again).
  *
  * @since 0.2.0
  * @category models
@@ -166,7 +185,10 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly check: (name: string) => Effect.Effect<Agent, AgentNotFound | RegistryUnavailable>
   /** Removes the agent. */
   readonly remove: (name: string) => Effect.Effect<void, AgentNotFound | RegistryUnavailable>
-  /** The changes this node makes from now on (subscribe before reading the list, so none is missed). */
+  /**
+   * The changes from now on, this node's and those the store hears of from other nodes (subscribe before reading
+   * the list, so none is missed).
+   */
   readonly changes: Stream.Stream<Change>
   /** The stored registration, as fresh as the store (several nodes may share it). */
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, RegistryUnavailable>
@@ -174,8 +196,11 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
   readonly connect: (stored: StoredAgent) => Effect.Effect<Connected, RegistryUnavailable>
   /** The headers a REST passthrough agent's endpoint is called with (its credentials, opened). */
   readonly headersOf: (stored: StoredAgent) => Effect.Effect<Record<string, string>, RegistryUnavailable>
-  /** Records what a call to the agent showed of its health. */
-  readonly report: (name: string, outcome: Result.Result<void, A2AClientError>) => Effect.Effect<void>
+  /**
+   * Records what a call to the agent showed of its health. The clients `connect` gives report every call
+   * themselves; the front door reports a REST passthrough's calls.
+   */
+  readonly report: (name: string, observation: Observation) => Effect.Effect<void>
   /**
    * The request SendMessage with these params would send upstream, secrets masked; nothing is sent. For a REST
    * passthrough, the raw POST its endpoint would get (the message's data part or text as the body).
@@ -251,12 +276,101 @@ const describeResolve = (url: string, error: A2AResolveError): RegistrationRefus
 }
 
 /** Whether an error says the agent itself could not be reached (rather than that it answered badly). */
-const isDown = (error: A2AClientError): boolean =>
+const isDown = (error: A2AClientError | AgentCardSignatureError): boolean =>
   (error._tag === "A2ATransportError" && error.reason !== "EncodeFailed" && error.reason !== "InvalidUrl" &&
     error.reason !== "CredentialUnavailable") ||
   (error._tag === "A2AResponseError" && error.reason === "UnexpectedStatus" && error.status >= 500)
 
 const OAUTH_PLACEHOLDER = "oauth2-access-token"
+
+/**
+ * Whether a failed call says something of the agent's health: it could not be reached, did not answer in time,
+ * answered what the client cannot read, or refused the gateway's own credentials. Any other error is the agent
+ * answering a caller's mistake (a task that does not exist, bad params), which says it is up.
+ */
+const isAgentFault = (error: A2AClientError | AgentCardSignatureError): boolean =>
+  error._tag === "A2ATransportError" || error._tag === "A2AResponseError" ||
+  error._tag === "AgentCardSignatureError" || error._tag === "Unauthenticated" || error._tag === "PermissionDenied"
+
+/**
+ * What a call's outcome shows of the agent's health; the error's text with `secrets` masked.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const observationOf = (
+  outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
+  latencyMillis: number,
+  secrets: ReadonlyArray<string> = []
+): Observation => {
+  if (Result.isSuccess(outcome) || !isAgentFault(outcome.failure)) return { reachable: true, latencyMillis }
+  const failure = outcome.failure
+  const kind = failure._tag === "A2ATransportError" || failure._tag === "A2AResponseError"
+    ? failure.reason
+    : failure._tag
+  return {
+    reachable: !isDown(failure),
+    error: GatewayCredentials.mask(`${kind}: ${failure.message}`, secrets),
+    latencyMillis
+  }
+}
+
+/**
+ * A client that reports what every call shows of the agent's health (`observationOf`): unary calls when they end,
+ * streams when their first event arrives (or they end without one) and when they fail. An interrupted call reports
+ * nothing.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const observed = (
+  client: A2AClient.A2AClientShape,
+  report: (observation: Observation) => Effect.Effect<void>,
+  secrets: ReadonlyArray<string> = []
+): A2AClient.A2AClientShape => {
+  const since = (started: number, outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => report(observationOf(outcome, now - started, secrets)))
+  const unary = <A, E extends A2AClientError | AgentCardSignatureError>(
+    effect: Effect.Effect<A, E>
+  ): Effect.Effect<A, E> =>
+    Effect.flatMap(Clock.currentTimeMillis, (started) =>
+      effect.pipe(
+        Effect.tap(() => since(started, Result.void)),
+        Effect.tapError((error) => since(started, Result.fail(error)))
+      ))
+  const streamed = <A>(stream: Stream.Stream<A, A2AClientError>): Stream.Stream<A, A2AClientError> =>
+    Stream.unwrap(Effect.map(Clock.currentTimeMillis, (started) => {
+      let opened = false
+      const open = Effect.suspend(() => {
+        if (opened) return Effect.void
+        opened = true
+        return since(started, Result.void)
+      })
+      return stream.pipe(
+        Stream.tap(() => open),
+        Stream.onEnd(open),
+        Stream.tapError((error) => since(started, Result.fail(error)))
+      )
+    }))
+  return {
+    ...client,
+    sendMessage: (request, options) => unary(client.sendMessage(request, options)),
+    sendStreamingMessage: (request, options) => streamed(client.sendStreamingMessage(request, options)),
+    getTask: (request, options) => unary(client.getTask(request, options)),
+    listTasks: (request, options) => unary(client.listTasks(request, options)),
+    listAllTasks: (request, options) => streamed(client.listAllTasks(request, options)),
+    cancelTask: (request, options) => unary(client.cancelTask(request, options)),
+    subscribeToTask: (request, options) => streamed(client.subscribeToTask(request, options)),
+    createTaskPushNotificationConfig: (request, options) =>
+      unary(client.createTaskPushNotificationConfig(request, options)),
+    getTaskPushNotificationConfig: (request, options) => unary(client.getTaskPushNotificationConfig(request, options)),
+    listTaskPushNotificationConfigs: (request, options) =>
+      unary(client.listTaskPushNotificationConfigs(request, options)),
+    deleteTaskPushNotificationConfig: (request, options) =>
+      unary(client.deleteTaskPushNotificationConfig(request, options)),
+    getExtendedAgentCard: (options) => unary(client.getExtendedAgentCard(options))
+  }
+}
 
 /**
  * Builds the registry over the GatewayStore in context; calls go through the HttpClient in context (with the client
@@ -336,13 +450,17 @@ export const make = (options: Options = {}) =>
           Effect.result
         )
         const ended = yield* Clock.currentTimeMillis
+        // what the fetch shows, over what the calls showed before it
+        const previous = health.get(name ?? "")
         const seen: Health = Result.isSuccess(result)
-          ? { reachable: true, lastCardFetch: new Date(ended).toISOString(), latencyMillis: ended - started }
-          : {
-            reachable: false,
-            lastCardFetch: health.get(name ?? "")?.lastCardFetch,
-            reason: describeResolve(url, result.failure).message
+          ? {
+            ...previous,
+            reachable: true,
+            lastCardFetch: new Date(ended).toISOString(),
+            latencyMillis: ended - started,
+            reason: undefined
           }
+          : { ...previous, reachable: false, reason: describeResolve(url, result.failure).message }
         return { result, seen }
       })
 
@@ -372,8 +490,13 @@ export const make = (options: Options = {}) =>
       return Effect.gen(function*() {
         const input = (yield* credentialsOf(stored)) ?? {}
         const credentials = GatewayCredentials.forCard(input, stored.card)
-        const client = yield* clientFor(stored, Result.getOrElse(credentials, () => ({})))
-        const ready: Connected = { stored, client, secrets: GatewayCredentials.secretsOf(input) }
+        const secrets = GatewayCredentials.secretsOf(input)
+        const client = observed(
+          yield* clientFor(stored, Result.getOrElse(credentials, () => ({}))),
+          (observation) => report(stored.name, observation),
+          secrets
+        )
+        const ready: Connected = { stored, client, secrets }
         connected.set(stored.name, ready)
         return ready
       })
@@ -475,14 +598,18 @@ export const make = (options: Options = {}) =>
         return yield* insert(stored, credentials, seen)
       })
 
-    const report = (name: string, outcome: Result.Result<void, A2AClientError>) =>
-      Effect.sync(() => {
+    const report = (name: string, observation: Observation) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
         const previous = health.get(name) ?? { reachable: true }
-        if (Result.isSuccess(outcome)) {
-          if (!previous.reachable) health.set(name, { ...previous, reachable: true, reason: undefined })
-        } else if (isDown(outcome.failure)) {
-          health.set(name, { ...previous, reachable: false, reason: outcome.failure._tag })
-        }
+        const at = new Date(now).toISOString()
+        health.set(name, {
+          ...previous,
+          reachable: observation.reachable,
+          lastCall: at,
+          latencyMillis: observation.latencyMillis ?? previous.latencyMillis,
+          reason: observation.reachable ? undefined : observation.error,
+          lastError: observation.error === undefined ? previous.lastError : { at, message: observation.error }
+        })
       })
 
     const preview = (name: string, request: A2AClient.Request<v1.SendMessageRequest>) =>
@@ -542,7 +669,18 @@ export const make = (options: Options = {}) =>
           yield* PubSub.publish(published, { _tag: "Removed", name } satisfies Change)
           yield* Effect.logInfo(`Gateway: removed agent ${name}`)
         }),
-      changes: Stream.fromPubSub(published),
+      changes: Stream.merge(
+        Stream.fromPubSub(published),
+        store.changes.pipe(
+          Stream.tap((change) =>
+            Effect.sync(() => {
+              // another node's registration replaces whatever this node knew under that name
+              connected.delete(change.name)
+              health.delete(change.name)
+            })
+          )
+        )
+      ),
       lookup,
       connect,
       headersOf,

@@ -3,7 +3,9 @@
  * SqlClient, on the embedded SQLite file or on PostgreSQL, where several gateway nodes share one registry. The SQL
  * store migrates its own table on start (recorded in `a2a_gateway_migrations`, so it never touches the task
  * stores' migrations and can share their database). A row holds what the registry decided: the agent's card as
- * read, its credentials already sealed by the registry; the store only keeps and returns them.
+ * read, its credentials already sealed by the registry; the store only keeps and returns them. On PostgreSQL every
+ * registration and removal is also announced with NOTIFY, and a store built with `layerSqlWith({ listen })` hears
+ * the other nodes' announcements (`changes`), so that they see a change at once rather than on their next reading.
  *
  * @example
  * ```ts
@@ -20,10 +22,15 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import * as Stream from "effect/Stream"
 import * as v1 from "../protocol/generated/v1.ts"
+import * as PgChannel from "../sql/internal/PgChannel.ts"
 import * as SqlSchemaLock from "../sql/internal/SqlSchemaLock.ts"
 
 /**
@@ -75,6 +82,17 @@ export class GatewayStoreError extends Schema.TaggedError<GatewayStoreError>()("
 }) {}
 
 /**
+ * A registration or removal another node made on a shared store.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface StoreChange {
+  readonly _tag: "Registered" | "Removed"
+  readonly name: string
+}
+
+/**
  * @since 0.2.0
  * @category services
  */
@@ -89,6 +107,11 @@ export class GatewayStore extends Context.Service<GatewayStore, {
   readonly get: (name: string) => Effect.Effect<Option.Option<StoredAgent>, GatewayStoreError>
   /** False when there was no such row. */
   readonly remove: (name: string) => Effect.Effect<boolean, GatewayStoreError>
+  /**
+   * The changes other nodes make, from now on, as this store hears of them (PostgreSQL with a listener); a store
+   * that hears nothing ends it at once, and its readers see other nodes' changes when they next read.
+   */
+  readonly changes: Stream.Stream<StoreChange>
 }>()("effect-a2a/gateway/GatewayStore") {}
 
 /**
@@ -109,7 +132,8 @@ export const makeMemory = (): GatewayStore["Service"] => {
       }),
     list: Effect.sync(() => [...rows.values()].sort((a, b) => a.name.localeCompare(b.name))),
     get: (name) => Effect.sync(() => Option.fromUndefinedOr(rows.get(name))),
-    remove: (name) => Effect.sync(() => rows.delete(name))
+    remove: (name) => Effect.sync(() => rows.delete(name)),
+    changes: Stream.empty
   }
 }
 
@@ -212,16 +236,42 @@ const fromRow = (row: Row): Effect.Effect<StoredAgent, GatewayStoreError> =>
     Effect.mapError(failure(`agent ${row.name} does not read back`))
   )
 
-/**
- * The SQL store over the SqlClient in context; migrates on creation.
- *
- * @since 0.2.0
- * @category constructors
- */
-export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, SqlClient.SqlClient> = Effect.gen(
+/** The NOTIFY channel's base name (suffixed with a digest of the schema: PgChannel). */
+const CHANNEL = "a2a_gateway_agents"
+
+const Announcement = Schema.fromJsonString(Schema.Struct({
+  origin: Schema.String,
+  _tag: Schema.Literals(["Registered", "Removed"]),
+  name: Schema.String
+}))
+const encodeAnnouncement = Schema.encodeSync(Announcement)
+const decodeAnnouncement = Schema.decodeUnknownOption(Announcement)
+
+const makeCore = Effect.gen(
   function*() {
     const sql = yield* SqlClient.SqlClient
     yield* migrate.pipe(Effect.mapError(failure("cannot migrate the gateway's table")))
+    const heard = yield* PubSub.unbounded<StoreChange>()
+    // this store's own announcements come back to its listener: told apart by origin
+    const origin = crypto.randomUUID()
+    const channel = yield* sql.onDialectOrElse({
+      pg: () => Effect.map(PgChannel.name(CHANNEL), Option.some),
+      orElse: () => Effect.succeed(Option.none<string>())
+    }).pipe(Effect.mapError(failure("cannot name the gateway's channel")))
+    const announce = (change: StoreChange) =>
+      Option.isNone(channel)
+        ? Effect.void
+        : sql`SELECT pg_notify(${channel.value}, ${encodeAnnouncement({ origin, ...change })})`.pipe(
+          Effect.asVoid,
+          // the row is written: a lost announcement only delays the other nodes until they read again
+          Effect.catch((error) => Effect.logWarning("Gateway registry: cannot announce a change", error))
+        )
+    const receive = (payload: string) =>
+      Option.match(decodeAnnouncement(payload), {
+        onNone: () => Effect.void,
+        onSome: ({ origin: from, ...change }) =>
+          from === origin ? Effect.void : Effect.asVoid(PubSub.publish(heard, change))
+      })
     // Rows read back as they were last decoded while their revision stands: the front door reads one per call.
     const decoded = new Map<string, StoredAgent>()
     const read = (row: Row) => {
@@ -231,7 +281,7 @@ export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, 
     }
     const select = sql`SELECT name, url, card_url, kind, allow, card, credentials, revision, registered_at
       FROM a2a_gateway_agents`
-    return {
+    const service: GatewayStore["Service"] = {
       persistent: true,
       insert: (agent) =>
         Effect.gen(function*() {
@@ -242,6 +292,7 @@ export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, 
               ${agent.allow === undefined ? null : JSON.stringify(agent.allow)}, ${card},
               ${agent.credentials ?? null}, ${agent.revision}, ${agent.registeredAt})
             ON CONFLICT (name) DO NOTHING RETURNING name`
+          if (rows.length > 0) yield* announce({ _tag: "Registered", name: agent.name })
           return rows.length > 0
         }).pipe(Effect.mapError((e) => e._tag === "GatewayStoreError" ? e : failure("cannot register")(e))),
       list: sql<Row>`${select} ORDER BY name`.pipe(
@@ -261,11 +312,58 @@ export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, 
             decoded.delete(name)
             return rows.length > 0
           }),
+          Effect.tap((removed) => removed ? announce({ _tag: "Removed", name }) : Effect.void),
           Effect.mapError(failure(`cannot remove agent ${name}`))
-        )
+        ),
+      changes: Stream.fromPubSub(heard)
     }
+    return { service, channel, receive }
   }
 )
+
+/**
+ * The SQL store over the SqlClient in context; migrates on creation. It hears no other node (see `layerSqlWith`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeSql: Effect.Effect<GatewayStore["Service"], GatewayStoreError, SqlClient.SqlClient> = Effect.map(
+  makeCore,
+  (core) => core.service
+)
+
+/**
+ * How a store listens on its NOTIFY channel: hands every payload to `receive` for as long as the scope lasts
+ * (`PgChannel.follow` over a PgClient, as `Gateway.layerPg` does).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Listen<R> = (
+  channel: string,
+  receive: (payload: string) => Effect.Effect<void>
+) => Effect.Effect<void, SqlError, R | Scope.Scope>
+
+/**
+ * The SQL store as a layer over the SqlClient in context; on PostgreSQL with `listen`, its `changes` are the
+ * registrations and removals other nodes announce.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSqlWith = <R = never>(
+  options: { readonly listen?: Listen<R> | undefined }
+): Layer.Layer<GatewayStore, GatewayStoreError | SqlError, SqlClient.SqlClient | Exclude<R, Scope.Scope>> =>
+  Layer.effect(
+    GatewayStore,
+    Effect.gen(function*() {
+      const core = yield* makeCore
+      if (options.listen !== undefined && Option.isSome(core.channel)) {
+        yield* options.listen(core.channel.value, core.receive)
+      }
+      return core.service
+    })
+  )
 
 /**
  * The SQL store as a layer over the SqlClient in context.

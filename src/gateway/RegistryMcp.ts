@@ -4,12 +4,13 @@
  * `McpServer`, as streamable HTTP at `/mcp` on the gateway's own server (`Gateway.routes` mounts it) or over stdio
  * (`effect-a2a gateway --stdio`).
  *
- * - The tools follow the registry: an agent registered or removed on this node is added or withdrawn at once, and
- *   connected clients get `notifications/tools/list_changed` (over stdio always; over streamable HTTP, Effect's
- *   transport has no standalone stream, so the clients with a request open get it on that request's stream, and
- *   the others see the change on their next `tools/list`). A change made by another node sharing the store is
- *   picked up when a client next lists the tools (an agent removed there is gone from that list; one added there is
- *   announced by `list_changed`), and otherwise within the refresh interval.
+ * - The tools follow the registry: an agent registered or removed on this node, or on another node of a PostgreSQL
+ *   registry (heard by LISTEN/NOTIFY), is added or withdrawn at once, and connected clients get
+ *   `notifications/tools/list_changed` (over stdio always; over streamable HTTP, Effect's transport answers GET
+ *   with 405 and has no standalone stream, so the clients with a request open get it on that request's stream, and
+ *   the others see the change on their next `tools/list`). A change made by another node on a store that announces
+ *   nothing (SQLite) is picked up when a client next lists the tools (an agent removed there is gone from that
+ *   list; one added there is announced by `list_changed`), and otherwise within the refresh interval.
  * - A call is forwarded as `effect-a2a mcp` forwards it: the A2A task's updates are MCP progress notifications when
  *   the client asked for progress, MCP cancellation cancels the A2A task, a task needing input or authorization is
  *   a result that says so, with the task id to continue; failures are tool errors, the agent's secrets masked.

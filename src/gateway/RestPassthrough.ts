@@ -29,6 +29,7 @@
  *
  * @since 0.2.0
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Headers from "effect/http/Headers"
@@ -80,6 +81,17 @@ export interface Options {
   readonly headers?: Headers.Input | undefined
   /** Bound on one call, until the whole response is read. Default 30 seconds. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * Told what each call showed of the endpoint's health (the gateway records it): whether it was reached, what went
+   * wrong for the endpoint's sake (said as the failed task says it: no URL, no header) and how long it took.
+   */
+  readonly observe?:
+    | ((observation: {
+      readonly reachable: boolean
+      readonly error?: string | undefined
+      readonly latencyMillis: number
+    }) => Effect.Effect<void>)
+    | undefined
 }
 
 /**
@@ -216,10 +228,28 @@ export const executor = (
         ),
         Effect.catch((error) => Effect.succeed<Outcome>({ _tag: "Unreachable", reason: rootMessage(error) }))
       )
-      return Effect.timeoutOrElse(exchange, {
+      const bounded = Effect.timeoutOrElse(exchange, {
         duration: timeout,
         orElse: () => Effect.succeed<Outcome>({ _tag: "TimedOut" })
       })
+      const observe = options.observe
+      if (observe === undefined) return bounded
+      return Effect.flatMap(
+        Clock.currentTimeMillis,
+        (started) =>
+          Effect.tap(bounded, (outcome) =>
+            Effect.flatMap(Clock.currentTimeMillis, (ended) => {
+              const latencyMillis = ended - started
+              const answered = outcome._tag === "Answered"
+              // reached unless it could not be, did not answer, or answered 5xx; a 401/403 is the gateway's credentials
+              const fault = !answered || outcome.status >= 500 || outcome.status === 401 || outcome.status === 403
+              return observe({
+                reachable: answered && outcome.status < 500,
+                error: fault ? failedText(outcome, timeout) : undefined,
+                latencyMillis
+              })
+            }))
+      )
     }
 
     const failed = (context: RequestContext, text: string): Effect.Effect<AgentEvent> =>

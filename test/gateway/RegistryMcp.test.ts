@@ -127,13 +127,20 @@ const sharedStore = (
     }
 
     const before = alice.listChanged()
-    assert.strictEqual(
-      (yield* call(`${one.url}/admin/agents`, { body: { url: sdk.url, name: "sdk" } })).status,
-      201
+    // node two learns of it when listing reads the store again, or at once where the store announces changes
+    // (PostgreSQL's NOTIFY, possibly before the list): either way while the client has a request open, which is
+    // where Effect's HTTP transport delivers list_changed; and the next list has it
+    yield* whileCalling(
+      alice.client,
+      Effect.gen(function*() {
+        assert.strictEqual(
+          (yield* call(`${one.url}/admin/agents`, { body: { url: sdk.url, name: "sdk" } })).status,
+          201
+        )
+        yield* toolNames(alice.client)
+        yield* awaitListChanged(alice, before)
+      })
     )
-    // listing reads the store again: the client is told the list changed, and the next list has it
-    yield* toolNames(alice.client)
-    yield* awaitListChanged(alice, before)
     assert.deepStrictEqual(yield* toolNames(alice.client), ["demo", "sdk"])
     assert.strictEqual(textOf(yield* callTool(alice.client, "sdk", { text: "two" })), "echo: two")
 

@@ -1,11 +1,15 @@
 /**
  * Two gateway nodes on one PostgreSQL registry: an agent registered through one is served by the other, and
- * removed through the other it is gone from both; credentials are sealed in the shared table. Needs
+ * removed through the other it is gone from both; credentials are sealed in the shared table. A registration or
+ * removal on one reaches the other's MCP clients at once (LISTEN/NOTIFY), with no poll and no tools/list. Needs
  * A2A_TEST_DATABASE_URL (`A2A_PG_DIR=/tmp/pg-$BRANCH .ci/postgres.sh run -- npx vitest run test/gateway`).
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, Redacted, Schedule } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as OurServer from "../client/OurServer.ts"
@@ -49,4 +53,73 @@ describe.skipIf(testDatabaseUrl === undefined)("two gateways on one PostgreSQL",
       const gone = yield* call(`${a.url}/agents/shared/.well-known/agent-card.json`)
       assert.strictEqual(gone.status, 404)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live(
+    "a change on one node reaches the other's MCP clients at once, by LISTEN/NOTIFY, not by a poll",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* freshSchemaUrl
+        const demo = yield* OurServer.start()
+        const other = yield* OurServer.start()
+        // no poll within the test: only a notification can tell node two
+        const mcp = { refreshInterval: Duration.minutes(10) }
+        const [one, two] = yield* Effect.all([
+          startGateway(Gateway.layerPg(url), { mcp }),
+          startGateway(Gateway.layerPg(url), { mcp })
+        ], { concurrency: "unbounded" })
+        assert.strictEqual(
+          (yield* call(`${two.url}/admin/agents`, { body: { url: demo.url, name: "demo" } })).status,
+          201
+        )
+
+        const client = new Client({ name: "notify-test", version: "1.0.0" })
+        let changes = 0
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          changes++
+        })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(`${two.url}/mcp`)))),
+          () => Effect.promise(() => client.close())
+        )
+        const names = Effect.promise(() => client.listTools()).pipe(Effect.map(({ tools }) => tools.map((t) => t.name)))
+        assert.deepStrictEqual(yield* names, ["demo"])
+
+        // a request open on node two (a task that runs until canceled) carries the notifications
+        const controller = new AbortController()
+        let started = false
+        const pending = client.callTool({ name: "demo", arguments: { text: "slow" } }, undefined, {
+          onprogress: () => {
+            started = true
+          },
+          signal: controller.signal,
+          timeout: 30_000
+        }).catch(() => undefined)
+        yield* Effect.sync(() => started).pipe(
+          Effect.repeat({ until: (s) => s, schedule: Schedule.spaced("20 millis"), times: 250 })
+        )
+        const awaitChange = (since: number) =>
+          Effect.sync(() => changes).pipe(
+            Effect.repeat({ until: (n) => n > since, schedule: Schedule.spaced("20 millis"), times: 150 }),
+            Effect.tap((n) => Effect.sync(() => assert.isAbove(n, since, "no notifications/tools/list_changed")))
+          )
+
+        const before = changes
+        assert.strictEqual(
+          (yield* call(`${one.url}/admin/agents`, { body: { url: other.url, name: "other" } })).status,
+          201
+        )
+        yield* awaitChange(before)
+        const catalog = yield* call(`${two.url}/agents`)
+        assert.deepStrictEqual(catalog.body.agents.map((a: { name: string }) => a.name), ["demo", "other"])
+
+        const beforeRemoval = changes
+        assert.strictEqual((yield* call(`${one.url}/admin/agents/other`, { method: "DELETE" })).status, 200)
+        yield* awaitChange(beforeRemoval)
+
+        controller.abort("done")
+        yield* Effect.promise(() => pending)
+        assert.deepStrictEqual(yield* names, ["demo"])
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

@@ -91,7 +91,7 @@ const fromClientError = (
   }
 }
 
-export const timeoutError = (exchange: Exchange, timeout: Duration.Duration, what = "a response") =>
+export const timeoutError = (exchange: Exchange, timeout: Duration.Duration, what = "response") =>
   new A2ATransportError({
     reason: "Timeout",
     ...exchange,
