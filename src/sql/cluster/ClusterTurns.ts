@@ -83,6 +83,18 @@ const make = (options: Options) =>
     return service
   })
 
+/** The engine's safety-net polls: half the failover, so that a missed wake-up never costs more than a failover. */
+const pollInterval = (options: Options) => Duration.min(Duration.divideUnsafe(options.failover, 2), Duration.seconds(5))
+
+/**
+ * How old this node's list of runners may get, no change told (ClusterStorage): a runner lost without anyone
+ * telling (its heartbeat expired) leaves it within this much after its shard locks expire.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const runnersMaxAge = (options: Options): Duration.Duration => pollInterval(options)
+
 /**
  * The engine's settings for this node (its runner's address aside: see ClusterSocket).
  *
@@ -92,9 +104,16 @@ const make = (options: Options) =>
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
+  // The engine asks for the runners this often, but reads them again only when told of a change (ClusterStorage):
+  // a new or lost runner is seen within a second of being told.
   refreshAssignmentsInterval: Duration.seconds(1),
+  // The pings of the other runners' sockets: not the database.
   runnerHealthCheckInterval: Duration.seconds(1),
-  entityMessagePollInterval: Duration.seconds(1),
+  // A stored Turn reaches its runner at once (in memory, or over the runner's socket); what stays unread (a runner
+  // that could not be told, an entity that had no slot) is read when its shard is taken, or by this poll: a safety
+  // net, so slow.
+  entityMessagePollInterval: pollInterval(options),
+  // Only a retried send (the same message sent again while its Turn waits) reads its reply back from storage.
   entityReplyPollInterval: Duration.millis(100),
   entityTerminationTimeout: Duration.seconds(10),
   // A Turn for an entity of this runner is handed over in memory (it is stored all the same), not encoded and

@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as PrimaryKey from "effect/PrimaryKey"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
@@ -31,6 +32,7 @@ import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isConflict, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
+import { StoredTurns } from "./ClusterStorage.ts"
 import { QUEUED, requestOf, Task, type TurnRequest } from "./TurnMessage.ts"
 
 /** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
@@ -56,12 +58,37 @@ const EVENTS_GRACE = Duration.seconds(5)
  * @since 0.2.0
  * @category constructors
  */
-export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope.Scope | Sharding> = Effect.gen(
+export const make: Effect.Effect<
+  LocalStart,
+  never,
+  TaskStore | EventBus | Scope.Scope | Sharding | StoredTurns
+> = Effect.gen(
   function*() {
     const store = yield* TaskStore
     const bus = yield* EventBus
     const serverScope = yield* Effect.scope
     const clientFor = yield* Task.client
+    const storedTurns = yield* StoredTurns
+
+    /**
+     * Sends `payload`'s Turn and answers its outcome; `stored` runs (and is waited for) once the Turn is stored,
+     * while the engine delivers it: a Turn that fails before it is stored never runs it.
+     */
+    const acknowledgedOnceStored = (
+      client: ReturnType<typeof clientFor>,
+      payload: TurnRequest,
+      stored: () => Effect.Effect<void>
+    ) =>
+      Effect.gen(function*() {
+        const key = PrimaryKey.value(payload)
+        const saved = storedTurns.expect(key)
+        const turn = yield* Effect.forkScoped(client.Turn(payload))
+        yield* Effect.raceFirst(Deferred.await(saved), Fiber.await(turn)).pipe(
+          Effect.ensuring(Effect.sync(() => storedTurns.forget(key)))
+        )
+        if (Deferred.isDoneUnsafe(saved)) yield* stored()
+        return yield* Fiber.join(turn)
+      })
 
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
@@ -128,16 +155,13 @@ export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope
       )
       const client = clientFor(taskId)
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
-      // stored before it): a message answered before another was sent runs before it. The same Turn sent again
-      // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
+      // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
+      // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
       const answer =
-        yield* (acknowledge === undefined ? client.Turn(payload) : client.Turn(payload, { discard: true }).pipe(
-          Effect.andThen(Effect.sync(() => {
-            stored = true
-          })),
-          Effect.andThen(acknowledge),
-          Effect.andThen(client.Turn(payload))
-        )).pipe(
+        yield* (acknowledge === undefined ? client.Turn(payload) : acknowledgedOnceStored(client, payload, () => {
+          stored = true
+          return acknowledge
+        })).pipe(
           Effect.catchTags({
             MailboxFull: engineFailed(taskId),
             AlreadyProcessingMessage: engineFailed(taskId),
