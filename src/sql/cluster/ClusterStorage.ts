@@ -8,13 +8,15 @@
  *   which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
  *   every time the engine asks, as Effect's storage does;
  * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
- *   a second time to know: what a non-blocking send waits for before it is acknowledged.
+ *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
+ *   before it is acknowledged (its task saved as queued, in the Turn's own transaction).
  *
  * Used by ClusterSocket, which builds the engine of a node.
  *
  * @since 0.2.0
  */
 import { PgClient } from "@effect/sql-pg/PgClient"
+import { PersistenceError } from "effect/cluster/ClusterError"
 import * as MessageStorage from "effect/cluster/MessageStorage"
 import * as RunnerStorage from "effect/cluster/RunnerStorage"
 import * as Context from "effect/Context"
@@ -30,14 +32,16 @@ import * as PgChannel from "../internal/PgChannel.ts"
 
 /**
  * Where a sender learns that the request of a primary key is stored (a Turn's key: see TurnMessage): `expect` it
- * before sending, and the returned Deferred is done once the engine's storage has stored the request, or found it
- * stored already. `forget` once it is no longer needed.
+ * before sending, and the returned Deferred is done once the engine's storage has committed the request, or found
+ * it stored already. `alongside`, if given, runs in the same transaction, after the request is stored (a savepoint
+ * of its own: its failure is its own, logged, and the request stored all the same). `forget` once it is no longer
+ * needed.
  *
  * @since 0.2.0
  * @category services
  */
 export class StoredTurns extends Context.Service<StoredTurns, {
-  readonly expect: (primaryKey: string) => Deferred.Deferred<void>
+  readonly expect: (primaryKey: string, alongside?: Effect.Effect<void, unknown>) => Deferred.Deferred<void>
   readonly forget: (primaryKey: string) => void
 }>()("effect-a2a/sql/cluster/StoredTurns") {}
 
@@ -53,22 +57,35 @@ export const layerMessages: Layer.Layer<
   MessageStorage.MessageStorage
 > = Layer.effectContext(Effect.gen(function*() {
   const base = yield* MessageStorage.MessageStorage
-  const waiting = new Map<string, Deferred.Deferred<void>>()
+  const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+  const waiting = new Map<string, {
+    readonly stored: Deferred.Deferred<void>
+    readonly alongside: Effect.Effect<void, unknown> | undefined
+  }>()
   const storage: MessageStorage.MessageStorage["Service"] = {
     ...base,
-    saveRequest: (envelope) =>
-      Effect.tap(base.saveRequest(envelope), () =>
-        Effect.sync(() => {
-          const payload: unknown = envelope.envelope.payload
-          if (!PrimaryKey.isPrimaryKey(payload)) return
-          const stored = waiting.get(PrimaryKey.value(payload))
-          if (stored !== undefined) Deferred.doneUnsafe(stored, Exit.void)
-        }))
+    saveRequest: (envelope) => {
+      const payload: unknown = envelope.envelope.payload
+      const entry = PrimaryKey.isPrimaryKey(payload) ? waiting.get(PrimaryKey.value(payload)) : undefined
+      if (entry === undefined) return base.saveRequest(envelope)
+      const done = Effect.sync(() => Deferred.doneUnsafe(entry.stored, Exit.void))
+      if (entry.alongside === undefined) return Effect.tap(base.saveRequest(envelope), () => done)
+      const alongside = entry.alongside.pipe(
+        Effect.catchCause((cause) => Effect.logWarning("A write committed with a stored Turn failed", cause))
+      )
+      if (Option.isNone(sql)) return Effect.tap(base.saveRequest(envelope), () => Effect.andThen(alongside, done))
+      return base.saveRequest(envelope).pipe(
+        Effect.tap(() => sql.value.withTransaction(alongside).pipe(Effect.ignore)),
+        sql.value.withTransaction,
+        Effect.catchTag("SqlError", (error) => Effect.fail(new PersistenceError({ cause: error }))),
+        Effect.tap(() => done)
+      )
+    }
   }
   const stored = StoredTurns.of({
-    expect: (primaryKey) => {
+    expect: (primaryKey, alongside) => {
       const deferred = Deferred.makeUnsafe<void>()
-      waiting.set(primaryKey, deferred)
+      waiting.set(primaryKey, { stored: deferred, alongside })
       return deferred
     },
     forget: (primaryKey) => void waiting.delete(primaryKey)

@@ -71,29 +71,33 @@ export const make: Effect.Effect<
     const storedTurns = yield* StoredTurns
 
     /**
-     * Sends `payload`'s Turn and answers its outcome; `stored` runs (and is waited for) once the Turn is stored,
-     * while the engine delivers it: a Turn that fails before it is stored never runs it.
+     * Sends `payload`'s Turn and answers its outcome; `alongside` is committed with the Turn (see StoredTurns), and
+     * `stored` runs (and is waited for) once the Turn is stored, while the engine delivers it: a Turn that fails
+     * before it is stored never runs it.
      */
     const acknowledgedOnceStored = (
       client: ReturnType<typeof clientFor>,
       payload: TurnRequest,
-      stored: () => Effect.Effect<void>
+      alongside: Effect.Effect<void> | undefined,
+      stored: Effect.Effect<void>
     ) =>
       Effect.gen(function*() {
         const key = PrimaryKey.value(payload)
-        const saved = storedTurns.expect(key)
+        const saved = storedTurns.expect(key, alongside)
         const turn = yield* Effect.forkScoped(client.Turn(payload))
         yield* Effect.raceFirst(Deferred.await(saved), Fiber.await(turn)).pipe(
           Effect.ensuring(Effect.sync(() => storedTurns.forget(key)))
         )
-        if (Deferred.isDoneUnsafe(saved)) yield* stored()
+        if (Deferred.isDoneUnsafe(saved)) yield* stored
         return yield* Fiber.join(turn)
       })
 
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
-      acknowledge: Effect.Effect<void> | undefined,
+      acknowledge:
+        | { readonly queued: Effect.Effect<void> | undefined; readonly offer: Effect.Effect<void> }
+        | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnRequest,
       taskId: string,
@@ -157,19 +161,25 @@ export const make: Effect.Effect<
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
       // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
       // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
-      const answer =
-        yield* (acknowledge === undefined ? client.Turn(payload) : acknowledgedOnceStored(client, payload, () => {
-          stored = true
-          return acknowledge
-        })).pipe(
-          Effect.catchTags({
-            MailboxFull: engineFailed(taskId),
-            AlreadyProcessingMessage: engineFailed(taskId),
-            PersistenceError: engineFailed(taskId),
-            EntityNotAssignedToRunner: engineFailed(taskId)
+      const answer = yield* (acknowledge === undefined ? client.Turn(payload) : acknowledgedOnceStored(
+        client,
+        payload,
+        acknowledge.queued,
+        Effect.andThen(
+          Effect.sync(() => {
+            stored = true
           }),
-          Effect.exit
+          acknowledge.offer
         )
+      )).pipe(
+        Effect.catchTags({
+          MailboxFull: engineFailed(taskId),
+          AlreadyProcessingMessage: engineFailed(taskId),
+          PersistenceError: engineFailed(taskId),
+          EntityNotAssignedToRunner: engineFailed(taskId)
+        }),
+        Effect.exit
+      )
       if (Exit.isFailure(answer)) {
         yield* Fiber.interrupt(forwarding)
         if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
@@ -245,17 +255,19 @@ export const make: Effect.Effect<
             caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
           }
         }
-        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once.
-        // Its turn may have saved it first (a conflict): the task is there either way. Its Turn is stored: should
-        // this save fail, the send is still acknowledged, and the task appears when its turn starts.
-        const acknowledge = acknowledged === undefined || !fresh
-          ? Effect.sync(offer)
+        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once:
+        // in the transaction that stores its Turn (one commit before the acknowledgement, and its runner finds it).
+        // A second send of the message may find it saved (a conflict): the task is there either way. Should this
+        // save fail, the Turn is stored all the same: the send is still acknowledged, and the task appears when its
+        // turn starts.
+        const queued = acknowledged === undefined || !fresh
+          ? undefined
           : store.save({ task: acknowledged, owner: start.owner, tenant: start.tenant, version: QUEUED }).pipe(
             Effect.catch((error) =>
               isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
-            ),
-            Effect.andThen(Effect.sync(offer))
+            )
           )
+        const acknowledge = { queued, offer: Effect.sync(offer) }
         // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
         const immediate = start.configuration?.returnImmediately === true
         if (!immediate) offer()
