@@ -6,8 +6,10 @@
 //
 // Settings (environment): BENCH_CLIENTS (default 64), BENCH_NODES (default "1,2,3"), BENCH_ENGINE ("off,on", the
 // order of each pair), BENCH_SEND ("blocking", default, or "nonblocking": returnImmediately, the next send of a client
-// as soon as the previous is acknowledged), BENCH_IDLE (seconds the started nodes are left idle before the load,
-// default 5), BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
+// as soon as the previous is acknowledged), BENCH_SETTLE (seconds the started nodes are given before the first
+// turn, default 4 with the engine, 1 without), BENCH_IDLE (seconds the nodes are then left idle, measured, before the
+// load, default 5: on a loaded machine give BENCH_SETTLE some more, the engine's shards still being taken at first),
+// BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
 // server started with shared_preload_libraries = 'pg_stat_statements').
 //
 // Prints one JSON line per run: turns/s, the time a turn adds to its 100 ms (p50/p99 of the blocking SendMessage
@@ -29,6 +31,7 @@ const seconds = Number(process.argv[3] ?? "10")
 if (url === undefined) throw new Error("usage: node bench/cluster.ts POSTGRES_URL [SECONDS]")
 const CLIENTS = Number(process.env["BENCH_CLIENTS"] ?? "64")
 const IDLE_SECONDS = Number(process.env["BENCH_IDLE"] ?? "5")
+const SETTLE_SECONDS = process.env["BENCH_SETTLE"]
 const REPEAT = Number(process.env["BENCH_REPEAT"] ?? "1")
 const NONBLOCKING = process.env["BENCH_SEND"] === "nonblocking"
 const SLEEP_MS = 100
@@ -96,7 +99,7 @@ const run = async (nodes: number, cluster: boolean) => {
   execFileSync("psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"], { stdio: "ignore" })
   const started: Array<{ child: ChildProcess; base: string }> = []
   for (let i = 0; i < nodes; i++) started.push(await startNode(cluster))
-  await sleep(cluster ? 4_000 : 1_000)
+  await sleep(SETTLE_SECONDS !== undefined ? Number(SETTLE_SECONDS) * 1000 : cluster ? 4_000 : 1_000)
   // Warm-up
   await Promise.all(started.map((n) => send(n.base, false)))
   await sleep(1_000)

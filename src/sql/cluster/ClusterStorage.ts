@@ -18,6 +18,7 @@
 import { PgClient } from "@effect/sql-pg/PgClient"
 import { PersistenceError } from "effect/cluster/ClusterError"
 import * as MessageStorage from "effect/cluster/MessageStorage"
+import type { Runner } from "effect/cluster/Runner"
 import * as RunnerStorage from "effect/cluster/RunnerStorage"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -93,6 +94,13 @@ export const layerMessages: Layer.Layer<
   return Context.make(MessageStorage.MessageStorage, storage).pipe(Context.add(StoredTurns, stored))
 }))
 
+/** Whether two reads of the runners found the same runners, equally healthy. */
+const sameRunners = (a: ReadonlyArray<readonly [Runner, boolean]>, b: ReadonlyArray<readonly [Runner, boolean]>) => {
+  if (a.length !== b.length) return false
+  const seen = new Map(a.map(([runner, healthy]) => [runner.toString(), healthy]))
+  return b.every(([runner, healthy]) => seen.get(runner.toString()) === healthy)
+}
+
 /**
  * The engine's RunnerStorage, read again only when a runner changed (LISTEN/NOTIFY) or `maxAge` after the last
  * read (see the module).
@@ -149,6 +157,9 @@ export const layerRunners = (options: {
         return base.getRunners.pipe(
           Effect.tap((runners) =>
             Effect.sync(() => {
+              // A list unlike the last one is read again next time: a runner whose heartbeat was late for a moment
+              // (a loaded machine) drops out of it and comes back untold.
+              if (last === undefined || !sameRunners(last.runners, runners)) changed = true
               last = { at: now, runners }
             })
           ),

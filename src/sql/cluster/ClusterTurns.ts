@@ -83,8 +83,13 @@ const make = (options: Options) =>
     return service
   })
 
-/** The engine's safety-net polls: half the failover, so that a missed wake-up never costs more than a failover. */
-const pollInterval = (options: Options) => Duration.min(Duration.divideUnsafe(options.failover, 2), Duration.seconds(5))
+/**
+ * The engine's storage poll: a fifth of the failover, between 1 and 2 seconds. Not longer: the same interval paces
+ * a runner's next try at a shard whose lock another runner still held (a shard handed over as runners join or
+ * leave), so each such handover may wait for it.
+ */
+const pollInterval = (options: Options) =>
+  Duration.max(Duration.seconds(1), Duration.min(Duration.divideUnsafe(options.failover, 5), Duration.seconds(2)))
 
 /**
  * How old this node's list of runners may get, no change told (ClusterStorage): a runner lost without anyone
@@ -93,7 +98,8 @@ const pollInterval = (options: Options) => Duration.min(Duration.divideUnsafe(op
  * @since 0.2.0
  * @category constructors
  */
-export const runnersMaxAge = (options: Options): Duration.Duration => pollInterval(options)
+export const runnersMaxAge = (options: Options): Duration.Duration =>
+  Duration.max(Duration.seconds(1), Duration.min(Duration.divideUnsafe(options.failover, 2), Duration.seconds(5)))
 
 /**
  * The engine's settings for this node (its runner's address aside: see ClusterSocket).
@@ -104,14 +110,13 @@ export const runnersMaxAge = (options: Options): Duration.Duration => pollInterv
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
-  // The engine asks for the runners this often, but reads them again only when told of a change (ClusterStorage):
-  // a new or lost runner is seen within a second of being told.
+  // The engine asks for the runners this often, but reads them again only when told of a change, or when the last
+  // read differed from the one before (ClusterStorage): a new or lost runner is seen within a second of being told.
   refreshAssignmentsInterval: Duration.seconds(1),
   // The pings of the other runners' sockets: not the database.
   runnerHealthCheckInterval: Duration.seconds(1),
   // A stored Turn reaches its runner at once (in memory, or over the runner's socket); what stays unread (a runner
-  // that could not be told, an entity that had no slot) is read when its shard is taken, or by this poll: a safety
-  // net, so slow.
+  // that could not be told, an entity that had no slot) is read when its shard is taken, or by this poll.
   entityMessagePollInterval: pollInterval(options),
   // Only a retried send (the same message sent again while its Turn waits) reads its reply back from storage.
   entityReplyPollInterval: Duration.millis(100),
