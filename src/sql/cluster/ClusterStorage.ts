@@ -3,9 +3,9 @@
  * SqlRunnerStorage), unchanged underneath, seen through two thin wrappers of its own interfaces that spare the
  * database what a node need not ask it:
  * - the runners (RunnerStorage): every change to the set of runners (one registers, leaves, or is found healthy or
- *   not) is told to the other nodes by a NOTIFY, and a node reads the runners again only once told, or once its
- *   last read is `maxAge` old (a runner that died without a word drops out of the set when its heartbeat gets old,
- *   which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
+ *   not) is told to the other nodes by a NOTIFY, and a node reads the runners again only once told, while the list
+ *   it reads changes, or once its last read is `maxAge` old (a runner that died without a word drops out of the set
+ *   when its heartbeat gets old, which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
  *   every time the engine asks, as Effect's storage does;
  * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
  *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
@@ -85,6 +85,10 @@ export const layerMessages: Layer.Layer<
   }
   const stored = StoredTurns.of({
     expect: (primaryKey, alongside) => {
+      // A second sender of the same request (not expected: a message's sends are claimed one at a time) learns
+      // with the first.
+      const known = waiting.get(primaryKey)
+      if (known !== undefined) return known.stored
       const deferred = Deferred.makeUnsafe<void>()
       waiting.set(primaryKey, { stored: deferred, alongside })
       return deferred
@@ -102,8 +106,8 @@ const sameRunners = (a: ReadonlyArray<readonly [Runner, boolean]>, b: ReadonlyAr
 }
 
 /**
- * The engine's RunnerStorage, read again only when a runner changed (LISTEN/NOTIFY) or `maxAge` after the last
- * read (see the module).
+ * The engine's RunnerStorage, read again only when a runner changed (LISTEN/NOTIFY), the last read differed from
+ * the one before, or `maxAge` after the last read (see the module).
  *
  * @since 0.2.0
  * @category layers
