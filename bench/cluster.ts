@@ -1,16 +1,26 @@
-// The cluster engine's cost (issue #34): `node bench/cluster.ts POSTGRES_URL [SECONDS]`. Starts 1, 2 and 3
+// The cluster engine's cost (issues #34, #42): `node bench/cluster.ts POSTGRES_URL [SECONDS]`. Starts 1, 2 and 3
 // `effect-a2a serve` nodes (test/fixtures/ClusterAgent.ts) on a PostgreSQL database (its public schema is emptied
-// before each run), and sends blocking "sleep 100" messages from 64 clients spread over the nodes for SECONDS
-// (default 10; BENCH_CLIENTS clients, default 64; BENCH_NODES, default "1,2,3"). Prints, per setup, turns/s and the time a turn adds to its 100 ms (p50/p99 of the blocking
-// SendMessage latency minus 100 ms). The baseline is the same with the engine off (each node runs what it
-// receives). Also the transactions PostgreSQL committed per turn (pg_stat_database, the nodes' background polls
-// included), and with BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view,
-// the server started with shared_preload_libraries = 'pg_stat_statements') the statements per turn: unlike
-// turns/s, neither depends on how loaded the machine is. Short, for a loaded laptop-class machine: read the
-// timings as orders of magnitude.
+// before each run), and sends "sleep 100" messages from 64 clients spread over the nodes for SECONDS (default 10).
+// Engine off (each node runs what it receives, A2A_CLUSTER=false) and on are run alternately, node count by node
+// count, BENCH_REPEAT times (default 1), so that both see the same machine.
+//
+// Settings (environment): BENCH_CLIENTS (default 64), BENCH_NODES (default "1,2,3"), BENCH_ENGINE ("off,on", the
+// order of each pair), BENCH_SEND ("blocking", default, or "nonblocking": returnImmediately, the next send of a client
+// as soon as the previous is acknowledged), BENCH_SETTLE (seconds the started nodes are given before the first
+// turn, default 4 with the engine, 1 without), BENCH_IDLE (seconds the nodes are then left idle, measured, before the
+// load, default 5: on a loaded machine give BENCH_SETTLE some more, the engine's shards still being taken at first),
+// BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
+// server started with shared_preload_libraries = 'pg_stat_statements').
+//
+// Prints one JSON line per run: turns/s, the time a turn adds to its 100 ms (p50/p99 of the blocking SendMessage
+// latency minus 100 ms; a non-blocking send's latency as it is), the transactions PostgreSQL committed per turn
+// (pg_stat_database's xact_commit, the nodes' background included) and per second while the nodes were idle, and
+// with BENCH_STATEMENTS the statements per turn; the load average as the run ended. Commits and statements do not
+// depend on how loaded the machine is; turns/s and latencies do: on a shared machine read them as orders of
+// magnitude, and compare only runs of one invocation.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -20,6 +30,10 @@ const url = process.argv[2]
 const seconds = Number(process.argv[3] ?? "10")
 if (url === undefined) throw new Error("usage: node bench/cluster.ts POSTGRES_URL [SECONDS]")
 const CLIENTS = Number(process.env["BENCH_CLIENTS"] ?? "64")
+const IDLE_SECONDS = Number(process.env["BENCH_IDLE"] ?? "5")
+const SETTLE_SECONDS = process.env["BENCH_SETTLE"]
+const REPEAT = Number(process.env["BENCH_REPEAT"] ?? "1")
+const NONBLOCKING = process.env["BENCH_SEND"] === "nonblocking"
 const SLEEP_MS = 100
 
 const startNode = (cluster: boolean): Promise<{ child: ChildProcess; base: string }> =>
@@ -44,17 +58,20 @@ const startNode = (cluster: boolean): Promise<{ child: ChildProcess; base: strin
     child.on("exit", () => reject(new Error(output)))
   })
 
-const send = async (base: string): Promise<number> => {
+const send = async (base: string, nonblocking: boolean): Promise<number> => {
   const started = performance.now()
   const response = await fetch(`${base}/message:send`, {
     method: "POST",
     headers: { "content-type": "application/json", "a2a-version": "1.0" },
     body: JSON.stringify({
-      message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: `sleep ${SLEEP_MS}` }] }
+      message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: `sleep ${SLEEP_MS}` }] },
+      ...(nonblocking ? { configuration: { returnImmediately: true } } : {})
     })
   })
   const body = await response.json() as { task?: { status: { state: string } } }
-  if (body.task?.status.state !== "TASK_STATE_COMPLETED") throw new Error(JSON.stringify(body))
+  const state = body.task?.status.state
+  const ok = nonblocking ? state !== undefined && state !== "TASK_STATE_FAILED" : state === "TASK_STATE_COMPLETED"
+  if (!ok) throw new Error(JSON.stringify(body))
   return performance.now() - started
 }
 
@@ -64,45 +81,66 @@ const STATEMENTS = process.env["BENCH_STATEMENTS"]
 const counters = (): { readonly commits: number; readonly statements: number } => {
   const statements = STATEMENTS === undefined ? "0" : `(SELECT sum(calls) FROM ${STATEMENTS}.pg_stat_statements
     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()))`
+  // The statistics of the transactions that just ended are flushed now, not up to a second later.
   const [commits, run] = execFileSync("psql", [
     url,
     "-qAtc",
-    `SELECT xact_commit, ${statements} FROM pg_stat_database WHERE datname = current_database()`
-  ]).toString().trim().split("|").map(Number)
+    `SELECT pg_stat_force_next_flush(); SELECT pg_stat_clear_snapshot();
+     SELECT xact_commit, ${statements} FROM pg_stat_database WHERE datname = current_database()`
+  ]).toString().trim().split("\n").at(-1)!.split("|").map(Number)
   return { commits: commits!, statements: run! }
 }
+// psql's own session commits (the statements of `counters`): taken off each difference.
+const PROBE_COMMITS = 2
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const run = async (nodes: number, cluster: boolean) => {
   execFileSync("psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"], { stdio: "ignore" })
   const started: Array<{ child: ChildProcess; base: string }> = []
   for (let i = 0; i < nodes; i++) started.push(await startNode(cluster))
-  await new Promise((r) => setTimeout(r, cluster ? 4_000 : 1_000))
+  await sleep(SETTLE_SECONDS !== undefined ? Number(SETTLE_SECONDS) * 1000 : cluster ? 4_000 : 1_000)
   // Warm-up
-  await Promise.all(started.map((n) => send(n.base)))
+  await Promise.all(started.map((n) => send(n.base, false)))
+  await sleep(1_000)
+  const idleFrom = counters()
+  const idleStart = performance.now()
+  await sleep(IDLE_SECONDS * 1000)
+  const idleTo = counters()
+  const idleCommits = (idleTo.commits - idleFrom.commits - PROBE_COMMITS) / ((performance.now() - idleStart) / 1000)
   const latencies: Array<number> = []
   const before = counters()
   const until = performance.now() + seconds * 1000
   await Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
     const base = started[c % nodes]!.base
-    while (performance.now() < until) latencies.push(await send(base))
+    while (performance.now() < until) latencies.push(await send(base, NONBLOCKING))
   }))
+  // A non-blocking send's turn runs on after its acknowledgement: its commits are counted once it has ended.
+  if (NONBLOCKING) await sleep(SLEEP_MS * 3)
   const after = counters()
+  const load = loadavg()
   for (const n of started) n.child.kill("SIGTERM")
-  await new Promise((r) => setTimeout(r, 1_000))
+  await sleep(1_000)
   latencies.sort((a, b) => a - b)
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!)
+  const added = NONBLOCKING ? 0 : SLEEP_MS
   console.log(JSON.stringify({
     nodes,
+    clients: CLIENTS,
+    send: NONBLOCKING ? "nonblocking" : "blocking",
     engine: cluster,
     turnsPerSecond: Math.round(latencies.length / seconds),
-    addedP50Ms: at(0.5) - SLEEP_MS,
-    addedP99Ms: at(0.99) - SLEEP_MS,
-    commitsPerTurn: Math.round((after.commits - before.commits) / latencies.length * 10) / 10,
+    [NONBLOCKING ? "p50Ms" : "addedP50Ms"]: at(0.5) - added,
+    [NONBLOCKING ? "p99Ms" : "addedP99Ms"]: at(0.99) - added,
+    commitsPerTurn: Math.round((after.commits - before.commits - PROBE_COMMITS) / latencies.length * 10) / 10,
+    idleCommitsPerSecond: Math.round(idleCommits * 10) / 10,
     ...(STATEMENTS === undefined ? {} : {
       statementsPerTurn: Math.round((after.statements - before.statements) / latencies.length * 10) / 10
-    })
+    }),
+    loadAverage: load.map((l) => Math.round(l * 100) / 100)
   }))
 }
 
 const counts = (process.env["BENCH_NODES"] ?? "1,2,3").split(",").map(Number)
-for (const cluster of [false, true]) for (const nodes of counts) await run(nodes, cluster)
+const engines = (process.env["BENCH_ENGINE"] ?? "off,on").split(",").map((e) => e === "on")
+for (let i = 0; i < REPEAT; i++) for (const nodes of counts) for (const cluster of engines) await run(nodes, cluster)

@@ -78,6 +78,7 @@ export const layer = (options: Options) => {
   return ClusterTurns.layer(settings).pipe(
     Layer.provide(ClusterSocket.layer({
       sharding: ClusterTurns.shardingConfig(settings),
+      runnersMaxAge: ClusterTurns.runnersMaxAge(settings),
       runner: settings.execute
         ? Option.some({ host, port: options.port ?? 0, advertiseHost })
         : Option.none()

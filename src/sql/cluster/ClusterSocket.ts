@@ -20,6 +20,7 @@ import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as SocketRunner from "effect/cluster/SocketRunner"
 import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -27,6 +28,7 @@ import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { SocketServer } from "effect/socket/SocketServer"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlSchemaLock from "../internal/SqlSchemaLock.ts"
+import * as ClusterStorage from "./ClusterStorage.ts"
 
 /**
  * The engine's settings and this node's runner, if it is one.
@@ -37,6 +39,8 @@ import * as SqlSchemaLock from "../internal/SqlSchemaLock.ts"
 export interface Options {
   /** The engine's settings (without the runner's address, which this layer sets). */
   readonly sharding: Partial<ShardingConfig.ShardingConfig["Service"]>
+  /** How old the list of runners a node read may get before it reads it again, no change told meanwhile. */
+  readonly runnersMaxAge: Duration.Duration
   /** The runner's socket: where it listens (port 0: any free one), and the host it is reached at; none: no runner. */
   readonly runner: Option.Option<{
     readonly host: string
@@ -54,12 +58,18 @@ const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.andThen(
   Migrator.make({})({ loader: SqlRunnerStorage.migrations({}), table: "cluster_runner_migrations" })
 )))
 
-/** The engine's storage: its messages and its runners, in the SqlClient's database. */
-const storage = SqlMessageStorage.layer.pipe(
-  Layer.provide(NodeCrypto.layerDigest),
-  Layer.provideMerge(Layer.orDie(SqlRunnerStorage.layer)),
-  Layer.provide(Layer.orDie(migrated))
-)
+/**
+ * The engine's storage: its messages and its runners, in the SqlClient's database, through ClusterStorage's
+ * wrappers (the runners read again when one changed, or `runnersMaxAge` after the last read).
+ */
+const storage = (runnersMaxAge: Duration.Duration) =>
+  ClusterStorage.layerMessages.pipe(
+    Layer.provide(SqlMessageStorage.layer),
+    Layer.provide(NodeCrypto.layerDigest),
+    Layer.provideMerge(ClusterStorage.layerRunners({ maxAge: runnersMaxAge })),
+    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
+    Layer.provide(Layer.orDie(migrated))
+  )
 
 /** A runner's socket, listening, and the engine's settings naming the address it is reached at. */
 const listening = (sharding: Options["sharding"], runner: Option.Option.Value<Options["runner"]>) =>
@@ -85,23 +95,26 @@ export const layer = (options: Options) =>
     onNone: () =>
       assemble(
         SocketRunner.layerClientOnly,
-        ShardingConfig.layer({ ...options.sharding, runnerAddress: Option.none() })
+        ShardingConfig.layer({ ...options.sharding, runnerAddress: Option.none() }),
+        options.runnersMaxAge
       ),
     onSome: (runner) =>
       assemble(
         SocketRunner.layer.pipe(Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc)))),
-        listening(options.sharding, runner)
+        listening(options.sharding, runner),
+        options.runnersMaxAge
       )
   })
 
 /** `engine` over the runners' client, the storage and `config` (all sharing one ShardingConfig). */
 const assemble = <A, E, R, CA, CE>(
   engine: Layer.Layer<A, E, R>,
-  config: Layer.Layer<CA | ShardingConfig.ShardingConfig, CE>
+  config: Layer.Layer<CA | ShardingConfig.ShardingConfig, CE>,
+  runnersMaxAge: Duration.Duration
 ) =>
   engine.pipe(
     Layer.provide(layerClientProtocol),
-    Layer.provideMerge(storage),
+    Layer.provideMerge(storage(runnersMaxAge)),
     Layer.provide(config),
     Layer.provide(RpcSerialization.layerNdjson)
   )

@@ -84,6 +84,24 @@ const make = (options: Options) =>
   })
 
 /**
+ * The engine's storage poll: a fifth of the failover, between 1 and 2 seconds. Not longer: the same interval paces
+ * a runner's next try at a shard whose lock another runner still held (a shard handed over as runners join or
+ * leave), so each such handover may wait for it.
+ */
+const pollInterval = (options: Options) =>
+  Duration.max(Duration.seconds(1), Duration.min(Duration.divideUnsafe(options.failover, 5), Duration.seconds(2)))
+
+/**
+ * How old this node's list of runners may get, no change told (ClusterStorage): a runner lost without anyone
+ * telling (its heartbeat expired) leaves it within this much after its shard locks expire.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const runnersMaxAge = (options: Options): Duration.Duration =>
+  Duration.max(Duration.seconds(1), Duration.min(Duration.divideUnsafe(options.failover, 2), Duration.seconds(5)))
+
+/**
  * The engine's settings for this node (its runner's address aside: see ClusterSocket).
  *
  * @since 0.1.0
@@ -92,9 +110,15 @@ const make = (options: Options) =>
 export const shardingConfig = (options: Options): Partial<ShardingConfig.ShardingConfig["Service"]> => ({
   shardLockExpiration: options.failover,
   shardLockRefreshInterval: Duration.divideUnsafe(options.failover, 3),
+  // The engine asks for the runners this often, but reads them again only when told of a change, or when the last
+  // read differed from the one before (ClusterStorage): a new or lost runner is seen within a second of being told.
   refreshAssignmentsInterval: Duration.seconds(1),
+  // The pings of the other runners' sockets: not the database.
   runnerHealthCheckInterval: Duration.seconds(1),
-  entityMessagePollInterval: Duration.seconds(1),
+  // A stored Turn reaches its runner at once (in memory, or over the runner's socket); what stays unread (a runner
+  // that could not be told, an entity that had no slot) is read when its shard is taken, or by this poll.
+  entityMessagePollInterval: pollInterval(options),
+  // Only a retried send (the same message sent again while its Turn waits) reads its reply back from storage.
   entityReplyPollInterval: Duration.millis(100),
   entityTerminationTimeout: Duration.seconds(10),
   // A Turn for an entity of this runner is handed over in memory (it is stored all the same), not encoded and

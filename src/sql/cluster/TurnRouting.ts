@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as PrimaryKey from "effect/PrimaryKey"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
@@ -31,6 +32,7 @@ import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isConflict, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
+import { StoredTurns } from "./ClusterStorage.ts"
 import { QUEUED, requestOf, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
 /** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
@@ -66,17 +68,46 @@ const turnEnded = (record: TaskRecord, messageId: string) =>
  * @since 0.2.0
  * @category constructors
  */
-export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope.Scope | Sharding> = Effect.gen(
+export const make: Effect.Effect<
+  LocalStart,
+  never,
+  TaskStore | EventBus | Scope.Scope | Sharding | StoredTurns
+> = Effect.gen(
   function*() {
     const store = yield* TaskStore
     const bus = yield* EventBus
     const serverScope = yield* Effect.scope
     const clientFor = yield* Task.client
+    const storedTurns = yield* StoredTurns
+
+    /**
+     * Sends `payload`'s Turn and answers its outcome; `alongside` is committed with the Turn (see StoredTurns), and
+     * `stored` runs (and is waited for) once the Turn is stored, while the engine delivers it: a Turn that fails
+     * before it is stored never runs it.
+     */
+    const acknowledgedOnceStored = <A, E, R>(
+      outcome: Effect.Effect<A, E, R>,
+      payload: TurnRequest,
+      alongside: Effect.Effect<void> | undefined,
+      stored: Effect.Effect<void>
+    ) =>
+      Effect.gen(function*() {
+        const key = PrimaryKey.value(payload)
+        const saved = storedTurns.expect(key, alongside)
+        const turn = yield* Effect.forkScoped(outcome)
+        yield* Effect.raceFirst(Deferred.await(saved), Fiber.await(turn)).pipe(
+          Effect.ensuring(Effect.sync(() => storedTurns.forget(key)))
+        )
+        if (Deferred.isDoneUnsafe(saved)) yield* stored
+        return yield* Fiber.join(turn)
+      })
 
     /** Tells `caller` the turn's events as the EventBus brings them, then its outcome; ends it. */
     const report = Effect.fnUntraced(function*(
       events: Stream.Stream<{ readonly sequence: number; readonly event: v1.StreamResponse }, unknown>,
-      acknowledge: Effect.Effect<void> | undefined,
+      acknowledge:
+        | { readonly queued: Effect.Effect<void> | undefined; readonly offer: Effect.Effect<void> }
+        | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnRequest,
       taskId: string,
@@ -159,14 +190,18 @@ export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope
       // The Turn's answer, or the turn's end as the store shows it after an outage, whichever comes first.
       const outcomeOf = Effect.raceFirst(client.Turn(payload), Deferred.await(shown))
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
-      // stored before it): a message answered before another was sent runs before it. The same Turn sent again
-      // (its primary key) then waits for the first one's outcome. A blocking or streaming send sends it once.
-      const answer = yield* (acknowledge === undefined ? outcomeOf : client.Turn(payload, { discard: true }).pipe(
-        Effect.andThen(Effect.sync(() => {
-          stored = true
-        })),
-        Effect.andThen(acknowledge),
-        Effect.andThen(outcomeOf)
+      // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
+      // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
+      const answer = yield* (acknowledge === undefined ? outcomeOf : acknowledgedOnceStored(
+        outcomeOf,
+        payload,
+        acknowledge.queued,
+        Effect.andThen(
+          Effect.sync(() => {
+            stored = true
+          }),
+          acknowledge.offer
+        )
       )).pipe(
         Effect.catchTags({
           MailboxFull: engineFailed(taskId),
@@ -251,17 +286,19 @@ export const make: Effect.Effect<LocalStart, never, TaskStore | EventBus | Scope
             caller.offer({ event: { task: acknowledged }, task: Option.some(acknowledged) })
           }
         }
-        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once.
-        // Its turn may have saved it first (a conflict): the task is there either way. Its Turn is stored: should
-        // this save fail, the send is still acknowledged, and the task appears when its turn starts.
-        const acknowledge = acknowledged === undefined || !fresh
-          ? Effect.sync(offer)
+        // A new task acknowledged before its turn starts is saved as such (QUEUED), so that it can be read at once:
+        // in the transaction that stores its Turn (one commit before the acknowledgement, and its runner finds it).
+        // A second send of the message may find it saved (a conflict): the task is there either way. Should this
+        // save fail, the Turn is stored all the same: the send is still acknowledged, and the task appears when its
+        // turn starts.
+        const queued = acknowledged === undefined || !fresh
+          ? undefined
           : store.save({ task: acknowledged, owner: start.owner, tenant: start.tenant, version: QUEUED }).pipe(
             Effect.catch((error) =>
               isConflict(error) ? Effect.void : Effect.logWarning(`Task ${taskId}: not saved as queued`, error)
-            ),
-            Effect.andThen(Effect.sync(offer))
+            )
           )
+        const acknowledge = { queued, offer: Effect.sync(offer) }
         // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
         const immediate = start.configuration?.returnImmediately === true
         if (!immediate) offer()

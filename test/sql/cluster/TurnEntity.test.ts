@@ -3,14 +3,19 @@
  * nothing (no event, no failure). Its caller hears the task as stored when there is one (a non-blocking send's
  * acknowledged task), else a retryable UNAVAILABLE: never a bare internal error ("The task ended without a
  * response", a 500). The interruption is made deterministic by an agent that interrupts itself before its first
- * event; the engine is Effect's in-memory test runner, the stores are in memory. And a Turn delivered again while
- * its first delivery runs on the same runner answers that delivery's outcome, running nothing (below).
+ * event; the engine is Effect's in-memory test runner (its message storage seen through ClusterStorage), the
+ * stores are in memory. And a Turn delivered again while its first delivery runs on the same runner answers that
+ * delivery's outcome, running nothing (below).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
 import * as Entity from "effect/cluster/Entity"
+import * as MessageStorage from "effect/cluster/MessageStorage"
+import * as RunnerHealth from "effect/cluster/RunnerHealth"
+import * as Runners from "effect/cluster/Runners"
+import * as RunnerStorage from "effect/cluster/RunnerStorage"
+import * as Sharding from "effect/cluster/Sharding"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
-import * as TestRunner from "effect/cluster/TestRunner"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
@@ -20,6 +25,7 @@ import * as TaskRunner from "../../../src/server/engine/TaskRunner.ts"
 import { RequestHandler } from "../../../src/server/RequestHandler.ts"
 import { TaskStore } from "../../../src/server/TaskStore.ts"
 import { type Local, TurnDispatch } from "../../../src/server/TurnDispatch.ts"
+import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
 import * as ClusterTurns from "../../../src/sql/cluster/ClusterTurns.ts"
 import * as TurnEntity from "../../../src/sql/cluster/TurnEntity.ts"
 import * as TurnMessage from "../../../src/sql/cluster/TurnMessage.ts"
@@ -28,9 +34,17 @@ import { baseCard } from "../../server/support.ts"
 /** Interrupts itself before it emits anything: its execution ends before its task is first saved. */
 const interrupting = AgentExecutor.make(() => Stream.fromEffect(Effect.interrupt))
 
+/** Effect's TestRunner, its messages' storage seen through ClusterStorage, as a node's is. */
+const testRunner = Sharding.layer.pipe(
+  Layer.provideMerge(Runners.layerNoop),
+  Layer.provideMerge(ClusterStorage.layerMessages.pipe(Layer.provide(MessageStorage.layerMemory))),
+  Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+  Layer.provide(ShardingConfig.layer())
+)
+
 const engine = ClusterTurns.layer({ execute: true, maxExecutions: 4, failover: Duration.seconds(2) }).pipe(
   Layer.provideMerge(A2AServer.memoryServices),
-  Layer.provideMerge(TestRunner.layer),
+  Layer.provideMerge(testRunner),
   Layer.provideMerge(Layer.succeed(AgentExecutor.AgentExecutor, interrupting))
 )
 

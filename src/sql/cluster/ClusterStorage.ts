@@ -1,0 +1,174 @@
+/**
+ * The cluster engine's storage as this library runs it: Effect's SQL storage (SqlMessageStorage,
+ * SqlRunnerStorage), unchanged underneath, seen through two thin wrappers of its own interfaces that spare the
+ * database what a node need not ask it:
+ * - the runners (RunnerStorage): every change to the set of runners (one registers, leaves, or is found healthy or
+ *   not) is told to the other nodes by a NOTIFY, and a node reads the runners again only once told, while the list
+ *   it reads changes, or once its last read is `maxAge` old (a runner that died without a word drops out of the set
+ *   when its heartbeat gets old, which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
+ *   every time the engine asks, as Effect's storage does;
+ * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
+ *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
+ *   before it is acknowledged (its task saved as queued, in the Turn's own transaction).
+ *
+ * Used by ClusterSocket, which builds the engine of a node.
+ *
+ * @since 0.2.0
+ */
+import { PgClient } from "@effect/sql-pg/PgClient"
+import { PersistenceError } from "effect/cluster/ClusterError"
+import * as MessageStorage from "effect/cluster/MessageStorage"
+import type { Runner } from "effect/cluster/Runner"
+import * as RunnerStorage from "effect/cluster/RunnerStorage"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PrimaryKey from "effect/PrimaryKey"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as PgChannel from "../internal/PgChannel.ts"
+
+/**
+ * Where a sender learns that the request of a primary key is stored (a Turn's key: see TurnMessage): `expect` it
+ * before sending, and the returned Deferred is done once the engine's storage has committed the request, or found
+ * it stored already. `alongside`, if given, runs in the same transaction, after the request is stored (a savepoint
+ * of its own: its failure is its own, logged, and the request stored all the same). `forget` once it is no longer
+ * needed.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class StoredTurns extends Context.Service<StoredTurns, {
+  readonly expect: (primaryKey: string, alongside?: Effect.Effect<void, unknown>) => Deferred.Deferred<void>
+  readonly forget: (primaryKey: string) => void
+}>()("effect-a2a/sql/cluster/StoredTurns") {}
+
+/**
+ * The engine's MessageStorage, telling StoredTurns what it stores.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMessages: Layer.Layer<
+  MessageStorage.MessageStorage | StoredTurns,
+  never,
+  MessageStorage.MessageStorage
+> = Layer.effectContext(Effect.gen(function*() {
+  const base = yield* MessageStorage.MessageStorage
+  const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+  const waiting = new Map<string, {
+    readonly stored: Deferred.Deferred<void>
+    readonly alongside: Effect.Effect<void, unknown> | undefined
+  }>()
+  const storage: MessageStorage.MessageStorage["Service"] = {
+    ...base,
+    saveRequest: (envelope) => {
+      const payload: unknown = envelope.envelope.payload
+      const entry = PrimaryKey.isPrimaryKey(payload) ? waiting.get(PrimaryKey.value(payload)) : undefined
+      if (entry === undefined) return base.saveRequest(envelope)
+      const done = Effect.sync(() => Deferred.doneUnsafe(entry.stored, Exit.void))
+      if (entry.alongside === undefined) return Effect.tap(base.saveRequest(envelope), () => done)
+      const alongside = entry.alongside.pipe(
+        Effect.catchCause((cause) => Effect.logWarning("A write committed with a stored Turn failed", cause))
+      )
+      if (Option.isNone(sql)) return Effect.tap(base.saveRequest(envelope), () => Effect.andThen(alongside, done))
+      return base.saveRequest(envelope).pipe(
+        Effect.tap(() => sql.value.withTransaction(alongside).pipe(Effect.ignore)),
+        sql.value.withTransaction,
+        Effect.catchTag("SqlError", (error) => Effect.fail(new PersistenceError({ cause: error }))),
+        Effect.tap(() => done)
+      )
+    }
+  }
+  const stored = StoredTurns.of({
+    expect: (primaryKey, alongside) => {
+      // A second sender of the same request (not expected: a message's sends are claimed one at a time) learns
+      // with the first.
+      const known = waiting.get(primaryKey)
+      if (known !== undefined) return known.stored
+      const deferred = Deferred.makeUnsafe<void>()
+      waiting.set(primaryKey, { stored: deferred, alongside })
+      return deferred
+    },
+    forget: (primaryKey) => void waiting.delete(primaryKey)
+  })
+  return Context.make(MessageStorage.MessageStorage, storage).pipe(Context.add(StoredTurns, stored))
+}))
+
+/** Whether two reads of the runners found the same runners, equally healthy. */
+const sameRunners = (a: ReadonlyArray<readonly [Runner, boolean]>, b: ReadonlyArray<readonly [Runner, boolean]>) => {
+  if (a.length !== b.length) return false
+  const seen = new Map(a.map(([runner, healthy]) => [runner.toString(), healthy]))
+  return b.every(([runner, healthy]) => seen.get(runner.toString()) === healthy)
+}
+
+/**
+ * The engine's RunnerStorage, read again only when a runner changed (LISTEN/NOTIFY), the last read differed from
+ * the one before, or `maxAge` after the last read (see the module).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerRunners = (options: {
+  readonly maxAge: Duration.Duration
+}): Layer.Layer<RunnerStorage.RunnerStorage, never, RunnerStorage.RunnerStorage | SqlClient.SqlClient> =>
+  Layer.effect(RunnerStorage.RunnerStorage)(Effect.gen(function*() {
+    const base = yield* RunnerStorage.RunnerStorage
+    const pg = yield* Effect.serviceOption(PgClient)
+    if (Option.isNone(pg)) return base
+    const sql = yield* SqlClient.SqlClient
+    const maxAge = Duration.toMillis(options.maxAge)
+    const channel = yield* PgChannel.name("a2a_cluster_runners").pipe(Effect.option)
+    if (Option.isNone(channel)) return base
+    // Whether this node hears the changes now; whether one came since the last read; that read and when.
+    let listening = true
+    let changed = true
+    let last: { readonly at: number; readonly runners: Effect.Success<typeof base.getRunners> } | undefined
+    const told = Effect.sync(() => {
+      changed = true
+    })
+    // Not listening at first (the database lost as the node starts): Effect's storage as it is.
+    const followed = yield* PgChannel.follow(pg.value, channel.value, () => told, {
+      what: "the cluster's runner changes",
+      firstFailure: "fail",
+      lost: Effect.sync(() => {
+        listening = false
+        changed = true
+      }),
+      listening: Effect.sync(() => {
+        listening = true
+        changed = true
+      })
+    }).pipe(Effect.option)
+    if (Option.isNone(followed)) return base
+    const tell = <A, E>(change: Effect.Effect<A, E>) =>
+      Effect.tap(change, () => sql`SELECT pg_notify(${channel.value}, '')`.pipe(Effect.ignore))
+    return RunnerStorage.RunnerStorage.of({
+      ...base,
+      register: (runner, healthy) => tell(base.register(runner, healthy)),
+      unregister: (address) => tell(base.unregister(address)),
+      setRunnerHealth: (address, healthy) => tell(base.setRunnerHealth(address, healthy)),
+      getRunners: Effect.suspend(() => {
+        const now = Date.now()
+        if (listening && !changed && last !== undefined && now - last.at < maxAge) {
+          return Effect.succeed([...last.runners])
+        }
+        // Cleared before the read: a change told while it runs is read next time.
+        changed = false
+        return base.getRunners.pipe(
+          Effect.tap((runners) =>
+            Effect.sync(() => {
+              // A list unlike the last one is read again next time: a runner whose heartbeat was late for a moment
+              // (a loaded machine) drops out of it and comes back untold.
+              if (last === undefined || !sameRunners(last.runners, runners)) changed = true
+              last = { at: now, runners }
+            })
+          ),
+          Effect.tapError(() => told)
+        )
+      })
+    })
+  }))
