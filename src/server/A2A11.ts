@@ -99,6 +99,23 @@ export const layer = (options: Options = {}): Layer.Layer<never> =>
   Layer.succeed(A2A11, { enabled: true, maxWait: clampWait(options.maxWait) })
 
 /**
+ * The layer of a server option: `true` or options turn the draft on, `false` leaves it off, and `undefined` reads
+ * the configuration (`layerConfig`) when `fromConfig` is set, else leaves it off.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerOption = (
+  option: boolean | Options | undefined,
+  fromConfig = false
+): Layer.Layer<never, Config.ConfigError> =>
+  option === undefined
+    ? (fromConfig ? layerConfig : Layer.empty)
+    : option === false
+    ? Layer.empty
+    : layer(option === true ? {} : option)
+
+/**
  * The settings from configuration: `A2A_PROTOCOL_DRAFT` (`1.1` turns the draft on; unset leaves it off) and
  * `A2A_LONG_POLL_MAX_WAIT` (a duration, default 30 seconds). Not `A2A_PROTOCOL_VERSIONS`, which only picks what
  * the HTTP bindings negotiate (it may leave 1.1 out of what a server with the draft on negotiates).

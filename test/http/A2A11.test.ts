@@ -4,43 +4,13 @@
  * dev-1.1 branch, PR #1810) it checks; and, with the switch off, the 1.0 wire as it always was.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Logger, Option, type Scope } from "effect"
-import * as HttpServer from "effect/http/HttpServer"
-import * as NetAddress from "effect/net/NetAddress"
-import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
-import * as A2A11 from "../../src/server/A2A11.ts"
-import * as A2AServer from "../../src/server/A2AServer.ts"
-import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
-import * as StubHandler from "./fixtures/StubHandler.ts"
+import { Effect, Fiber } from "effect"
+import * as DraftServer from "./fixtures/DraftServer.ts"
 import * as TestServer from "./fixtures/TestServer.ts"
 
 const { call, userMessage } = TestServer
 
-// First message: WORKING with a progress message, an artifact, then input required. "done" completes; "slow" works
-// for a while first.
-const agent = AgentExecutor.task((task, ctx) => {
-  const text = AgentExecutor.textOf(ctx.message)
-  if (Option.isNone(ctx.task)) {
-    return Effect.andThen(
-      task.working("On it"),
-      Effect.andThen(task.artifact({ artifactId: "a-1", parts: [{ text: "first" }] }), task.requireInput("More?"))
-    )
-  }
-  if (text === "slow") return Effect.andThen(Effect.sleep("300 millis"), task.requireInput("Slept"))
-  return text === "done" ? task.complete("Done") : task.requireInput("And then?")
-})
-
-const start = (draft: boolean): Effect.Effect<{ readonly url: string }, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const layer = NodeA2AServer.serve({ host: "127.0.0.1", port: 0 }).pipe(
-      Layer.provide(A2AServer.layer({ card: StubHandler.card, executor: agent })),
-      Layer.provide(draft ? A2A11.layer({ maxWait: "2 seconds" }) : Layer.empty),
-      Layer.provide(Logger.layer([]))
-    )
-    const context = yield* Layer.build(layer).pipe(Effect.orDie)
-    const address = Context.get(context, HttpServer.HttpServer).address
-    return { url: `http://127.0.0.1:${NetAddress.isInetAddress(address) ? address.port : 0}` }
-  })
+const start = DraftServer.start
 
 interface Task {
   readonly id: string
