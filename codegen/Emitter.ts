@@ -138,6 +138,9 @@ const typeDoc = (type: Type, p: Printer): Doc => {
     case "Int32":
       p.used.add("Int32")
       return "Int32"
+    case "Int64":
+      p.used.add("Int64")
+      return "Int64"
     case "Bytes":
       p.used.add("Bytes")
       return "Bytes"

@@ -78,6 +78,8 @@ const convert = (schema: unknown, at: string, ctx: Context): Type => {
     if (name === undefined) ctx.problems.push(`${at}: unresolved $ref ${JSON.stringify(schema["$ref"])}`)
     return { _tag: "Ref", name: name ?? "?" }
   }
+  // Only the overlay's added fields say int64 (the published bundles have no int64 field).
+  if (ctx.overlay.protoJson && schema["format"] === "int64") return { _tag: "Int64" }
   const union = Array.isArray(schema["anyOf"])
     ? schema["anyOf"]
     : Array.isArray(schema["oneOf"])
@@ -171,6 +173,7 @@ export const zeroValue = (type: Type): string | number | boolean | ReadonlyArray
     case "Bytes":
       return ""
     case "Int32":
+    case "Int64":
     case "Integer":
     case "Number":
       return 0
@@ -185,8 +188,12 @@ export const zeroValue = (type: Type): string | number | boolean | ReadonlyArray
 
 const objectShape = (name: string, schema: JsonObject, ctx: Context): ObjectShape => {
   const at = `#/$defs/${name}`
-  const properties = isJsonObject(schema["properties"]) ? schema["properties"] : {}
   const overlay = ctx.overlay.messages[name]
+  const published = isJsonObject(schema["properties"]) ? schema["properties"] : {}
+  for (const field of Object.keys(overlay?.fields ?? {})) {
+    if (Object.hasOwn(published, field)) ctx.problems.push(`${at}: overlay field ${field} is already a property`)
+  }
+  const properties: JsonObject = { ...published, ...overlay?.fields }
   const required = new Set<string>([
     ...(Array.isArray(schema["required"]) ? schema["required"].filter((r): r is string => typeof r === "string") : []),
     ...(overlay?.required ?? [])
@@ -225,6 +232,11 @@ const objectShape = (name: string, schema: JsonObject, ctx: Context): ObjectShap
         ctx.problems.push(`${at}: patternProperties ${pattern} is not the proto name of a property`)
       } else if (proto !== json) aliases.push([proto, json])
     }
+  }
+  // An added field is read by its proto (snake_case) name too, as the published fields are.
+  for (const field of Object.keys(overlay?.fields ?? {})) {
+    const proto = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+    if (proto !== field) aliases.push([proto, field])
   }
   const groups = Object.entries(overlay?.oneof ?? {})
   if (groups.length > 1) ctx.problems.push(`${at}: more than one oneof group is not supported`)

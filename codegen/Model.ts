@@ -12,6 +12,7 @@ export type Type =
   | { readonly _tag: "Unknown" }
   /** proto int32 in ProtoJSON: number, or decimal string on input */
   | { readonly _tag: "Int32" }
+  | { readonly _tag: "Int64" }
   /** proto bytes in ProtoJSON: base64 string */
   | { readonly _tag: "Bytes" }
   /** RFC 3339 date-time string */

@@ -13,7 +13,12 @@ export const OverlayMessage = Schema.Struct({
    */
   zeroWhenAbsent: Schema.optionalKey(Schema.Array(Schema.String)),
   /** the message's oneof group: group name -> member fields (JSON names) */
-  oneof: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String)))
+  oneof: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String))),
+  /**
+   * fields the published schema lacks, as JSON Schema by JSON name (a draft's additions, e.g. A2A 1.1's
+   * `generation`; `"format": "int64"` makes a ProtoJSON int64); always optional
+   */
+  fields: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Json)))
 })
 export type OverlayMessage = typeof OverlayMessage.Type
 

@@ -27,9 +27,12 @@ import { executor } from "./oursLlm.ts"
 // BENCH_RECEIPTS=0: no message receipts (an idempotency window of zero), to see what keeping them costs.
 const noReceipts = process.env.BENCH_RECEIPTS === "0" ? { idempotencyWindow: 0 } : {}
 
+// BENCH_A2A11=1: the A2A 1.1 draft on, with long polls held up to 10 minutes (bench/longPoll.ts).
+const draft = process.env.BENCH_A2A11 === "1" ? { a2a11: { maxWait: "10 minutes" } } as const : {}
+
 const core = (() => {
   const store = process.env.BENCH_STORE
-  if (store !== "sqlite" && store !== "sqlite-full") return A2AServer.layer({ card, executor, ...noReceipts })
+  if (store !== "sqlite" && store !== "sqlite-full") return A2AServer.layer({ card, executor, ...noReceipts, ...draft })
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "a2a-bench-"))
   process.on("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
   return DurableServer.layerWithStores(

@@ -123,6 +123,18 @@ export const Int32 = Schema.Union([Schema.Number, Schema.String.check(Schema.isP
   })
 )
 
+// @helper Int64
+/**
+ * A proto int64 whose values stay within JavaScript's safe integers (a counter, not an id): a JSON number, or a
+ * decimal string as ProtoJSON writes it; always encoded as a number.
+ */
+export const Int64 = Schema.Union([Schema.Number, Schema.String.check(Schema.isPattern(/^-?[0-9]+$/))]).pipe(
+  Schema.decodeTo(Schema.Number.check(Schema.isInt()), {
+    decode: SchemaGetter.transform((n: number | string) => typeof n === "string" ? Number(n) : n),
+    encode: SchemaGetter.transform((n: number): number | string => n)
+  })
+)
+
 // @helper Bytes
 /**
  * Proto bytes: standard base64 with padding. Input may also use the URL-safe alphabet or omit the padding

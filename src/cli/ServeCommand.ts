@@ -89,6 +89,8 @@ export interface ServeFlags {
   readonly mcpServer?: ReadonlyArray<string> | undefined
   /** A2A agents the LLM agent may delegate to. */
   readonly delegate?: ReadonlyArray<string> | undefined
+  /** Serve the A2A 1.1 draft (`--protocol-draft 1.1`); None (or absent) leaves A2A_PROTOCOL_DRAFT. */
+  readonly protocolDraft?: Option.Option<"1.1"> | undefined
 }
 
 /**
@@ -132,7 +134,8 @@ export interface Agent<E> {
  * @category utils
  */
 export const server = <E>(flags: ServeFlags, agent: Agent<E>) => {
-  const core = { card: agent.card, executor: agent.executor, push: WebhookPush.layerConfig }
+  const draft = flags.protocolDraft !== undefined && Option.isSome(flags.protocolDraft) ? true : undefined
+  const core = { card: agent.card, executor: agent.executor, push: WebhookPush.layerConfig, a2a11: draft }
   return NodeA2AServer.layerConfig(toOptions(flags), { devUi: agent.devUi ?? false, releaseMemoryWhenIdle: true }).pipe(
     Layer.provide(
       (flags.memory
@@ -317,6 +320,13 @@ export const serveCommand = Command.make(
     delegate: Flag.String("delegate").pipe(
       Flag.withDescription("With --model: an A2A agent's URL the model may delegate to, as a tool (repeat for more)"),
       Flag.atLeast(0)
+    ),
+    protocolDraft: Flag.Literals("protocol-draft", ["1.1"]).pipe(
+      Flag.withDescription(
+        "Also serve this draft of the next A2A version (1.1: task generations, long-poll GetTask, conditional " +
+          "sends); it may still change. Default: A2A_PROTOCOL_DRAFT, else none"
+      ),
+      Flag.optional
     ),
     memory: Flag.Boolean("memory").pipe(
       Flag.withDescription(

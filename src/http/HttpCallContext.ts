@@ -27,10 +27,11 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { A2AError, Unauthenticated, VersionNotSupported } from "../protocol/A2AError.ts"
 import * as Version from "../protocol/Version.ts"
+import { A2A11 } from "../server/A2A11.ts"
 import { AgentCardConfig } from "../server/AgentCardConfig.ts"
 import { Auth, type ClientCertificate, type Principal } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
-import { type MethodTable, v1Methods } from "../server/MethodTable.ts"
+import { type MethodTable, v11Methods, v1Methods } from "../server/MethodTable.ts"
 import * as Observability from "../server/Observability.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import type { ResolvedOptions, ServedOptions } from "./HttpBindingOptions.ts"
@@ -123,8 +124,10 @@ export const makeEnv = (
     const native = yield* NativeHttp
     const wanted = (table: MethodTable) => options.versions === undefined || options.versions.includes(table.version)
     const editions = (yield* HttpEditions).filter((edition) => wanted(edition.methods))
+    // The A2A 1.1 draft, when the server turns it on, after 1.0 so that the card still leads with 1.0.
+    const draft = (yield* A2A11).enabled ? [v11Methods] : []
     const tables = new Map(
-      [v1Methods, ...editions.map((edition) => edition.methods)].filter(wanted).map((table) =>
+      [v1Methods, ...draft, ...editions.map((edition) => edition.methods)].filter(wanted).map((table) =>
         [table.version, table] as const
       )
     )

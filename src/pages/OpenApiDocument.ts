@@ -260,6 +260,7 @@ const pathFields = (path: string): ReadonlyArray<string> => [...path.matchAll(/\
 const queryFormSchema: Record<Operations.QueryForm, JsonSchemaObject> = {
   string: { type: "string" },
   int32: { type: "integer", format: "int32" },
+  int64: { type: "string", format: "int64" },
   bool: { type: "boolean" },
   strings: { type: "array", items: { type: "string" } }
 }

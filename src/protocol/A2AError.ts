@@ -34,6 +34,7 @@ import {
   ParseError,
   PermissionDenied,
   PushNotificationNotSupported,
+  TaskGenerationMismatch,
   TaskNotCancelable,
   TaskNotFound,
   Unauthenticated,
@@ -128,6 +129,15 @@ export const errorTable: { readonly [K in A2AErrorTag]: ErrorMapping } = {
     grpcStatus: "FAILED_PRECONDITION",
     reason: "VERSION_NOT_SUPPORTED",
     defaultMessage: "Protocol version not supported"
+  },
+  // A2A 1.1 draft. Its HTTP status is 409 Conflict, as the draft's tables and examples give it (its pull request's
+  // description said 412; the specification text it merged says 409 everywhere).
+  TaskGenerationMismatch: {
+    jsonRpcCode: -32010,
+    httpStatus: 409,
+    grpcStatus: "ABORTED",
+    reason: "TASK_GENERATION_MISMATCH",
+    defaultMessage: "The task's generation does not match ifGenerationMatch"
   },
   ParseError: {
     jsonRpcCode: -32700,
@@ -258,6 +268,8 @@ export const make = (
       return new ExtensionSupportRequired(props)
     case "VersionNotSupported":
       return new VersionNotSupported(props)
+    case "TaskGenerationMismatch":
+      return new TaskGenerationMismatch(props)
     case "ParseError":
       return new ParseError(props)
     case "InvalidRequest":
@@ -481,6 +493,8 @@ export const fromHttpError = (httpStatus: number, body: unknown): A2AError => {
     ? "Unauthenticated"
     : httpStatus === 403
     ? "PermissionDenied"
+    : httpStatus === 409
+    ? "TaskGenerationMismatch"
     : httpStatus === 503
     ? "Unavailable"
     : httpStatus >= 500

@@ -26,7 +26,7 @@ import * as v1 from "./generated/v1.ts"
  * @since 0.1.0
  * @category models
  */
-export type QueryForm = "string" | "int32" | "bool" | "strings"
+export type QueryForm = "string" | "int32" | "int64" | "bool" | "strings"
 
 /**
  * Where an operation lives in the HTTP+JSON/REST binding, relative to the interface URL (and its `/{tenant}`).
@@ -155,7 +155,13 @@ export const GetTask = operation({
   summary: "Get the current state of a task",
   key: "getTask",
   v0_3Method: "tasks/get",
-  rest: { method: "GET", path: "/tasks/{id}", query: { historyLength: "int32" }, body: false },
+  // currentGeneration: the A2A 1.1 draft's long poll (read only by a server that turned the draft on)
+  rest: {
+    method: "GET",
+    path: "/tasks/{id}",
+    query: { historyLength: "int32", currentGeneration: "int64" },
+    body: false
+  },
   request: v1.GetTaskRequest,
   response: v1.Task,
   streaming: false,

@@ -26,6 +26,7 @@
 import type * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
+import * as A2A11 from "./A2A11.ts"
 import * as AgentCardConfig from "./AgentCardConfig.ts"
 import * as AgentExecutor from "./AgentExecutor.ts"
 import * as Auth from "./Auth.ts"
@@ -97,6 +98,11 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
    * again (see MessageReceipts). Default 24 hours; zero keeps no receipts.
    */
   readonly idempotencyWindow?: Duration.Input | undefined
+  /**
+   * Serve the A2A 1.1 draft (task generations, long-poll GetTask, conditional sends; see A2A11): `true` or its
+   * options. Default off (`layerConfig`: `A2A_PROTOCOL_DRAFT=1.1` turns it on).
+   */
+  readonly a2a11?: boolean | A2A11.Options | undefined
 }
 
 const executorLayer = <E, R>(executor: Options<E, R>["executor"]): Layer.Layer<AgentExecutor.AgentExecutor, E, R> =>
@@ -113,7 +119,9 @@ export const layer = <E = never, R = never>(options: Options<E, R>): Layer.Layer
     Layer.provide(executorLayer(options.executor)),
     Layer.provide(MemoryMessageReceipts.layerWith({ window: options.idempotencyWindow })),
     Layer.provide(memoryServices),
-    Layer.provideMerge(Layer.succeed(Auth.Auth, options.auth ?? Auth.none))
+    Layer.provideMerge(Layer.succeed(Auth.Auth, options.auth ?? Auth.none)),
+    // Merged, so that the bindings served over this core see the switch too.
+    Layer.provideMerge(A2A11.layerOption(options.a2a11).pipe(Layer.orDie))
   )
 
 /**
@@ -134,5 +142,6 @@ export const layerConfig = <E = never, R = never>(
         : MemoryMessageReceipts.layerWith({ window: options.idempotencyWindow })
     ),
     Layer.provide(memoryServices),
-    Layer.provideMerge(Auth.layerConfig)
+    Layer.provideMerge(Auth.layerConfig),
+    Layer.provideMerge(A2A11.layerOption(options.a2a11, true))
   )

@@ -188,3 +188,12 @@ export const v1Methods: MethodTable = makeTable(
     }, op.name === "GetTask" ? taskText : undefined)
   })
 )
+
+/**
+ * The A2A 1.1 draft (A2A11), served when a server turns it on: 1.0's operations under another version, since the
+ * draft only adds optional fields to 1.0's messages, which the 1.0 Schemas read.
+ *
+ * @since 0.2.0
+ * @category tables
+ */
+export const v11Methods: MethodTable = { ...v1Methods, version: "1.1" }

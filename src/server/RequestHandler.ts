@@ -36,6 +36,7 @@ import {
 } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as Operations from "../protocol/Operations.ts"
+import { A2A11 } from "./A2A11.ts"
 import { AgentCardConfig } from "./AgentCardConfig.ts"
 import { type AgentExecutor } from "./AgentExecutor.ts"
 import type { CallContext } from "./CallContext.ts"
@@ -114,7 +115,15 @@ export const make = Effect.gen(function*() {
     ? Effect.provideService(TaskRunner.make, EventBus, Instrumentation.countingBus(bus, services))
     : TaskRunner.make)
   const capabilities = cards.capabilities
-  const shared: Common.Shared = { store, pushConfigs: yield* PushConfigStore, bus, cards, capabilities, runner }
+  const shared: Common.Shared = {
+    store,
+    pushConfigs: yield* PushConfigStore,
+    bus,
+    cards,
+    capabilities,
+    runner,
+    draft: yield* A2A11
+  }
   const reading = Reading.make(shared)
   const sending = yield* Sending.make(shared, yield* MessageClaims.make(runner, store), reading.follow)
   const pushConfigs = PushConfigs.make(shared)

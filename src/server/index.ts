@@ -19,6 +19,7 @@
  *
  * @since 0.1.0
  */
+export * as A2A11 from "./A2A11.ts"
 export * as A2AServer from "./A2AServer.ts"
 export * as AgentCardConfig from "./AgentCardConfig.ts"
 export * as AgentExecutor from "./AgentExecutor.ts"

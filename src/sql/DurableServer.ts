@@ -29,6 +29,7 @@ import type * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as A2A11 from "../server/A2A11.ts"
 import * as A2AServer from "../server/A2AServer.ts"
 import type * as AgentCardConfig from "../server/AgentCardConfig.ts"
 import * as AgentExecutor from "../server/AgentExecutor.ts"
@@ -75,6 +76,11 @@ export interface Options<E, R> extends AgentCardConfig.AgentCardOptions {
    * engine is on unless A2A_CLUSTER=false.
    */
   readonly execute?: boolean | undefined
+  /**
+   * Serve the A2A 1.1 draft (task generations, long-poll GetTask, conditional sends; see A2A11): `true` or its
+   * options, `false` off; absent: `A2A_PROTOCOL_DRAFT=1.1` turns it on.
+   */
+  readonly a2a11?: boolean | A2A11.Options | undefined
 }
 
 /**
@@ -96,7 +102,9 @@ export const layerWithStores = <SE, E = never, R = never>(
       // merged last, it replaces the in-process one.
       options.push.pipe(Layer.provideMerge(Layer.merge(EventBus.layerInProcess, stores)))
     ),
-    Layer.provideMerge(Auth.layerConfig)
+    Layer.provideMerge(Auth.layerConfig),
+    // Merged, so that the bindings served over this core see the switch too.
+    Layer.provideMerge(A2A11.layerOption(options.a2a11, true))
   )
 
 // The SQL stores (and effect/sql, node:sqlite) are loaded when this layer is built, so that a server given other

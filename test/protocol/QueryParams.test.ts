@@ -46,6 +46,7 @@ describe("QueryParams: one codec, both directions", () => {
   const sample: Record<Operations.QueryForm, unknown> = {
     string: "a b&c=d/é",
     int32: -42,
+    int64: 9007199254740,
     bool: false,
     strings: ["x", "y,z", ""]
   }

@@ -57,14 +57,20 @@ const task = (t: v1.Task): v1.Task => ({
   ...(t.metadata !== undefined ? { metadata: t.metadata } : {})
 })
 
+// The A2A 1.1 draft's generation has no place in 0.3 (a task's is left out by `task` above).
+const withoutGeneration = <A extends { readonly generation?: number }>(a: A): Omit<A, "generation"> => {
+  const { generation: _, ...rest } = a
+  return rest
+}
+
 const expressible = (e: v1.StreamResponse): v1.StreamResponse =>
   "task" in e
     ? { task: task(e.task) }
     : "message" in e
     ? { message: message(e.message) }
     : "statusUpdate" in e
-    ? { statusUpdate: { ...e.statusUpdate, status: status(e.statusUpdate.status) } }
-    : { artifactUpdate: { ...e.artifactUpdate, artifact: artifact(e.artifactUpdate.artifact) } }
+    ? { statusUpdate: { ...withoutGeneration(e.statusUpdate), status: status(e.statusUpdate.status) } }
+    : { artifactUpdate: { ...withoutGeneration(e.artifactUpdate), artifact: artifact(e.artifactUpdate.artifact) } }
 
 // Through JSON text, as on the wire.
 const wire = (u: unknown): unknown => JSON.parse(JSON.stringify(u))

@@ -69,8 +69,10 @@ const expressibleStatus = (s: v1.TaskStatus): v1.TaskStatus =>
 
 const expressibleArtifact = (a: v1.Artifact): v1.Artifact => ({ ...a, parts: a.parts.map(expressiblePart) })
 
+// The A2A 1.1 draft's generation fields (Task, both update events, GetTask's currentGeneration, the send's
+// ifGenerationMatch) have no place in 0.3.
 const expressibleTask = (t: v1.Task): v1.Task => ({
-  ...t,
+  ...without(t, "generation"),
   contextId: t.contextId ?? "",
   status: expressibleStatus(t.status),
   ...(t.history !== undefined ? { history: t.history.map(expressibleAgentMessage) } : {}),
@@ -83,8 +85,13 @@ const expressibleStream = (e: v1.StreamResponse): v1.StreamResponse =>
     : "message" in e
     ? { message: expressibleAgentMessage(e.message) }
     : "statusUpdate" in e
-    ? { statusUpdate: { ...e.statusUpdate, status: expressibleStatus(e.statusUpdate.status) } }
-    : { artifactUpdate: { ...e.artifactUpdate, artifact: expressibleArtifact(e.artifactUpdate.artifact) } }
+    ? { statusUpdate: { ...without(e.statusUpdate, "generation"), status: expressibleStatus(e.statusUpdate.status) } }
+    : {
+      artifactUpdate: {
+        ...without(e.artifactUpdate, "generation"),
+        artifact: expressibleArtifact(e.artifactUpdate.artifact)
+      }
+    }
 
 const expressiblePushConfig = (c: v1.TaskPushNotificationConfig): v1.TaskPushNotificationConfig => ({
   ...without(c, "tenant"),
@@ -100,7 +107,7 @@ const expressibleSendRequest = (r: v1.SendMessageRequest): v1.SendMessageRequest
     message: expressibleMessage("ROLE_USER")(r.message),
     ...(config === undefined ? {} : {
       configuration: {
-        ...config,
+        ...without(config, "ifGenerationMatch"),
         ...(push === undefined ? {} : { taskPushNotificationConfig: without(push, "tenant", "taskId") })
       }
     })
@@ -295,7 +302,7 @@ describe("1.0 -> 0.3 -> 1.0", () => {
     ([get, cancel, subscribe]) => {
       same(
         Requests.toV1GetTaskRequest(valid03(v0_3.TaskQueryParams)(Requests.fromV1GetTaskRequest(get))),
-        without(get, "tenant")
+        without(get, "tenant", "currentGeneration")
       )
       same(
         Requests.toV1CancelTaskRequest(valid03(v0_3.TaskIdParams)(Requests.fromV1CancelTaskRequest(cancel))),

@@ -124,6 +124,17 @@ const Int32 = Schema.Union([Schema.Number, Schema.String.check(Schema.isPattern(
 )
 
 /**
+ * A proto int64 whose values stay within JavaScript's safe integers (a counter, not an id): a JSON number, or a
+ * decimal string as ProtoJSON writes it; always encoded as a number.
+ */
+const Int64 = Schema.Union([Schema.Number, Schema.String.check(Schema.isPattern(/^-?[0-9]+$/))]).pipe(
+  Schema.decodeTo(Schema.Number.check(Schema.isInt()), {
+    decode: SchemaGetter.transform((n: number | string) => typeof n === "string" ? Number(n) : n),
+    encode: SchemaGetter.transform((n: number): number | string => n)
+  })
+)
+
+/**
  * Proto bytes: standard base64 with padding. Input may also use the URL-safe alphabet or omit the padding
  * (ProtoJSON); it is normalised to the standard form.
  */
@@ -1086,8 +1097,14 @@ export const GetTaskRequest = Schema.Struct({
   /** The resource ID of the task to retrieve. */
   id: Schema.String,
   /** Optional. Tenant ID, provided as a path parameter. */
-  tenant: Schema.optionalKey(Schema.String)
-}).pipe(message("GetTaskRequest", { aliases: [["history_length", "historyLength"]] }))
+  tenant: Schema.optionalKey(Schema.String),
+  /**
+   * A2A 1.1 draft: a long poll; answer once the task's generation is greater than this, or when the server's longest wait ends, with the task as it is then.
+   */
+  currentGeneration: Schema.optionalKey(Int64)
+}).pipe(message("GetTaskRequest", {
+  aliases: [["history_length", "historyLength"], ["current_generation", "currentGeneration"]]
+}))
 /**
  * The type of a decoded `GetTaskRequest`.
  *
@@ -1366,7 +1383,11 @@ export const Task = Schema.Struct({
   /** A key/value object to store custom metadata about a task. */
   metadata: Schema.optionalKey(Struct),
   /** The current status of a `Task`, including `state` and a `message`. */
-  status: TaskStatus
+  status: TaskStatus,
+  /**
+   * A2A 1.1 draft (PR #1810): the task's generation, 1 when the task is created and one more with every change an event of the task carries. A 1.0 server leaves it out; 0 or absent means the server keeps no generations.
+   */
+  generation: Schema.optionalKey(Int64)
 }).pipe(message("Task", { aliases: [["context_id", "contextId"]] }))
 /**
  * The type of a decoded `Task`.
@@ -1434,13 +1455,18 @@ export const SendMessageConfiguration = Schema.Struct({
    * Configuration for the agent to send push notifications for task updates.
    * Task id should be empty when sending this configuration in a `SendMessage` request.
    */
-  taskPushNotificationConfig: Schema.optionalKey(TaskPushNotificationConfig)
+  taskPushNotificationConfig: Schema.optionalKey(TaskPushNotificationConfig),
+  /**
+   * A2A 1.1 draft: send only while the task's generation is this value (else TaskGenerationMismatchError); ignored when the message creates a task.
+   */
+  ifGenerationMatch: Schema.optionalKey(Int64)
 }).pipe(message("SendMessageConfiguration", {
   aliases: [
     ["accepted_output_modes", "acceptedOutputModes"],
     ["history_length", "historyLength"],
     ["return_immediately", "returnImmediately"],
-    ["task_push_notification_config", "taskPushNotificationConfig"]
+    ["task_push_notification_config", "taskPushNotificationConfig"],
+    ["if_generation_match", "ifGenerationMatch"]
   ]
 }))
 /**
@@ -1520,7 +1546,9 @@ export const TaskArtifactUpdateEvent = Schema.Struct({
   /** Optional. Metadata associated with the artifact update. */
   metadata: Schema.optionalKey(Struct),
   /** The ID of the task for this artifact. */
-  taskId: Schema.String
+  taskId: Schema.String,
+  /** A2A 1.1 draft: the task's generation after this artifact update. */
+  generation: Schema.optionalKey(Int64)
 }).pipe(message("TaskArtifactUpdateEvent", {
   aliases: [["context_id", "contextId"], ["last_chunk", "lastChunk"], ["task_id", "taskId"]]
 }))
@@ -1546,7 +1574,9 @@ export const TaskStatusUpdateEvent = Schema.Struct({
   /** The new status of the task. */
   status: TaskStatus,
   /** The ID of the task that has changed. */
-  taskId: Schema.String
+  taskId: Schema.String,
+  /** A2A 1.1 draft: the task's generation after this status update. */
+  generation: Schema.optionalKey(Int64)
 }).pipe(message("TaskStatusUpdateEvent", { aliases: [["context_id", "contextId"], ["task_id", "taskId"]] }))
 /**
  * The type of a decoded `TaskStatusUpdateEvent`.

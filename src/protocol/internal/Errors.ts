@@ -121,6 +121,16 @@ export class ExtensionSupportRequired
  * @category errors
  */
 export class VersionNotSupported extends Schema.TaggedError<VersionNotSupported>()("VersionNotSupported", fields) {}
+/**
+ * A2A 1.1 draft: a SendMessage's `ifGenerationMatch` is not the task's generation (the task changed since the
+ * client read it). Its ErrorInfo metadata names the task, the generation expected and the current one.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class TaskGenerationMismatch
+  extends Schema.TaggedError<TaskGenerationMismatch>()("TaskGenerationMismatch", fields)
+{}
 
 // --- JSON-RPC standard errors (spec 9.5), also used by the REST binding for malformed input ---
 
@@ -211,6 +221,7 @@ export const A2AError = Schema.Union([
   ExtendedAgentCardNotConfigured,
   ExtensionSupportRequired,
   VersionNotSupported,
+  TaskGenerationMismatch,
   ParseError,
   InvalidRequest,
   MethodNotFound,

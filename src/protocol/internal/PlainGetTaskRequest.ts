@@ -17,11 +17,22 @@ export const decode = (input: unknown): v1.GetTaskRequest | undefined => {
     // a null is "not set" and a proto name an alias to the Schema: both need its normalisation; a key holding
     // undefined (never in JSON) is the Schema's to judge
     const value = input[key]
-    if (value === null || value === undefined || key === "history_length") return undefined
+    if (value === null || value === undefined || key === "history_length" || key === "current_generation") {
+      return undefined
+    }
   }
-  const { historyLength, id, tenant } = input
+  const { currentGeneration, historyLength, id, tenant } = input
   if (typeof id !== "string") return undefined
   if (tenant !== undefined && typeof tenant !== "string") return undefined
+  // The A2A 1.1 draft's long poll: a JSON number here (a decimal string is the Schema's to read).
+  if (currentGeneration !== undefined) {
+    if (!Number.isSafeInteger(currentGeneration)) return undefined
+    if (historyLength !== undefined && !isInt32(historyLength)) return undefined
+    const out: Record<string, unknown> = historyLength === undefined ? { id } : { historyLength, id }
+    if (tenant !== undefined) out["tenant"] = tenant
+    out["currentGeneration"] = currentGeneration
+    return out as v1.GetTaskRequest
+  }
   if (historyLength === undefined) return tenant === undefined ? { id } : { id, tenant }
   if (!isInt32(historyLength)) return undefined
   return tenant === undefined ? { historyLength, id } : { historyLength, id, tenant }

@@ -200,8 +200,11 @@ const configuration = (u: unknown): v1.SendMessageConfiguration | undefined => {
         if (typeof value !== "boolean") return undefined
         returnImmediately = value
         break
-      // a push config (its own message, rare on this path) and the proto names: the Schema's
+      // a push config (its own message, rare on this path), the A2A 1.1 draft's condition and the proto names: the
+      // Schema's
       case "taskPushNotificationConfig":
+      case "ifGenerationMatch":
+      case "if_generation_match":
       case "accepted_output_modes":
       case "history_length":
       case "return_immediately":

@@ -64,6 +64,19 @@ export const Int32: Schema.Codec<number, Raw> = Single.pipe(Schema.decodeTo(
 ))
 
 /** `true` or `false`, lowercase (spec 11.5). */
+/** A decimal int64 within JavaScript's safe integers (a counter, such as the A2A 1.1 draft's generation). */
+export const Int64: Schema.Codec<number, Raw> = Single.pipe(Schema.decodeTo(
+  Schema.Number,
+  SchemaTransformation.transformEffect({
+    decode: (value) =>
+      /^-?\d{1,15}$/.test(value)
+        ? Effect.succeed(Number(value))
+        : invalid(value, `Expected an integer, got ${JSON.stringify(value)}`),
+    encode: (n) =>
+      Number.isSafeInteger(n) ? Effect.succeed(String(n)) : invalid(n, `Expected an integer, got ${String(n)}`)
+  })
+))
+
 export const Bool: Schema.Codec<boolean, Raw> = Single.pipe(Schema.decodeTo(
   Schema.Boolean,
   SchemaTransformation.transformEffect({
@@ -90,6 +103,7 @@ export const Strings: Schema.Codec<ReadonlyArray<string>, Raw> = Schema.Union([
 const forms: Record<Operations.QueryForm, Schema.Codec<unknown, Raw>> = {
   string: Single,
   int32: Int32,
+  int64: Int64,
   bool: Bool,
   strings: Strings
 }

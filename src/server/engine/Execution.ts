@@ -117,6 +117,8 @@ export interface Dependencies {
   readonly stopped: () => boolean
   /** Whether the server instruments itself (Observability.isEnabled). */
   readonly observed: boolean
+  /** Whether the server keeps task generations (the A2A 1.1 draft, A2A11). */
+  readonly generations?: boolean | undefined
   /** The turn of the next waiting message, once the execution let go of its task (see Turns). */
   readonly nextTurn: (next: Pending, rest: Array<Pending>, taskId: string) => Effect.Effect<void>
 }
@@ -199,7 +201,8 @@ export class Execution {
       contextId: this.context.contextId,
       userMessage: this.context.message,
       now,
-      namedTask: this.context.call.namesTasks
+      namedTask: this.context.call.namesTasks,
+      generations: this.deps.generations
     }
   }
 

@@ -28,6 +28,11 @@ export interface ReducerContext {
    * with that message, so the client reads it back by the id it chose.
    */
   readonly namedTask?: boolean | undefined
+  /**
+   * The server keeps task generations (the A2A 1.1 draft, see A2A11): a task created now starts at 1. A task that
+   * has one keeps counting whatever this says, so that a generation never goes back.
+   */
+  readonly generations?: boolean | undefined
 }
 
 /**
@@ -84,6 +89,41 @@ const inTask = (message: v1.Message, rc: ReducerContext): v1.Message =>
  */
 export const appended = <A>(list: ReadonlyArray<A> | undefined, item: A): ReadonlyArray<A> =>
   list === undefined || list.length === 0 ? [item] : list.concat([item])
+
+/**
+ * The task's generation (A2A 1.1 draft): 0 when it keeps none.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const generationOf = (task: v1.Task | undefined): number => task?.generation ?? 0
+
+/**
+ * The published events with their generations (A2A 1.1 draft): the task keeps one (`from` > 0, or a new task of a
+ * server that keeps them), so each event, and the task after it, carries the task's generation after it, one more
+ * per event. Untouched otherwise, so a server that keeps none writes what it always wrote.
+ */
+const counted = (
+  from: number,
+  keep: boolean,
+  task: v1.Task,
+  published: ReadonlyArray<Published>
+): Applied => {
+  if (from === 0 && !keep) return { task, published }
+  const out = published.map((p, i): Published => {
+    const generation = from + i + 1
+    const after = { ...p.task, generation }
+    const event: v1.StreamResponse = "task" in p.event
+      ? { task: after }
+      : "statusUpdate" in p.event
+      ? { statusUpdate: { ...p.event.statusUpdate, generation } }
+      : "artifactUpdate" in p.event
+      ? { artifactUpdate: { ...p.event.artifactUpdate, generation } }
+      : p.event
+    return { event, task: after }
+  })
+  return { task: { ...task, generation: from + published.length }, published: out }
+}
 
 const appendHistory = (history: ReadonlyArray<v1.Message> | undefined, message: v1.Message) =>
   history?.some((m) => m.messageId === message.messageId) ? history : appended(history, message)
@@ -144,6 +184,18 @@ const mergeArtifact = (
  * @category reduction
  */
 export const apply = (
+  current: v1.Task | undefined,
+  event: AgentEvent,
+  rc: ReducerContext
+): Result.Result<Applied, string> => {
+  const from = generationOf(current)
+  const applied = applyEvent(current, event, rc)
+  return from === 0 && rc.generations !== true
+    ? applied
+    : Result.map(applied, (a) => counted(from, true, a.task, a.published))
+}
+
+const applyEvent = (
   current: v1.Task | undefined,
   event: AgentEvent,
   rc: ReducerContext
@@ -226,5 +278,5 @@ export const apply = (
 export const setStatus = (task: v1.Task, status: v1.TaskStatus): Applied => {
   const next: v1.Task = { ...task, status }
   const statusUpdate: v1.TaskStatusUpdateEvent = { taskId: task.id, contextId: task.contextId ?? "", status }
-  return { task: next, published: [{ event: { statusUpdate }, task: next }] }
+  return counted(generationOf(task), false, next, [{ event: { statusUpdate }, task: next }])
 }

@@ -30,6 +30,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type { A2AError } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
+import { A2A11 } from "../A2A11.ts"
 import { AgentExecutor } from "../AgentExecutor.ts"
 import { EventBus } from "../EventBus.ts"
 import * as LiveSet from "../internal/LiveSet.ts"
@@ -102,7 +103,8 @@ export const make = Effect.gen(function*() {
     fibers,
     serverScope: yield* Effect.scope,
     stopped: () => stopped,
-    observed: yield* Observability.isEnabled
+    observed: yield* Observability.isEnabled,
+    generations: (yield* A2A11).enabled
   })
   const cancel = Cancel.make({ store, bus, remote, commit, locks, running })
 

@@ -13,7 +13,13 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type A2AError, InvalidParams, TaskNotFound, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import {
+  type A2AError,
+  InvalidParams,
+  TaskGenerationMismatch,
+  TaskNotFound,
+  UnsupportedOperation
+} from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal, isTerminal, label } from "../../protocol/TaskStates.ts"
 import * as Ids from "../internal/Ids.ts"
@@ -39,6 +45,31 @@ export const MAX_PENDING = 16
  */
 export const notFound = (taskId: string) =>
   new TaskNotFound({ message: `Task ${taskId} not found`, metadata: { taskId } })
+
+/**
+ * The A2A 1.1 draft's TaskGenerationMismatch: its ErrorInfo metadata carries the generations as decimal strings, and
+ * `agentWorking` when the generation matched but the task's agent was still at work on an earlier message.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const generationMismatch = (
+  taskId: string,
+  expected: number,
+  current: number,
+  working = false
+): TaskGenerationMismatch =>
+  new TaskGenerationMismatch({
+    message: working
+      ? `Task ${taskId} is changing: its agent is working on an earlier message (generation ${current})`
+      : `Task generation mismatch: expected ${expected} but current generation is ${current}`,
+    metadata: {
+      taskId,
+      expectedGeneration: String(expected),
+      currentGeneration: String(current),
+      ...(working ? { agentWorking: "true" } : {})
+    }
+  })
 
 /**
  * @since 0.1.0
@@ -113,6 +144,18 @@ export const make = (deps: Omit<Execution.Dependencies, "nextTurn">): Turns => {
           return undefined
         }
         return existing.value
+      }
+      // A2A 1.1 draft: a conditional send is checked here, under the task's lock, against the task as last saved.
+      // Taking a message in is no event, so the generation only moves once its agent reports: until then the task
+      // counts as changed (its agent is at work), so of two clients that read the same generation only the first
+      // one's message goes in.
+      const expected = deps.generations === true ? options.configuration?.ifGenerationMatch : undefined
+      if (expected !== undefined) {
+        const working = running.get(taskId)?.current
+        const current = TaskReducer.generationOf(working?.record?.task ?? task)
+        if (current !== expected || working !== undefined) {
+          return yield* generationMismatch(taskId, expected, current, working !== undefined)
+        }
       }
       if (isTerminal(task.status.state)) {
         return yield* new UnsupportedOperation({

@@ -17,6 +17,7 @@ import {
 } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import type * as Operations from "../../protocol/Operations.ts"
+import type * as A2A11 from "../A2A11.ts"
 import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { CallContext } from "../CallContext.ts"
 import type * as TaskRunner from "../engine/TaskRunner.ts"
@@ -54,6 +55,8 @@ export interface Shared {
   readonly capabilities: v1.AgentCapabilities
   /** The engine: runs the agent for a message, and cancels tasks. */
   readonly runner: TaskRunner.TaskRunner
+  /** The A2A 1.1 draft's settings (off unless the server turns it on). */
+  readonly draft: A2A11.Settings
 }
 
 /**

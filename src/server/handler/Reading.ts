@@ -27,6 +27,7 @@ import {
   type Shared
 } from "./Common.ts"
 import type { Handlers } from "./Common.ts"
+import * as LongPoll from "./LongPoll.ts"
 
 /**
  * The reading operations, and `follow` for the sending ones.
@@ -59,7 +60,7 @@ const notSubscribable = (task: v1.Task) =>
  * @since 0.2.0
  * @category constructors
  */
-export const make = ({ bus, capabilities, runner, store }: Shared): Reading => {
+export const make = ({ bus, capabilities, draft, runner, store }: Shared): Reading => {
   const follow: Reading["follow"] = (taskId, scope, sink, ended) =>
     // Subscribe first, then read the snapshot: events newer than its version follow it exactly once. A pipeline,
     // not a generator: the open subscription's last step then holds only the events and their sink.
@@ -75,9 +76,15 @@ export const make = ({ bus, capabilities, runner, store }: Shared): Reading => {
   // A plain pipeline, not a generator: it runs on every GetTask, and a generator made per call costs more.
   const getTask: Handlers["getTask"] = (req, ctx) => {
     const invalid = Validation.check(Validation.historyLength("historyLength", req.historyLength))
-    return invalid !== undefined
-      ? Effect.fail(invalid)
-      : getOwnedThen(store, req.id, scopeOf(req, ctx), (record) => limitHistory(record.task, req.historyLength))
+    if (invalid !== undefined) return Effect.fail(invalid)
+    // A2A 1.1 draft: a long poll, when the server keeps generations (ignored otherwise, as 1.0 ignores the field).
+    if (draft.enabled && req.currentGeneration !== undefined) {
+      return Effect.map(
+        LongPoll.waitPast(store, bus, req.id, scopeOf(req, ctx), req.currentGeneration, draft.maxWait),
+        (record) => limitHistory(record.task, req.historyLength)
+      )
+    }
+    return getOwnedThen(store, req.id, scopeOf(req, ctx), (record) => limitHistory(record.task, req.historyLength))
   }
 
   const listTasks: Handlers["listTasks"] = Effect.fnUntraced(function*(req, ctx) {

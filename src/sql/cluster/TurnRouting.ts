@@ -28,6 +28,7 @@ import * as Stream from "effect/Stream"
 import { InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal, label } from "../../protocol/TaskStates.ts"
+import { A2A11 } from "../../server/A2A11.ts"
 import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isConflict, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
@@ -76,6 +77,8 @@ export const make: Effect.Effect<
   function*() {
     const store = yield* TaskStore
     const bus = yield* EventBus
+    // The A2A 1.1 draft: an acknowledged new task is created, generation 1, as its turn will create it.
+    const created = (yield* A2A11).enabled ? { generation: 1 } : {}
     const serverScope = yield* Effect.scope
     const clientFor = yield* Task.client
     const storedTurns = yield* StoredTurns
@@ -278,6 +281,7 @@ export const make: Effect.Effect<
             id: taskId,
             contextId: contextId!,
             status: { state: "TASK_STATE_SUBMITTED", timestamp: yield* Ids.now },
+            ...created,
             history: [{ ...first, taskId }]
           }
         }

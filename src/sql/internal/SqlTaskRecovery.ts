@@ -60,9 +60,12 @@ const failTask = (task: v1.Task, timestamp: string): RecoveredTask => {
     ...(task.contextId !== undefined ? { contextId: task.contextId } : {})
   }
   const status: v1.TaskStatus = { state: "TASK_STATE_FAILED", timestamp, message }
+  // A task that keeps a generation (A2A 1.1 draft) counts this update as any other.
+  const generation = task.generation === undefined || task.generation === 0 ? undefined : task.generation + 1
+  const counted = generation === undefined ? {} : { generation }
   return {
-    task: { ...task, status, history: [...(task.history ?? []), message] },
-    statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status }
+    task: { ...task, status, history: [...(task.history ?? []), message], ...counted },
+    statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status, ...counted }
   }
 }
 
