@@ -41,13 +41,14 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as A2AClient from "../client/A2AClient.ts"
-import type { A2AClientError, A2AResolveError, AgentCardSignatureError } from "../client/A2AClientError.ts"
+import type { A2AResolveError } from "../client/A2AClientError.ts"
 import * as AgentCardResolver from "../client/AgentCardResolver.ts"
 import * as CardVerifier from "../client/CardVerifier.ts"
 import type * as Credentials from "../client/Credentials.ts"
 import * as Tolerance from "../client/Tolerance.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as SecretBox from "../sql/internal/SecretBox.ts"
+import * as AgentHealth from "./AgentHealth.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
 import { AgentExists, AgentNotFound, RegistrationRefused, RegistryUnavailable } from "./GatewayError.ts"
 import { type AgentKind, GatewayStore, type GatewayStoreError, type StoredAgent } from "./GatewayStore.ts"
@@ -75,40 +76,20 @@ export const RegisterInput = Schema.Struct({
 export type RegisterInput = typeof RegisterInput.Type
 
 /**
- * An agent's health as this gateway node last saw it.
+ * An agent's health as this node last saw it (`AgentHealth.Health`).
  *
  * @since 0.2.0
  * @category models
  */
-export interface Health {
-  /** Whether the last card fetch or call reached the agent. */
-  readonly reachable: boolean
-  /** When the card was last fetched (ISO 8601), if ever by this node. */
-  readonly lastCardFetch?: string | undefined
-  /** How long the last card fetch or call took, in milliseconds (for a stream: until its first event). */
-  readonly latencyMillis?: number | undefined
-  /** When the last call to the agent through this node ended (ISO 8601), or its stream opened. */
-  readonly lastCall?: string | undefined
-  /** The last call that failed for the agent's sake (unreachable, no answer in time, an answer not understood). */
-  readonly lastError?: { readonly at: string; readonly message: string } | undefined
-  /** Why the agent is not reachable (never a credential). */
-  readonly reason?: string | undefined
-}
+export type Health = AgentHealth.Health
 
 /**
- * What one call showed of an agent's health.
+ * What one call showed of an agent's health (`AgentHealth.Observation`).
  *
  * @since 0.2.0
  * @category models
  */
-export interface Observation {
-  /** Whether the call reached the agent (an answer, even an error of the caller's, says it did). */
-  readonly reachable: boolean
-  /** What went wrong for the agent's sake, if anything: shown to operators as `lastError` (never a credential). */
-  readonly error?: string | undefined
-  /** How long the call took (a stream: until its first event). */
-  readonly latencyMillis?: number | undefined
-}
+export type Observation = AgentHealth.Observation
 
 /**
  * A registered agent, as the registry shows it: its credentials masked.
@@ -250,6 +231,8 @@ const refused = (reason: RegistrationRefused["reason"], message: string) => new 
 
 const unavailable = (error: GatewayStoreError) => new RegistryUnavailable({ message: error.message })
 
+const OAUTH_PLACEHOLDER = "oauth2-access-token"
+
 const describeResolve = (url: string, error: A2AResolveError): RegistrationRefused => {
   switch (error._tag) {
     case "A2ATransportError":
@@ -272,103 +255,6 @@ const describeResolve = (url: string, error: A2AResolveError): RegistrationRefus
         "CardSignature",
         `The card at ${error.url} is signed, and its signature does not verify: ${error.message}`
       )
-  }
-}
-
-/** Whether an error says the agent itself could not be reached (rather than that it answered badly). */
-const isDown = (error: A2AClientError | AgentCardSignatureError): boolean =>
-  (error._tag === "A2ATransportError" && error.reason !== "EncodeFailed" && error.reason !== "InvalidUrl" &&
-    error.reason !== "CredentialUnavailable") ||
-  (error._tag === "A2AResponseError" && error.reason === "UnexpectedStatus" && error.status >= 500)
-
-const OAUTH_PLACEHOLDER = "oauth2-access-token"
-
-/**
- * Whether a failed call says something of the agent's health: it could not be reached, did not answer in time,
- * answered what the client cannot read, or refused the gateway's own credentials. Any other error is the agent
- * answering a caller's mistake (a task that does not exist, bad params), which says it is up.
- */
-const isAgentFault = (error: A2AClientError | AgentCardSignatureError): boolean =>
-  error._tag === "A2ATransportError" || error._tag === "A2AResponseError" ||
-  error._tag === "AgentCardSignatureError" || error._tag === "Unauthenticated" || error._tag === "PermissionDenied"
-
-/**
- * What a call's outcome shows of the agent's health; the error's text with `secrets` masked.
- *
- * @since 0.2.0
- * @category utils
- */
-export const observationOf = (
-  outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>,
-  latencyMillis: number,
-  secrets: ReadonlyArray<string> = []
-): Observation => {
-  if (Result.isSuccess(outcome) || !isAgentFault(outcome.failure)) return { reachable: true, latencyMillis }
-  const failure = outcome.failure
-  const kind = failure._tag === "A2ATransportError" || failure._tag === "A2AResponseError"
-    ? failure.reason
-    : failure._tag
-  return {
-    reachable: !isDown(failure),
-    error: GatewayCredentials.mask(`${kind}: ${failure.message}`, secrets),
-    latencyMillis
-  }
-}
-
-/**
- * A client that reports what every call shows of the agent's health (`observationOf`): unary calls when they end,
- * streams when their first event arrives (or they end without one) and when they fail. An interrupted call reports
- * nothing.
- *
- * @since 0.2.0
- * @category utils
- */
-export const observed = (
-  client: A2AClient.A2AClientShape,
-  report: (observation: Observation) => Effect.Effect<void>,
-  secrets: ReadonlyArray<string> = []
-): A2AClient.A2AClientShape => {
-  const since = (started: number, outcome: Result.Result<void, A2AClientError | AgentCardSignatureError>) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => report(observationOf(outcome, now - started, secrets)))
-  const unary = <A, E extends A2AClientError | AgentCardSignatureError>(
-    effect: Effect.Effect<A, E>
-  ): Effect.Effect<A, E> =>
-    Effect.flatMap(Clock.currentTimeMillis, (started) =>
-      effect.pipe(
-        Effect.tap(() => since(started, Result.void)),
-        Effect.tapError((error) => since(started, Result.fail(error)))
-      ))
-  const streamed = <A>(stream: Stream.Stream<A, A2AClientError>): Stream.Stream<A, A2AClientError> =>
-    Stream.unwrap(Effect.map(Clock.currentTimeMillis, (started) => {
-      let opened = false
-      const open = Effect.suspend(() => {
-        if (opened) return Effect.void
-        opened = true
-        return since(started, Result.void)
-      })
-      return stream.pipe(
-        Stream.tap(() => open),
-        Stream.onEnd(open),
-        Stream.tapError((error) => since(started, Result.fail(error)))
-      )
-    }))
-  return {
-    ...client,
-    sendMessage: (request, options) => unary(client.sendMessage(request, options)),
-    sendStreamingMessage: (request, options) => streamed(client.sendStreamingMessage(request, options)),
-    getTask: (request, options) => unary(client.getTask(request, options)),
-    listTasks: (request, options) => unary(client.listTasks(request, options)),
-    listAllTasks: (request, options) => streamed(client.listAllTasks(request, options)),
-    cancelTask: (request, options) => unary(client.cancelTask(request, options)),
-    subscribeToTask: (request, options) => streamed(client.subscribeToTask(request, options)),
-    createTaskPushNotificationConfig: (request, options) =>
-      unary(client.createTaskPushNotificationConfig(request, options)),
-    getTaskPushNotificationConfig: (request, options) => unary(client.getTaskPushNotificationConfig(request, options)),
-    listTaskPushNotificationConfigs: (request, options) =>
-      unary(client.listTaskPushNotificationConfigs(request, options)),
-    deleteTaskPushNotificationConfig: (request, options) =>
-      unary(client.deleteTaskPushNotificationConfig(request, options)),
-    getExtendedAgentCard: (options) => unary(client.getExtendedAgentCard(options))
   }
 }
 
@@ -491,7 +377,7 @@ export const make = (options: Options = {}) =>
         const input = (yield* credentialsOf(stored)) ?? {}
         const credentials = GatewayCredentials.forCard(input, stored.card)
         const secrets = GatewayCredentials.secretsOf(input)
-        const client = observed(
+        const client = AgentHealth.observed(
           yield* clientFor(stored, Result.getOrElse(credentials, () => ({}))),
           (observation) => report(stored.name, observation),
           secrets

@@ -22,6 +22,7 @@
  * @since 0.2.0
  */
 export * as AdminApi from "./AdminApi.ts"
+export * as AgentHealth from "./AgentHealth.ts"
 export * as ForwardingHandler from "./ForwardingHandler.ts"
 export * as FrontDoor from "./FrontDoor.ts"
 export * as Gateway from "./Gateway.ts"
