@@ -148,7 +148,7 @@ export interface GatewayDocumentOptions {
 const HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/
 
 /**
- * Adds `GET <openApiPath>`: a gateway's OpenAPI 3.1 document (`OpenApiDocument.gateway`: its admin API, its front
+ * Adds `GET <openApiPath>`: a gateway's OpenAPI 3.1 document (`GatewayOpenApiDocument.make`: its admin API, its front
  * door with every agent's routes, its MCP endpoint), the origin asked as its server. Public and cacheable; the
  * module that derives it is loaded on the first request. `effect-a2a gateway` mounts it with the page (`routes`).
  *
@@ -160,7 +160,9 @@ export const gatewayDocumentRoutes = (
 ): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   HttpRouter.use((router) =>
     Effect.gen(function*() {
-      const module = yield* Effect.cached(Effect.promise(() => import("./OpenApiDocument.ts")))
+      const modules = yield* Effect.cached(
+        Effect.promise(() => Promise.all([import("./OpenApiDocument.ts"), import("./GatewayOpenApiDocument.ts")]))
+      )
       const cache = new Map<string, AgentCardRoute.Rendered>()
       yield* router.add(
         "GET",
@@ -172,8 +174,8 @@ export const gatewayDocumentRoutes = (
           const key = origin ?? ""
           let document = cache.get(key)
           if (document === undefined) {
-            const OpenApiDocument = yield* module
-            document = AgentCardRoute.rendered(OpenApiDocument.toJson(OpenApiDocument.gateway({
+            const [OpenApiDocument, GatewayOpenApiDocument] = yield* modules
+            document = AgentCardRoute.rendered(OpenApiDocument.toJson(GatewayOpenApiDocument.make({
               serverUrl: origin,
               admin: options.admin,
               mcp: options.mcp

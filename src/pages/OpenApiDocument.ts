@@ -44,7 +44,6 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import * as OpenApiSecurity from "../protocol/internal/OpenApiSecurity.ts"
 import * as Operations from "../protocol/Operations.ts"
 import * as Version from "../protocol/Version.ts"
-import * as GatewayOpenApi from "./internal/GatewayOpenApi.ts"
 
 // --- The document's shape (the parts of OpenAPI 3.1 it uses) ---
 
@@ -547,30 +546,3 @@ export const make = (options: Options = {}): Document => {
  * @category utils
  */
 export const toJson = (document: Document): string => `${JSON.stringify(document, null, 2)}\n`
-
-/**
- * What a gateway serves, for its document (`gateway`).
- *
- * @since 0.2.0
- * @category models
- */
-export interface GatewayOptions {
-  /** The gateway's base URL. Default a `{baseUrl}` server variable. */
-  readonly serverUrl?: string | undefined
-  /** Whether the admin API is on (an admin token is configured). Default true. */
-  readonly admin?: boolean | undefined
-  /** Whether the registry is served as MCP tools at `/mcp`. Default true. */
-  readonly mcp?: boolean | undefined
-}
-
-/**
- * The OpenAPI 3.1 document of a gateway (effect-a2a/gateway): its admin API (behind the admin token, a bearer), its
- * front door (the catalog at `/agents`, each agent's card and JSON-RPC endpoint, and the HTTP+JSON binding's routes
- * below `/agents/{name}`, derived from the same operations table as `make`) and, when served, its MCP endpoint.
- * The front door's callers authenticate with the gateway's own Auth, which the document does not know.
- *
- * @since 0.2.0
- * @category constructors
- */
-export const gateway = (options: GatewayOptions = {}): Document =>
-  GatewayOpenApi.document(make({ tenantPaths: false }), Operations.all.map((op) => op.name), options)

@@ -25,5 +25,6 @@
  */
 export * as ApiDocs from "./ApiDocs.ts"
 export * as DevUi from "./DevUi.ts"
+export * as GatewayOpenApiDocument from "./GatewayOpenApiDocument.ts"
 export * as GatewayUi from "./GatewayUi.ts"
 export * as OpenApiDocument from "./OpenApiDocument.ts"

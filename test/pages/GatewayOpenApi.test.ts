@@ -1,5 +1,5 @@
 /**
- * The gateway's OpenAPI document (OpenApiDocument.gateway): a real OpenAPI 3.1 validator (@readme/openapi-parser)
+ * The gateway's OpenAPI document (GatewayOpenApiDocument.make): a real OpenAPI 3.1 validator (@readme/openapi-parser)
  * accepts it, with and without the admin API and MCP; it lists the admin routes behind the admin token (a bearer),
  * the front door (the catalog, each agent's card and JSON-RPC endpoint, the binding's routes below `/agents/{name}`)
  * and `/mcp` when served, and its registration body names the fields the gateway reads. Served by a running gateway
@@ -9,7 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { validate } from "@readme/openapi-parser"
 import { Effect } from "effect"
 import * as GatewayRegistry from "../../src/gateway/GatewayRegistry.ts"
-import * as OpenApiDocument from "../../src/pages/OpenApiDocument.ts"
+import * as GatewayOpenApiDocument from "../../src/pages/GatewayOpenApiDocument.ts"
+import type * as OpenApiDocument from "../../src/pages/OpenApiDocument.ts"
 import * as Operations from "../../src/protocol/Operations.ts"
 
 const check = (document: unknown) =>
@@ -20,13 +21,13 @@ const routesOf = (document: OpenApiDocument.Document) =>
     Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)
   )
 
-describe("OpenApiDocument.gateway", () => {
+describe("GatewayOpenApiDocument.make", () => {
   it.live("is a valid OpenAPI 3.1 document, with and without the admin API and MCP", () =>
     Effect.gen(function*() {
       for (
         const document of [
-          OpenApiDocument.gateway(),
-          OpenApiDocument.gateway({ serverUrl: "http://127.0.0.1:8080", admin: false, mcp: false })
+          GatewayOpenApiDocument.make(),
+          GatewayOpenApiDocument.make({ serverUrl: "http://127.0.0.1:8080", admin: false, mcp: false })
         ]
       ) {
         const result = yield* check(document)
@@ -35,7 +36,7 @@ describe("OpenApiDocument.gateway", () => {
     }))
 
   it("lists the admin routes behind the admin token, the front door and /mcp", () => {
-    const document = OpenApiDocument.gateway({ serverUrl: "http://gw.test" })
+    const document = GatewayOpenApiDocument.make({ serverUrl: "http://gw.test" })
     const routes = routesOf(document)
     assert.includeMembers(routes, [
       "GET /admin/agents",
@@ -86,9 +87,9 @@ describe("OpenApiDocument.gateway", () => {
   })
 
   it("leaves out what the gateway does not serve", () => {
-    const routes = routesOf(OpenApiDocument.gateway({ admin: false, mcp: false }))
+    const routes = routesOf(GatewayOpenApiDocument.make({ admin: false, mcp: false }))
     assert.isFalse(routes.some((route) => route.includes("/admin/") || route.includes("/mcp")))
     assert.include(routes, "GET /agents")
-    assert.isUndefined(OpenApiDocument.gateway({ admin: false }).components.securitySchemes)
+    assert.isUndefined(GatewayOpenApiDocument.make({ admin: false }).components.securitySchemes)
   })
 })

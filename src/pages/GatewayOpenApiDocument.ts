@@ -1,25 +1,30 @@
 /**
- * What the gateway's OpenAPI document adds to the binding's (OpenApiDocument.gateway): the admin API (`/admin/agents`
+ * The OpenAPI 3.1 document of a gateway (effect-a2a/gateway), built on the binding's (OpenApiDocument): the admin API (`/admin/agents`
  * and below, behind the admin token as a bearer), the front door (the catalog at `/agents`, each agent's card, its
  * JSON-RPC endpoint, and the binding's HTTP+JSON routes below `/agents/{name}`) and the MCP endpoint (`/mcp`). The
  * admin API's bodies are described here, field by field as the gateway reads and answers them (its tests hold the
  * two together), so that the pages do not load the gateway to describe it.
+ *
+ * `ApiDocs.gatewayDocumentRoutes` serves it; `make` gives it to write or check elsewhere.
+ *
+ * @since 0.2.0
  */
-import * as Version from "../../protocol/Version.ts"
+import * as Operations from "../protocol/Operations.ts"
+import * as Version from "../protocol/Version.ts"
+import * as OpenApiDocument from "./OpenApiDocument.ts"
 import type {
   Content,
   Document,
-  GatewayOptions,
   JsonSchemaObject as Json,
   OperationObject,
   Parameter,
   PathItem,
   Ref,
   Response
-} from "../OpenApiDocument.ts"
+} from "./OpenApiDocument.ts"
 
 /** The path parameter naming an agent. */
-export const NAME_PARAMETER: Parameter = {
+const NAME_PARAMETER: Parameter = {
   name: "name",
   in: "path",
   required: true,
@@ -28,13 +33,13 @@ export const NAME_PARAMETER: Parameter = {
 }
 
 /** The security scheme of the admin API. */
-export const ADMIN_SCHEME = "adminToken"
+const ADMIN_SCHEME = "adminToken"
 
 const SCHEMAS = "#/components/schemas/"
 const ref = (name: string): Json => ({ $ref: `${SCHEMAS}${name}` })
 
 /** The admin API's and the catalog's bodies, as components. */
-export const schemas: Readonly<Record<string, Json>> = {
+const schemas: Readonly<Record<string, Json>> = {
   GatewayRegistration: {
     type: "object",
     description: "An agent to register: its URL (an A2A agent's base or card URL, or a plain JSON endpoint).",
@@ -187,7 +192,7 @@ const admin = (operationId: string, summary: string, rest: Rest): OperationObjec
 })
 
 /** The admin API's paths. */
-export const adminPaths = (): Record<string, PathItem> => ({
+const adminPaths = (): Record<string, PathItem> => ({
   "/admin/agents": {
     get: admin("GatewayListAgents", "Lists the registered agents.", {
       parameters: [],
@@ -249,7 +254,7 @@ const frontDoor = (operationId: string, summary: string, rest: Rest): OperationO
 const HIDDEN: Record<string, Ref> = { "404": { $ref: "#/components/responses/Error404" } }
 
 /** The front door's own paths (the binding's routes below `/agents/{name}` are added from the binding's document). */
-export const frontDoorPaths = (methods: ReadonlyArray<string>): Record<string, PathItem> => ({
+const frontDoorPaths = (methods: ReadonlyArray<string>): Record<string, PathItem> => ({
   "/agents": {
     get: frontDoor("GatewayCatalog", "The agents the caller may see, with their cards as the gateway serves them.", {
       parameters: [{
@@ -313,7 +318,7 @@ const mcp = (operationId: string, summary: string, rest: Rest): OperationObject 
 })
 
 /** The MCP endpoint (streamable HTTP): the registry's agents as tools. */
-export const mcpPaths = (): Record<string, PathItem> => ({
+const mcpPaths = (): Record<string, PathItem> => ({
   "/mcp": {
     post: mcp("McpMessage", "An MCP JSON-RPC message (tools/list, tools/call, ...): the agents as tools.", {
       requestBody: { required: true, content: json({ type: "object", description: "A JSON-RPC 2.0 message." }) },
@@ -333,10 +338,10 @@ export const mcpPaths = (): Record<string, PathItem> => ({
 })
 
 /** The gateway's document: the binding's (`binding`, without tenant paths) below each agent, and the rest. */
-export const document = (
+const document = (
   binding: Document,
   methods: ReadonlyArray<string>,
-  options: GatewayOptions
+  options: Options
 ): Document => {
   const agentRoutes = Object.fromEntries(
     Object.entries(binding.paths).map(([path, item]): [string, PathItem] => [
@@ -394,3 +399,30 @@ export const document = (
     }
   }
 }
+
+/**
+ * What a gateway serves, for its document (`make`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** The gateway's base URL. Default a `{baseUrl}` server variable. */
+  readonly serverUrl?: string | undefined
+  /** Whether the admin API is on (an admin token is configured). Default true. */
+  readonly admin?: boolean | undefined
+  /** Whether the registry is served as MCP tools at `/mcp`. Default true. */
+  readonly mcp?: boolean | undefined
+}
+
+/**
+ * The OpenAPI 3.1 document of a gateway (effect-a2a/gateway): its admin API (behind the admin token, a bearer), its
+ * front door (the catalog at `/agents`, each agent's card and JSON-RPC endpoint, and the HTTP+JSON binding's routes
+ * below `/agents/{name}`, derived from the same operations table as `OpenApiDocument.make`) and, when served, its
+ * MCP endpoint. The front door's callers authenticate with the gateway's own Auth, which the document does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Document =>
+  document(OpenApiDocument.make({ tenantPaths: false }), Operations.all.map((op) => op.name), options)
