@@ -17,6 +17,7 @@ import {
 } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import type * as Operations from "../../protocol/Operations.ts"
+import { isTerminal } from "../../protocol/TaskStates.ts"
 import type * as A2A11 from "../A2A11.ts"
 import type { AgentCardConfig } from "../AgentCardConfig.ts"
 import type { CallContext } from "../CallContext.ts"
@@ -155,3 +156,11 @@ export const getOwned = (
   taskId: string,
   scope: TaskScope
 ): Effect.Effect<TaskRecord, A2AError> => getOwnedThen(store, taskId, scope, identity)
+
+/** Whether a stream event ends a subscription or a wait: the task reached a terminal state. */
+export const endsTask = (event: v1.StreamResponse): boolean =>
+  "task" in event
+    ? isTerminal(event.task.status.state)
+    : "statusUpdate" in event
+    ? isTerminal(event.statusUpdate.status.state)
+    : false

@@ -21,7 +21,7 @@ import { generationOf } from "../engine/TaskReducer.ts"
 import type { EventBus, TaskEvent } from "../EventBus.ts"
 import * as PushStream from "../internal/PushStream.ts"
 import type { TaskRecord, TaskScope, TaskStore } from "../TaskStore.ts"
-import { getOwned } from "./Common.ts"
+import { endsTask, getOwned } from "./Common.ts"
 
 /**
  * The generation an event carries (0: none).
@@ -62,13 +62,6 @@ class Waker implements PushStream.Sink<TaskEvent, Unavailable> {
     Deferred.doneUnsafe(this.woken, Effect.void)
   }
 }
-
-const endsTask = (event: v1.StreamResponse): boolean =>
-  "task" in event
-    ? isTerminal(event.task.status.state)
-    : "statusUpdate" in event
-    ? isTerminal(event.statusUpdate.status.state)
-    : false
 
 /**
  * The task once its generation is past `after`, or as it is when `maxWait` ends. Subscribes before it reads the

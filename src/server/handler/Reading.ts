@@ -19,6 +19,7 @@ import * as Validation from "../internal/Validation.ts"
 import { limitHistory, orInternal, type TaskScope } from "../TaskStore.ts"
 import {
   DEFAULT_PAGE_SIZE,
+  endsTask,
   getOwned,
   getOwnedThen,
   MAX_PAGE_SIZE,
@@ -178,11 +179,3 @@ class AfterSnapshot implements PushStream.Sink<TaskEvent, Unavailable> {
     this.sink.end()
   }
 }
-
-/** Whether a stream event ends a subscription: the task reached a terminal state. */
-const endsTask = (event: v1.StreamResponse): boolean =>
-  "task" in event
-    ? isTerminal(event.task.status.state)
-    : "statusUpdate" in event
-    ? isTerminal(event.statusUpdate.status.state)
-    : false

@@ -64,28 +64,8 @@ const nodeEnv = (url: string, extra: Record<string, string>) =>
 const serveWith = (env: Record<string, string>, port = 0) =>
   ServeProcess.start(env, ["--no-ui", "--no-api-docs", "--port", String(port)], AGENT)
 
-/** `effect-a2a worker` as a child process, ready once it says so; killed with SIGKILL when the scope closes. */
-const workerWith = (env: Record<string, string>) =>
-  Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        spawn(process.execPath, [ServeProcess.BIN, "worker", "--agent", AGENT], {
-          env: { ...process.env, ...env },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
-    )
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    for (let i = 0; i < 1500; i++) {
-      if (output.includes("effect-a2a worker:")) return { child, output: () => output }
-      if (child.exitCode !== null) return yield* Effect.die(new Error(`worker exited: ${output}`))
-      yield* Effect.sleep("20 millis")
-    }
-    return yield* Effect.die(new Error(`worker did not start: ${output}`))
-  })
+/** `effect-a2a worker` as a child process (ServeProcess.worker) of the test's agent. */
+const workerWith = (env: Record<string, string>) => ServeProcess.worker(env, AGENT)
 
 /** Two `serve` nodes and a worker on a fresh schema; `extra` is added to every node's environment. */
 const cluster = (extra: Record<string, string> = {}, database?: string) =>
