@@ -432,7 +432,12 @@ export const fromTransport = (
     return { headers, timeout }
   }
 
-  const spanAttributes = { "a2a.binding": transport.protocolBinding, "a2a.url": transport.url }
+  // No stack trace on the spans: the few frames it keeps are this module's own (`bounded`, the operation), never
+  // the caller's, and capturing them costs an Error per call, which a gateway forwarding every call pays in full.
+  const spanOptions = {
+    attributes: { "a2a.binding": transport.protocolBinding, "a2a.url": transport.url },
+    captureStackTrace: false
+  }
 
   /** One unary call: bounded by the timeout, traced as `A2AClient.<Operation>`. */
   const bounded = <A>(operation: string, effect: Effect.Effect<A, A2AClientError>): Effect.Effect<A, A2AClientError> =>
@@ -440,7 +445,7 @@ export const fromTransport = (
       duration: timeout,
       orElse: () => Effect.fail(Http.timeoutError({ method: operation, url: transport.url }, timeout))
     })).pipe(
-      Effect.withSpan(`A2AClient.${operation}`, { attributes: spanAttributes }),
+      Effect.withSpan(`A2AClient.${operation}`, spanOptions),
       strict === undefined ? identity : Effect.provideService(Tolerance.Strict, strict)
     )
 
@@ -452,7 +457,7 @@ export const fromTransport = (
     Stream.withSpan(
       strict === undefined ? untilDone(stream) : Stream.provideService(untilDone(stream), Tolerance.Strict, strict),
       `A2AClient.${operation}`,
-      { attributes: spanAttributes }
+      spanOptions
     )
 
   const listTasks = (request: Request<v1.ListTasksRequest> = {}, options?: CallOptions) =>

@@ -230,7 +230,11 @@ export const routes: Layer.Layer<
         }
         return hidden(request)
       }
-      if (!mayCall(stored.value, yield* principalOf(request))) return hidden(request)
+      // Only an `allow` list needs the caller here: an agent open to everyone leaves authentication to its own
+      // routes, which authenticate every operation anyway (a second check per call would be wasted work).
+      if (stored.value.allow !== undefined && !mayCall(stored.value, yield* principalOf(request))) {
+        return hidden(request)
+      }
       const entry = yield* Effect.result(appFor(stored.value))
       if (entry._tag === "Failure") return unavailable(entry.failure.message)
       return yield* entry.success.app.pipe(
