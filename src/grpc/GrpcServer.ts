@@ -7,7 +7,8 @@
  * with the table's gRPC status and a google.rpc.Status carrying ErrorInfo (and BadRequest) details (spec 10.6).
  * A call the client cancels interrupts its fiber, so a stream ends as an SSE stream does when its client leaves.
  * Its CallContext names the binding `GRPC`, so its spans and metrics say so (Observability), and a call refused
- * before its operation ran is counted as the HTTP bindings count theirs.
+ * before its operation ran is counted as the HTTP bindings count theirs. With the A2A 1.1 draft on (A2A11) it
+ * serves `a2a-version` 1.1 too, and its messages carry the draft's generation fields (see Draft11Proto).
  *
  * The server is a scoped resource: the layer binds the port, and closing its scope ends the open calls and stops
  * the server. With `tls` it serves gRPC over TLS, as the spec requires of production deployments (spec 7.1);
