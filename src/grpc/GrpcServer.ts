@@ -7,7 +7,8 @@
  * with the table's gRPC status and a google.rpc.Status carrying ErrorInfo (and BadRequest) details (spec 10.6).
  * A call the client cancels interrupts its fiber, so a stream ends as an SSE stream does when its client leaves.
  * Its CallContext names the binding `GRPC`, so its spans and metrics say so (Observability), and a call refused
- * before its operation ran is counted as the HTTP bindings count theirs.
+ * before its operation ran is counted as the HTTP bindings count theirs. With the A2A 1.1 draft on (A2A11) it
+ * serves `a2a-version` 1.1 too, and its messages carry the draft's generation fields (see Draft11Proto).
  *
  * The server is a scoped resource: the layer binds the port, and closing its scope ends the open calls and stops
  * the server. With `tls` it serves gRPC over TLS, as the spec requires of production deployments (spec 7.1);
@@ -40,11 +41,12 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as A2AError from "../protocol/A2AError.ts"
 import * as Version from "../protocol/Version.ts"
+import { A2A11 } from "../server/A2A11.ts"
 import { AgentCardConfig } from "../server/AgentCardConfig.ts"
 import { Auth } from "../server/Auth.ts"
 import * as CallContext from "../server/CallContext.ts"
 import type * as MethodTable from "../server/MethodTable.ts"
-import { v1Methods } from "../server/MethodTable.ts"
+import { v11Methods, v1Methods } from "../server/MethodTable.ts"
 import * as Observability from "../server/Observability.ts"
 import { clientCertificateOf, type Principal } from "../server/Principal.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
@@ -203,6 +205,11 @@ export const make = Effect.fnUntraced(function*(
   const host = options.host ?? "0.0.0.0"
   const maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
   const converter = ProtoJsonBinary.make()
+  // With the A2A 1.1 draft on, the messages carry its generation fields and `a2a-version: 1.1` is served too;
+  // off, the descriptor and the versions are 1.0's alone, so the wire stays exactly 1.0's.
+  const draft = (yield* A2A11).enabled
+  const wireMethods = draft ? Wire.draft11Methods : Wire.methods
+  const served = draft ? [v1Methods.version, v11Methods.version] : [v1Methods.version]
 
   const server = new grpc.Server({
     "grpc.max_receive_message_length": maxMessageBytes,
@@ -214,7 +221,7 @@ export const make = Effect.fnUntraced(function*(
   /** The served version a call names (as over HTTP, none asks for 0.3, spec 3.6.2, which is not served here). */
   const versionOf = (raw: string | undefined) =>
     // the header every client of this service sends, without the general parse
-    raw === v1Methods.version ? Result.succeed(v1Methods.version) : Version.negotiate(raw, [v1Methods.version])
+    raw === v1Methods.version ? Result.succeed(v1Methods.version) : Version.negotiate(raw, served)
 
   /**
    * What runs before the operation, once the caller is authenticated: the version, the CallContext, the request
@@ -338,7 +345,7 @@ export const make = Effect.fnUntraced(function*(
 
   const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {}
   const implementation: grpc.UntypedServiceImplementation = {}
-  for (const method of Wire.methods) {
+  for (const method of wireMethods) {
     const name = method.operation.name
     definition[name] = {
       path: method.path,

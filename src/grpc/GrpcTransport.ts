@@ -114,7 +114,9 @@ export const make = (options: {
   const converter = ProtoJsonBinary.make()
 
   const method = (op: Operations.Any) => {
-    const wire = Wire.byName.get(op.name)!
+    // the A2A 1.1 draft's descriptor: a server that keeps generations sends them (whatever version was asked),
+    // a 1.0 server sends none, and a request without the draft's fields is the same bytes as 1.0's
+    const wire = Wire.draft11ByName.get(op.name)!
     const encodeRequest = Schema.encodeUnknownEffect(op.request as Schema.Codec<unknown, unknown>)
     const decodeAnswer = op.response === Operations.Empty
       ? () => Effect.void

@@ -9,6 +9,7 @@
 import {
   type DescMessage,
   type DescMethod,
+  type DescService,
   fromBinary,
   fromJson,
   fromJsonString,
@@ -19,6 +20,7 @@ import {
 import * as A2AError from "../../protocol/A2AError.ts"
 import { A2AService } from "../../protocol/generated/v1Proto.ts"
 import * as Operations from "../../protocol/Operations.ts"
+import * as Draft11Proto from "./Draft11Proto.ts"
 import type * as ProtoJsonBinary from "./ProtoJsonBinary.ts"
 
 /**
@@ -34,13 +36,13 @@ export interface Method {
   readonly streaming: boolean
 }
 
-const methodOf = (op: Operations.Any): Method => {
-  const method: DescMethod | undefined = A2AService.methods.find((m) => m.name === op.name)
+const methodOf = (service: DescService) => (op: Operations.Any): Method => {
+  const method: DescMethod | undefined = service.methods.find((m) => m.name === op.name)
   // the descriptor test keeps the two tables equal; a mismatch is a bug of this library, found at load
   if (method === undefined) throw new Error(`the A2A descriptor has no method ${op.name}`)
   return {
     operation: op,
-    path: `/${A2AService.typeName}/${method.name}`,
+    path: `/${service.typeName}/${method.name}`,
     input: method.input,
     output: method.output,
     streaming: method.methodKind === "server_streaming"
@@ -53,13 +55,30 @@ const methodOf = (op: Operations.Any): Method => {
  * @since 0.1.0
  * @category Methods
  */
-export const methods: ReadonlyArray<Method> = Operations.all.map(methodOf)
+export const methods: ReadonlyArray<Method> = Operations.all.map(methodOf(A2AService))
 
 /**
  * @since 0.1.0
  * @category Methods
  */
 export const byName: ReadonlyMap<Operations.Name, Method> = new Map(methods.map((m) => [m.operation.name, m]))
+
+/**
+ * Every operation's gRPC method under the A2A 1.1 draft (Draft11Proto): the same paths, messages with the
+ * generation fields.
+ *
+ * @since 0.2.0
+ * @category Methods
+ */
+export const draft11Methods: ReadonlyArray<Method> = Operations.all.map(methodOf(Draft11Proto.A2AService))
+
+/**
+ * @since 0.2.0
+ * @category Methods
+ */
+export const draft11ByName: ReadonlyMap<Operations.Name, Method> = new Map(
+  draft11Methods.map((m) => [m.operation.name, m])
+)
 
 const message = (e: unknown) => e instanceof Error ? e.message : String(e)
 

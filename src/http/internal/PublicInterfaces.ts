@@ -71,8 +71,9 @@ export const make = (
           ? []
           : binding !== "GRPC"
           ? [{ url: `${origin}${path}`, protocolBinding: binding, protocolVersion }]
-          // the gRPC server speaks 1.0 only (lf.a2a.v1)
-          : protocolVersion === "1.0"
+          // the gRPC server speaks 1.0 (lf.a2a.v1), and the 1.1 draft when the server turned it on (the same
+          // switch that put 1.1 among the versions)
+          : protocolVersion === "1.0" || protocolVersion === "1.1"
           ? [{ url: grpcTarget(origin), protocolBinding: binding, protocolVersion }]
           : []
       )
