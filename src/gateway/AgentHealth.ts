@@ -6,6 +6,23 @@
  * Use it to watch an agent's health from calls you make with your own A2A client; the gateway does it for every
  * call through its front door and its MCP tools.
  *
+ * @example
+ * ```ts
+ * import { AgentHealth } from "effect-a2a/gateway"
+ * import { A2AClient } from "effect-a2a/client"
+ * import { Console, Effect } from "effect"
+ *
+ * // every call through `watched` logs whether it reached the agent, and how long it took
+ * const watch = (client: A2AClient.A2AClientShape) =>
+ *   AgentHealth.observed(client, (observation) =>
+ *     Console.log(observation.reachable ? `up, ${observation.latencyMillis} ms` : `down: ${observation.error}`))
+ *
+ * const program = Effect.gen(function*() {
+ *   const watched = watch(yield* A2AClient.A2AClient)
+ *   return yield* watched.getTask({ id: "task-1" })
+ * })
+ * ```
+ *
  * @since 0.2.0
  */
 import * as Clock from "effect/Clock"

@@ -7,8 +7,10 @@
  * `effect-a2a serve` runs with; an application that embeds the server and cannot choose its Node flags gets the same
  * bound from this: after every collection it reads the young generation's size and, once it has reached the bound,
  * sets V8's growth factor to 1 (no further doubling), setting it back to V8's default while it is below (after a
- * collection that shrank it, e.g. IdleMemoryRelease's). V8 reads that factor at each growth, so the bound holds at
- * the next collection; the price is that of the flag: more, smaller young-generation collections under load.
+ * collection that shrank it, e.g. IdleMemoryRelease's). V8 reads that factor at each growth; the observer hears of
+ * a collection only after it, so a doubling or two may land past the bound before growth stops (a young generation
+ * of two to four times the bound, against V8's maximum without it). The price is that of the flag: more, smaller
+ * young-generation collections under load.
  *
  * Nothing is done when the process already runs with `--max-semi-space-size` (command line or NODE_OPTIONS): the
  * flag bounds the young generation itself. `NodeA2AServer.serve` applies it with `lowMemory: true`.

@@ -7,6 +7,14 @@
  *
  * `ApiDocs.gatewayDocumentRoutes` serves it; `make` gives it to write or check elsewhere.
  *
+ * @example
+ * ```ts
+ * import { GatewayOpenApiDocument, OpenApiDocument } from "effect-a2a/pages"
+ *
+ * // the document of a gateway at https://gw.example.com, its admin API on, no MCP endpoint
+ * const json = OpenApiDocument.toJson(GatewayOpenApiDocument.make({ serverUrl: "https://gw.example.com", mcp: false }))
+ * ```
+ *
  * @since 0.2.0
  */
 import * as Operations from "../protocol/Operations.ts"

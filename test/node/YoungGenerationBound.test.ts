@@ -33,10 +33,12 @@ describe("YoungGenerationBound", () => {
       // 4 MiB semi-spaces: 8 MiB of young generation
       const bound = 8 * MiB
       const held = yield* largestYoungGeneration("hold")
-      // one doubling may land before the observer sees the collection that reached the bound
-      assert.isAtMost(held, 2 * bound + MiB, `held: ${held / MiB} MiB`)
+      // the observer hears of a collection after it: a doubling or two may land past the bound first (17-29 MiB
+      // seen for this bound, on a quiet machine and under load); without the bound V8 grows it to its maximum
+      assert.isAtMost(held, 6 * bound, `held: ${held / MiB} MiB`)
       const free = yield* largestYoungGeneration()
-      assert.isAbove(free, 2 * bound + MiB, `without the bound: ${free / MiB} MiB`)
+      assert.isAbove(free, 2 * held, `without the bound: ${free / MiB} MiB, held: ${held / MiB} MiB`)
+      assert.isAbove(free, 6 * bound, `without the bound: ${free / MiB} MiB`)
     }))
 
   it("steps aside when the process runs with --max-semi-space-size", () => {
