@@ -3,13 +3,14 @@
  * period gets one last-resort collection (logged with what it did); a shorter spell, or load that goes on, gets none.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Logger } from "effect"
+import { Effect, Exit, Layer, Logger } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as IdleMemoryRelease from "../../src/node/IdleMemoryRelease.ts"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import { serveConfigFrom } from "../fixtures/ServeConfig.ts"
 
 /** A node:http server answering 204, listening on 127.0.0.1 for the scope's lifetime. */
 const server = Effect.acquireRelease(
@@ -90,13 +91,7 @@ describe("IdleMemoryRelease", () => {
 
   it.effect("A2A_RELEASE_MEMORY_WHEN_IDLE turns it off in serve's configuration; a bad value is refused", () =>
     Effect.gen(function*() {
-      const read = (env: Record<string, string>) =>
-        Effect.gen(function*() {
-          return yield* NodeA2AServer.serveConfig
-        }).pipe(
-          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)),
-          Effect.exit
-        )
+      const read = serveConfigFrom
       const off = yield* read({ A2A_RELEASE_MEMORY_WHEN_IDLE: "off" })
       assert.isTrue(Exit.isSuccess(off) && off.value.releaseMemoryWhenIdle === false)
       const unset = yield* read({})

@@ -5,11 +5,11 @@
  * in serve's configuration.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit } from "effect"
+import { Effect, Exit } from "effect"
 import { execFile } from "node:child_process"
 import * as Path from "node:path"
-import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as YoungGenerationBound from "../../src/node/YoungGenerationBound.ts"
+import { serveConfigFrom } from "../fixtures/ServeConfig.ts"
 
 const MiB = 1048576
 const FIXTURE = Path.join(import.meta.dirname, "..", "fixtures", "YoungGenerationLoad.ts")
@@ -50,13 +50,7 @@ describe("YoungGenerationBound", () => {
 
   it.effect("A2A_LOW_MEMORY sets serve's lowMemory; unset leaves it; a bad value is refused", () =>
     Effect.gen(function*() {
-      const read = (env: Record<string, string>) =>
-        Effect.gen(function*() {
-          return yield* NodeA2AServer.serveConfig
-        }).pipe(
-          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)),
-          Effect.exit
-        )
+      const read = serveConfigFrom
       const on = yield* read({ A2A_LOW_MEMORY: "true" })
       assert.isTrue(Exit.isSuccess(on) && on.value.lowMemory === true)
       const unset = yield* read({})
