@@ -3,7 +3,8 @@
  * HTTP server, 127.0.0.1 and an ephemeral port) over a given store and Auth, and small helpers to call its admin API.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Effect, Layer, Logger, Redacted, type Scope } from "effect"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { Context, Effect, Layer, Logger, Redacted, Schedule, type Scope } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -78,4 +79,29 @@ export const call = (
       body = undefined
     }
     return { status: response.status, body, text }
+  })
+
+/**
+ * Runs `effect` while the client has a call open (the demo agent's "slow" task, canceled after). Effect's streamable
+ * HTTP transport has no standalone stream (GET is 405): a broadcast such as list_changed reaches the clients that
+ * have a request open, on its response stream.
+ */
+export const whileCalling = <A, E, R>(client: Client, effect: Effect.Effect<A, E, R>, timeout = 20_000) =>
+  Effect.gen(function*() {
+    const controller = new AbortController()
+    let started = false
+    const pending = client.callTool({ name: "demo", arguments: { text: "slow" } }, undefined, {
+      onprogress: () => {
+        started = true
+      },
+      signal: controller.signal,
+      timeout
+    }).catch(() => undefined)
+    yield* Effect.sync(() => started).pipe(
+      Effect.repeat({ until: (s) => s, schedule: Schedule.spaced("20 millis"), times: 250 })
+    )
+    const result = yield* effect
+    controller.abort("done")
+    yield* Effect.promise(() => pending)
+    return result
   })

@@ -20,7 +20,7 @@ import * as OurServer from "../client/OurServer.ts"
 import { BIN } from "../fixtures/ServeProcess.ts"
 import * as SdkServer from "../interop/client/SdkServer.ts"
 import { freshSchemaUrl, testDatabaseUrl } from "../sql/pg.ts"
-import { call, type RunningGateway, startGateway } from "./GatewayPeers.ts"
+import { call, type RunningGateway, startGateway, whileCalling } from "./GatewayPeers.ts"
 
 const auth = Auth.bearer({ tokens: { "alice-t": "alice", "bob-t": "bob" } })
 
@@ -76,31 +76,6 @@ const callTool = (client: Client, name: string, args: Record<string, unknown>, p
   )
 
 const textOf = (result: ToolResult) => result.content.map((block) => block.text ?? "").join("\n")
-
-/**
- * Runs `effect` while the client has a call open (the demo agent's "slow" task, canceled after). Effect's streamable
- * HTTP transport has no standalone stream (GET is 405): a broadcast such as list_changed reaches the clients that
- * have a request open, on its response stream.
- */
-const whileCalling = <A>(client: Client, effect: Effect.Effect<A>) =>
-  Effect.gen(function*() {
-    const controller = new AbortController()
-    let started = false
-    const pending = client.callTool({ name: "demo", arguments: { text: "slow" } }, undefined, {
-      onprogress: () => {
-        started = true
-      },
-      signal: controller.signal,
-      timeout: 20_000
-    }).catch(() => undefined)
-    yield* Effect.sync(() => started).pipe(
-      Effect.repeat({ until: (s) => s, schedule: Schedule.spaced("20 millis"), times: 250 })
-    )
-    const result = yield* effect
-    controller.abort("done")
-    yield* Effect.promise(() => pending)
-    return result
-  })
 
 /** The MCP error a request failed with (its message), or undefined when it succeeded. */
 const failure = <A>(promise: () => Promise<A>) =>

@@ -14,7 +14,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { freshSchemaUrl, testDatabaseUrl } from "../sql/pg.ts"
-import { call, KEY, startGateway } from "./GatewayPeers.ts"
+import { call, KEY, startGateway, whileCalling } from "./GatewayPeers.ts"
 
 const msg = (text: string) => ({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] })
 
@@ -84,40 +84,31 @@ describe.skipIf(testDatabaseUrl === undefined)("two gateways on one PostgreSQL",
         const names = Effect.promise(() => client.listTools()).pipe(Effect.map(({ tools }) => tools.map((t) => t.name)))
         assert.deepStrictEqual(yield* names, ["demo"])
 
-        // a request open on node two (a task that runs until canceled) carries the notifications
-        const controller = new AbortController()
-        let started = false
-        const pending = client.callTool({ name: "demo", arguments: { text: "slow" } }, undefined, {
-          onprogress: () => {
-            started = true
-          },
-          signal: controller.signal,
-          timeout: 30_000
-        }).catch(() => undefined)
-        yield* Effect.sync(() => started).pipe(
-          Effect.repeat({ until: (s) => s, schedule: Schedule.spaced("20 millis"), times: 250 })
-        )
         const awaitChange = (since: number) =>
           Effect.sync(() => changes).pipe(
             Effect.repeat({ until: (n) => n > since, schedule: Schedule.spaced("20 millis"), times: 150 }),
             Effect.tap((n) => Effect.sync(() => assert.isAbove(n, since, "no notifications/tools/list_changed")))
           )
 
-        const before = changes
-        assert.strictEqual(
-          (yield* call(`${one.url}/admin/agents`, { body: { url: other.url, name: "other" } })).status,
-          201
+        // a request open on node two (a task that runs until canceled) carries the notifications
+        yield* whileCalling(
+          client,
+          Effect.gen(function*() {
+            const before = changes
+            assert.strictEqual(
+              (yield* call(`${one.url}/admin/agents`, { body: { url: other.url, name: "other" } })).status,
+              201
+            )
+            yield* awaitChange(before)
+            const catalog = yield* call(`${two.url}/agents`)
+            assert.deepStrictEqual(catalog.body.agents.map((a: { name: string }) => a.name), ["demo", "other"])
+
+            const beforeRemoval = changes
+            assert.strictEqual((yield* call(`${one.url}/admin/agents/other`, { method: "DELETE" })).status, 200)
+            yield* awaitChange(beforeRemoval)
+          }),
+          30_000
         )
-        yield* awaitChange(before)
-        const catalog = yield* call(`${two.url}/agents`)
-        assert.deepStrictEqual(catalog.body.agents.map((a: { name: string }) => a.name), ["demo", "other"])
-
-        const beforeRemoval = changes
-        assert.strictEqual((yield* call(`${one.url}/admin/agents/other`, { method: "DELETE" })).status, 200)
-        yield* awaitChange(beforeRemoval)
-
-        controller.abort("done")
-        yield* Effect.promise(() => pending)
         assert.deepStrictEqual(yield* names, ["demo"])
       }).pipe(Effect.scoped),
     60_000
