@@ -260,19 +260,26 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
     Effect.gen(function*() {
       const { a, b, worker } = yield* cluster(restartable ? { CLUSTER_AGENT_RESTARTABLE: "1" } : {})
       const workerPid = String(worker.child.pid)
-      const ids = yield* Effect.forEach(
-        Array.from({ length: 12 }, (_, i) => i),
-        (i) =>
-          Effect.map(send([a.base, b.base][i % 2]!, "sleep 6000", { returnImmediately: true }), (r) => taskOf(r).id),
-        { concurrency: "unbounded" }
-      )
-      // Every task at work; those the worker runs say so.
-      const started = yield* Effect.forEach(
-        ids,
-        (id) => until(a.base, id, (t) => t.status.state === "TASK_STATE_WORKING")
-      )
-      const onWorker = started.filter((t) => statusText(t).endsWith(`pid ${workerPid}`)).map((t) => t.id)
-      assert.isAbove(onWorker.length, 0, "the worker ran none of the tasks")
+      // Tasks are spread over the runners by their id's shard: 12 may all miss the worker (about 1 run in 130 when it
+      // holds a third of the shards), so more are sent, 6 at a time, until one of them runs there.
+      const ids: Array<string> = []
+      const onWorker: Array<string> = []
+      for (let round = 0; onWorker.length === 0; round++) {
+        assert.isBelow(round, 6, "the worker ran none of the tasks")
+        const batch = yield* Effect.forEach(
+          Array.from({ length: round === 0 ? 12 : 6 }, (_, i) => i),
+          (i) =>
+            Effect.map(send([a.base, b.base][i % 2]!, "sleep 6000", { returnImmediately: true }), (r) => taskOf(r).id),
+          { concurrency: "unbounded" }
+        )
+        ids.push(...batch)
+        // Every task at work; those the worker runs say so.
+        const started = yield* Effect.forEach(
+          batch,
+          (id) => until(a.base, id, (t) => t.status.state === "TASK_STATE_WORKING")
+        )
+        onWorker.push(...started.filter((t) => statusText(t).endsWith(`pid ${workerPid}`)).map((t) => t.id))
+      }
       worker.child.kill("SIGKILL")
       const killedAt = Date.now()
       for (const id of ids) {
@@ -309,13 +316,19 @@ describe("the cluster engine: two serve nodes and a worker on one PostgreSQL", (
           { concurrency: "unbounded" }
         )
         // Once the worker is at work, it is stopped.
+        // The 12 may all miss the worker's shards: a task more is sent every second it is not at work, 30 at most.
         let running: string | undefined
-        while (running === undefined) {
+        for (let polls = 1; running === undefined; polls++) {
           const tasks = yield* Effect.forEach(ids, (id) => getTask(a.base, id))
           running = tasks.find((t) =>
             t.status.state === "TASK_STATE_WORKING" && statusText(t).endsWith(`pid ${workerPid}`)
           )?.id
-          if (running === undefined) yield* Effect.sleep("50 millis")
+          if (running !== undefined) break
+          if (polls % 20 === 0) {
+            assert.isBelow(ids.length, 42, "the worker ran none of the tasks")
+            ids.push(taskOf(yield* send(a.base, "sleep 1500", { returnImmediately: true })).id)
+          }
+          yield* Effect.sleep("50 millis")
         }
         worker.child.kill("SIGTERM")
         for (const id of ids) {
