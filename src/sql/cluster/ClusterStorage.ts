@@ -1,12 +1,15 @@
 /**
  * The cluster engine's storage as this library runs it: Effect's SQL storage (SqlMessageStorage,
- * SqlRunnerStorage), unchanged underneath, seen through two thin wrappers of its own interfaces that spare the
+ * SqlRunnerStorage), unchanged underneath, seen through thin wrappers of its own interfaces that spare the
  * database what a node need not ask it:
  * - the runners (RunnerStorage): every change to the set of runners (one registers, leaves, or is found healthy or
  *   not) is told to the other nodes by a NOTIFY, and a node reads the runners again only once told, while the list
  *   it reads changes, or once its last read is `maxAge` old (a runner that died without a word drops out of the set
  *   when its heartbeat gets old, which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
  *   every time the engine asks, as Effect's storage does;
+ * - the shard locks (RunnerStorage too, underneath the runners' wrapper): a lock refresh is one statement on the
+ *   lock session rather than two, and a final reply's confirmation of its shard's lock writes no heartbeat when the
+ *   last one is younger than the refresh interval (see `layerLocks`);
  * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
  *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
  *   before it is acknowledged (its task saved as queued, in the Turn's own transaction).
@@ -267,9 +270,9 @@ export const layerLocks: Layer.Layer<
         const beaten = Effect.sync(() => {
           lastHeartbeat = Math.max(lastHeartbeat, now)
         })
-        const effects = base.refresh(address, shards)
-        if (shards.length === 0) return effects
-        if (connection === undefined) return Effect.tap(effects, () => beaten)
+        const own = base.refresh(address, shards)
+        if (shards.length === 0) return own
+        if (connection === undefined) return Effect.tap(own, () => beaten)
         const heartbeat = shards.length > 1 || now - lastHeartbeat >= interval
         return (heartbeat
           ? connection.executeValues(withHeartbeat, [`${address.host}:${address.port}`])
@@ -280,7 +283,7 @@ export const layerLocks: Layer.Layer<
             }),
             Effect.tap(() => heartbeat ? beaten : Effect.void),
             // Effect's own refresh replaces a broken lock connection.
-            Effect.catch(() => Effect.tap(effects, () => beaten))
+            Effect.catch(() => Effect.tap(own, () => beaten))
           )
       })
   })
