@@ -60,14 +60,15 @@ const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.andThen(
 
 /**
  * The engine's storage: its messages and its runners, in the SqlClient's database, through ClusterStorage's
- * wrappers (the runners read again when one changed, or `runnersMaxAge` after the last read).
+ * wrappers (the runners read again when one changed, or `runnersMaxAge` after the last read; a lock refresh in one
+ * statement).
  */
 const storage = (runnersMaxAge: Duration.Duration) =>
   ClusterStorage.layerMessages.pipe(
     Layer.provide(SqlMessageStorage.layer),
     Layer.provide(NodeCrypto.layerDigest),
     Layer.provideMerge(ClusterStorage.layerRunners({ maxAge: runnersMaxAge })),
-    Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
+    Layer.provide(ClusterStorage.layerLocks),
     Layer.provide(Layer.orDie(migrated))
   )
 

@@ -1,12 +1,15 @@
 /**
  * The cluster engine's storage as this library runs it: Effect's SQL storage (SqlMessageStorage,
- * SqlRunnerStorage), unchanged underneath, seen through two thin wrappers of its own interfaces that spare the
+ * SqlRunnerStorage), unchanged underneath, seen through thin wrappers of its own interfaces that spare the
  * database what a node need not ask it:
  * - the runners (RunnerStorage): every change to the set of runners (one registers, leaves, or is found healthy or
  *   not) is told to the other nodes by a NOTIFY, and a node reads the runners again only once told, while the list
  *   it reads changes, or once its last read is `maxAge` old (a runner that died without a word drops out of the set
  *   when its heartbeat gets old, which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
  *   every time the engine asks, as Effect's storage does;
+ * - the shard locks (RunnerStorage too, underneath the runners' wrapper): a lock refresh is one statement on the
+ *   lock session rather than two, and a final reply's confirmation of its shard's lock writes no heartbeat when the
+ *   last one is younger than the refresh interval (see `layerLocks`);
  * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
  *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
  *   before it is acknowledged (its task saved as queued, in the Turn's own transaction).
@@ -20,6 +23,9 @@ import { PersistenceError } from "effect/cluster/ClusterError"
 import * as MessageStorage from "effect/cluster/MessageStorage"
 import type { Runner } from "effect/cluster/Runner"
 import * as RunnerStorage from "effect/cluster/RunnerStorage"
+import type * as ShardId from "effect/cluster/ShardId"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -29,6 +35,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PrimaryKey from "effect/PrimaryKey"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
 import * as PgChannel from "../internal/PgChannel.ts"
 
 /**
@@ -172,3 +179,112 @@ export const layerRunners = (options: {
       })
     })
   }))
+
+/** The PostgreSQL advisory-lock key space of the engine's shard locks: a 32-bit FNV-1a hash of its table prefix. */
+const lockSpace = (prefix: string) => {
+  let hash = 0x811c9dc5
+  for (const byte of new TextEncoder().encode(`effect-cluster:${prefix}`)) hash = Math.imul(hash ^ byte, 0x01000193)
+  // pg_locks shows the signed key as an unsigned oid.
+  return hash >>> 0
+}
+
+/**
+ * The SqlClient `sql`, but for its reserved connections, each kept in `current` while it lasts: the runner
+ * storage reserves one connection only, the session that holds the shards' advisory locks.
+ */
+const seeingReserved = (
+  sql: SqlClient.SqlClient,
+  current: { connection: Connection | undefined }
+): SqlClient.SqlClient =>
+  new Proxy(sql, {
+    get: (target, key, receiver) => {
+      if (key === "withoutTransforms") return () => seeingReserved(target.withoutTransforms(), current)
+      if (key !== "reserve") return Reflect.get(target, key, receiver)
+      return Effect.tap(target.reserve, (connection) =>
+        Effect.andThen(
+          Effect.sync(() => {
+            current.connection = connection
+          }),
+          // Forgotten before it goes back to the pool (this finalizer runs before the release, added after it).
+          Effect.addFinalizer(() =>
+            Effect.sync(() => {
+              if (current.connection === connection) current.connection = undefined
+            })
+          )
+        ))
+    }
+  })
+
+/**
+ * The engine's RunnerStorage (Effect's SqlRunnerStorage, without its migrations: ClusterSocket runs them first), its
+ * lock refresh in one statement rather than two. Effect's refresh writes the runner's heartbeat, then reads which of
+ * its advisory locks the lock session holds: two round trips and two commits, every refresh interval and for every
+ * final reply (a reply is stored only once its shard's lock is confirmed). Here both are one statement on the same
+ * lock connection (a data-modifying WITH), so the session is used as often as before (the server ends it when it
+ * idles for the lock's expiry); and a confirmation of one shard leaves the heartbeat out when the last one is younger
+ * than the refresh interval: the periodic refreshes keep it fresh (at worst two intervals old, within the expiry
+ * that the runners' list allows it). A refresh that fails, an empty one (Effect's probe while the locks are
+ * unhealthy), one made while no lock session is open, and every other operation are Effect's own. On another
+ * database, with table locks, or on PGlite, this is Effect's storage as it is.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerLocks: Layer.Layer<
+  RunnerStorage.RunnerStorage,
+  never,
+  SqlClient.SqlClient | ShardingConfig.ShardingConfig
+> = Layer.effect(RunnerStorage.RunnerStorage)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* ShardingConfig.ShardingConfig
+  const advisory = sql.onDialectOrElse({ pg: () => true, orElse: () => false }) && sql.driver !== "pglite" &&
+    !config.shardLockDisableAdvisory
+  const current: { connection: Connection | undefined } = { connection: undefined }
+  const built = yield* Layer.build(SqlRunnerStorage.layerStorage({})).pipe(
+    Effect.provideService(SqlClient.SqlClient, advisory ? seeingReserved(sql, current) : sql)
+  )
+  const base = Context.get(built, RunnerStorage.RunnerStorage)
+  if (!advisory) return base
+  // Effect's numbering of the shard locks: the shard's number within its group, plus a million times the group's
+  // rank (from 1) among the available groups, sorted.
+  const groups = new Map(Array.from(ShardingConfig.shardGroupConfig(config).available, (group, i) => [group, i + 1]))
+  const lockNumber = (shard: ShardId.ShardId) => (groups.get(shard.group) ?? 0) * 1_000_000 + shard.id
+  const heldLocks = `SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${
+    lockSpace("cluster")
+  } AND objsubid = 2 AND pid = pg_backend_pid()`
+  const withHeartbeat =
+    `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1) ${heldLocks}`
+  const interval = Duration.toMillis(Duration.min(
+    Duration.fromInputUnsafe(config.shardLockRefreshInterval),
+    Duration.divideUnsafe(Duration.fromInputUnsafe(config.shardLockExpiration), 3)
+  ))
+  // When the last heartbeat written began (epoch ms).
+  let lastHeartbeat = 0
+  return RunnerStorage.RunnerStorage.of({
+    ...base,
+    refresh: (address, shardIds) =>
+      Effect.suspend(() => {
+        const shards = Array.from(shardIds)
+        const connection = current.connection
+        const now = Date.now()
+        const beaten = Effect.sync(() => {
+          lastHeartbeat = Math.max(lastHeartbeat, now)
+        })
+        const own = base.refresh(address, shards)
+        if (shards.length === 0) return own
+        if (connection === undefined) return Effect.tap(own, () => beaten)
+        const heartbeat = shards.length > 1 || now - lastHeartbeat >= interval
+        return (heartbeat
+          ? connection.executeValues(withHeartbeat, [`${address.host}:${address.port}`])
+          : connection.executeValues(heldLocks, [])).pipe(
+            Effect.map((rows) => {
+              const held = new Set(rows.map((row) => Number(row[0])))
+              return shards.filter((shard) => held.has(lockNumber(shard)))
+            }),
+            Effect.tap(() => heartbeat ? beaten : Effect.void),
+            // Effect's own refresh replaces a broken lock connection.
+            Effect.catch(() => Effect.tap(own, () => beaten))
+          )
+      })
+  })
+}))

@@ -40,12 +40,14 @@ import { SqlNode } from "./SqlNode.ts"
 export const DEFAULT_LEASE = Duration.seconds(10)
 
 /**
- * Heartbeats per lease: a node lost for a beat or two (and its reconnection) stays well within its lease.
+ * Heartbeats per lease: a node that loses its connection was seen at most a beat before, so it keeps two thirds of
+ * its lease or more to take its lock again (retried every second), and an idle node commits less often. A beat only
+ * matters once the lock is free: while a node holds it, nobody judges it gone, however old its last beat.
  *
  * @since 0.1.0
  * @category constants
  */
-export const LEASE_BEATS = 5
+export const LEASE_BEATS = 3
 
 // Advisory lock key space: (hashtext of this constant, hashtext of the node id).
 const LOCK_SPACE = "effect-a2a/node"
