@@ -142,6 +142,16 @@ export const make = Effect.gen(function*() {
     note(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
   }
 
+  // Whether the task has push configs, read in the save's own statement (PostgreSQL), for the PushNotifier to know
+  // without a read of its own (see SqlNode's PushPresence).
+  const pushedColumn = sql.literal(
+    isPg ? `, EXISTS (SELECT 1 FROM a2a_push_configs p WHERE p.task_id = a2a_tasks.id) AS pushed` : ""
+  )
+  const notePushed = (taskId: string, rows: ReadonlyArray<{ readonly pushed?: boolean }>) => {
+    const pushed = rows[0]?.pushed
+    if (typeof pushed === "boolean") node.pushConfigs.saved(taskId, pushed)
+  }
+
   /**
    * The upsert of the task's row: refused when the stored task belongs to another owner or tenant, has a version as
    * new, or has ended, and, with `expected`, when its stored history is not that.
@@ -149,7 +159,7 @@ export const make = Effect.gen(function*() {
   const upsert = (record: TaskRecord, json: string, now: number, expected: Known | undefined) => {
     const { owner, task, tenant, version } = record
     const history = task.history ?? []
-    return sql<{ id: string }>`
+    return sql<{ id: string; pushed?: boolean }>`
       INSERT INTO a2a_tasks (id, owner, tenant, context_id, state, status_ts, version, node_id, updated_at, task,
         history_count, history_tail, turn)
       VALUES (${task.id}, ${owner}, ${tenant}, ${task.contextId ?? null}, ${task.status.state}, ${
@@ -174,7 +184,7 @@ export const make = Effect.gen(function*() {
       expected === undefined ? sql`` : sql`AND a2a_tasks.history_count = ${expected.count}
         AND a2a_tasks.history_tail IS NOT DISTINCT FROM ${expected.tail}`
     }
-      RETURNING id`
+      RETURNING id${pushedColumn}`
   }
 
   /** The history's messages from `from` on, as `VALUES` rows (seq, message); none when there are none. */
@@ -206,12 +216,14 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const values = yield* valuesFrom(record.task.history ?? [], expected.count)
       if (isPg) {
-        if (values === undefined) return (yield* upsert(record, json, now, expected)).length > 0
-        const saved = yield* sql<{ id: string }>`WITH saved AS (${upsert(record, json, now, expected)}),
+        const saved = values === undefined
+          ? yield* upsert(record, json, now, expected)
+          : yield* sql<{ id: string; pushed: boolean }>`WITH saved AS (${upsert(record, json, now, expected)}),
           appended AS (INSERT INTO a2a_task_history (task_id, seq, message)
             SELECT saved.id, v.seq, v.message FROM saved, (${values}) AS v(seq, message)
             ON CONFLICT (task_id, seq) DO UPDATE SET message = excluded.message)
-          SELECT id FROM saved`
+          SELECT id, pushed FROM saved`
+        notePushed(record.task.id, saved)
         return saved.length > 0
       }
       return yield* atomically(
@@ -242,7 +254,9 @@ export const make = Effect.gen(function*() {
         const kept = storedCount > 0 && extendsHistory(history, { count: storedCount, tail: stored!.history_tail })
           ? storedCount
           : 0
-        if ((yield* upsert(record, json, now, undefined)).length === 0) return { saved: false, stored } as const
+        const upserted = yield* upsert(record, json, now, undefined)
+        if (upserted.length === 0) return { saved: false, stored } as const
+        notePushed(task.id, upserted)
         if (kept < storedCount) yield* sql`DELETE FROM a2a_task_history WHERE task_id = ${task.id}`
         const values = yield* valuesFrom(history, kept)
         if (values !== undefined) yield* appendRows(task.id, values)
