@@ -3,7 +3,8 @@
  * After a crash, the tasks left in flight by a process that is gone are found by its id (SqlTaskRecovery).
  *
  * It also holds what the process's stores share about the tasks it saves: whether each had push configs when it
- * was last saved here (`pushConfigs`), so that the webhooks of a task without any are not read for every event.
+ * was last saved here (`pushConfigs`), so that the webhooks of a task without any are not read for every event;
+ * and how a save sends its events to the other nodes in its own statement (`saveNotices`, set by PgEventBus).
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
+import type { TaskEvent } from "../../server/EventBus.ts"
 
 /**
  * This process among the nodes sharing the database: its id, random at every start (see the module).
@@ -21,7 +23,27 @@ import { randomUUID } from "node:crypto"
 export class SqlNode extends Context.Service<SqlNode, {
   readonly id: string
   readonly pushConfigs: PushPresence
+  readonly saveNotices: { current: SaveNotices | undefined }
 }>()("effect-a2a/sql/SqlNode") {}
+
+/**
+ * How a save of a task sends the task's events to the other nodes in its own statement (see PgEventBus), so that
+ * a change and its notifications are one commit.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SaveNotices {
+  /** The channel the notifications go to. */
+  readonly channel: string
+  /**
+   * The notifications of `events` (one task's, in order), or undefined when they must be sent apart: the bus
+   * still has events of that task to send (they go first), or one is too large for a notification.
+   */
+  readonly payloads: (events: ReadonlyArray<TaskEvent>) => ReadonlyArray<string> | undefined
+  /** Notes `events` as sent with their save (made with `payloads`), for the bus not to send them again. */
+  readonly sent: (events: ReadonlyArray<TaskEvent>) => void
+}
 
 /** Tasks whose push configs' presence a process remembers, at most: the most recently saved. */
 const KNOWN_TASKS = 10_000
@@ -68,7 +90,7 @@ export const makePushPresence = (): PushPresence => {
  */
 export const layer: Layer.Layer<SqlNode> = Layer.effect(
   SqlNode,
-  Effect.sync(() => SqlNode.of({ id: randomUUID(), pushConfigs: makePushPresence() }))
+  Effect.sync(() => SqlNode.of({ id: randomUUID(), pushConfigs: makePushPresence(), saveNotices: { current: undefined } }))
 )
 
 /**
@@ -79,5 +101,5 @@ export const layer: Layer.Layer<SqlNode> = Layer.effect(
  */
 export const layerId = (id: string): Layer.Layer<SqlNode> => Layer.succeed(
   SqlNode,
-  SqlNode.of({ id, pushConfigs: makePushPresence() })
+  SqlNode.of({ id, pushConfigs: makePushPresence(), saveNotices: { current: undefined } })
 )
