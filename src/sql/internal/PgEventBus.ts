@@ -113,12 +113,15 @@ export const make = (
       const json = JSON.stringify(event.event)
       const inline = inlineOf(event, json)
       if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return Effect.succeed(inline)
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        sql`INSERT INTO a2a_task_events (task_id, sequence, event, created_at)
+      return Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          sql`INSERT INTO a2a_task_events (task_id, sequence, event, created_at)
           VALUES (${event.taskId}, ${event.sequence}, ${json}, ${now})
-          ON CONFLICT (task_id, sequence) DO UPDATE SET event = excluded.event, created_at = excluded.created_at`).pipe(
-          Effect.as(JSON.stringify({ n: node, t: event.taskId, s: event.sequence, r: true }))
-        )
+          ON CONFLICT (task_id, sequence) DO UPDATE SET event = excluded.event, created_at = excluded.created_at`
+      ).pipe(
+        Effect.as(JSON.stringify({ n: node, t: event.taskId, s: event.sequence, r: true }))
+      )
     }
 
     // One statement per batch: PostgreSQL delivers a transaction's notifications in the order they were sent.

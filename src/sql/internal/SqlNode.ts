@@ -90,7 +90,9 @@ export const makePushPresence = (): PushPresence => {
  */
 export const layer: Layer.Layer<SqlNode> = Layer.effect(
   SqlNode,
-  Effect.sync(() => SqlNode.of({ id: randomUUID(), pushConfigs: makePushPresence(), saveNotices: { current: undefined } }))
+  Effect.sync(() =>
+    SqlNode.of({ id: randomUUID(), pushConfigs: makePushPresence(), saveNotices: { current: undefined } })
+  )
 )
 
 /**
@@ -99,7 +101,8 @@ export const layer: Layer.Layer<SqlNode> = Layer.effect(
  * @since 0.1.0
  * @category layers
  */
-export const layerId = (id: string): Layer.Layer<SqlNode> => Layer.succeed(
-  SqlNode,
-  SqlNode.of({ id, pushConfigs: makePushPresence(), saveNotices: { current: undefined } })
-)
+export const layerId = (id: string): Layer.Layer<SqlNode> =>
+  Layer.succeed(
+    SqlNode,
+    SqlNode.of({ id, pushConfigs: makePushPresence(), saveNotices: { current: undefined } })
+  )

@@ -125,12 +125,14 @@ export const make = (box?: SecretBox.SecretBox) =>
       )
 
     const forTask: PushConfigStore["Service"]["forTask"] = (taskId) =>
-      Option.isSome(presence) && presence.value.known(taskId) === false ? Effect.succeed([]) : sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
-        .pipe(
-          Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
-          Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),
-          traced("SqlPushConfigStore.forTask")
-        )
+      Option.isSome(presence) && presence.value.known(taskId) === false ?
+        Effect.succeed([]) :
+        sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
+          .pipe(
+            Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
+            Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),
+            traced("SqlPushConfigStore.forTask")
+          )
 
     // Sealing turned on, or a new sealing key: what is stored otherwise is sealed again now.
     if (box !== undefined) {
