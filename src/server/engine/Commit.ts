@@ -5,10 +5,14 @@
  * event it holds (sequences grow by one per event), so a snapshot at version v and the events after v rebuild
  * the task (spec 3.1.6).
  *
+ * The save is given its events (SavedEvents), for a store that can send them to the other nodes in the save's own
+ * transaction: the SQL store on PostgreSQL, whose event bus then does not send them again.
+ *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type { EventBus } from "../EventBus.ts"
+import type { EventBus, TaskEvent } from "../EventBus.ts"
 import type { PushNotifier } from "../PushNotifier.ts"
 import type { TaskRecord, TaskScope, TaskStore, TaskStoreError } from "../TaskStore.ts"
 import type * as TaskReducer from "./TaskReducer.ts"
@@ -27,6 +31,17 @@ export type Commit = (
 ) => Effect.Effect<TaskRecord, TaskStoreError>
 
 /**
+ * The events the save being made holds, in order, as they are published once it succeeds (the same objects): a
+ * store may send them to the other nodes with the save (see the module). None outside a Commit's save.
+ *
+ * @since 0.2.0
+ * @category references
+ */
+export const SavedEvents = Context.Reference<ReadonlyArray<TaskEvent>>("effect-a2a/server/engine/Commit/SavedEvents", {
+  defaultValue: () => []
+})
+
+/**
  * @since 0.1.0
  * @category constructors
  */
@@ -42,17 +57,14 @@ export const make = (
   const announce = (
     taskId: string,
     published: ReadonlyArray<TaskReducer.Published>,
-    version: number,
+    events: ReadonlyArray<TaskEvent>,
     i: number
   ): Effect.Effect<void> => {
     const { event, task } = published[i]!
-    const one = Effect.andThen(
-      bus.publish({ taskId, sequence: version + i + 1, event }),
-      notifier.notify({ taskId, event, task })
-    )
+    const one = Effect.andThen(bus.publish(events[i]!), notifier.notify({ taskId, event, task }))
     return i + 1 === published.length
       ? one
-      : Effect.andThen(one, Effect.suspend(() => announce(taskId, published, version, i + 1)))
+      : Effect.andThen(one, Effect.suspend(() => announce(taskId, published, events, i + 1)))
   }
 
   return (scope, version, applied) => {
@@ -63,12 +75,12 @@ export const make = (
       tenant: scope.tenant,
       version: version + Math.max(1, published.length)
     }
+    if (published.length === 0) return Effect.as(store.save(record), record)
+    const taskId = record.task.id
+    const events = published.map((p, i): TaskEvent => ({ taskId, sequence: version + i + 1, event: p.event }))
     return Effect.flatMap(
-      store.save(record),
-      () =>
-        published.length === 0
-          ? Effect.succeed(record)
-          : Effect.as(announce(record.task.id, published, version, 0), record)
+      Effect.provideService(store.save(record), SavedEvents, events),
+      () => Effect.as(announce(taskId, published, events, 0), record)
     )
   }
 }

@@ -4,7 +4,10 @@
  * nodes with NOTIFY; every node LISTENs and republishes what others sent to its local subscribers.
  *
  * Order: a task's events are published by one node at a time, and each node sends its events in publish order
- * (one sender fiber, several events per statement), which PostgreSQL delivers in commit order. The subscriber's
+ * (one sender fiber, several events per statement), which PostgreSQL delivers in commit order. The events of a
+ * save are sent in the save's own statement when they can be (SqlNode's SaveNotices: none of the task's earlier
+ * events still waiting here, each small enough), so a change and its notifications are one commit; the others go
+ * through the sender fiber, as do the later events of their task until they are sent. The subscriber's
  * recipe (subscribe, read the snapshot at version v, keep sequence > v) holds across nodes because an event is
  * sent only after its task version was saved: whoever hears it can read that version.
  *
@@ -37,7 +40,7 @@ import * as PushStream from "../../server/internal/PushStream.ts"
 import { UNAVAILABLE_RETRY_SECONDS } from "../../server/TaskStore.ts"
 import * as PgChannel from "./PgChannel.ts"
 import * as SqlFailure from "./SqlFailure.ts"
-import { SqlNode } from "./SqlNode.ts"
+import * as SqlNode from "./SqlNode.ts"
 
 /**
  * Payloads up to this many bytes travel in the notification itself (PostgreSQL's limit is 8000).
@@ -89,28 +92,36 @@ const decodeStoredEvent = Schema.decodeUnknownEffect(StoredEvent)
  */
 export const make = (
   pg: PgClient
-): Effect.Effect<EventBus["Service"], SqlError, SqlClient.SqlClient | SqlNode | Scope.Scope> =>
+): Effect.Effect<EventBus["Service"], SqlError, SqlClient.SqlClient | SqlNode.SqlNode | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const node = (yield* SqlNode).id
+    const sqlNode = yield* SqlNode.SqlNode
+    const node = sqlNode.id
     const channel = yield* PgChannel.name("a2a_events")
     const local = yield* makeInProcess
     const outgoing = yield* Queue.unbounded<TaskEvent>()
+    // Events sent with their save (not to be sent again); per task, its events waiting for the sender fiber.
+    const sentWithSave = new WeakSet<TaskEvent>()
+    const waiting = new Map<string, number>()
 
     // --- sending ---
 
+    const inlineOf = (event: TaskEvent, json: string) =>
+      `{"n":${JSON.stringify(node)},"t":${JSON.stringify(event.taskId)},"s":${event.sequence},"e":${json}}`
+
     const payloadOf = (event: TaskEvent): Effect.Effect<string, SqlError> => {
       const json = JSON.stringify(event.event)
-      const inline = `{"n":${JSON.stringify(node)},"t":${
-        JSON.stringify(event.taskId)
-      },"s":${event.sequence},"e":${json}}`
+      const inline = inlineOf(event, json)
       if (Buffer.byteLength(inline) <= MAX_INLINE_BYTES) return Effect.succeed(inline)
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        sql`INSERT INTO a2a_task_events (task_id, sequence, event, created_at)
+      return Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          sql`INSERT INTO a2a_task_events (task_id, sequence, event, created_at)
           VALUES (${event.taskId}, ${event.sequence}, ${json}, ${now})
-          ON CONFLICT (task_id, sequence) DO UPDATE SET event = excluded.event, created_at = excluded.created_at`).pipe(
-          Effect.as(JSON.stringify({ n: node, t: event.taskId, s: event.sequence, r: true }))
-        )
+          ON CONFLICT (task_id, sequence) DO UPDATE SET event = excluded.event, created_at = excluded.created_at`
+      ).pipe(
+        Effect.as(JSON.stringify({ n: node, t: event.taskId, s: event.sequence, r: true }))
+      )
     }
 
     // One statement per batch: PostgreSQL delivers a transaction's notifications in the order they were sent.
@@ -127,8 +138,39 @@ export const make = (
           Effect.retry({ schedule: Schedule.exponential("50 millis"), times: 5 }),
           Effect.catch((error) =>
             Effect.logWarning(`Events of ${events.length} task update(s) did not reach the other nodes`, error)
-          )
+          ),
+          Effect.ensuring(Effect.sync(() => {
+            for (const event of events) {
+              const left = (waiting.get(event.taskId) ?? 1) - 1
+              if (left > 0) waiting.set(event.taskId, left)
+              else waiting.delete(event.taskId)
+            }
+          }))
         )
+
+    const notices: SqlNode.SaveNotices = {
+      channel,
+      payloads: (events) => {
+        const first = events[0]
+        if (first === undefined || waiting.has(first.taskId)) return undefined
+        const payloads: Array<string> = []
+        for (const event of events) {
+          const inline = inlineOf(event, JSON.stringify(event.event))
+          if (Buffer.byteLength(inline) > MAX_INLINE_BYTES) return undefined
+          payloads.push(inline)
+        }
+        return payloads
+      },
+      sent: (events) => {
+        for (const event of events) sentWithSave.add(event)
+      }
+    }
+    sqlNode.saveNotices.current = notices
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (sqlNode.saveNotices.current === notices) sqlNode.saveNotices.current = undefined
+      })
+    )
 
     yield* Queue.takeBetween(outgoing, 1, BATCH).pipe(
       Effect.flatMap(send),
@@ -182,7 +224,15 @@ export const make = (
     )
 
     return EventBus.of({
-      publish: (event) => Effect.andThen(local.publish(event), Queue.offer(outgoing, event)),
+      publish: (event) =>
+        Effect.andThen(
+          local.publish(event),
+          Effect.suspend(() => {
+            if (sentWithSave.has(event)) return Effect.void
+            waiting.set(event.taskId, (waiting.get(event.taskId) ?? 0) + 1)
+            return Queue.offer(outgoing, event)
+          })
+        ),
       subscribe: (taskId) => listening ? local.subscribe(taskId) : Effect.succeed(PushStream.fail(channelLost))
     })
   })
@@ -195,5 +245,5 @@ export const make = (
  */
 export const layer = (
   tag: Context.Service<PgClient, PgClient>
-): Layer.Layer<EventBus, SqlError, SqlClient.SqlClient | SqlNode | PgClient> =>
+): Layer.Layer<EventBus, SqlError, SqlClient.SqlClient | SqlNode.SqlNode | PgClient> =>
   Layer.effect(EventBus, Effect.flatMap(tag, make))

@@ -7,6 +7,9 @@
  * opened when read; on start, configs stored in the clear or under an older key are sealed again with the current
  * one (key rotation).
  *
+ * The configs of a task that had none as its last save here committed (SqlNode's PushPresence) are answered
+ * without a read: the PushNotifier asks for them with every batch of a task's events, and most tasks have none.
+ *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -22,6 +25,7 @@ import { type PushConfig, PushConfigStore } from "../../server/PushConfigStore.t
 import { TaskStoreError } from "../../server/TaskStore.ts"
 import type * as SecretBox from "./SecretBox.ts"
 import { storeError } from "./SqlFailure.ts"
+import { SqlNode } from "./SqlNode.ts"
 
 const ConfigJson = Schema.fromJsonString(v1.TaskPushNotificationConfig)
 const decodeConfig = Schema.decodeUnknownEffect(ConfigJson)
@@ -48,6 +52,7 @@ export const make = (box?: SecretBox.SecretBox) =>
     const sql = yield* SqlClient.SqlClient
     const traced = yield* Observability.spanMaker
     const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const presence = Option.map(yield* Effect.serviceOption(SqlNode), (node) => node.pushConfigs)
     const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
 
     const stored = (json: string): string => box === undefined ? json : JSON.stringify(box.seal(json))
@@ -82,6 +87,7 @@ export const make = (box?: SecretBox.SecretBox) =>
         VALUES (${config.taskId}, ${config.id}, ${jsonParam(stored(json))}, ${now}, ${config.protocolVersion ?? null})
         ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config,
           protocol_version = excluded.protocol_version`
+        if (Option.isSome(presence)) presence.value.saved(config.taskId, true)
       }).pipe(
         Effect.mapError(storeError(`Cannot save push config ${config.id} of task ${config.taskId}`)),
         traced("SqlPushConfigStore.set")
@@ -119,12 +125,14 @@ export const make = (box?: SecretBox.SecretBox) =>
       )
 
     const forTask: PushConfigStore["Service"]["forTask"] = (taskId) =>
-      sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
-        .pipe(
-          Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
-          Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),
-          traced("SqlPushConfigStore.forTask")
-        )
+      Option.isSome(presence) && presence.value.known(taskId) === false ?
+        Effect.succeed([]) :
+        sql<ConfigRow>`SELECT ${columns} FROM a2a_push_configs WHERE task_id = ${taskId} ORDER BY id`
+          .pipe(
+            Effect.flatMap((rows) => Effect.forEach(rows, toConfig)),
+            Effect.mapError(storeError(`Cannot read push configs of task ${taskId}`)),
+            traced("SqlPushConfigStore.forTask")
+          )
 
     // Sealing turned on, or a new sealing key: what is stored otherwise is sealed again now.
     if (box !== undefined) {

@@ -18,6 +18,8 @@ import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
 import * as v1 from "../../protocol/generated/v1.ts"
 import { isFinal, isTerminal, TERMINAL } from "../../protocol/TaskStates.ts"
+import { SavedEvents } from "../../server/engine/Commit.ts"
+import type { TaskEvent } from "../../server/EventBus.ts"
 import { statusTimestampOf, type TaskRecord } from "../../server/TaskStore.ts"
 import { SqliteClient } from "../SqliteClient.ts"
 import { SqlNode } from "./SqlNode.ts"
@@ -142,6 +144,33 @@ export const make = Effect.gen(function*() {
     note(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
   }
 
+  // Whether the task has push configs, read in the save's own statement (PostgreSQL), for the PushNotifier to know
+  // without a read of its own (see SqlNode's PushPresence).
+  const pushedColumn = sql.literal(
+    isPg ? `, EXISTS (SELECT 1 FROM a2a_push_configs p WHERE p.task_id = a2a_tasks.id) AS pushed` : ""
+  )
+  const notePushed = (taskId: string, rows: ReadonlyArray<{ readonly pushed?: boolean }>) => {
+    const pushed = rows[0]?.pushed
+    if (typeof pushed === "boolean") node.pushConfigs.saved(taskId, pushed)
+  }
+
+  /** The notifications of a save's events, to send in its own statement (see SqlNode's SaveNotices), if it can. */
+  interface Notices {
+    readonly events: ReadonlyArray<TaskEvent>
+    readonly select: Statement.Fragment
+  }
+  const noticesOf = (events: ReadonlyArray<TaskEvent>): Notices | undefined => {
+    const notices = node.saveNotices.current
+    if (!isPg || events.length === 0 || notices === undefined) return undefined
+    const payloads = notices.payloads(events)
+    if (payloads === undefined) return undefined
+    const channel = notices.channel
+    return { events, select: sql.csv(payloads.map((payload) => sql`pg_notify(${channel}, ${payload})`)) }
+  }
+  const noticesSent = (notices: Notices | undefined) => {
+    if (notices !== undefined) node.saveNotices.current?.sent(notices.events)
+  }
+
   /**
    * The upsert of the task's row: refused when the stored task belongs to another owner or tenant, has a version as
    * new, or has ended, and, with `expected`, when its stored history is not that.
@@ -149,7 +178,7 @@ export const make = Effect.gen(function*() {
   const upsert = (record: TaskRecord, json: string, now: number, expected: Known | undefined) => {
     const { owner, task, tenant, version } = record
     const history = task.history ?? []
-    return sql<{ id: string }>`
+    return sql<{ id: string; pushed?: boolean }>`
       INSERT INTO a2a_tasks (id, owner, tenant, context_id, state, status_ts, version, node_id, updated_at, task,
         history_count, history_tail, turn)
       VALUES (${task.id}, ${owner}, ${tenant}, ${task.contextId ?? null}, ${task.status.state}, ${
@@ -174,7 +203,7 @@ export const make = Effect.gen(function*() {
       expected === undefined ? sql`` : sql`AND a2a_tasks.history_count = ${expected.count}
         AND a2a_tasks.history_tail IS NOT DISTINCT FROM ${expected.tail}`
     }
-      RETURNING id`
+      RETURNING id${pushedColumn}`
   }
 
   /** The history's messages from `from` on, as `VALUES` rows (seq, message); none when there are none. */
@@ -202,16 +231,24 @@ export const make = Effect.gen(function*() {
    * (PostgreSQL) or one write (SQLite, urgent when it ends a turn: a client may wait for it); false when refused, by the guards or because the history stored is not
    * the one known (another node saved the task since).
    */
-  const extend = (record: TaskRecord, json: string, now: number, expected: Known) =>
+  const extend = (record: TaskRecord, json: string, now: number, expected: Known, notices: Notices | undefined) =>
     Effect.gen(function*() {
       const values = yield* valuesFrom(record.task.history ?? [], expected.count)
       if (isPg) {
-        if (values === undefined) return (yield* upsert(record, json, now, expected)).length > 0
-        const saved = yield* sql<{ id: string }>`WITH saved AS (${upsert(record, json, now, expected)}),
+        // The events' notifications, one per saved row (none when the save is refused).
+        const notify = notices === undefined ? sql`` : sql`, ${notices.select}`
+        const saved = values === undefined
+          ? notices === undefined
+            ? yield* upsert(record, json, now, expected)
+            : yield* sql<{ id: string; pushed: boolean }>`WITH saved AS (${upsert(record, json, now, expected)})
+          SELECT id, pushed${notify} FROM saved`
+          : yield* sql<{ id: string; pushed: boolean }>`WITH saved AS (${upsert(record, json, now, expected)}),
           appended AS (INSERT INTO a2a_task_history (task_id, seq, message)
             SELECT saved.id, v.seq, v.message FROM saved, (${values}) AS v(seq, message)
             ON CONFLICT (task_id, seq) DO UPDATE SET message = excluded.message)
-          SELECT id FROM saved`
+          SELECT id, pushed${notify} FROM saved`
+        notePushed(record.task.id, saved)
+        if (saved.length > 0) noticesSent(notices)
         return saved.length > 0
       }
       return yield* atomically(
@@ -228,7 +265,7 @@ export const make = Effect.gen(function*() {
    * The save that reads the stored row first (locked, on PostgreSQL) to know what of the history it holds: a new
    * task's (urgent: its client waits for its first event), or one another writer saved last.
    */
-  const replace = (record: TaskRecord, json: string, now: number) =>
+  const replace = (record: TaskRecord, json: string, now: number, notices: Notices | undefined) =>
     atomically(
       Effect.gen(function*() {
         const { owner, task, tenant } = record
@@ -242,10 +279,16 @@ export const make = Effect.gen(function*() {
         const kept = storedCount > 0 && extendsHistory(history, { count: storedCount, tail: stored!.history_tail })
           ? storedCount
           : 0
-        if ((yield* upsert(record, json, now, undefined)).length === 0) return { saved: false, stored } as const
+        const upserted = yield* upsert(record, json, now, undefined)
+        if (upserted.length === 0) return { saved: false, stored } as const
+        notePushed(task.id, upserted)
         if (kept < storedCount) yield* sql`DELETE FROM a2a_task_history WHERE task_id = ${task.id}`
         const values = yield* valuesFrom(history, kept)
         if (values !== undefined) yield* appendRows(task.id, values)
+        if (notices !== undefined) {
+          yield* sql`SELECT ${notices.select}`
+          noticesSent(notices)
+        }
         return { saved: true } as const
       }),
       true
@@ -264,9 +307,11 @@ export const make = Effect.gen(function*() {
       // task this process found absent: written as a new task without reading it first (refused, and read first,
       // if it is stored after all).
       const expected = known.get(record.task.id) ?? (record.version === 0 ? NONE : undefined)
+      // The events this save holds, sent to the other nodes with it when they can be (see SaveNotices).
+      const notices = noticesOf(yield* SavedEvents)
       const extended = expected !== undefined && extendsHistory(record.task.history ?? [], expected) &&
-        (yield* extend(record, json, now, expected))
-      const written: Written = extended ? { saved: true } : yield* replace(record, json, now)
+        (yield* extend(record, json, now, expected, notices))
+      const written: Written = extended ? { saved: true } : yield* replace(record, json, now, notices)
       if (written.saved) remember(record.task)
       else known.delete(record.task.id)
       return written
