@@ -241,6 +241,12 @@ export class TaskStore extends Context.Service<TaskStore, {
    * queued behind those writes. Unset: the store always takes new work.
    */
   readonly overloaded?: (() => boolean) | undefined
+  /**
+   * Told when a cancel is about to wait for the task's execution to stop, which waits for the save the execution
+   * has in flight: a store that queues its writes (SQLite) writes that task's saves ahead of the others from then
+   * on, so a cancel does not wait for the whole backlog. Unset: nothing to hurry.
+   */
+  readonly hurry?: ((taskId: string) => void) | undefined
 }>()("effect-a2a/server/TaskStore") {}
 
 /**

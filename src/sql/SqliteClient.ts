@@ -104,12 +104,19 @@ export interface SqliteClient extends SqlClient.SqlClient {
    * group commit (so it shares its commit with other writes, and resumes once committed); inside one (or on an
    * in-memory database) it is a nested transaction. `effect` must only run statements of this client, and
    * synchronous work: it runs on the writer without yielding, inside the group. `urgent`: see
-   * SqliteGroupCommit's `write`.
+   * SqliteGroupCommit's `write`; `key`: what it writes (a task's id), for `hurry`.
    */
   readonly writeAtomically: <A, E, R>(
     effect: Effect.Effect<A, E, R>,
-    options?: { readonly urgent?: boolean | undefined }
+    options?: { readonly urgent?: boolean | undefined; readonly key?: string | undefined }
   ) => Effect.Effect<A, E | SqlError, R>
+  /**
+   * Makes the writes of `key` (see `writeAtomically`) waiting now urgent: they go ahead of the routine backlog.
+   * Nothing on an in-memory database (no group commit).
+   *
+   * @since 0.2.0
+   */
+  readonly hurry: (key: string) => void
   /**
    * Whether the writer is further behind than `maxWriteLag`: new work should then be refused (or slowed) rather
    * than queued behind it. Always false on an in-memory database (no group commit).
@@ -428,7 +435,7 @@ export const make = Effect.fnUntraced(function*(
   })
   const writeAtomically = <A, E, R>(
     effect: Effect.Effect<A, E, R>,
-    options?: { readonly urgent?: boolean | undefined }
+    options?: { readonly urgent?: boolean | undefined; readonly key?: string | undefined }
   ): Effect.Effect<A, E | SqlError, R> =>
     Effect.contextWith((context: Context.Context<R>) =>
       group === undefined || Context.getOption(context, client.transactionService)._tag === "Some"
@@ -436,12 +443,14 @@ export const make = Effect.fnUntraced(function*(
         // The group's transaction is the effect's: its statements run on the writer, in the group.
         : group.write(
           (conn) => Effect.provideContext(effect, Context.add(context, client.transactionService, [conn, 0])),
-          options?.urgent
+          options?.urgent,
+          options?.key
         )
     )
   const maxLag = Duration.toMillis(Duration.fromInputUnsafe(config.maxWriteLag ?? DEFAULT_MAX_WRITE_LAG))
   const overloaded = () => group !== undefined && group.lag() > maxLag
-  return Object.assign(client, { config, writeAtomically, overloaded })
+  const hurry = (key: string) => group?.hurry(key)
+  return Object.assign(client, { config, writeAtomically, overloaded, hurry })
 })
 
 /**

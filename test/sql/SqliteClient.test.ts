@@ -201,6 +201,38 @@ describe("SqliteClient (node:sqlite)", () => {
       })
     ))
 
+  it.effect("hurry: a key's routine writes waiting go ahead of the backlog, in their order, and still commit", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        const client = yield* SqliteClient.SqliteClient
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER)`
+        const done: Array<string> = []
+        const slow = (id: number, key?: string) =>
+          client.writeAtomically(
+            sql`INSERT INTO t (id, n) WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+            SELECT ${id}, MAX(i) FROM c`,
+            { key }
+          ).pipe(Effect.andThen(Effect.sync(() => done.push(key ?? `routine ${id}`))))
+        // 30 slow routine writes, then two of the key "t": routine too, so they come last unless hurried.
+        const backlog = yield* Effect.forkChild(
+          Effect.forEach(Array.from({ length: 30 }, (_, i) => 10 + i), (id) => slow(id), {
+            concurrency: "unbounded"
+          })
+        )
+        const keyed = yield* Effect.forkChild(Effect.andThen(slow(100, "t:first"), slow(101, "t:second")))
+        yield* Effect.yieldNow
+        client.hurry("t:first")
+        client.hurry("nothing waits under this key")
+        yield* Fiber.join(backlog)
+        yield* Fiber.join(keyed)
+        assert.isBelow(done.indexOf("t:first"), 10, done.join(", "))
+        // Not hurried (queued after the hurry): it took its turn behind the backlog.
+        assert.isAbove(done.indexOf("t:second"), done.indexOf("t:first"))
+        const [count] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM t`
+        assert.strictEqual(count?.n, 32)
+      })
+    ))
+
   it.live("overloaded: true once the oldest waiting write has waited past maxWriteLag, false once it ran", () =>
     withDb((sql) =>
       Effect.gen(function*() {

@@ -135,7 +135,11 @@ export const make = ({ bus, commit, locks, remote, running, store }: Dependencie
         return yield* notFound(taskId)
       }
       const execution = running.get(taskId)?.current
-      if (execution !== undefined) return retryAfter(Execution.stop(execution))
+      if (execution !== undefined) {
+        // It stops once its save in flight is made: not behind every other task's saves.
+        store.hurry?.(taskId)
+        return retryAfter(Execution.stop(execution))
+      }
       const { task, version } = existing.value
       if (isTerminal(task.status.state)) return yield* notCancelable(taskId, task.status.state)
       // In flight with no execution here: it may run on another node, which then cancels it.

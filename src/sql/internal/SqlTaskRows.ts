@@ -99,10 +99,17 @@ export const make = Effect.gen(function*() {
   const node = yield* SqlNode
   const sqlite = yield* Effect.serviceOption(SqliteClient)
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-  // On SQLite a save is one write of a group commit (ahead of the routine ones when `urgent`); on PostgreSQL a
-  // transaction.
-  const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>, urgent: boolean) =>
-    Option.isSome(sqlite) ? sqlite.value.writeAtomically(effect, { urgent }) : sql.withTransaction(effect)
+  /**
+   * Tasks a cancel waits for (see `hurry`): their saves go ahead of the routine ones until one ends the task. The
+   * oldest are forgotten past KNOWN_TASKS (a task whose cancel never saved its end).
+   */
+  const hurried = new Set<string>()
+  // On SQLite a save is one write of a group commit (ahead of the routine ones when `urgent`, or when its task is
+  // hurried); on PostgreSQL a transaction.
+  const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>, urgent: boolean, taskId: string) =>
+    Option.isSome(sqlite)
+      ? sqlite.value.writeAtomically(effect, { urgent: urgent || hurried.has(taskId), key: taskId })
+      : sql.withTransaction(effect)
   const jsonParam = (json: string) => isPg ? sql`${json}::jsonb` : sql`${json}`
 
   /** The select list of a TaskRow, over `a2a_tasks`. JSONB comes back as text, so both dialects give JSON text. */
@@ -257,7 +264,8 @@ export const make = Effect.gen(function*() {
           if (values !== undefined) yield* appendRows(record.task.id, values)
           return true
         }),
-        isFinal(record.task.status.state)
+        isFinal(record.task.status.state),
+        record.task.id
       )
     })
 
@@ -291,7 +299,8 @@ export const make = Effect.gen(function*() {
         }
         return { saved: true } as const
       }),
-      true
+      true,
+      record.task.id
     )
 
   /**
@@ -314,12 +323,24 @@ export const make = Effect.gen(function*() {
       const written: Written = extended ? { saved: true } : yield* replace(record, json, now, notices)
       if (written.saved) remember(record.task)
       else known.delete(record.task.id)
+      if (isTerminal(record.task.status.state)) hurried.delete(record.task.id)
       return written
     })
+
+  /**
+   * A cancel is about to wait for the task's execution to stop, which waits for the save it has in flight: that
+   * save, and the task's next ones (its end), go ahead of the routine saves of other tasks. Nothing on PostgreSQL.
+   */
+  const hurry = (taskId: string): void => {
+    if (Option.isNone(sqlite)) return
+    hurried.add(taskId)
+    if (hurried.size > KNOWN_TASKS) hurried.delete(hurried.values().next().value!)
+    sqlite.value.hurry(taskId)
+  }
 
   /** Notes what a read found of a task (`undefined`: no task), for its next save here (see `write`). */
   const read = (taskId: string, record: TaskRecord | undefined): void =>
     record === undefined ? note(taskId, NONE) : remember(record.task)
 
-  return { columns, toTask, toRecord, write, read } as const
+  return { columns, toTask, toRecord, write, read, hurry } as const
 })

@@ -114,14 +114,14 @@ export const make = Effect.gen(function*() {
     )
 
   // Each save is a commit (an fsync with FULL): worth coalescing. On SQLite, new work is refused while the writer
-  // is too far behind (SqliteClient's `maxWriteLag`).
+  // is too far behind (SqliteClient's `maxWriteLag`), and a cancel's task has its saves written ahead of the others.
   const sqlite = yield* Effect.serviceOption(SqliteClient)
   return TaskStore.of({
     get,
     save,
     list,
     coalesceSaves: true,
-    ...(Option.isSome(sqlite) ? { overloaded: sqlite.value.overloaded } : {})
+    ...(Option.isSome(sqlite) ? { overloaded: sqlite.value.overloaded, hurry: rows.hurry } : {})
   })
 })
 

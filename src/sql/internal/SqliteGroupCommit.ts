@@ -27,6 +27,8 @@ interface Write {
   dropped: boolean
   /** When it was queued (`performance.now()`). */
   readonly at: number
+  /** What it writes (a task's id), for `hurry`; undefined: none given. */
+  readonly key: string | undefined
 }
 
 /**
@@ -44,8 +46,15 @@ export interface GroupCommit {
    */
   readonly write: <A, E>(
     run: (conn: Connection.Connection) => Effect.Effect<A, E>,
-    urgent?: boolean
+    urgent?: boolean,
+    key?: string
   ) => Effect.Effect<A, E | SqlError>
+  /**
+   * Makes the routine writes of `key` waiting now urgent (in their order, after the urgent ones already waiting):
+   * for a write whose caller must not wait for the backlog any more (a cancel waits for the save its task has in
+   * flight).
+   */
+  readonly hurry: (key: string) => void
   /**
    * How long the oldest write still waiting has waited, in milliseconds (0 when none waits): how far the writer is
    * behind.
@@ -199,14 +208,16 @@ export const make = (
 
     const write = <A, E>(
       run: (conn: Connection.Connection) => Effect.Effect<A, E>,
-      isUrgent = false
+      isUrgent = false,
+      key?: string
     ): Effect.Effect<A, E | SqlError> =>
       Effect.suspend(() => {
         const entry: Write = {
           run,
           done: Deferred.makeUnsafe<unknown, unknown>(),
           dropped: false,
-          at: performance.now()
+          at: performance.now(),
+          key
         }
         ;(isUrgent ? urgent : pending).push(entry)
         Deferred.doneUnsafe(wake, Effect.void)
@@ -223,5 +234,14 @@ export const make = (
       return oldest === Infinity ? 0 : performance.now() - oldest
     }
 
-    return { write, lag }
+    // The writes a group left over lead `pending`, so one pass finds every routine write of `key`.
+    const hurry = (key: string) => {
+      const hurried = pending.filter((write) => write.key === key)
+      if (hurried.length === 0) return
+      urgent = urgent.concat(hurried)
+      // The lag stays the oldest left over (`backlogAt`), still waiting, in either lane.
+      pending = pending.filter((write) => write.key !== key)
+    }
+
+    return { write, lag, hurry }
   })
