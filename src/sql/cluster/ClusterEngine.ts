@@ -18,6 +18,7 @@ import { TaskStoreError } from "../../server/TaskStore.ts"
 import { TurnDispatch } from "../../server/TurnDispatch.ts"
 import * as ClusterSocket from "./ClusterSocket.ts"
 import * as ClusterTurns from "./ClusterTurns.ts"
+import * as TurnHolder from "./TurnHolder.ts"
 
 /**
  * The cluster engine (`effect/cluster`, on the same database): any node takes any SendMessage and the turn runs on
@@ -76,6 +77,8 @@ export const layer = (options: Options) => {
     )
   }
   return ClusterTurns.layer(settings).pipe(
+    // A Turn delivered again while its turn still runs on another node waits for its end (see TurnHolder).
+    Layer.provide(TurnHolder.layer({ failover: settings.failover })),
     Layer.provide(ClusterSocket.layer({
       sharding: ClusterTurns.shardingConfig(settings),
       runnersMaxAge: ClusterTurns.runnersMaxAge(settings),

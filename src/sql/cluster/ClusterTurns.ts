@@ -16,7 +16,9 @@
  *   flight or its last save the one that took the message (TaskRecord's `turn`: a task waiting for input keeps its
  *   status until its agent reports), was cut short with its runner: a restartable agent (AgentExecutor's
  *   `restartable`) runs it again from the start, any other leaves the task FAILED with NODE_LOST (committed as the
- *   runner commits any change: its subscribers and webhooks are told). Nothing queued is lost; a stopping runner
+ *   runner commits any change: its subscribers and webhooks are told); unless the node that ran it lives on (its
+ *   shards let go as their locks could not be refreshed in time), whose turn's end is waited for and answered
+ *   (TurnHolder). Nothing queued is lost; a stopping runner
  *   lets its turns in progress end (until the ShutdownDeadline) and hands the rest over with its shards. Its
  *   executions are interrupted only after that stop: a turn it started as its server began to close
  *   runs to its end (Execution's `stopped`), rather than being refused with its message already in the task, which

@@ -5,8 +5,9 @@
  *
  * It is also where a turn lost with its node is told apart and dealt with: a Turn delivered again (its runner died
  * mid-turn, its shards moved here) whose message is already in its task either runs again from the start (a
- * restartable agent) or leaves the task FAILED with NODE_LOST; a Turn that met a lost database runs again once the
- * database answers. A stopping runner starts no Turn, lets the running ones end until its ShutdownDeadline, and
+ * restartable agent) or leaves the task FAILED with NODE_LOST, once the node that ran it, if another and alive
+ * (its shards let go while it ran), has ended it or is gone (TurnHolder); a Turn that met a lost database runs again
+ * once the database answers. A stopping runner starts no Turn, lets the running ones end until its ShutdownDeadline, and
  * leaves the rest to the task's next owner.
  *
  * Used by ClusterTurns on a node that executes (`serve`, `worker`); a node that only sends (`serve --no-execute`)
@@ -31,6 +32,7 @@ import * as Outcome from "../../server/engine/Outcome.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isStorageUnreachable, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { type Caller, type Local, type Processed, setStatus, type StartOptions } from "../../server/TurnDispatch.ts"
+import { TurnHolder } from "./TurnHolder.ts"
 import { QUEUED, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
 /**
@@ -60,6 +62,14 @@ export const toldNothing: (taskId: string | undefined) => Unavailable = Outcome.
  * storage is back, and finds its task as a turn lost with its node leaves it (run again from the start).
  */
 const AGAIN = "again" as const
+
+/**
+ * What a Turn's run answers once it has waited for its turn, found cut, to end on the node that ran it (see
+ * TurnHolder): its end is saved, the task is read again (READ_AGAIN); or that node is gone, and the turn is lost with
+ * it (JUDGED_LOST: read again, and dealt with as lost without another wait).
+ */
+const READ_AGAIN = "read again" as const
+const JUDGED_LOST = "judged lost" as const
 
 /**
  * What the runner's Turns share: whether the node is stopping, and the turns it runs (each done when it ends).
@@ -123,6 +133,8 @@ const handler = (
 ) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
+    // On PostgreSQL: whether a turn found cut still runs on another node (see TurnHolder).
+    const holder = yield* Effect.serviceOption(TurnHolder)
 
     /**
      * Records a task whose turn was lost with its node FAILED (NODE_LOST) as the runner commits any change: saved,
@@ -160,7 +172,8 @@ const handler = (
         }))
       )
 
-    const run = Effect.fnUntraced(function*(payload: TurnRequest) {
+    // `judged`: its turn, found cut, was judged lost with the node that held it (see TurnHolder): not waited for again.
+    const run = Effect.fnUntraced(function*(payload: TurnRequest, judged: boolean) {
       const local = yield* Deferred.await(ready)
       // A stopping node starts no turn: it leaves it to the task's next owner (see below).
       if (state.stopping) return yield* Effect.never
@@ -196,6 +209,17 @@ const handler = (
           // turn of the task runs meanwhile: they come one at a time): the task is still in flight, or its last save
           // is the one that took the message (its `turn`), made before the agent reported anything.
           const lost = isTurnCut(stored, payload.message.messageId)
+          // Delivered here while another node, alive, may still run it (its shards let go as their locks could not
+          // be refreshed in time): its end is waited for, then the task read again (see READ_AGAIN).
+          if (lost && !judged && Option.isSome(holder)) {
+            const verdict = yield* holder.value.await(taskId, payload.message.messageId).pipe(
+              orInternal,
+              Effect.catchIf(isStorageUnreachable, () => Effect.succeed(AGAIN))
+            )
+            if (verdict === AGAIN) return AGAIN
+            if (verdict === "ended") return READ_AGAIN
+            if (verdict === "lost") return JUDGED_LOST
+          }
           if (lost && !local.restartable) {
             return { _tag: "Task", task: yield* failLost(local.commit, stored) } satisfies TurnOutcome
           }
@@ -277,9 +301,22 @@ const handler = (
           Effect.ignore
         )
 
+    /** A Turn's run, its task read again after a wait for its turn's end on another node (see READ_AGAIN). */
+    const settled = (
+      payload: TurnRequest,
+      judged = false
+    ): Effect.Effect<TurnOutcome | typeof AGAIN, A2AError> =>
+      Effect.flatMap(
+        run(payload, judged),
+        (outcome) =>
+          outcome === READ_AGAIN || outcome === JUDGED_LOST ?
+            settled(payload, outcome === JUDGED_LOST) :
+            Effect.succeed(outcome)
+      )
+
     /** A Turn's run, again (once the storage answers) for as long as it says so. */
     const turn = (payload: TurnRequest): Effect.Effect<TurnOutcome, A2AError> =>
-      Effect.flatMap(run(payload), (outcome) =>
+      Effect.flatMap(settled(payload), (outcome) =>
         outcome !== AGAIN ? Effect.succeed(outcome) : Effect.logWarning(
           `The storage was lost before or during the turn of message ${payload.message.messageId}; ` +
             "running it again once the storage is back"

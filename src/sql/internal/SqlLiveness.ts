@@ -49,8 +49,14 @@ export const DEFAULT_LEASE = Duration.seconds(10)
  */
 export const LEASE_BEATS = 3
 
-// Advisory lock key space: (hashtext of this constant, hashtext of the node id).
-const LOCK_SPACE = "effect-a2a/node"
+/**
+ * The key space of the nodes' liveness locks: a node's lock is the advisory lock (hashtext of this, hashtext of its
+ * id).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const LOCK_SPACE = "effect-a2a/node"
 
 /**
  * How long a node may go unseen before the others count it as gone.

@@ -60,12 +60,11 @@ const TERMINAL = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCE
 describe("the cluster engine: nodes joining while sends arrive", () => {
   if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
 
-  // Skipped: on a loaded machine (the whole suite, or other work beside it) it still fails about one run in three
-  // with a task FAILED as lost with its node though no node was lost: a runner whose shard locks lapsed lets go of
-  // them without waiting for its turns, another runner takes the shard and is delivered the Turn still running on
-  // the first, which it takes as cut short (TurnEntity's `once` covers a Turn delivered again to the runner that
-  // runs it, not to another). Without that fix it failed four runs in seven, also with sends unanswered in 30 s.
-  it.skip(
+  // A runner whose shard locks lapsed lets go of them without waiting for its turns: another runner takes the shard
+  // and is delivered a Turn still running on the first, which it waits for (TurnHolder) rather than taking it as cut
+  // short (failed as lost with its node, or run twice). Without that, it failed about one run in three on a loaded
+  // machine.
+  it.live(
     "every send to the first node is answered and its turn runs once, while the others join",
     () =>
       Effect.gen(function*() {
@@ -86,7 +85,9 @@ describe("the cluster engine: nodes joining while sends arrive", () => {
             yield* Effect.sleep("100 millis")
           }
         }))
-        yield* Effect.all([serve(url), ServeProcess.worker(nodeEnv(url), AGENT)], { concurrency: "unbounded" })
+        const [second, worker] = yield* Effect.all([serve(url), ServeProcess.worker(nodeEnv(url), AGENT)], {
+          concurrency: "unbounded"
+        })
         joined = true
         yield* Fiber.join(sending)
         const refused = answers.filter((a) => a.status !== 200)
@@ -109,6 +110,12 @@ describe("the cluster engine: nodes joining while sends arrive", () => {
             problems.push(`${id}: ${task.status.state} ${JSON.stringify(task.status.message?.parts)}`)
           }
         }
+        // How often a Turn was delivered to a runner while another still ran it (what this test makes likely).
+        const logs = [first, second, worker].map((node) => node.output()).join("")
+        console.log(
+          `turns delivered again: ${logs.split("is delivered again as it runs here").length - 1} to their runner, ` +
+            `${logs.split("may still run it; waiting for its end").length - 1} to another`
+        )
         assert.deepStrictEqual(problems, [])
       }).pipe(Effect.scoped),
     240_000

@@ -5,7 +5,8 @@
  * response", a 500). The interruption is made deterministic by an agent that interrupts itself before its first
  * event; the engine is Effect's in-memory test runner (its message storage seen through ClusterStorage), the
  * stores are in memory. And a Turn delivered again while its first delivery runs on the same runner answers that
- * delivery's outcome, running nothing (below).
+ * delivery's outcome, running nothing; delivered to another runner, it waits for the turn's end as long as its
+ * TurnHolder says the node running it lives (below).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Stream } from "effect"
@@ -17,6 +18,7 @@ import * as RunnerStorage from "effect/cluster/RunnerStorage"
 import * as Sharding from "effect/cluster/Sharding"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
+import { isFinal } from "../../../src/protocol/TaskStates.ts"
 import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as Auth from "../../../src/server/Auth.ts"
@@ -28,6 +30,7 @@ import { type Local, TurnDispatch } from "../../../src/server/TurnDispatch.ts"
 import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
 import * as ClusterTurns from "../../../src/sql/cluster/ClusterTurns.ts"
 import * as TurnEntity from "../../../src/sql/cluster/TurnEntity.ts"
+import * as TurnHolder from "../../../src/sql/cluster/TurnHolder.ts"
 import * as TurnMessage from "../../../src/sql/cluster/TurnMessage.ts"
 import { baseCard } from "../../server/support.ts"
 
@@ -193,7 +196,94 @@ describe("a cluster Turn delivered again while it runs here", () => {
 
   it.live("after its task's first save: not failed as lost with its node, both deliveries answer its end", () =>
     twice("after"))
+
+  /**
+   * The Turn delivered to ANOTHER runner (a RunnerState of its own) while its turn runs on the first: that runner
+   * asks its TurnHolder (here one that says "ended" once the task has ended, as the node running it lives on; or
+   * "lost" at once, its node gone), and answers the stored end, or deals with the turn as lost, as before.
+   */
+  const elsewhere = (verdict: "ended" | "lost") =>
+    Effect.gen(function*() {
+      agentState.starts = 0
+      agentState.gate = Deferred.makeUnsafe<void>()
+      const ready = yield* Deferred.make<Local>()
+      const context = yield* Layer.build(
+        A2AServer.layerCore({ card: baseCard }).pipe(
+          Layer.provide(Layer.succeed(AgentExecutor.AgentExecutor, gated)),
+          Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
+          Layer.provide(Layer.succeed(TurnDispatch, { route: undefined, serve: (l) => Deferred.succeed(ready, l) })),
+          Layer.provideMerge(A2AServer.memoryServices)
+        )
+      )
+      yield* Effect.gen(function*() {
+        yield* RequestHandler
+        const store = yield* TaskStore
+        let asked = 0
+        const holder = Layer.succeed(
+          TurnHolder.TurnHolder,
+          TurnHolder.TurnHolder.of({
+            await: (taskId) =>
+              Effect.gen(function*() {
+                asked++
+                if (verdict === "lost") return verdict
+                while (!(yield* ended(store, taskId))) yield* Effect.sleep("10 millis")
+                return verdict
+              })
+          })
+        )
+        const first = yield* Entity.makeTestClient(TurnMessage.Task, TurnEntity.layer(ready, TurnEntity.makeState(), 4))
+        const second = yield* Entity.makeTestClient(
+          TurnMessage.Task,
+          TurnEntity.layer(ready, TurnEntity.makeState(), 4).pipe(Layer.provide(holder))
+        )
+        const taskId = `task-elsewhere-${verdict}`
+        const payload = TurnMessage.requestOf({
+          message: message(`m-elsewhere-${verdict}`, "after"),
+          owner: "alice",
+          tenant: "",
+          call: CallContext.make(),
+          metadata: undefined,
+          configuration: { returnImmediately: false },
+          pushConfig: undefined
+        }, taskId)
+        const running = yield* Effect.forkChild((yield* first(taskId)).Turn(payload))
+        for (let i = 0; !(yield* saved(store, taskId)); i++) {
+          if (i > 500) return yield* Effect.die("the first runner's agent did not start")
+          yield* Effect.sleep("10 millis")
+        }
+        const again = yield* Effect.forkChild((yield* second(taskId)).Turn(payload))
+        yield* Effect.sleep("300 millis")
+        if (verdict === "ended") assert.isUndefined(again.pollUnsafe(), "the second runner waits for the first")
+        yield* Deferred.succeed(agentState.gate, undefined)
+        const outcomes = [yield* Fiber.join(running), yield* Fiber.join(again)]
+        assert.strictEqual(agentState.starts, 1, "the agent ran once")
+        assert.strictEqual(asked, 1)
+        const states = outcomes.map((outcome) => outcome._tag === "Task" ? outcome.task.status.state : outcome._tag)
+        const stored = Option.getOrThrow(yield* store.get(taskId, { owner: "alice", tenant: "" }))
+        if (verdict === "ended") {
+          assert.deepStrictEqual(states, ["TASK_STATE_COMPLETED", "TASK_STATE_COMPLETED"])
+          assert.strictEqual(stored.task.status.state, "TASK_STATE_COMPLETED")
+        } else {
+          // Taken as lost with its node (a non-restartable agent): FAILED, as before TurnHolder.
+          assert.strictEqual(states[1], "TASK_STATE_FAILED")
+          assert.include(JSON.stringify(stored.task.status.message?.parts), TurnEntity.NODE_LOST)
+        }
+      }).pipe(Effect.provide(context), Effect.provide(ShardingConfig.layer()))
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds"))
+
+  it.live("to another runner while its node lives: waits for the turn's end and answers it, running nothing", () =>
+    elsewhere("ended"))
+
+  it.live("to another runner once its node is judged gone: the turn is lost with it, as before", () =>
+    elsewhere("lost"))
 })
+
+/** Whether the task's turn has ended (its state final). */
+const ended = (store: TaskStore["Service"], taskId: string) =>
+  Effect.map(
+    store.get(taskId, { owner: "alice", tenant: "" }),
+    (found) => Option.isSome(found) && isFinal(found.value.task.status.state)
+  )
 
 /** Whether the task is stored by its turn (not only acknowledged). */
 const saved = (store: TaskStore["Service"], taskId: string) =>
