@@ -25,7 +25,7 @@ import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { InternalError, UnsupportedOperation } from "../../protocol/A2AError.ts"
+import { Unavailable, UnsupportedOperation } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal, label } from "../../protocol/TaskStates.ts"
 import { A2A11 } from "../../server/A2A11.ts"
@@ -36,9 +36,18 @@ import { appended, applyEvent, type Caller, type LocalStart, type StartOptions }
 import { StoredTurns } from "./ClusterStorage.ts"
 import { QUEUED, requestOf, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
-/** The engine could not take a Turn (its storage, or a runner going away): the caller may send it again. */
-const engineFailed = (taskId: string) => (e: { readonly message: string }) =>
-  Effect.fail(new InternalError({ message: `Task ${taskId}: the turn could not be queued (${e.message}); try again` }))
+/**
+ * The engine could not take a Turn (its storage lost, its mailbox full, a runner going away): UNAVAILABLE, as the
+ * caller may send it again, not an internal error.
+ */
+const engineFailed = (taskId: string) => (e: { readonly _tag: string; readonly message: string }) =>
+  Effect.fail(
+    new Unavailable({
+      message: `Task ${taskId}: the turn could not be queued (${e.message.length > 0 ? e.message : e._tag}); ` +
+        "send the message again",
+      retryAfterSeconds: 1
+    })
+  )
 
 /**
  * Whether the events have brought the task to the status its turn ended with: the same status, not only the same
