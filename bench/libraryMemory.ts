@@ -17,7 +17,8 @@
  * The table gives the median of the rounds and the ratio to the SDK's median, with the load average at the start and
  * the end of the run. Defaults: ours,ours-low,sdk,bare 3 5. Subjects: ours (the docs' program, importing Effect and
  * the platform by module), ours-barrels (the same through the `@effect/platform-node` and `effect` barrels, as the
- * docs showed before), ours-low (ours with `lowMemory: true`), ours-flag (ours under
+ * docs showed before), ours-low (ours with `lowMemory: true`), ours-memory (the same program over the memory stores:
+ * the store's share of the cost), ours-flag (ours under
  * `NODE_OPTIONS=--max-semi-space-size=8`), ours-low-flag (both), sdk, bare, and `file:<path>` (any program that takes
  * PORT, e.g. ours.js copied into a worktree of an older commit). The per-round line also gives the CPU per request
  * of each load (SendMessage, REST, GetTask).
@@ -56,6 +57,7 @@ const subjects: Record<string, Subject> = {
   ours: { file: "ours.js" },
   "ours-barrels": { file: "ours-barrels.js" },
   "ours-low": { file: "ours.js", env: { LIBRARY_LOW_MEMORY: "true" } },
+  "ours-memory": { file: "ours-memory.js" },
   "ours-flag": { file: "ours.js", env: { NODE_OPTIONS: LOW_MEMORY_NODE_OPTIONS } },
   "ours-low-flag": { file: "ours.js", env: { LIBRARY_LOW_MEMORY: "true", NODE_OPTIONS: LOW_MEMORY_NODE_OPTIONS } },
   sdk: { file: "sdk.js" },
