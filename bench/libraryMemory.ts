@@ -17,8 +17,11 @@
  * The table gives the median of the rounds and the ratio to the SDK's median, with the load average at the start and
  * the end of the run. Defaults: ours,ours-low,sdk,bare 3 5. Subjects: ours (the docs' program, importing Effect and
  * the platform by module), ours-barrels (the same through the `@effect/platform-node` and `effect` barrels, as the
- * docs showed before), ours-low (ours with `lowMemory: true`), ours-flag (ours under
- * `NODE_OPTIONS=--max-semi-space-size=8`), ours-low-flag (both), sdk, bare.
+ * docs showed before), ours-low (ours with `lowMemory: true`), ours-memory (the same program over the memory stores:
+ * the store's share of the cost), ours-flag (ours under
+ * `NODE_OPTIONS=--max-semi-space-size=8`), ours-low-flag (both), sdk, bare, and `file:<path>` (any program that takes
+ * PORT, e.g. ours.js copied into a worktree of an older commit). The per-round line also gives the CPU per request
+ * of each load (SendMessage, REST, GetTask).
  *
  *   npm run build && node bench/libraryMemory.ts ours,ours-low,sdk,bare 3 5
  */
@@ -54,11 +57,19 @@ const subjects: Record<string, Subject> = {
   ours: { file: "ours.js" },
   "ours-barrels": { file: "ours-barrels.js" },
   "ours-low": { file: "ours.js", env: { LIBRARY_LOW_MEMORY: "true" } },
+  "ours-memory": { file: "ours-memory.js" },
   "ours-flag": { file: "ours.js", env: { NODE_OPTIONS: LOW_MEMORY_NODE_OPTIONS } },
   "ours-low-flag": { file: "ours.js", env: { LIBRARY_LOW_MEMORY: "true", NODE_OPTIONS: LOW_MEMORY_NODE_OPTIONS } },
   sdk: { file: "sdk.js" },
   bare: { file: "bare.js" }
 }
+
+/**
+ * A subject by name; `file:<path>` runs that program (e.g. ours.js copied into a worktree of an older commit, which
+ * then imports that commit's build: a regression check in the same run as today's).
+ */
+const subjectOf = (name: string): Subject | undefined =>
+  name.startsWith("file:") ? { file: Path.resolve(name.slice("file:".length)) } : subjects[name]
 
 const [subjectArg = "ours,ours-low,sdk,bare", roundsArg = "3", secondsArg = "5"] = process.argv.slice(2)
 const rounds = Number(roundsArg)
@@ -131,6 +142,8 @@ interface Reading {
   readonly cpuUsPerRequest: number
   /** Requests per second over the three loads. */
   readonly throughput: number
+  /** The server's CPU time per request of each load (SendMessage, REST message:send, GetTask), in µs. */
+  readonly cpuUsPerKind: ReadonlyArray<number>
 }
 
 const measure = (name: string, subject: Subject) =>
@@ -140,7 +153,7 @@ const measure = (name: string, subject: Subject) =>
     const port = yield* freePort
     const dataDir = yield* fs.makeTempDirectoryScoped()
     const handle = yield* spawner.spawn(
-      ChildProcess.make("taskset", ["-c", SERVER_CPU, process.execPath, Path.join(serversDir, subject.file)], {
+      ChildProcess.make("taskset", ["-c", SERVER_CPU, process.execPath, Path.resolve(serversDir, subject.file)], {
         cwd: root,
         env: { PORT: String(port), A2A_DATA_DIR: dataDir, NODE_OPTIONS: "", ...subject.env },
         extendEnv: true,
@@ -180,10 +193,16 @@ const measure = (name: string, subject: Subject) =>
     ]
     let requests = 0
     let errors = 0
+    const cpuUsPerKind: Array<number> = []
     const cpuBefore = yield* readCpuTimes(pid)
     const started = performance.now()
+    let kindBefore = cpuBefore
     for (const load of loads) {
       const figures = yield* runLoad(load, settings)
+      const kindAfter = yield* readCpuTimes(pid)
+      const kindMs = kindAfter.userMs + kindAfter.systemMs - kindBefore.userMs - kindBefore.systemMs
+      cpuUsPerKind.push(figures.completed === 0 ? 0 : (kindMs * 1000) / figures.completed)
+      kindBefore = kindAfter
       requests += figures.completed
       errors += figures.errors
     }
@@ -199,7 +218,8 @@ const measure = (name: string, subject: Subject) =>
       requests,
       errors,
       cpuUsPerRequest: requests === 0 ? 0 : (cpuMs * 1000) / requests,
-      throughput: requests / elapsed
+      throughput: requests / elapsed,
+      cpuUsPerKind
     } satisfies Reading
   }))
 
@@ -214,7 +234,7 @@ const program = Effect.gen(function*() {
   }
   const names = subjectArg.split(",")
   for (const name of names) {
-    if (subjects[name] === undefined) return yield* new BenchError({ message: `no subject ${name}` })
+    if (subjectOf(name) === undefined) return yield* new BenchError({ message: `no subject ${name}` })
   }
   yield* spawner.string(ChildProcess.make("taskset", ["-a", "-pc", HARNESS_CPU, String(process.pid)])).pipe(
     Effect.mapError((cause) => new BenchError({ message: "cannot pin the harness with taskset", cause }))
@@ -224,12 +244,13 @@ const program = Effect.gen(function*() {
   for (let round = 0; round < rounds; round++) {
     const order = names.map((_, i) => names[(i + round) % names.length]!)
     for (const name of order) {
-      const reading = yield* measure(name, subjects[name]!)
+      const reading = yield* measure(name, subjectOf(name)!)
       readings.get(name)!.push(reading)
       yield* Console.error(
         `round ${round + 1} ${name}: idle ${mib(reading.idleKb)}, after load ${mib(reading.afterKb)}, peak `
           + `${mib(reading.peakKb)} MiB, ${reading.requests} requests (${reading.throughput.toFixed(0)}/s, `
-          + `${reading.cpuUsPerRequest.toFixed(0)} CPU µs each), ${reading.errors} errors, load average `
+          + `${reading.cpuUsPerRequest.toFixed(0)} CPU µs each; SendMessage, REST, GetTask `
+          + `${reading.cpuUsPerKind.map((us) => us.toFixed(0)).join(", ")}), ${reading.errors} errors, load average `
           + Os.loadavg().map((l) => l.toFixed(2)).join(" ")
       )
     }

@@ -20,9 +20,7 @@ import * as Observability from "../../server/Observability.ts"
 import { TaskStoreError } from "../../server/TaskStore.ts"
 import { storeError } from "./SqlFailure.ts"
 
-const MessageJson = Schema.fromJsonString(v1.Message)
-const decodeMessage = Schema.decodeUnknownEffect(MessageJson)
-const encodeMessage = Schema.encodeEffect(MessageJson)
+const decodeMessage = Schema.decodeUnknownEffect(Schema.fromJsonString(v1.Message))
 
 interface Row {
   readonly fingerprint: string
@@ -102,17 +100,16 @@ export const make = (options: { readonly window?: Duration.Input | undefined } =
         traced("SqlMessageReceipts.get")
       )
 
+    // The reply is written as the send answers it, with JSON.stringify: a protocol message's wire form is the value
+    // itself (the protocol's schemas encode every field as it is), so walking its Schema on every direct reply
+    // would only write the same text at a cost; a retry still decodes it with the Schema.
     const reply: MessageReceipts["Service"]["reply"] = ({ messageId, owner, tenant }, message) =>
-      Effect.flatMap(encodeMessage(message), (json) =>
-        sql`UPDATE a2a_message_receipts SET reply = ${json}
-          WHERE owner = ${owner} AND tenant = ${tenant} AND message_id = ${messageId}`).pipe(
-          Effect.asVoid,
-          Effect.catchTags({
-            SqlError: storeError(`Cannot record the reply to message ${messageId}`),
-            SchemaError: storeError(`Cannot encode the reply to message ${messageId}`)
-          }),
-          traced("SqlMessageReceipts.reply")
-        )
+      sql`UPDATE a2a_message_receipts SET reply = ${JSON.stringify(message)}
+        WHERE owner = ${owner} AND tenant = ${tenant} AND message_id = ${messageId}`.pipe(
+        Effect.asVoid,
+        Effect.mapError(storeError(`Cannot record the reply to message ${messageId}`)),
+        traced("SqlMessageReceipts.reply")
+      )
 
     const release: MessageReceipts["Service"]["release"] = ({ messageId, owner, tenant }, taskId) =>
       sql`DELETE FROM a2a_message_receipts

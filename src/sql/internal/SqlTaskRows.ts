@@ -25,8 +25,11 @@ import { SqliteClient } from "../SqliteClient.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 const decodeTask = Schema.decodeUnknownEffect(Schema.fromJsonString(v1.Task))
-const encodeTask = Schema.encodeEffect(Schema.fromJsonString(v1.Task))
-const encodeMessage = Schema.encodeEffect(Schema.fromJsonString(v1.Message))
+// A task's and a message's wire form is the value itself (the protocol's schemas encode every field as it is), so
+// a save writes them with JSON.stringify, as the answers to the client are written, instead of walking their
+// Schemas on every save; a read still decodes them with the Schemas.
+const encodeTask = (task: Omit<v1.Task, "history">): Effect.Effect<string> => Effect.succeed(JSON.stringify(task))
+const encodeMessage = (message: v1.Message): Effect.Effect<string> => Effect.succeed(JSON.stringify(message))
 
 /**
  * A task as `columns` selects it.
