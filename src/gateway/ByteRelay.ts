@@ -9,7 +9,7 @@
  * with `strict` reading (the relay does not read what it relays, so it could not refuse), not with OAuth 2 client
  * credentials (their tokens are obtained and refreshed by the client), not for an agent that speaks only 0.3 or
  * 0.1 (the client's tolerant repairs and conversions), not for an interface with a tenant. Per call, anything else
- * takes the full path: another version (`A2A-Version`), a batch or a 0.3 method, GetExtendedAgentCard (the card is
+ * takes the full path: no `A2A-Version: 1.x`, a batch or a 0.3 method, GetExtendedAgentCard (the card is
  * rendered at the gateway), a `tenant` in the params, a path the relay does not map, a body that is not JSON.
  *
  * What the full path guarantees, the relay keeps: the caller has already been let in (Auth and `allow`) when it
@@ -204,7 +204,7 @@ export const make = (options: {
       const client = yield* HttpClient.HttpClient
       const headers: Record<string, string> = { ...target.headers }
       headers["accept"] = request.headers["accept"] ?? "application/json, text/event-stream"
-      headers["a2a-version"] = request.headers["a2a-version"] ?? "1.0"
+      headers["a2a-version"] = request.headers["a2a-version"] ?? ""
       const extensions = request.headers["a2a-extensions"]
       if (extensions !== undefined) headers["a2a-extensions"] = extensions
       const method = request.method === "POST" ? "POST" : request.method === "DELETE" ? "DELETE" : "GET"
@@ -287,7 +287,8 @@ export const make = (options: {
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Outcome, never, HttpClient.HttpClient> =>
     Effect.gen(function*() {
       const version = request.headers["a2a-version"]
-      if (version !== undefined && version !== "" && !version.startsWith("1.")) return fullPath(request)
+      // no version named is 0.3 to the server (which refuses a 1.0 method so): the full path answers that
+      if (version === undefined || !version.startsWith("1.")) return fullPath(request)
       const question = request.url.indexOf("?")
       const path = question === -1 ? request.url : request.url.slice(0, question)
       const rest = path.slice(basePath.length)
@@ -306,8 +307,6 @@ export const make = (options: {
         const response = yield* send(target.jsonRpc, request, body.value, call.id)
         return { _tag: "Answered", response }
       }
-      // HTTP+JSON without a version named is 0.3 to the server: the full path reads it so
-      if (version === undefined || version === "") return fullPath(request)
       if (target.rest === undefined || !(rest.startsWith("/message:") || rest.startsWith("/tasks"))) {
         return fullPath(request)
       }
