@@ -21,6 +21,7 @@
  * @since 0.2.0
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpClient from "effect/http/HttpClient"
@@ -38,6 +39,15 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
 import type * as AgentHealth from "./AgentHealth.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
+
+/**
+ * Whether the front door relays what it may (default true). Off, every call takes the full path: to compare the
+ * two, or to rule the relay out when something looks wrong.
+ *
+ * @since 0.2.0
+ * @category references
+ */
+export const Enabled = Context.Reference<boolean>("effect-a2a/gateway/ByteRelay/Enabled", { defaultValue: () => true })
 
 /**
  * Where an agent's calls are relayed: its 1.0 interfaces' URLs, and the credentials to send with every call.

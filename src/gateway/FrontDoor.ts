@@ -162,6 +162,7 @@ export const routes: Layer.Layer<
       yield* Effect.context<HttpClient.HttpClient>()
     )
     const served = new Map<string, Served>()
+    const relayOn = yield* ByteRelay.Enabled
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.map(Effect.option(auth.authenticate(authRequestOf(request))), Option.getOrUndefined)
@@ -182,7 +183,7 @@ export const routes: Layer.Layer<
           return { relay: undefined, layer: A2AServer.layer({ card: template, executor, auth }) }
         }
         const connected = yield* registry.connect(stored)
-        const target = connected.relay
+        const target = relayOn ? connected.relay : undefined
         const relay = target === undefined ? undefined : ByteRelay.make({
           name: stored.name,
           basePath: agentPath(stored.name),
