@@ -24,6 +24,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { constTrue, identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -177,6 +178,8 @@ export const make = (options: {
   readonly target: Target
   readonly secrets: ReadonlyArray<string>
   readonly report: (observation: AgentHealth.Observation) => Effect.Effect<void>
+  /** Whether the gateway is traced (Observability.isEnabled): untraced, the upstream call makes no span. */
+  readonly traced: boolean
 }) => {
   const { basePath, name, secrets, target } = options
   const timeout = target.timeout
@@ -234,7 +237,12 @@ export const make = (options: {
             options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
             binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
           ))
-      const opened = yield* client.execute(outgoing).pipe(Effect.timeoutOption(timeout), Effect.result)
+      const opened = yield* client.execute(outgoing).pipe(
+        Effect.timeoutOption(timeout),
+        Effect.result,
+        // an unused span still costs its allocation and stack trace, on every call
+        options.traced ? identity : Effect.provideService(HttpClient.TracerDisabledWhen, constTrue)
+      )
       if (opened._tag === "Failure") {
         return yield* down("Unreachable", `cannot be reached: ${opened.failure.message}`)
       }

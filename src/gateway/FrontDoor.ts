@@ -46,6 +46,7 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import * as A2AServer from "../server/A2AServer.ts"
 import * as AgentCardConfig from "../server/AgentCardConfig.ts"
 import { Auth, type AuthRequest, type Principal } from "../server/Auth.ts"
+import * as Observability from "../server/Observability.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as ByteRelay from "./ByteRelay.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
@@ -163,6 +164,7 @@ export const routes: Layer.Layer<
     )
     const served = new Map<string, Served>()
     const relayOn = yield* ByteRelay.Enabled
+    const traced = yield* Observability.isEnabled
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.map(Effect.option(auth.authenticate(authRequestOf(request))), Option.getOrUndefined)
@@ -189,7 +191,8 @@ export const routes: Layer.Layer<
           basePath: agentPath(stored.name),
           target,
           secrets: connected.secrets,
-          report: (observation) => registry.report(stored.name, observation)
+          report: (observation) => registry.report(stored.name, observation),
+          traced
         })
         return {
           relay: relay === undefined

@@ -148,6 +148,13 @@ describe("the gateway's byte relay", () => {
       assert.include(legacy.text, "Echo: x")
       const full = proxy.exchanges()[4]!
       assert.notInclude(full.body, "message/send")
+      // the body the relay read is replayed to the full path: it reads the call (and refuses the anonymous caller)
+      const extended = yield* raw(`${gateway.url}/agents/demo`, {
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "GetExtendedAgentCard", params: {} })
+      })
+      assert.include(extended.text, "requires an authenticated client", extended.text)
+      assert.include(extended.text, "\"id\":9")
+      assert.strictEqual(proxy.exchanges().length, 5)
     }).pipe(Effect.scoped))
 
   it.live("access is decided before anything is sent: 401 for no credentials, 404 for the unseen", () =>
