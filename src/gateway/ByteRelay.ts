@@ -16,7 +16,9 @@
  * runs; every call reports the agent's health; an agent that cannot be reached, or does not answer within the
  * timeout, is `Unavailable` in the caller's binding, naming the agent, as is an event stream cut mid-way (an error
  * event ends it); an answer that is not the agent's (a 5xx that is not JSON) is `Unavailable` too; the agent's
- * secrets never go back to the caller (an answer that contains one has it masked).
+ * secrets never go back to the caller (an answer that contains one has it masked); the agent refusing the
+ * gateway's credentials (401, 403) is the gateway's `InternalError`, not the caller's; the agent's `A2A-Extensions`
+ * answer header is passed back.
  *
  * @since 0.2.0
  */
@@ -35,7 +37,7 @@ import * as Stream from "effect/Stream"
 import * as Credentials from "../client/Credentials.ts"
 import * as OAuth2ClientCredentials from "../client/OAuth2ClientCredentials.ts"
 import * as EditionKit from "../http/EditionKit.ts"
-import { type A2AError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
+import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
 import type * as AgentHealth from "./AgentHealth.ts"
@@ -254,6 +256,18 @@ export const make = (options: {
       if (response.status >= 500 && !isJson(contentType)) {
         return yield* down("UnexpectedStatus", `is unavailable: it answered HTTP ${response.status}`)
       }
+      // the caller did authenticate, with the gateway: the agent refusing the gateway's credentials is the gateway's
+      // failure, as on the full path
+      if (response.status === 401 || response.status === 403) {
+        const kind = response.status === 401 ? "Unauthenticated" : "PermissionDenied"
+        const message = `refused the gateway's credentials: it answered HTTP ${response.status}`
+        yield* Effect.ignore(response.arrayBuffer)
+        yield* options.report({ reachable: true, error: `${kind}: ${message}`, latencyMillis: yield* since })
+        return binding.response(new InternalError({ message: `Agent ${name} ${message}` }))
+      }
+      const passed = response.headers["a2a-extensions"] === undefined
+        ? undefined
+        : { "a2a-extensions": response.headers["a2a-extensions"] }
       if (contentType !== undefined && contentType.toLowerCase().startsWith("text/event-stream")) {
         yield* options.report({ reachable: true, latencyMillis: yield* since })
         const cut = (message: string) =>
@@ -271,7 +285,7 @@ export const make = (options: {
         return HttpServerResponse.stream(events, {
           status: response.status,
           contentType,
-          headers: { "cache-control": "no-cache" }
+          headers: { "cache-control": "no-cache", ...passed }
         })
       }
       const read = yield* response.arrayBuffer.pipe(Effect.timeoutOption(timeout), Effect.result)
@@ -282,8 +296,12 @@ export const make = (options: {
       yield* options.report({ reachable: true, latencyMillis: yield* since })
       const bytes = masked(new Uint8Array(read.success.value), secrets)
       return response.status === 204 && bytes.length === 0
-        ? HttpServerResponse.empty({ status: 204 })
-        : HttpServerResponse.uint8Array(bytes, { status: response.status, contentType: contentType ?? "" })
+        ? HttpServerResponse.empty({ status: 204, headers: passed })
+        : HttpServerResponse.uint8Array(bytes, {
+          status: response.status,
+          contentType: contentType ?? "",
+          headers: passed
+        })
     })
 
   /** The request again, with the body the relay read, for the full path. */

@@ -236,6 +236,28 @@ describe("the gateway's byte relay", () => {
       assert.isTrue(upstream.requests.some((r) => r.body.includes("\"id\":3")))
     }).pipe(Effect.scoped))
 
+  it.live("the agent refusing the gateway's credentials is the gateway's error, not a 401 for the caller", () =>
+    Effect.gen(function*() {
+      const agent = yield* OurServer.start({ secured: true })
+      const proxy = yield* recordingProxy(agent.url)
+      const gateway = yield* startGateway(Gateway.layerMemory)
+      const registered = yield* call(`${gateway.url}/admin/agents`, {
+        body: { url: proxy.url, name: "demo", credentials: { bearer: "not-the-token" } }
+      })
+      assert.strictEqual(registered.status, 201, registered.text)
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "SendMessage", params: { message: msg("hi") } })
+      const answer = yield* raw(`${gateway.url}/agents/demo`, { body })
+      assert.strictEqual(answer.status, 200)
+      assert.include(answer.text, "Agent demo refused the gateway's credentials", answer.text)
+      assert.notInclude(answer.text, "not-the-token")
+      assert.strictEqual(proxy.exchanges().length, 1)
+      assert.strictEqual(proxy.exchanges()[0]!.body, body)
+      const rest = yield* raw(`${gateway.url}/agents/demo/message:send`, {
+        body: JSON.stringify({ message: msg("x") })
+      })
+      assert.strictEqual(rest.status, 500, rest.text)
+    }).pipe(Effect.scoped))
+
   it.live("the official SDK's client through the relay, in both bindings", () =>
     Effect.gen(function*() {
       const agent = yield* OurServer.start()
