@@ -547,7 +547,7 @@ export const make = (options: Options = {}) =>
 
     return GatewayRegistry.of({
       register,
-      list: Effect.flatMap(cache.list(Effect.mapError(store.list, unavailable)), Effect.forEach(viewStored)),
+      list: Effect.flatMap(Effect.mapError(store.list, unavailable), Effect.forEach(viewStored)),
       get: (name) => Effect.flatMap(existing(name), viewStored),
       check: (name) =>
         Effect.gen(function*() {

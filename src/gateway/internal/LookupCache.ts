@@ -22,10 +22,6 @@ import type { StoredAgent } from "../GatewayStore.ts"
 export interface LookupCache<E> {
   /** The registration, from memory while fresh, otherwise read (and kept when found). */
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, E>
-  /** A full listing read from the store, which refreshes every entry. */
-  readonly list: <E2>(
-    readAll: Effect.Effect<ReadonlyArray<StoredAgent>, E2>
-  ) => Effect.Effect<ReadonlyArray<StoredAgent>, E2>
   /** Forgets the agent (changed or removed by this node). */
   readonly drop: (name: string) => void
 }
@@ -65,17 +61,5 @@ export const make = <E>(options: {
         })
       })
 
-    const list = <E2>(readAll: Effect.Effect<ReadonlyArray<StoredAgent>, E2>) =>
-      Effect.gen(function*() {
-        const at = generation
-        const rows = yield* readAll
-        if (at === generation) {
-          const now = yield* Clock.currentTimeMillis
-          kept.clear()
-          for (const stored of rows) keep(stored, now)
-        }
-        return rows
-      })
-
-    return { lookup, list, drop }
+    return { lookup, drop }
   })
