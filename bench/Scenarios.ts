@@ -43,7 +43,8 @@ const A2A: ReadonlyArray<ServerKind> = [
   "bun",
   "sdk",
   "gateway",
-  "gateway-fetch"
+  "gateway-fetch",
+  "gateway-full"
 ]
 const ALL: ReadonlyArray<ServerKind> = [...A2A, "ceiling"]
 /** The servers that serve gRPC (the SQLite variant only changes the store; Bun serves HTTP only). */

@@ -28,7 +28,8 @@ export const serverKinds = [
   "ceiling",
   "sse-floor",
   "gateway",
-  "gateway-fetch"
+  "gateway-fetch",
+  "gateway-full"
 ] as const
 export type ServerKind = typeof serverKinds[number]
 
@@ -44,7 +45,8 @@ export const serverLabel: Record<ServerKind, string> = {
   ceiling: "node:http ceiling",
   "sse-floor": "node:http SSE floor",
   gateway: "gateway -> effect-a2a",
-  "gateway-fetch": "gateway (fetch) -> effect-a2a"
+  "gateway-fetch": "gateway (fetch) -> effect-a2a",
+  "gateway-full": "gateway (no relay) -> effect-a2a"
 }
 
 export interface Endpoints {

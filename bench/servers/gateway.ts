@@ -7,7 +7,8 @@
  * The CPU the harness reads is the gateway's own; the upstream's is apart, in its child.
  *
  * Its upstream calls go through undici's pooled client, as `effect-a2a gateway` makes them; with
- * BENCH_GATEWAY_CLIENT=fetch (the `gateway-fetch` server) through fetch, as the command made them before.
+ * BENCH_GATEWAY_CLIENT=fetch (the `gateway-fetch` server) through fetch, as the command made them before. With
+ * BENCH_GATEWAY_RELAY=off (the `gateway-full` server) the byte relay is off: every call takes the full path.
  *
  * The child is stopped when the gateway stops (SIGTERM first, SIGKILL when the process exits anyway).
  */
@@ -26,6 +27,7 @@ import { createServer } from "node:http"
 import * as Path from "node:path"
 import * as V8 from "node:v8"
 import { serveFlags } from "../../src/cli/Relaunch.ts"
+import * as ByteRelay from "../../src/gateway/ByteRelay.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as A2A01 from "../../src/v0_1/A2A01.ts"
@@ -96,7 +98,8 @@ const main = register.pipe(
   Layer.provide(Gateway.layerMemory),
   Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
   Layer.provide(Layer.merge(A2A01.client, A2A01.server)),
-  Layer.provide(process.env.BENCH_GATEWAY_CLIENT === "fetch" ? FetchHttpClient.layer : NodeHttpClient.layerUndici)
+  Layer.provide(process.env.BENCH_GATEWAY_CLIENT === "fetch" ? FetchHttpClient.layer : NodeHttpClient.layerUndici),
+  Layer.provide(Layer.succeed(ByteRelay.Enabled, process.env.BENCH_GATEWAY_RELAY !== "off"))
 )
 
 installProfiler()

@@ -46,7 +46,9 @@ import type * as v1 from "../protocol/generated/v1.ts"
 import * as A2AServer from "../server/A2AServer.ts"
 import * as AgentCardConfig from "../server/AgentCardConfig.ts"
 import { Auth, type AuthRequest, type Principal } from "../server/Auth.ts"
+import * as Observability from "../server/Observability.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
+import * as ByteRelay from "./ByteRelay.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
 import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
 import type { StoredAgent } from "./GatewayStore.ts"
@@ -121,6 +123,8 @@ interface Served {
     unknown,
     Scope.Scope | HttpServerRequest.HttpServerRequest
   >
+  /** The byte relay, for an agent whose calls may take it (ByteRelay). */
+  readonly relay: ((request: HttpServerRequest.HttpServerRequest) => Effect.Effect<ByteRelay.Outcome>) | undefined
 }
 
 /**
@@ -159,6 +163,8 @@ export const routes: Layer.Layer<
       yield* Effect.context<HttpClient.HttpClient>()
     )
     const served = new Map<string, Served>()
+    const relayOn = yield* ByteRelay.Enabled
+    const traced = yield* Observability.isEnabled
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.map(Effect.option(auth.authenticate(authRequestOf(request))), Option.getOrUndefined)
@@ -176,14 +182,28 @@ export const routes: Layer.Layer<
           }).pipe(
             Effect.provideContext(context)
           )
-          return A2AServer.layer({ card: template, executor, auth })
+          return { relay: undefined, layer: A2AServer.layer({ card: template, executor, auth }) }
         }
         const connected = yield* registry.connect(stored)
-        return Layer.mergeAll(
-          Layer.succeed(RequestHandler, ForwardingHandler.make(connected, auth)),
-          Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),
-          Layer.succeed(Auth, auth)
-        )
+        const target = relayOn ? connected.relay : undefined
+        const relay = target === undefined ? undefined : ByteRelay.make({
+          name: stored.name,
+          basePath: agentPath(stored.name),
+          target,
+          secrets: connected.secrets,
+          report: (observation) => registry.report(stored.name, observation),
+          traced
+        })
+        return {
+          relay: relay === undefined
+            ? undefined
+            : (request: HttpServerRequest.HttpServerRequest) => Effect.provideContext(relay(request), context),
+          layer: Layer.mergeAll(
+            Layer.succeed(RequestHandler, ForwardingHandler.make(connected, auth)),
+            Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),
+            Layer.succeed(Auth, auth)
+          )
+        }
       })
 
     const build = (stored: StoredAgent) =>
@@ -194,12 +214,12 @@ export const routes: Layer.Layer<
         const agentLayer = Layer.mergeAll(
           A2AHttp.routes({ cardPath: `${path}/.well-known/agent-card.json`, jsonRpcPath: path, restPath: path }),
           A2AHttp.notFound
-        ).pipe(Layer.provide(services))
+        ).pipe(Layer.provide(services.layer))
         const app = yield* HttpRouter.toHttpEffect(agentLayer).pipe(
           Effect.provideContext(context),
           Effect.provideService(Scope.Scope, scope)
         )
-        const entry: Served = { revision: stored.revision, scope, app }
+        const entry: Served = { revision: stored.revision, scope, app, relay: services.relay }
         const previous = served.get(stored.name)
         served.set(stored.name, entry)
         if (previous !== undefined) yield* Scope.close(previous.scope, Exit.void)
@@ -230,14 +250,21 @@ export const routes: Layer.Layer<
         }
         return hidden(request)
       }
-      // Only an `allow` list needs the caller here: an agent open to everyone leaves authentication to its own
-      // routes, which authenticate every operation anyway (a second check per call would be wasted work).
-      if (stored.value.allow !== undefined && !mayCall(stored.value, yield* principalOf(request))) {
-        return hidden(request)
-      }
+      // Only an `allow` list or the relay needs the caller here: otherwise the agent's own routes authenticate
+      // every operation anyway (a second check per call would be wasted work).
+      const principal = stored.value.allow !== undefined ? yield* principalOf(request) : undefined
+      if (stored.value.allow !== undefined && !mayCall(stored.value, principal)) return hidden(request)
       const entry = yield* Effect.result(appFor(stored.value))
       if (entry._tag === "Failure") return unavailable(entry.failure.message)
+      let forward = request
+      // The relay only for a caller the gateway lets in: the full path answers everyone else (401 in its binding).
+      if (entry.success.relay !== undefined && (principal ?? (yield* principalOf(request))) !== undefined) {
+        const outcome = yield* entry.success.relay(request)
+        if (outcome._tag === "Answered") return outcome.response
+        forward = outcome.request
+      }
       return yield* entry.success.app.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, forward),
         Effect.catchCause((cause) => Effect.succeed(unavailable(Cause.pretty(cause).split("\n")[0] ?? "failed")))
       )
     })

@@ -49,9 +49,11 @@ import * as Tolerance from "../client/Tolerance.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as SecretBox from "../sql/internal/SecretBox.ts"
 import * as AgentHealth from "./AgentHealth.ts"
+import * as ByteRelay from "./ByteRelay.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
 import { AgentExists, AgentNotFound, RegistrationRefused, RegistryUnavailable } from "./GatewayError.ts"
 import { type AgentKind, GatewayStore, type GatewayStoreError, type StoredAgent } from "./GatewayStore.ts"
+import * as LookupCache from "./internal/LookupCache.ts"
 import * as Preview from "./internal/PreviewRequest.ts"
 import * as RestPassthrough from "./RestPassthrough.ts"
 
@@ -120,6 +122,8 @@ export interface Connected {
   readonly stored: StoredAgent
   readonly client: A2AClient.A2AClientShape
   readonly secrets: ReadonlyArray<string>
+  /** Where the front door may relay its calls as bytes (ByteRelay); undefined: they all take the full path. */
+  readonly relay: ByteRelay.Target | undefined
 }
 
 /**
@@ -171,7 +175,7 @@ export class GatewayRegistry extends Context.Service<GatewayRegistry, {
    * the list, so none is missed).
    */
   readonly changes: Stream.Stream<Change>
-  /** The stored registration, as fresh as the store (several nodes may share it). */
+  /** The registration, from memory (dropped on every change this node makes or hears of, at most 1 s old). */
   readonly lookup: (name: string) => Effect.Effect<Option.Option<StoredAgent>, RegistryUnavailable>
   /** A client for the registration (kept while its revision is current). */
   readonly connect: (stored: StoredAgent) => Effect.Effect<Connected, RegistryUnavailable>
@@ -271,6 +275,7 @@ export const make = (options: Options = {}) =>
     const context = yield* Effect.context<HttpClient.HttpClient>()
     const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(10))
     const strict = options.strict
+    const strictNow = strict ?? (yield* Tolerance.Strict)
     const box = options.secretKeys !== undefined && options.secretKeys.length > 0
       ? SecretBox.make(options.secretKeys)
       : undefined
@@ -350,10 +355,13 @@ export const make = (options: Options = {}) =>
         return { result, seen }
       })
 
-    const lookup = (name: string) => Effect.mapError(store.get(name), unavailable)
+    const read = (name: string) => Effect.mapError(store.get(name), unavailable)
+
+    // Calls look agents up in memory; admin operations read the store.
+    const cache = yield* LookupCache.make({ read, changes: store.changes, ttlMillis: 1_000 })
 
     const existing = (name: string) =>
-      Effect.flatMap(lookup(name), (found) =>
+      Effect.flatMap(read(name), (found) =>
         Option.isSome(found)
           ? Effect.succeed(found.value)
           : Effect.fail(new AgentNotFound({ name, message: `No agent named ${name} is registered` })))
@@ -375,14 +383,15 @@ export const make = (options: Options = {}) =>
       if (kept !== undefined && kept.stored.revision === stored.revision) return Effect.succeed(kept)
       return Effect.gen(function*() {
         const input = (yield* credentialsOf(stored)) ?? {}
-        const credentials = GatewayCredentials.forCard(input, stored.card)
+        const credentials = Result.getOrElse(GatewayCredentials.forCard(input, stored.card), () => ({}))
         const secrets = GatewayCredentials.secretsOf(input)
         const client = AgentHealth.observed(
-          yield* clientFor(stored, Result.getOrElse(credentials, () => ({}))),
+          yield* clientFor(stored, credentials),
           (observation) => report(stored.name, observation),
           secrets
         )
-        const ready: Connected = { stored, client, secrets }
+        const relay = yield* ByteRelay.targetFor({ ...stored, credentials, strict: strictNow, timeout })
+        const ready: Connected = { stored, client, secrets, relay }
         connected.set(stored.name, ready)
         return ready
       })
@@ -398,6 +407,7 @@ export const make = (options: Options = {}) =>
           })
         }
         health.set(stored.name, seen)
+        cache.drop(stored.name)
         yield* PubSub.publish(published, { _tag: "Registered", name: stored.name } satisfies Change)
         yield* Effect.logInfo(`Gateway: registered agent ${stored.name} (${stored.kind})`)
         return view(stored, credentials)
@@ -455,7 +465,7 @@ export const make = (options: Options = {}) =>
               "(comma-separated base64 keys of 32 bytes, e.g. `openssl rand -base64 32`)"
           )
         }
-        if (input.name !== undefined && Option.isSome(yield* lookup(input.name))) {
+        if (input.name !== undefined && Option.isSome(yield* read(input.name))) {
           return yield* new AgentExists({
             name: input.name,
             message: `An agent named ${input.name} is registered already`
@@ -537,7 +547,7 @@ export const make = (options: Options = {}) =>
 
     return GatewayRegistry.of({
       register,
-      list: Effect.flatMap(Effect.mapError(store.list, unavailable), (rows) => Effect.forEach(rows, viewStored)),
+      list: Effect.flatMap(Effect.mapError(store.list, unavailable), Effect.forEach(viewStored)),
       get: (name) => Effect.flatMap(existing(name), viewStored),
       check: (name) =>
         Effect.gen(function*() {
@@ -552,6 +562,7 @@ export const make = (options: Options = {}) =>
           if (!removed) return yield* new AgentNotFound({ name, message: `No agent named ${name} is registered` })
           connected.delete(name)
           health.delete(name)
+          cache.drop(name)
           yield* PubSub.publish(published, { _tag: "Removed", name } satisfies Change)
           yield* Effect.logInfo(`Gateway: removed agent ${name}`)
         }),
@@ -567,7 +578,7 @@ export const make = (options: Options = {}) =>
           )
         )
       ),
-      lookup,
+      lookup: cache.lookup,
       connect,
       headersOf,
       report,

@@ -23,6 +23,7 @@
  */
 export * as AdminApi from "./AdminApi.ts"
 export * as AgentHealth from "./AgentHealth.ts"
+export * as ByteRelay from "./ByteRelay.ts"
 export * as ForwardingHandler from "./ForwardingHandler.ts"
 export * as FrontDoor from "./FrontDoor.ts"
 export * as Gateway from "./Gateway.ts"

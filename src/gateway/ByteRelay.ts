@@ -1,0 +1,373 @@
+/**
+ * The front door's short path: a call whose binding and protocol version the agent itself serves (A2A 1.0 over
+ * JSON-RPC or HTTP+JSON, its card listing that interface) is sent on as bytes, the caller's body to the agent's
+ * interface (the HTTP+JSON path mapped below it) with the agent's credentials in place of the caller's, and the
+ * agent's status, media type and body sent back as they arrive (event streams included). The gateway decodes and
+ * encodes nothing on the way; ForwardingHandler, the full path, stays the reference and answers everything else.
+ *
+ * Whether an agent is relayed is decided once per registration (`targetFor`, when the registry connects it): not
+ * with `strict` reading (the relay does not read what it relays, so it could not refuse), not with OAuth 2 client
+ * credentials (their tokens are obtained and refreshed by the client), not for an agent that speaks only 0.3 or
+ * 0.1 (the client's tolerant repairs and conversions), not for an interface with a tenant. Per call, anything else
+ * takes the full path: no `A2A-Version: 1.x`, a batch or a 0.3 method, GetExtendedAgentCard (the card is
+ * rendered at the gateway), a `tenant` in the params, a path the relay does not map, a body that is not JSON.
+ *
+ * What the full path guarantees, the relay keeps: the caller has already been let in (Auth and `allow`) when it
+ * runs; every call reports the agent's health; an agent that cannot be reached, or does not answer within the
+ * timeout, is `Unavailable` in the caller's binding, naming the agent, as is an event stream cut mid-way (an error
+ * event ends it); an answer that is not the agent's (a 5xx that is not JSON) is `Unavailable` too; the agent's
+ * secrets never go back to the caller (an answer that contains one has it masked); the agent refusing the
+ * gateway's credentials (401, 403) is the gateway's `InternalError`, not the caller's; the agent's `A2A-Extensions`
+ * answer header is passed back.
+ *
+ * @since 0.2.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { constTrue, identity } from "effect/Function"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as Credentials from "../client/Credentials.ts"
+import * as OAuth2ClientCredentials from "../client/OAuth2ClientCredentials.ts"
+import * as EditionKit from "../http/EditionKit.ts"
+import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
+import type * as v1 from "../protocol/generated/v1.ts"
+import * as JsonRpc from "../protocol/JsonRpc.ts"
+import type * as AgentHealth from "./AgentHealth.ts"
+import * as GatewayCredentials from "./GatewayCredentials.ts"
+
+/**
+ * Whether the front door relays what it may (default true). Off, every call takes the full path: to compare the
+ * two, or to rule the relay out when something looks wrong.
+ *
+ * @since 0.2.0
+ * @category references
+ */
+export const Enabled = Context.Reference<boolean>("effect-a2a/gateway/ByteRelay/Enabled", { defaultValue: () => true })
+
+/**
+ * Where an agent's calls are relayed: its 1.0 interfaces' URLs, and the credentials to send with every call.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Target {
+  readonly jsonRpc: string | undefined
+  readonly rest: string | undefined
+  /** The agent's credentials as headers (bearer, basic, API keys in a header or cookie). */
+  readonly headers: Readonly<Record<string, string>>
+  /** API keys sent in the query. */
+  readonly query: ReadonlyArray<readonly [string, string]>
+  /** Bound on the agent's answer (a stream's first bytes). */
+  readonly timeout: Duration.Duration
+}
+
+const interfaceUrl = (card: v1.AgentCard, cardUrl: string, binding: string): string | undefined => {
+  const found = card.supportedInterfaces.find((i) =>
+    i.protocolBinding === binding && i.protocolVersion.startsWith("1.") && (i.tenant ?? "") === ""
+  )
+  if (found === undefined || !URL.canParse(found.url, cardUrl)) return undefined
+  return new URL(found.url, cardUrl).href.replace(/\/+$/, "")
+}
+
+/**
+ * Whether (and where) an agent's calls may be relayed as bytes: undefined when they all take the full path.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const targetFor = (options: {
+  readonly card: v1.AgentCard
+  readonly cardUrl: string
+  readonly credentials: Credentials.Credentials
+  readonly strict: boolean
+  readonly timeout: Duration.Duration
+}): Effect.Effect<Target | undefined> =>
+  Effect.gen(function*() {
+    if (options.strict) return undefined
+    const jsonRpc = interfaceUrl(options.card, options.cardUrl, "JSONRPC")
+    const rest = interfaceUrl(options.card, options.cardUrl, "HTTP+JSON")
+    if (jsonRpc === undefined && rest === undefined) return undefined
+    const selected = Credentials.select(options.card, options.credentials)
+    if (selected.some((s) => OAuth2ClientCredentials.isClientCredentials(s.credential))) return undefined
+    // The client's own way of applying them, read off a request built once.
+    const applied = yield* Effect.option(Credentials.apply(selected)(HttpClientRequest.post("http://relay.invalid/")))
+    if (Option.isNone(applied)) return undefined
+    return {
+      jsonRpc,
+      rest,
+      timeout: options.timeout,
+      headers: Object.fromEntries(Object.entries(applied.value.headers)),
+      query: applied.value.urlParams.params.map(([key, value]) =>
+        [key, Redacted.isRedacted(value) ? Redacted.value(value) : value] as const
+      )
+    }
+  })
+
+/**
+ * What the relay made of a call: its answer, or the request to hand to the full path (the same request, or one
+ * that replays the body the relay read).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Answered"; readonly response: HttpServerResponse.HttpServerResponse }
+  | { readonly _tag: "FullPath"; readonly request: HttpServerRequest.HttpServerRequest }
+
+const RELAYED_METHODS = new Set([
+  "SendMessage",
+  "SendStreamingMessage",
+  "GetTask",
+  "ListTasks",
+  "CancelTask",
+  "SubscribeToTask",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig"
+])
+
+const isJson = (contentType: string | undefined) =>
+  contentType !== undefined && /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType)
+
+const containsAny = (bytes: Uint8Array, secrets: ReadonlyArray<string>) => {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return secrets.some((secret) =>
+    buffer.includes(secret) || (encodeURIComponent(secret) !== secret && buffer.includes(encodeURIComponent(secret)))
+  )
+}
+
+const masked = (bytes: Uint8Array, secrets: ReadonlyArray<string>): Uint8Array =>
+  secrets.length === 0 || !containsAny(bytes, secrets)
+    ? bytes
+    : Buffer.from(GatewayCredentials.mask(Buffer.from(bytes).toString("utf8"), secrets), "utf8")
+
+/**
+ * An event stream with the secrets masked: complete lines go on at once, a line's unfinished tail waits for the
+ * next chunk (a secret split between chunks is still found).
+ */
+const maskedLines = <E>(stream: Stream.Stream<Uint8Array, E>, secrets: ReadonlyArray<string>) => {
+  if (secrets.length === 0) return stream
+  let carry: Uint8Array = new Uint8Array(0)
+  return Stream.concat(
+    Stream.map(stream, (chunk) => {
+      const joined = carry.length === 0 ? chunk : Buffer.concat([carry, chunk])
+      const end = joined.lastIndexOf(10) + 1
+      carry = joined.subarray(end)
+      return masked(joined.subarray(0, end), secrets)
+    }),
+    Stream.suspend(() => Stream.succeed(masked(carry, secrets)))
+  ).pipe(Stream.filter((chunk) => chunk.length > 0))
+}
+
+/**
+ * The relay for one agent; `basePath` is where the front door serves it (`/agents/{name}`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (options: {
+  readonly name: string
+  readonly basePath: string
+  readonly target: Target
+  readonly secrets: ReadonlyArray<string>
+  readonly report: (observation: AgentHealth.Observation) => Effect.Effect<void>
+  /** Whether the gateway is traced (Observability.isEnabled): untraced, the upstream call makes no span. */
+  readonly traced: boolean
+}) => {
+  const { basePath, name, secrets, target } = options
+  const timeout = target.timeout
+  const say = (text: string) => GatewayCredentials.mask(text, secrets)
+
+  /** The caller's binding: how an error is written, in a response or as the last event of a stream. */
+  const bindingOf = (jsonRpcId: JsonRpc.JsonRpcId | undefined) =>
+    jsonRpcId !== undefined
+      ? {
+        response: (error: A2AError) =>
+          HttpServerResponse.text(JsonRpc.encodeFailure(jsonRpcId, error), {
+            contentType: EditionKit.JSON_CONTENT_TYPE
+          }),
+        event: (error: A2AError) => EditionKit.sseEvent(JsonRpc.encodeFailure(jsonRpcId, error))
+      }
+      : {
+        response: (error: A2AError) => {
+          const http = toHttpError(error)
+          return HttpServerResponse.text(JSON.stringify(http.body), {
+            status: http.status,
+            contentType: EditionKit.JSON_CONTENT_TYPE
+          })
+        },
+        event: (error: A2AError) => EditionKit.sseEvent(JSON.stringify(toHttpError(error).body), "error")
+      }
+
+  const send = (
+    url: string,
+    request: HttpServerRequest.HttpServerRequest,
+    body: Uint8Array | undefined,
+    jsonRpcId: JsonRpc.JsonRpcId | undefined
+  ) =>
+    Effect.gen(function*() {
+      const binding = bindingOf(jsonRpcId)
+      const client = yield* HttpClient.HttpClient
+      const headers: Record<string, string> = { ...target.headers }
+      headers["accept"] = request.headers["accept"] ?? "application/json, text/event-stream"
+      headers["a2a-version"] = request.headers["a2a-version"] ?? ""
+      const extensions = request.headers["a2a-extensions"]
+      if (extensions !== undefined) headers["a2a-extensions"] = extensions
+      const method = request.method === "POST" ? "POST" : request.method === "DELETE" ? "DELETE" : "GET"
+      let outgoing = HttpClientRequest.make(method)(url, { headers, urlParams: target.query })
+      if (body !== undefined) {
+        outgoing = HttpClientRequest.bodyUint8Array(
+          outgoing,
+          body,
+          request.headers["content-type"] ?? "application/json"
+        )
+      }
+      const started = yield* Clock.currentTimeMillis
+      const since = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+      const down = (kind: string, message: string) =>
+        Effect.flatMap(since, (latencyMillis) =>
+          Effect.as(
+            options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
+            binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
+          ))
+      const opened = yield* client.execute(outgoing).pipe(
+        Effect.timeoutOption(timeout),
+        Effect.result,
+        // an unused span still costs its allocation and stack trace, on every call
+        options.traced ? identity : Effect.provideService(HttpClient.TracerDisabledWhen, constTrue)
+      )
+      if (opened._tag === "Failure") {
+        return yield* down("Unreachable", `cannot be reached: ${opened.failure.message}`)
+      }
+      if (Option.isNone(opened.success)) {
+        return yield* down("Timeout", `did not answer in time: no answer within ${Duration.format(timeout)}`)
+      }
+      const response = opened.success.value
+      const contentType = response.headers["content-type"]
+      if (response.status >= 500 && !isJson(contentType)) {
+        return yield* down("UnexpectedStatus", `is unavailable: it answered HTTP ${response.status}`)
+      }
+      // the caller did authenticate, with the gateway: the agent refusing the gateway's credentials is the gateway's
+      // failure, as on the full path
+      if (response.status === 401 || response.status === 403) {
+        const kind = response.status === 401 ? "Unauthenticated" : "PermissionDenied"
+        const message = `refused the gateway's credentials: it answered HTTP ${response.status}`
+        yield* Effect.ignore(response.arrayBuffer)
+        yield* options.report({ reachable: true, error: `${kind}: ${message}`, latencyMillis: yield* since })
+        return binding.response(new InternalError({ message: `Agent ${name} ${message}` }))
+      }
+      const passed = response.headers["a2a-extensions"] === undefined
+        ? undefined
+        : { "a2a-extensions": response.headers["a2a-extensions"] }
+      if (contentType !== undefined && contentType.toLowerCase().startsWith("text/event-stream")) {
+        yield* options.report({ reachable: true, latencyMillis: yield* since })
+        const cut = (message: string) =>
+          Stream.fromEffect(
+            Effect.flatMap(since, (latencyMillis) =>
+              Effect.as(
+                options.report({ reachable: false, error: say(`ConnectionLost: ${message}`), latencyMillis }),
+                binding.event(new Unavailable({ message: say(`Agent ${name} cannot be reached: ${message}`) }))
+              ))
+          )
+        const events = maskedLines(
+          Stream.catch(response.stream, (error) => cut(`the stream was cut: ${error.message}`)),
+          secrets
+        )
+        return HttpServerResponse.stream(events, {
+          status: response.status,
+          contentType,
+          headers: { "cache-control": "no-cache", ...passed }
+        })
+      }
+      const read = yield* response.arrayBuffer.pipe(Effect.timeoutOption(timeout), Effect.result)
+      if (read._tag === "Failure") return yield* down("ConnectionLost", `cannot be reached: ${read.failure.message}`)
+      if (Option.isNone(read.success)) {
+        return yield* down("Timeout", `did not answer in time: no answer within ${Duration.format(timeout)}`)
+      }
+      yield* options.report({ reachable: true, latencyMillis: yield* since })
+      const bytes = masked(new Uint8Array(read.success.value), secrets)
+      return response.status === 204 && bytes.length === 0
+        ? HttpServerResponse.empty({ status: 204, headers: passed })
+        : HttpServerResponse.uint8Array(bytes, {
+          status: response.status,
+          contentType: contentType ?? "",
+          headers: passed
+        })
+    })
+
+  /** The request again, with the body the relay read, for the full path. */
+  const replay = (request: HttpServerRequest.HttpServerRequest, body: Uint8Array) =>
+    HttpServerRequest.fromWeb(
+      new Request(`http://gateway.invalid${request.url}`, {
+        method: request.method,
+        headers: request.headers,
+        body: body as Uint8Array<ArrayBuffer>
+      })
+    )
+
+  const fullPath = (request: HttpServerRequest.HttpServerRequest): Outcome => ({ _tag: "FullPath", request })
+
+  const readBody = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.map(Effect.option(request.arrayBuffer), Option.map((buffer) => new Uint8Array(buffer)))
+
+  /** Relays the call, or says it takes the full path. */
+  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Outcome, never, HttpClient.HttpClient> =>
+    Effect.gen(function*() {
+      const version = request.headers["a2a-version"]
+      // no version named is 0.3 to the server (which refuses a 1.0 method so): the full path answers that
+      if (version === undefined || !version.startsWith("1.")) return fullPath(request)
+      const question = request.url.indexOf("?")
+      const path = question === -1 ? request.url : request.url.slice(0, question)
+      const rest = path.slice(basePath.length)
+      if (request.method !== "POST" && request.method !== "GET" && request.method !== "DELETE") {
+        return fullPath(request)
+      }
+      const hasBody = request.method === "POST"
+      if (hasBody && !isJson(request.headers["content-type"])) return fullPath(request)
+
+      if (rest === "" || rest === "/") {
+        if (target.jsonRpc === undefined || request.method !== "POST") return fullPath(request)
+        const body = yield* readBody(request)
+        if (Option.isNone(body)) return fullPath(request)
+        const call = parseCall(body.value)
+        if (call === undefined) return fullPath(replay(request, body.value))
+        const response = yield* send(target.jsonRpc, request, body.value, call.id)
+        return { _tag: "Answered", response }
+      }
+      if (target.rest === undefined || !(rest.startsWith("/message:") || rest.startsWith("/tasks"))) {
+        return fullPath(request)
+      }
+      const url = `${target.rest}${rest}${question === -1 ? "" : request.url.slice(question)}`
+      if (!hasBody) return { _tag: "Answered", response: yield* send(url, request, undefined, undefined) }
+      const body = yield* readBody(request)
+      if (Option.isNone(body)) return fullPath(request)
+      if (Buffer.from(body.value).includes("\"tenant\"")) return fullPath(replay(request, body.value))
+      return { _tag: "Answered", response: yield* send(url, request, body.value, undefined) }
+    })
+}
+
+/** A single 1.0 JSON-RPC call the relay may send on (its id), or undefined for the full path. */
+const parseCall = (body: Uint8Array): { readonly id: JsonRpc.JsonRpcId } | undefined => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"))
+  } catch {
+    return undefined
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined
+  const call = parsed as { readonly id?: unknown; readonly method?: unknown; readonly params?: unknown }
+  if (typeof call.method !== "string" || !RELAYED_METHODS.has(call.method)) return undefined
+  // a notification (no id) or an odd id: the full path answers as JSON-RPC says
+  if (typeof call.id !== "string" && typeof call.id !== "number") return undefined
+  if (typeof call.params === "object" && call.params !== null && "tenant" in call.params) return undefined
+  return { id: call.id }
+}
