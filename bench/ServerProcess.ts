@@ -29,7 +29,8 @@ export const serverKinds = [
   "sse-floor",
   "gateway",
   "gateway-fetch",
-  "gateway-full"
+  "gateway-full",
+  "proxy-ceiling"
 ] as const
 export type ServerKind = typeof serverKinds[number]
 
@@ -46,7 +47,8 @@ export const serverLabel: Record<ServerKind, string> = {
   "sse-floor": "node:http SSE floor",
   gateway: "gateway -> effect-a2a",
   "gateway-fetch": "gateway (fetch) -> effect-a2a",
-  "gateway-full": "gateway (no relay) -> effect-a2a"
+  "gateway-full": "gateway (no relay) -> effect-a2a",
+  "proxy-ceiling": "node:http proxy -> effect-a2a"
 }
 
 export interface Endpoints {
