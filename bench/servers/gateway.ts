@@ -22,45 +22,21 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import * as NetAddress from "effect/net/NetAddress"
 import * as Redacted from "effect/Redacted"
-import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:http"
-import * as Path from "node:path"
-import * as V8 from "node:v8"
-import { serveFlags } from "../../src/cli/Relaunch.ts"
 import * as ByteRelay from "../../src/gateway/ByteRelay.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as A2A01 from "../../src/v0_1/A2A01.ts"
-import { ALLOCATION_PROFILE_ENV, PROFILE_ENV, READY_PREFIX } from "../TrivialAgent.ts"
-import { announce, installAllocationSampler, installGcOnSignal, installProfiler } from "./lifecycle.ts"
+import { announce, installAllocationSampler, installGcOnSignal, installProfiler, startUpstream } from "./lifecycle.ts"
 
 const ADMIN_TOKEN = "bench-admin"
 const AGENT = "bench"
 
 /** Starts the upstream agent; its origin once it is ready. */
 const upstream = Effect.acquireRelease(
-  Effect.callback<{ readonly child: ChildProcess; readonly origin: string }, Error>((resume) => {
-    const env = { ...process.env }
-    // the profiles are the gateway's: the harness signals this process only
-    delete env[PROFILE_ENV]
-    delete env[ALLOCATION_PROFILE_ENV]
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", ...serveFlags(V8.getHeapStatistics().heap_size_limit), Path.join(import.meta.dirname, "ours.ts")],
-      { env, stdio: ["ignore", "pipe", "inherit"] }
-    )
-    process.once("exit", () => child.kill("SIGKILL"))
-    let buffered = ""
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      buffered += chunk
-      const line = buffered.split("\n").find((l) => l.startsWith(READY_PREFIX))
-      if (line !== undefined) {
-        const ready = JSON.parse(line.slice(READY_PREFIX.length)) as { readonly origin: string }
-        resume(Effect.succeed({ child, origin: ready.origin }))
-      }
-    })
-    child.once("exit", (code) => resume(Effect.fail(new Error(`the upstream agent exited with ${code}`))))
+  Effect.tryPromise({
+    try: startUpstream,
+    catch: (cause) => cause instanceof Error ? cause : new Error(String(cause))
   }),
   ({ child }) =>
     Effect.callback<void>((resume) => {

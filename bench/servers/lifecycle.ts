@@ -3,10 +3,21 @@
  * announces its origin on stdout, exits cleanly on SIGTERM/SIGINT, and can profile its CPU for
  * the measured part of a run only.
  */
+import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
 import * as Inspector from "node:inspector"
-import { ALLOCATION_PROFILE_ENV, GC_SIGNAL, PROFILE_ENV, PROFILE_START_SIGNAL, readyLine } from "../TrivialAgent.ts"
+import * as Path from "node:path"
+import * as V8 from "node:v8"
+import { serveFlags } from "../../src/cli/Relaunch.ts"
+import {
+  ALLOCATION_PROFILE_ENV,
+  GC_SIGNAL,
+  PROFILE_ENV,
+  PROFILE_START_SIGNAL,
+  READY_PREFIX,
+  readyLine
+} from "../TrivialAgent.ts"
 
 export const listen = (server: Http.Server): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -100,3 +111,31 @@ export const installGcOnSignal = (): void => {
     if (typeof gc === "function") gc()
   })
 }
+
+/**
+ * Starts `ours.ts` (the trivial agent over the memory stores, with the V8 flags the harness gives our servers) as
+ * this process's child, for the servers that stand in front of an agent (the gateway, the bare proxy): the child
+ * and its origin once it is ready. The profiles are the front server's: the harness signals that process only.
+ */
+export const startUpstream = (): Promise<{ readonly child: ChildProcess; readonly origin: string }> =>
+  new Promise((resolve, reject) => {
+    const env = { ...process.env }
+    delete env[PROFILE_ENV]
+    delete env[ALLOCATION_PROFILE_ENV]
+    const child = spawn(
+      process.execPath,
+      ["--expose-gc", ...serveFlags(V8.getHeapStatistics().heap_size_limit), Path.join(import.meta.dirname, "ours.ts")],
+      { env, stdio: ["ignore", "pipe", "inherit"] }
+    )
+    process.once("exit", () => child.kill("SIGKILL"))
+    let buffered = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => {
+      buffered += chunk
+      const line = buffered.split("\n").find((l) => l.startsWith(READY_PREFIX))
+      if (line !== undefined) {
+        resolve({ child, origin: (JSON.parse(line.slice(READY_PREFIX.length)) as { readonly origin: string }).origin })
+      }
+    })
+    child.once("exit", (code) => reject(new Error(`the upstream agent exited with ${code}`)))
+  })

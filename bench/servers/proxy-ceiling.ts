@@ -5,37 +5,11 @@
  * and streaming the answer back. Only the agent card is rewritten (its URLs point at the proxy), so the harness
  * calls through it. What it keeps of the direct throughput is the most an extra HTTP hop on the same cores can keep.
  */
-import { spawn } from "node:child_process"
 import * as Http from "node:http"
-import * as Path from "node:path"
-import * as V8 from "node:v8"
-import { serveFlags } from "../../src/cli/Relaunch.ts"
-import { AGENT_CARD_PATH, ALLOCATION_PROFILE_ENV, PROFILE_ENV, READY_PREFIX } from "../TrivialAgent.ts"
-import { announce, exitOnSignal, installGcOnSignal, installProfiler, listen } from "./lifecycle.ts"
+import { AGENT_CARD_PATH } from "../TrivialAgent.ts"
+import { announce, exitOnSignal, installGcOnSignal, installProfiler, listen, startUpstream } from "./lifecycle.ts"
 
-/** Starts the upstream agent as this process's child; its origin once it is ready. */
-const startUpstream = (): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const env = { ...process.env }
-    delete env[PROFILE_ENV]
-    delete env[ALLOCATION_PROFILE_ENV]
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", ...serveFlags(V8.getHeapStatistics().heap_size_limit), Path.join(import.meta.dirname, "ours.ts")],
-      { env, stdio: ["ignore", "pipe", "inherit"] }
-    )
-    process.once("exit", () => child.kill("SIGKILL"))
-    let buffered = ""
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      buffered += chunk
-      const line = buffered.split("\n").find((l) => l.startsWith(READY_PREFIX))
-      if (line !== undefined) resolve((JSON.parse(line.slice(READY_PREFIX.length)) as { origin: string }).origin)
-    })
-    child.once("exit", (code) => reject(new Error(`the upstream agent exited with ${code}`)))
-  })
-
-const upstream = new URL(await startUpstream())
+const upstream = new URL((await startUpstream()).origin)
 const agent = new Http.Agent({ keepAlive: true, maxSockets: 256 })
 const server = Http.createServer()
 let origin = ""
