@@ -20,6 +20,15 @@
  * gateway's credentials (401, 403) is the gateway's `InternalError`, not the caller's; the agent's `A2A-Extensions`
  * answer header is passed back.
  *
+ * @example
+ * ```ts
+ * import { ByteRelay } from "effect-a2a/gateway"
+ * import { Layer } from "effect"
+ *
+ * // Provided to the gateway's routes: every call takes the full path (ForwardingHandler), to compare the two
+ * const fullPathOnly = Layer.succeed(ByteRelay.Enabled, false)
+ * ```
+ *
  * @since 0.2.0
  */
 import * as Clock from "effect/Clock"
