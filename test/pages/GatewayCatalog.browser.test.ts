@@ -4,12 +4,13 @@
  * shows nothing without the admin token and says why with a wrong one; with the right one it registers the agent
  * (its credential from the form), lists it healthy (reachable, last card fetch, latency), checks it again, tries it
  * through the front door (a reply, then a streamed task event by event), previews a request (secrets masked), shows
- * a refused registration's reason, and removes the agent. The token is never in the HTML, and the upstream secret
- * never reaches the page. Screenshots go to test-results/gateway-catalog/.
+ * a refused registration's reason, shows the last call and, once the agent is gone, the last error, and removes
+ * the agent. The token is never in the HTML, and the upstream secret never reaches the page. Screenshots go to
+ * test-results/gateway-catalog/.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger, Redacted, type Scope } from "effect"
+import { Context, Effect, Exit, Layer, Logger, Redacted, Scope } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -89,7 +90,9 @@ describe("gateway catalog page in Chromium", () => {
     "registers an agent, lists it healthy, tries it, previews a request, removes it",
     () =>
       Effect.gen(function*() {
-        const upstream = yield* OurServer.start({ secured: true })
+        // The agent in a scope of its own, so that it can go away before the test ends.
+        const agentScope = yield* Scope.make()
+        const upstream = yield* OurServer.start({ secured: true }).pipe(Scope.provide(agentScope))
         const gateway = yield* startGateway
         const { page, problems } = yield* openPage(`${gateway.url}/ui`)
 
@@ -183,6 +186,24 @@ describe("gateway catalog page in Chromium", () => {
         assert.notInclude(html, OurServer.TOKEN)
         const served = yield* act(() => fetch(`${gateway.url}/ui`).then((r) => r.text()))
         assert.notInclude(served, ADMIN)
+
+        // calls show in the row: the last call; then, the agent gone, the call that failed, and why
+        assert.include(yield* text(page, `${row} .last-call`), "last call ")
+        assert.strictEqual(yield* act(() => page.locator(`${row} .last-error`).count()), 0)
+        yield* Scope.close(agentScope, Exit.void)
+        yield* act(async () => {
+          await page.click(`${row} button.select`)
+          await page.locator("#try-send:not([disabled])").waitFor(WAIT)
+          await page.fill("#try-message", "anyone there?")
+          await page.click("#try-send")
+          await page.locator("#try-send:not([disabled])").waitFor(WAIT)
+        })
+        yield* waitFor(page, "#error", "visible")
+        yield* act(() => page.click(`${row} button.check`))
+        yield* waitFor(page, `${row} .health[data-health=down]`)
+        assert.match(yield* text(page, `${row} .last-error`), /^last error .+: .+/)
+        assert.notInclude(yield* text(page, `${row} .last-error`), OurServer.TOKEN)
+        yield* screenshot(page, "agent-down")
 
         // removed: gone from the page and from the registry
         yield* act(() => page.click(`${row} button.remove`))

@@ -125,6 +125,8 @@ tr.selected{background:#f1f4fb}
 .health.up{background:#dcfce7;color:#166534}
 .health.down{background:#fee2e2;color:#991b1b}
 .reason{display:block;color:#991b1b;font-size:.8em}
+.last-call{display:block;color:#555;font-size:.8em}
+.last-error{display:block;color:#991b1b;font-size:.8em}
 label{display:block;margin:.3rem 0}
 #register label,#try label{display:grid;grid-template-columns:7rem 1fr;align-items:center;gap:.4rem}
 input,select,textarea{font:inherit;padding:.3rem .4rem;border-radius:5px;border:1px solid #b8bfcc;min-width:0}

@@ -19,6 +19,8 @@ interface Agent {
     readonly lastCardFetch?: string
     readonly latencyMillis?: number
     readonly reason?: string
+    readonly lastCall?: string
+    readonly lastError?: { readonly at: string; readonly message: string }
   }
   readonly card?: AgentCard
 }
@@ -105,7 +107,18 @@ function healthCell(agent: Agent) {
       "data-health": up ? "up" : "down",
       text: up ? "reachable" : "unreachable"
     }),
-    !up && health.reason ? el("span", { className: "reason", text: health.reason }) : null
+    !up && health.reason ? el("span", { className: "reason", text: health.reason }) : null,
+    // What calls through the gateway showed, beside what the card fetch did: the last call, and the last one that
+    // failed for the agent's sake (even when a later card fetch found it reachable again).
+    health.lastCall
+      ? el("span", { className: "last-call", text: "last call " + new Date(health.lastCall).toLocaleString() })
+      : null,
+    health.lastError
+      ? el("span", {
+        className: "last-error",
+        text: "last error " + new Date(health.lastError.at).toLocaleString() + ": " + health.lastError.message
+      })
+      : null
   ])
 }
 
