@@ -8,6 +8,15 @@ export const script = `"use strict";
 (() => {
   // src/pages/browser/Dom.ts
   var $ = (id) => document.getElementById(id);
+  function showErrorText(text) {
+    const box = $("error");
+    box.textContent = text;
+    box.hidden = false;
+  }
+  function clearError() {
+    $("error").hidden = true;
+    $("error").textContent = "";
+  }
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
     if (attrs) {
@@ -133,13 +142,7 @@ export const script = `"use strict";
     return s !== null && TERMINAL.indexOf(s) >= 0;
   }
   function showError(what, error) {
-    const box = $("error");
-    box.textContent = what + ": " + describe(error);
-    box.hidden = false;
-  }
-  function clearError() {
-    $("error").hidden = true;
-    $("error").textContent = "";
+    showErrorText(what + ": " + describe(error));
   }
   function describe(error) {
     const failure = typeof error === "object" && error !== null ? error : {};

@@ -88,6 +88,15 @@ export const script = `"use strict";
 
   // src/pages/browser/Dom.ts
   var $ = (id) => document.getElementById(id);
+  function showErrorText(text) {
+    const box = $("error");
+    box.textContent = text;
+    box.hidden = false;
+  }
+  function clearError() {
+    $("error").hidden = true;
+    $("error").textContent = "";
+  }
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
     if (attrs) {
@@ -130,13 +139,7 @@ export const script = `"use strict";
     return failure.message ? failure.message : String(error);
   }
   function showError(what, error) {
-    const box = $("error");
-    box.textContent = what + ": " + describe(error);
-    box.hidden = false;
-  }
-  function clearError() {
-    $("error").hidden = true;
-    $("error").textContent = "";
+    showErrorText(what + ": " + describe(error));
   }
   function adminToken() {
     return sessionStorage.getItem(STORAGE_KEY) || "";

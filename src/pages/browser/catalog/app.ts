@@ -7,7 +7,7 @@
  */
 "use strict"
 import { type AgentCard, call, type Failure, type Part, randomId, stream, type StreamResponse } from "../devui/Rpc.ts"
-import { $, el } from "../Dom.ts"
+import { $, clearError, el, showErrorText } from "../Dom.ts"
 
 /** An agent as the admin API shows it (credentials masked). */
 interface Agent {
@@ -56,13 +56,7 @@ function describe(error: unknown): string {
   return failure.message ? failure.message : String(error)
 }
 function showError(what: string, error: unknown) {
-  const box = $("error")
-  box.textContent = what + ": " + describe(error)
-  box.hidden = false
-}
-function clearError() {
-  $("error").hidden = true
-  $("error").textContent = ""
+  showErrorText(what + ": " + describe(error))
 }
 
 // --- the admin token: in this tab only ------------------------------------------------------------------------

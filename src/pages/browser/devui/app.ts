@@ -5,7 +5,7 @@
  * the route's Content-Security-Policy allows only this page's same-origin files.
  */
 "use strict"
-import { $, el } from "../Dom.ts"
+import { $, clearError, el, showErrorText } from "../Dom.ts"
 import {
   type AgentCard,
   type Artifact,
@@ -66,13 +66,7 @@ function isTerminal(s: string | null) {
 }
 
 function showError(what: string, error: unknown) {
-  const box = $("error")
-  box.textContent = what + ": " + describe(error)
-  box.hidden = false
-}
-function clearError() {
-  $("error").hidden = true
-  $("error").textContent = ""
+  showErrorText(what + ": " + describe(error))
 }
 function describe(error: unknown): string {
   const failure = (typeof error === "object" && error !== null ? error : {}) as Failure & { message?: string }
