@@ -9,6 +9,8 @@
  * 2. A send that finds the receipt made already (with the same body: another body is InvalidParams) waits for the
  *    claim to be decided and answers the first send's outcome: its reply, or its task as it is now. When the claim
  *    was given back, it claims the message itself, a few rounds at most.
+ *    Through the cluster engine (a routed runner), a continued task's message is started again instead: the engine
+ *    keeps one turn per message, and its task, stored before, does not tell whether the first send's turn was.
  *    - A claim held by a send in this process is waited for through its `decided` Deferred: the retry answers as
  *      soon as the execution has decided, with no polling.
  *    - A claim held on another node is known only to the storage: its receipt and its task are read on the
@@ -225,6 +227,17 @@ export class MessageClaims {
         )
       }
       if (claimed.value.fingerprint !== print) return Effect.fail(differentBody(claim.key.messageId))
+      // Routed (the cluster engine), a continued task's message is taken once its turn is stored, which the receipt
+      // does not show (the task is stored already): its first send may have stopped short of that (its node
+      // stopping, the engine refusing it), and its task is then no answer. Started again, it is run at most once
+      // all the same: the route answers a message in the task with the task, and the engine a second send of a
+      // stored turn with that turn's outcome.
+      if (!claim.makesTask && this.runner.routed === true) {
+        return Effect.map(
+          this.runner.start({ ...options, receipt: undefined }, claim.caller),
+          (record) => record === undefined ? undefined : { record }
+        )
+      }
       return Effect.flatMap(this.outcomeOf(claim.key, claimed.value), (earlier) =>
         earlier !== undefined
           ? Effect.succeed(earlier)

@@ -73,6 +73,12 @@ export interface TaskRunner {
   readonly start: (options: StartOptions, caller: Caller) => Effect.Effect<TaskRecord | undefined, A2AError>
   /** Cancels a task: interrupts its execution if one runs, and records CANCELED. */
   readonly cancel: (taskId: string, scope: TaskScope) => Effect.Effect<v1.Task, A2AError>
+  /**
+   * Whether `start` routes its messages through an engine that stores one turn per message and runs it once
+   * (TurnDispatch's `route`: the cluster engine), which takes a continued task's message once that turn is stored
+   * rather than as `start` returns (see MessageClaims).
+   */
+  readonly routed?: boolean | undefined
 }
 
 /**
@@ -136,5 +142,5 @@ export const make = Effect.gen(function*() {
     deadline: yield* ShutdownDeadline
   })
 
-  return { start: dispatch.route ?? start, cancel } satisfies TaskRunner
+  return { start: dispatch.route ?? start, cancel, routed: dispatch.route !== undefined } satisfies TaskRunner
 })

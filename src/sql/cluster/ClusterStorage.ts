@@ -92,8 +92,8 @@ export const layerMessages: Layer.Layer<
   }
   const stored = StoredTurns.of({
     expect: (primaryKey, alongside) => {
-      // A second sender of the same request (not expected: a message's sends are claimed one at a time) learns
-      // with the first.
+      // A second sender of the same request (a continued task's message sent again while its first send waits:
+      // a new task's sends are claimed one at a time, see MessageClaims) learns with the first.
       const known = waiting.get(primaryKey)
       if (known !== undefined) return known.stored
       const deferred = Deferred.makeUnsafe<void>()

@@ -351,6 +351,15 @@ const handler = (
         const ended = Deferred.makeUnsafe<Exit.Exit<TurnOutcome, A2AError>>()
         state.delivered.set(key, ended)
         return slots.withPermit(turn(payload)).pipe(
+          // Answered with an error, its message was not taken into its task: said, as a non-blocking send's client,
+          // acknowledged once the Turn was stored, is told nothing of it.
+          Effect.tapError((error) =>
+            Effect.logInfo(
+              `The turn of message ${payload.message.messageId} (task ${
+                payload.message.taskId ?? payload.newTaskId ?? "new"
+              }) was refused: ${error._tag}: ${error.message}`
+            )
+          ),
           Effect.onExit((exit) =>
             Effect.sync(() => {
               if (state.delivered.get(key) === ended) state.delivered.delete(key)

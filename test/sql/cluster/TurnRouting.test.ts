@@ -1,0 +1,106 @@
+/**
+ * A continued task's message sent again through the cluster engine (#42). Its first send claimed the message's
+ * receipt, then stopped short of storing its Turn (its node stopping, the engine refusing it): the task, stored
+ * before, is then no sign that the message was taken, and a retry answered with it was acknowledged while the
+ * message never ran (the rolling-restart test saw "next 1" lost so). Sent again, the message is routed again and
+ * runs; sent once more after that, it does not run a second time. The engine is Effect's in-memory test runner (its
+ * message storage seen through ClusterStorage), the stores are in memory.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Option } from "effect"
+import * as MessageStorage from "effect/cluster/MessageStorage"
+import * as RunnerHealth from "effect/cluster/RunnerHealth"
+import * as Runners from "effect/cluster/Runners"
+import * as RunnerStorage from "effect/cluster/RunnerStorage"
+import * as Sharding from "effect/cluster/Sharding"
+import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import type * as v1 from "../../../src/protocol/generated/v1.ts"
+import * as A2AServer from "../../../src/server/A2AServer.ts"
+import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
+import * as Auth from "../../../src/server/Auth.ts"
+import * as CallContext from "../../../src/server/CallContext.ts"
+import * as MemoryMessageReceipts from "../../../src/server/memory/MemoryMessageReceipts.ts"
+import { fingerprint, MessageReceipts } from "../../../src/server/MessageReceipts.ts"
+import { RequestHandler } from "../../../src/server/RequestHandler.ts"
+import { TaskStore } from "../../../src/server/TaskStore.ts"
+import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
+import * as ClusterTurns from "../../../src/sql/cluster/ClusterTurns.ts"
+import { baseCard } from "../../server/support.ts"
+
+/** The texts of the turns the agent ran, in order. */
+const runs: Array<string> = []
+
+/** Asks for more after every message, saying which it got. */
+const asking = AgentExecutor.task((task, context) => {
+  const text = AgentExecutor.textOf(context.message)
+  runs.push(text)
+  return task.requireInput(`got ${text}`)
+})
+
+/** Effect's TestRunner, its messages' storage seen through ClusterStorage, as a node's is. */
+const testRunner = Sharding.layer.pipe(
+  Layer.provideMerge(Runners.layerNoop),
+  Layer.provideMerge(ClusterStorage.layerMessages.pipe(Layer.provide(MessageStorage.layerMemory))),
+  Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+  Layer.provide(ShardingConfig.layer())
+)
+
+/** A node's server core over the engine, its receipts in a MessageReceipts of their own (to claim one below). */
+const server = A2AServer.layerCore({ card: baseCard }).pipe(
+  Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
+  Layer.provideMerge(ClusterTurns.layer({ execute: true, maxExecutions: 4, failover: Duration.seconds(2) })),
+  Layer.provideMerge(MemoryMessageReceipts.layer),
+  Layer.provideMerge(A2AServer.memoryServices),
+  Layer.provideMerge(testRunner),
+  Layer.provideMerge(Layer.succeed(AgentExecutor.AgentExecutor, asking))
+)
+
+const message = (messageId: string, text: string, taskId?: string): v1.Message => ({
+  messageId,
+  role: "ROLE_USER",
+  parts: [{ text }],
+  ...(taskId !== undefined ? { taskId } : {})
+})
+
+const taskOf = (response: v1.SendMessageResponse) =>
+  "task" in response ? Effect.succeed(response.task) : Effect.die(`expected a task, got ${JSON.stringify(response)}`)
+
+describe("a continued task's message sent again through the cluster engine", () => {
+  it.live(
+    "its first send claimed it and stored no Turn: sent again, it runs, and once only",
+    () =>
+      Effect.gen(function*() {
+        runs.length = 0
+        const handler = yield* RequestHandler
+        const receipts = yield* MessageReceipts
+        const store = yield* TaskStore
+        const ctx = CallContext.make()
+        const scope = { owner: ctx.principal.id, tenant: "" }
+        const asked = yield* taskOf(yield* handler.sendMessage({ message: message("m-ask", "ask") }, ctx))
+        assert.strictEqual(asked.status.state, "TASK_STATE_INPUT_REQUIRED")
+        // The first send of "next 1": its receipt claimed, then its node stopped before its Turn was stored.
+        const next = message("m-next", "next 1", asked.id)
+        const claimed = yield* receipts.claim({ ...scope, messageId: next.messageId }, fingerprint(next), asked.id)
+        assert.isTrue(Option.isNone(claimed))
+        // Sent again: acknowledged, and run.
+        const nonBlocking = { message: next, configuration: { returnImmediately: true } }
+        const acknowledged = yield* taskOf(yield* handler.sendMessage(nonBlocking, ctx))
+        assert.strictEqual(acknowledged.id, asked.id)
+        const ran = (task: v1.Task) => AgentExecutor.textOf(task.status.message ?? message("", "")) === "got next 1"
+        let stored = Option.getOrThrow(yield* store.get(asked.id, scope)).task
+        for (let i = 0; !ran(stored) && i < 100; i++) {
+          yield* Effect.sleep("50 millis")
+          stored = Option.getOrThrow(yield* store.get(asked.id, scope)).task
+        }
+        assert.isTrue(ran(stored), `"next 1" never ran: ${JSON.stringify(stored.status)}`)
+        // Sent once more: answered with the task, not run again.
+        const again = yield* taskOf(yield* handler.sendMessage(nonBlocking, ctx))
+        assert.strictEqual(again.id, asked.id)
+        yield* Effect.sleep("300 millis")
+        assert.deepStrictEqual(runs, ["ask", "next 1"])
+        const history = Option.getOrThrow(yield* store.get(asked.id, scope)).task.history ?? []
+        assert.strictEqual(history.filter((m) => m.messageId === next.messageId).length, 1)
+      }).pipe(Effect.provide(server), Effect.scoped, Effect.timeout("20 seconds")),
+    30_000
+  )
+})
