@@ -49,6 +49,7 @@ import * as EditionKit from "../http/EditionKit.ts"
 import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
+import * as Operations from "../protocol/Operations.ts"
 import type * as AgentHealth from "./AgentHealth.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
 
@@ -131,18 +132,10 @@ export type Outcome =
   | { readonly _tag: "Answered"; readonly response: HttpServerResponse.HttpServerResponse }
   | { readonly _tag: "FullPath"; readonly request: HttpServerRequest.HttpServerRequest }
 
-const RELAYED_METHODS = new Set([
-  "SendMessage",
-  "SendStreamingMessage",
-  "GetTask",
-  "ListTasks",
-  "CancelTask",
-  "SubscribeToTask",
-  "CreateTaskPushNotificationConfig",
-  "GetTaskPushNotificationConfig",
-  "ListTaskPushNotificationConfigs",
-  "DeleteTaskPushNotificationConfig"
-])
+/** Every 1.0 operation but GetExtendedAgentCard, whose card the gateway renders itself. */
+const RELAYED_METHODS: ReadonlySet<string> = new Set(
+  Operations.all.map((operation) => operation.name).filter((name) => name !== "GetExtendedAgentCard")
+)
 
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType)
