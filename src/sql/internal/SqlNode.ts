@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 import type { TaskEvent } from "../../server/EventBus.ts"
+import * as RecentTasks from "./RecentTasks.ts"
 
 /**
  * This process among the nodes sharing the database: its id, random at every start (see the module).
@@ -45,9 +46,6 @@ export interface SaveNotices {
   readonly sent: (events: ReadonlyArray<TaskEvent>) => void
 }
 
-/** Tasks whose push configs' presence a process remembers, at most: the most recently saved. */
-const KNOWN_TASKS = 10_000
-
 /**
  * Whether a task had push configs as its last save here committed (PostgreSQL: read in the save's own statement),
  * for the events of that save: a task known to have none needs no read of its webhooks (the PushNotifier reads
@@ -65,21 +63,14 @@ export interface PushPresence {
 }
 
 /**
- * An empty PushPresence, bounded to the most recently saved tasks.
+ * An empty PushPresence, bounded to the most recently saved tasks (RecentTasks).
  *
  * @since 0.2.0
  * @category constructors
  */
 export const makePushPresence = (): PushPresence => {
-  const tasks = new Map<string, boolean>()
-  return {
-    known: (taskId) => tasks.get(taskId),
-    saved: (taskId, present) => {
-      tasks.delete(taskId)
-      tasks.set(taskId, present)
-      if (tasks.size > KNOWN_TASKS) tasks.delete(tasks.keys().next().value!)
-    }
-  }
+  const tasks = RecentTasks.make<boolean>()
+  return { known: tasks.get, saved: tasks.set }
 }
 
 /**

@@ -22,6 +22,7 @@ import { SavedEvents } from "../../server/engine/Commit.ts"
 import type { TaskEvent } from "../../server/EventBus.ts"
 import { statusTimestampOf, type TaskRecord } from "../../server/TaskStore.ts"
 import { SqliteClient } from "../SqliteClient.ts"
+import * as RecentTasks from "./RecentTasks.ts"
 import { SqlNode } from "./SqlNode.ts"
 
 const decodeTask = Schema.decodeUnknownEffect(Schema.fromJsonString(v1.Task))
@@ -76,9 +77,6 @@ interface Known {
   readonly tail: string | null
 }
 
-/** Tasks whose stored history a store remembers (see `write`): the most recently saved or read. */
-const KNOWN_TASKS = 10_000
-
 /** No history stored: a task not stored yet. */
 const NONE: Known = { count: 0, tail: null }
 
@@ -104,9 +102,9 @@ export const make = Effect.gen(function*() {
   const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   /**
    * Tasks a cancel waits for (see `hurry`): their saves go ahead of the routine ones until one ends the task. The
-   * oldest are forgotten past KNOWN_TASKS (a task whose cancel never saved its end).
+   * oldest are forgotten past RecentTasks' bound (a task whose cancel never saved its end).
    */
-  const hurried = new Set<string>()
+  const hurried = RecentTasks.make<true>()
   // On SQLite a save is one write of a group commit (ahead of the routine ones when `urgent`, or when its task is
   // hurried); on PostgreSQL a transaction.
   const atomically = <A, E, R>(effect: Effect.Effect<A, E, R>, urgent: boolean, taskId: string) =>
@@ -136,15 +134,12 @@ export const make = Effect.gen(function*() {
     }))
 
   /**
-   * What this process last stored or read of each task's history (most recent tasks, ended ones left out): a guess
-   * that spares a save reading the row first, which the save's guards check (see `extend`).
+   * What this process last stored or read of each task's history (the most recently saved or read tasks, ended ones
+   * left out; RecentTasks): a guess that spares a save reading the row first, which the save's guards check (see
+   * `extend`).
    */
-  const known = new Map<string, Known>()
-  const note = (taskId: string, stored: Known) => {
-    known.delete(taskId)
-    known.set(taskId, stored)
-    if (known.size > KNOWN_TASKS) known.delete(known.keys().next().value!)
-  }
+  const known = RecentTasks.make<Known>()
+  const note = known.set
   const remember = (task: v1.Task) => {
     if (isTerminal(task.status.state)) {
       known.delete(task.id)
@@ -336,8 +331,7 @@ export const make = Effect.gen(function*() {
    */
   const hurry = (taskId: string): void => {
     if (Option.isNone(sqlite)) return
-    hurried.add(taskId)
-    if (hurried.size > KNOWN_TASKS) hurried.delete(hurried.values().next().value!)
+    hurried.set(taskId, true)
     sqlite.value.hurry(taskId)
   }
 
