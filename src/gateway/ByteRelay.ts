@@ -46,6 +46,7 @@ import * as Stream from "effect/Stream"
 import * as Credentials from "../client/Credentials.ts"
 import * as OAuth2ClientCredentials from "../client/OAuth2ClientCredentials.ts"
 import * as EditionKit from "../http/EditionKit.ts"
+import * as RequestBody from "../http/internal/RequestBody.ts"
 import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
@@ -138,10 +139,13 @@ const RELAYED_METHODS: ReadonlySet<string> = new Set(
 )
 
 const isJson = (contentType: string | undefined) =>
-  contentType !== undefined && /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType)
+  contentType !== undefined && RequestBody.isJsonMediaType(contentType)
+
+/** The bytes as a Buffer, without a copy. */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 const containsAny = (bytes: Uint8Array, secrets: ReadonlyArray<string>) => {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const buffer = asBuffer(bytes)
   return secrets.some((secret) =>
     buffer.includes(secret) || (encodeURIComponent(secret) !== secret && buffer.includes(encodeURIComponent(secret)))
   )
@@ -150,7 +154,7 @@ const containsAny = (bytes: Uint8Array, secrets: ReadonlyArray<string>) => {
 const masked = (bytes: Uint8Array, secrets: ReadonlyArray<string>): Uint8Array =>
   secrets.length === 0 || !containsAny(bytes, secrets)
     ? bytes
-    : Buffer.from(GatewayCredentials.mask(Buffer.from(bytes).toString("utf8"), secrets), "utf8")
+    : Buffer.from(GatewayCredentials.mask(asBuffer(bytes).toString("utf8"), secrets), "utf8")
 
 /**
  * An event stream with the secrets masked: complete lines go on at once, a line's unfinished tail waits for the
@@ -352,7 +356,7 @@ export const make = (options: {
       if (!hasBody) return { _tag: "Answered", response: yield* send(url, request, undefined, undefined) }
       const body = yield* readBody(request)
       if (Option.isNone(body)) return fullPath(request)
-      if (Buffer.from(body.value).includes("\"tenant\"")) return fullPath(replay(request, body.value))
+      if (asBuffer(body.value).includes("\"tenant\"")) return fullPath(replay(request, body.value))
       return { _tag: "Answered", response: yield* send(url, request, body.value, undefined) }
     })
 }
@@ -361,7 +365,7 @@ export const make = (options: {
 const parseCall = (body: Uint8Array): { readonly id: JsonRpc.JsonRpcId } | undefined => {
   let parsed: unknown
   try {
-    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"))
+    parsed = JSON.parse(asBuffer(body).toString("utf8"))
   } catch {
     return undefined
   }
