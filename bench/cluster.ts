@@ -15,7 +15,7 @@
 // BENCH_CALLGRIND=DIR runs each node under valgrind's callgrind (instrumentation off at the start, on for the load
 // alone, `node --single-threaded` so that V8's collector and compiler count too) and adds the node's instructions
 // per turn: a count other processes do not move, for a loaded machine (give BENCH_SETTLE 60 or more, and expect a
-// few turns per second). Every run also gives the nodes' CPU time per turn (their utime + stime from /proc).
+// few turns per second). Every run also gives the nodes' CPU time per turn (their utime + stime from /proc), and its system part.
 //
 // Prints one JSON line per run: turns/s, the time a turn adds to its 100 ms (p50/p99 of the blocking SendMessage
 // latency minus 100 ms; a non-blocking send's latency as it is), the transactions PostgreSQL committed per turn
@@ -115,10 +115,10 @@ const counters = (): { readonly commits: number; readonly statements: number } =
 // psql's own session commits (the statements of `counters`): taken off each difference.
 const PROBE_COMMITS = 2
 
-/** A node's CPU time so far, in microseconds (utime + stime of /proc/PID/stat, in clock ticks of 10 ms). */
-const cpuMicros = (pid: number): number => {
+/** A node's CPU time so far, in microseconds: user and system (utime, stime of /proc/PID/stat, clock ticks of 10 ms). */
+const cpuMicros = (pid: number): { readonly user: number; readonly system: number } => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 }
 }
 
 /** Turns callgrind's instrumentation of a node on or off. */
@@ -128,7 +128,7 @@ const instrument = (pid: number, on: boolean) =>
 /** The instructions callgrind counted in a node, once it has exited and written its file. */
 const instructions = (pid: number): number => {
   const text = readFileSync(join(CALLGRIND!, readdirSync(CALLGRIND!).find((f) => f.endsWith(`.${pid}`))!), "utf8")
-  return Number(/^(?:summary|totals): (\d+)/m.exec(text)![1])
+  return Number(/^totals: (\d+)/m.exec(text)![1])
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -156,16 +156,21 @@ const run = async (nodes: number, cluster: boolean) => {
   const idleCommits = (idleTo.commits - idleFrom.commits - PROBE_COMMITS) / ((performance.now() - idleStart) / 1000)
   const latencies: Array<number> = []
   const pids = started.map((n) => n.child.pid!)
-  if (CALLGRIND !== undefined) for (const pid of pids) instrument(pid, true)
+  if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, true) }
   const cpuBefore = pids.map(cpuMicros)
+  const windowFrom = process.hrtime.bigint() / 1000n
   const before = counters()
   const until = performance.now() + seconds * 1000
   await load(started, until, latencies)
   // A non-blocking send's turn runs on after its acknowledgement: its commits are counted once it has ended.
   if (NONBLOCKING) await sleep(SLEEP_MS * 3)
+  const windowTo = process.hrtime.bigint() / 1000n
   const after = counters()
-  const cpu = pids.reduce((sum, pid, i) => sum + cpuMicros(pid) - cpuBefore[i]!, 0)
-  if (CALLGRIND !== undefined) for (const pid of pids) instrument(pid, false)
+  const cpu = pids.map((pid, i) => {
+    const now = cpuMicros(pid)
+    return { user: now.user - cpuBefore[i]!.user, system: now.system - cpuBefore[i]!.system }
+  }).reduce((a, b) => ({ user: a.user + b.user, system: a.system + b.system }))
+  if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, false) }
   const loadAverage = loadavg()
   const exited = started.map((n) => new Promise((resolve) => n.child.on("exit", resolve)))
   for (const n of started) n.child.kill("SIGTERM")
@@ -183,7 +188,13 @@ const run = async (nodes: number, cluster: boolean) => {
     [NONBLOCKING ? "p99Ms" : "addedP99Ms"]: at(0.99) - added,
     commitsPerTurn: Math.round((after.commits - before.commits - PROBE_COMMITS) / latencies.length * 10) / 10,
     idleCommitsPerSecond: Math.round(idleCommits * 10) / 10,
-    nodeCpuMicrosPerTurn: Math.round(cpu / latencies.length),
+    nodeCpuMicrosPerTurn: Math.round((cpu.user + cpu.system) / latencies.length),
+    // The kernel's share: the sockets' writes and reads (to PostgreSQL, to the clients) above all.
+    nodeSystemMicrosPerTurn: Math.round(cpu.system / latencies.length),
+    turns: latencies.length,
+    // The load's window on the monotonic clock, in µs: what a node's CPU profile's sample times are on
+    // (bench/cpuOwners.ts --from --to).
+    window: [Number(windowFrom), Number(windowTo)],
     ...(CALLGRIND === undefined ? {} : {
       instructionsPerTurn: Math.round(pids.reduce((sum, pid) => sum + instructions(pid), 0) / latencies.length)
     }),
