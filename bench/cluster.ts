@@ -12,6 +12,8 @@
 // BENCH_WARMUP (seconds of the load before the idle measurement, default 0: one turn per node), BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
 // server started with shared_preload_libraries = 'pg_stat_statements').
 //
+// BENCH_ALLOCATIONS=DIR writes each node's sampling allocation profile of the load (the garbage counted) to DIR
+// (`node bench/cpuOwners.ts --turns=N FILE.heapprofile` gives its bytes per turn by owner).
 // BENCH_CALLGRIND=DIR runs each node under valgrind's callgrind (instrumentation off at the start, on for the load
 // alone, `node --single-threaded` so that V8's collector and compiler count too) and adds the node's instructions
 // per turn: a count other processes do not move, for a loaded machine (give BENCH_SETTLE 60 or more, and expect a
@@ -42,6 +44,8 @@ const REPEAT = Number(process.env["BENCH_REPEAT"] ?? "1")
 const NONBLOCKING = process.env["BENCH_SEND"] === "nonblocking"
 const SLEEP_MS = 100
 const CALLGRIND = process.env["BENCH_CALLGRIND"]
+const ALLOCATIONS = process.env["BENCH_ALLOCATIONS"]
+const PRELOAD = fileURLToPath(new URL("./servers/allocationPreload.ts", import.meta.url))
 // What `serve` would relaunch itself with (src/cli/Relaunch.ts), given here: under valgrind a relaunch (execve)
 // would leave the callgrind tool.
 const SERVE_FLAGS = ["--max-semi-space-size=8", "--no-allocation-site-pretenuring", "--heap-growing-percent=100"]
@@ -65,7 +69,11 @@ const startNode = (cluster: boolean): Promise<{ child: ChildProcess; base: strin
         ...process.env,
         A2A_DATABASE_URL: url,
         A2A_CLUSTER: String(cluster),
-        A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-bench-"))
+        A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-bench-")),
+        ...(ALLOCATIONS === undefined ? {} : {
+          NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --import ${PRELOAD}`,
+          BENCH_ALLOCATION_PROFILE: join(ALLOCATIONS, `engine-${cluster ? "on" : "off"}-${Date.now()}.heapprofile`)
+        })
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -157,6 +165,7 @@ const run = async (nodes: number, cluster: boolean) => {
   const latencies: Array<number> = []
   const pids = started.map((n) => n.child.pid!)
   if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, true) }
+  if (ALLOCATIONS !== undefined) { for (const pid of pids) process.kill(pid, "SIGUSR2") }
   const cpuBefore = pids.map(cpuMicros)
   const windowFrom = process.hrtime.bigint() / 1000n
   const before = counters()
@@ -171,6 +180,10 @@ const run = async (nodes: number, cluster: boolean) => {
     return { user: now.user - cpuBefore[i]!.user, system: now.system - cpuBefore[i]!.system }
   }).reduce((a, b) => ({ user: a.user + b.user, system: a.system + b.system }))
   if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, false) }
+  if (ALLOCATIONS !== undefined) {
+    for (const pid of pids) process.kill(pid, "SIGUSR2")
+    await sleep(2_000)
+  }
   const loadAverage = loadavg()
   const exited = started.map((n) => new Promise((resolve) => n.child.on("exit", resolve)))
   for (const n of started) n.child.kill("SIGTERM")

@@ -8,7 +8,8 @@
 // loop (a socket's data, a timer) does not own the fiber's effects. Samples with no owner on their stack, or none
 // above the run loop, are "Effect's run loop (no owner on the stack)".
 //
-// `--from=µs --to=µs` keeps the samples of a window of the monotonic clock (bench/cluster.ts prints its load's as
+// A sampling heap profile (`.heapprofile`, e.g. BENCH_ALLOCATIONS of bench/cluster.ts) is read the same way: its
+// bytes by owner. `--from=µs --to=µs` keeps the samples of a window of the monotonic clock (bench/cluster.ts prints its load's as
 // `window`), `--turns=N` adds microseconds per turn.
 //
 // Prints, per profile, the busy time (idle and the profiler's own time left out) and each owner's share of it.
@@ -90,10 +91,11 @@ export const ownerOf = (url: string, functionName: string): string | undefined =
   return `effect: ${module}`
 }
 
-const summarise = (profile: Profile) => {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+/** Each amount (µs of a sample, bytes of an allocation) given to the owner of its stack's innermost frame. */
+const byOwner = (nodes: ReadonlyArray<Node>, amounts: Iterable<readonly [number, number]>) => {
+  const byId = new Map(nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id)
   const ownerOfNode = new Map<number, string>()
   const resolve = (id: number): string => {
     const known = ownerOfNode.get(id)
@@ -112,20 +114,45 @@ const summarise = (profile: Profile) => {
     ownerOfNode.set(id, owner)
     return owner
   }
-  const time = new Map<string, number>()
-  let busy = 0
-  let at = profile.startTime
-  profile.samples.forEach((id, i) => {
-    at += profile.timeDeltas[i] ?? 0
-    if (at < from || at > to) return
+  const total = new Map<string, number>()
+  let sum = 0
+  for (const [id, amount] of amounts) {
     const frame = byId.get(id)!.callFrame
-    if (frame.functionName === "(idle)" || frame.url === "node:inspector") return
-    const us = profile.timeDeltas[i] ?? 0
-    busy += us
+    if (frame.functionName === "(idle)" || frame.url === "node:inspector") continue
+    sum += amount
     const owner = resolve(id)
-    time.set(owner, (time.get(owner) ?? 0) + us)
-  })
-  return { busy, owners: [...time].sort((a, b) => b[1] - a[1]) }
+    total.set(owner, (total.get(owner) ?? 0) + amount)
+  }
+  return { sum, owners: [...total].sort((a, b) => b[1] - a[1]) }
+}
+
+/** A CPU profile's samples within the window. */
+function* samples(profile: Profile): Iterable<readonly [number, number]> {
+  let at = profile.startTime
+  for (let i = 0; i < profile.samples.length; i++) {
+    const us = profile.timeDeltas[i] ?? 0
+    at += us
+    if (at >= from && at <= to) yield [profile.samples[i]!, us]
+  }
+}
+
+/** A sampling heap profile's tree (`.heapprofile`), flattened: its nodes, and each one's own bytes. */
+interface HeapNode {
+  readonly id: number
+  readonly callFrame: Node["callFrame"]
+  readonly selfSize: number
+  readonly children?: ReadonlyArray<HeapNode>
+}
+const flatten = (head: HeapNode) => {
+  const nodes: Array<Node> = []
+  const bytes: Array<readonly [number, number]> = []
+  const visit = (node: HeapNode) => {
+    nodes.push({ id: node.id, callFrame: node.callFrame, children: (node.children ?? []).map((c) => c.id) })
+    if (node.selfSize > 0) bytes.push([node.id, node.selfSize])
+    for (const child of node.children ?? []) visit(child)
+  }
+  visit(head)
+  return { nodes, bytes }
 }
 
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1]
@@ -134,12 +161,22 @@ const to = Number(flag("to") ?? Infinity)
 const turns = flag("turns")
 
 for (const file of process.argv.slice(2).filter((a) => !a.startsWith("--"))) {
-  const { busy, owners } = summarise(JSON.parse(readFileSync(file, "utf8")) as Profile)
-  const perTurn = turns === undefined ? "" : `, ${Math.round(busy / Number(turns))} µs per turn`
-  console.log(`${file}: ${Math.round(busy / 1000)} ms busy${perTurn}`)
-  for (const [owner, us] of owners) {
-    const share = us / busy * 100
-    const micros = turns === undefined ? "" : `${String(Math.round(us / Number(turns))).padStart(6)} µs/turn  `
-    if (share >= 0.2) console.log(`  ${share.toFixed(1).padStart(5)}%  ${micros}${owner}`)
+  const json: unknown = JSON.parse(readFileSync(file, "utf8"))
+  const heap = file.endsWith(".heapprofile")
+  const { owners, sum } = heap
+    ? (() => {
+      const { bytes, nodes } = flatten((json as { readonly head: HeapNode }).head)
+      return byOwner(nodes, bytes)
+    })()
+    : byOwner((json as Profile).nodes, samples(json as Profile))
+  const unit = heap ? "bytes" : "µs"
+  const perTurn = turns === undefined ? "" : `, ${Math.round(sum / Number(turns))} ${unit} per turn`
+  console.log(
+    `${file}: ${heap ? `${Math.round(sum / 1048576)} MiB allocated` : `${Math.round(sum / 1000)} ms busy`}${perTurn}`
+  )
+  for (const [owner, amount] of owners) {
+    const share = amount / sum * 100
+    const each = turns === undefined ? "" : `${String(Math.round(amount / Number(turns))).padStart(7)} ${unit}/turn  `
+    if (share >= 0.2) console.log(`  ${share.toFixed(1).padStart(5)}%  ${each}${owner}`)
   }
 }
