@@ -9,8 +9,15 @@
 // as soon as the previous is acknowledged), BENCH_SETTLE (seconds the started nodes are given before the first
 // turn, default 4 with the engine, 1 without), BENCH_IDLE (seconds the nodes are then left idle, measured, before the
 // load, default 5: on a loaded machine give BENCH_SETTLE some more, the engine's shards still being taken at first),
-// BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
+// BENCH_WARMUP (seconds of the load before the idle measurement, default 0: one turn per node), BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
 // server started with shared_preload_libraries = 'pg_stat_statements').
+//
+// BENCH_ALLOCATIONS=DIR writes each node's sampling allocation profile of the load (the garbage counted) to DIR
+// (`node bench/cpuOwners.ts --turns=N FILE.heapprofile` gives its bytes per turn by owner).
+// BENCH_CALLGRIND=DIR runs each node under valgrind's callgrind (instrumentation off at the start, on for the load
+// alone, `node --single-threaded` so that V8's collector and compiler count too) and adds the node's instructions
+// per turn: a count other processes do not move, for a loaded machine (give BENCH_SETTLE 60 or more, and expect a
+// few turns per second). Every run also gives the nodes' CPU time per turn (their utime + stime from /proc), and its system part.
 //
 // Prints one JSON line per run: turns/s, the time a turn adds to its 100 ms (p50/p99 of the blocking SendMessage
 // latency minus 100 ms; a non-blocking send's latency as it is), the transactions PostgreSQL committed per turn
@@ -19,7 +26,7 @@
 // depend on how loaded the machine is; turns/s and latencies do: on a shared machine read them as orders of
 // magnitude, and compare only runs of one invocation.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -32,18 +39,41 @@ if (url === undefined) throw new Error("usage: node bench/cluster.ts POSTGRES_UR
 const CLIENTS = Number(process.env["BENCH_CLIENTS"] ?? "64")
 const IDLE_SECONDS = Number(process.env["BENCH_IDLE"] ?? "5")
 const SETTLE_SECONDS = process.env["BENCH_SETTLE"]
+const WARMUP_SECONDS = Number(process.env["BENCH_WARMUP"] ?? "0")
 const REPEAT = Number(process.env["BENCH_REPEAT"] ?? "1")
 const NONBLOCKING = process.env["BENCH_SEND"] === "nonblocking"
 const SLEEP_MS = 100
+const CALLGRIND = process.env["BENCH_CALLGRIND"]
+const ALLOCATIONS = process.env["BENCH_ALLOCATIONS"]
+const PRELOAD = fileURLToPath(new URL("./servers/allocationPreload.ts", import.meta.url))
+// What `serve` would relaunch itself with (src/cli/Relaunch.ts), given here: under valgrind a relaunch (execve)
+// would leave the callgrind tool.
+const SERVE_FLAGS = ["--max-semi-space-size=8", "--no-allocation-site-pretenuring", "--heap-growing-percent=100"]
 
 const startNode = (cluster: boolean): Promise<{ child: ChildProcess; base: string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--agent", AGENT, "--no-ui"], {
+    const serve = [BIN, "serve", "--port", "0", "--agent", AGENT, "--no-ui"]
+    const [command, args] = CALLGRIND === undefined
+      ? [process.execPath, serve]
+      : ["valgrind", [
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        `--callgrind-out-file=${CALLGRIND}/callgrind.out.%p`,
+        process.execPath,
+        "--single-threaded",
+        ...SERVE_FLAGS,
+        ...serve
+      ]]
+    const child = spawn(command, args, {
       env: {
         ...process.env,
         A2A_DATABASE_URL: url,
         A2A_CLUSTER: String(cluster),
-        A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-bench-"))
+        A2A_DATA_DIR: mkdtempSync(join(tmpdir(), "a2a-bench-")),
+        ...(ALLOCATIONS === undefined ? {} : {
+          NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --import ${PRELOAD}`,
+          BENCH_ALLOCATION_PROFILE: join(ALLOCATIONS, `engine-${cluster ? "on" : "off"}-${Date.now()}.heapprofile`)
+        })
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -93,15 +123,39 @@ const counters = (): { readonly commits: number; readonly statements: number } =
 // psql's own session commits (the statements of `counters`): taken off each difference.
 const PROBE_COMMITS = 2
 
+/** A node's CPU time so far, in microseconds: user and system (utime, stime of /proc/PID/stat, clock ticks of 10 ms). */
+const cpuMicros = (pid: number): { readonly user: number; readonly system: number } => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 }
+}
+
+/** Turns callgrind's instrumentation of a node on or off. */
+const instrument = (pid: number, on: boolean) =>
+  execFileSync("callgrind_control", [`--instr=${on ? "on" : "off"}`, String(pid)], { stdio: "ignore" })
+
+/** The instructions callgrind counted in a node, once it has exited and written its file. */
+const instructions = (pid: number): number => {
+  const text = readFileSync(join(CALLGRIND!, readdirSync(CALLGRIND!).find((f) => f.endsWith(`.${pid}`))!), "utf8")
+  return Number(/^totals: (\d+)/m.exec(text)![1])
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** CLIENTS clients, each sending turn after turn to its node until `until`; each latency pushed to `latencies`. */
+const load = (started: ReadonlyArray<{ base: string }>, until: number, latencies: Array<number>) =>
+  Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
+    const base = started[c % started.length]!.base
+    while (performance.now() < until) latencies.push(await send(base, NONBLOCKING))
+  }))
 
 const run = async (nodes: number, cluster: boolean) => {
   execFileSync("psql", [url, "-qc", "DROP SCHEMA public CASCADE; CREATE SCHEMA public"], { stdio: "ignore" })
   const started: Array<{ child: ChildProcess; base: string }> = []
   for (let i = 0; i < nodes; i++) started.push(await startNode(cluster))
   await sleep(SETTLE_SECONDS !== undefined ? Number(SETTLE_SECONDS) * 1000 : cluster ? 4_000 : 1_000)
-  // Warm-up
+  // Warm-up: one turn per node, then BENCH_WARMUP seconds of the load (for the JIT, under callgrind).
   await Promise.all(started.map((n) => send(n.base, false)))
+  await load(started, performance.now() + WARMUP_SECONDS * 1000, [])
   await sleep(1_000)
   const idleFrom = counters()
   const idleStart = performance.now()
@@ -109,18 +163,31 @@ const run = async (nodes: number, cluster: boolean) => {
   const idleTo = counters()
   const idleCommits = (idleTo.commits - idleFrom.commits - PROBE_COMMITS) / ((performance.now() - idleStart) / 1000)
   const latencies: Array<number> = []
+  const pids = started.map((n) => n.child.pid!)
+  if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, true) }
+  if (ALLOCATIONS !== undefined) { for (const pid of pids) process.kill(pid, "SIGUSR2") }
+  const cpuBefore = pids.map(cpuMicros)
+  const windowFrom = process.hrtime.bigint() / 1000n
   const before = counters()
   const until = performance.now() + seconds * 1000
-  await Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
-    const base = started[c % nodes]!.base
-    while (performance.now() < until) latencies.push(await send(base, NONBLOCKING))
-  }))
+  await load(started, until, latencies)
   // A non-blocking send's turn runs on after its acknowledgement: its commits are counted once it has ended.
   if (NONBLOCKING) await sleep(SLEEP_MS * 3)
+  const windowTo = process.hrtime.bigint() / 1000n
   const after = counters()
-  const load = loadavg()
+  const cpu = pids.map((pid, i) => {
+    const now = cpuMicros(pid)
+    return { user: now.user - cpuBefore[i]!.user, system: now.system - cpuBefore[i]!.system }
+  }).reduce((a, b) => ({ user: a.user + b.user, system: a.system + b.system }))
+  if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, false) }
+  if (ALLOCATIONS !== undefined) {
+    for (const pid of pids) process.kill(pid, "SIGUSR2")
+    await sleep(2_000)
+  }
+  const loadAverage = loadavg()
+  const exited = started.map((n) => new Promise((resolve) => n.child.on("exit", resolve)))
   for (const n of started) n.child.kill("SIGTERM")
-  await sleep(1_000)
+  await (CALLGRIND === undefined ? sleep(1_000) : Promise.all(exited))
   latencies.sort((a, b) => a - b)
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!)
   const added = NONBLOCKING ? 0 : SLEEP_MS
@@ -134,10 +201,20 @@ const run = async (nodes: number, cluster: boolean) => {
     [NONBLOCKING ? "p99Ms" : "addedP99Ms"]: at(0.99) - added,
     commitsPerTurn: Math.round((after.commits - before.commits - PROBE_COMMITS) / latencies.length * 10) / 10,
     idleCommitsPerSecond: Math.round(idleCommits * 10) / 10,
+    nodeCpuMicrosPerTurn: Math.round((cpu.user + cpu.system) / latencies.length),
+    // The kernel's share: the sockets' writes and reads (to PostgreSQL, to the clients) above all.
+    nodeSystemMicrosPerTurn: Math.round(cpu.system / latencies.length),
+    turns: latencies.length,
+    // The load's window on the monotonic clock, in µs: what a node's CPU profile's sample times are on
+    // (bench/cpuOwners.ts --from --to).
+    window: [Number(windowFrom), Number(windowTo)],
+    ...(CALLGRIND === undefined ? {} : {
+      instructionsPerTurn: Math.round(pids.reduce((sum, pid) => sum + instructions(pid), 0) / latencies.length)
+    }),
     ...(STATEMENTS === undefined ? {} : {
       statementsPerTurn: Math.round((after.statements - before.statements) / latencies.length * 10) / 10
     }),
-    loadAverage: load.map((l) => Math.round(l * 100) / 100)
+    loadAverage: loadAverage.map((l) => Math.round(l * 100) / 100)
   }))
 }
 

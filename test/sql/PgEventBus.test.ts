@@ -7,9 +7,11 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Logger, Redacted, Stream } from "effect"
+import { SqlClient } from "effect/sql"
 import { connect, createServer, type Socket } from "node:net"
 import { EventBus, type TaskEvent } from "../../src/server/EventBus.ts"
+import * as PgChannel from "../../src/sql/internal/PgChannel.ts"
 import * as PgEventBus from "../../src/sql/internal/PgEventBus.ts"
 import * as SqlNode from "../../src/sql/internal/SqlNode.ts"
 import { freshSchemaUrl, skipReason, testDatabaseUrl } from "./pg.ts"
@@ -111,5 +113,33 @@ describe("PgEventBus", () => {
         assert.deepStrictEqual(Array.from(got, (e) => e.sequence), [1, 2, 3])
       }).pipe(Effect.scoped),
     60_000
+  )
+
+  it.live(
+    "a node drops its own notifications before decoding them: only another node's malformed one is warned of",
+    () =>
+      Effect.gen(function*() {
+        const url = new URL(Redacted.value(yield* freshSchemaUrl))
+        const logged: Array<string> = []
+        const context = yield* Layer.build(
+          PgEventBus.layer(PgClient.PgClient).pipe(
+            Layer.provideMerge(SqlNode.layerId("node-a")),
+            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) })),
+            Layer.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
+          )
+        )
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        // Neither carries a valid event: decoded, each would be warned of as malformed.
+        const own = `{"n":"node-a","t":"task-1","s":1,"e":{"not":"an event"}}`
+        const others = `{"n":"node-b","t":"task-1","s":2,"e":{"not":"an event"}}`
+        yield* sql`SELECT pg_notify(${channel}, ${own}), pg_notify(${channel}, ${others})`
+        const warned = () => logged.filter((m) => m.includes("malformed event notification")).length
+        for (let i = 0; i < 100 && warned() === 0; i++) yield* Effect.sleep("50 millis")
+        // Both were delivered by now (in order, to this connection): only the second was decoded.
+        yield* Effect.sleep("200 millis")
+        assert.strictEqual(warned(), 1)
+      }).pipe(Effect.scoped),
+    30_000
   )
 })

@@ -13,10 +13,12 @@
 import { layerClientProtocol } from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
+import * as MessageStorage from "effect/cluster/MessageStorage"
 import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import * as RunnerHealth from "effect/cluster/RunnerHealth"
 import * as Runners from "effect/cluster/Runners"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as Snowflake from "effect/cluster/Snowflake"
 import * as SocketRunner from "effect/cluster/SocketRunner"
 import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
@@ -27,6 +29,7 @@ import * as Option from "effect/Option"
 import * as RpcSerialization from "effect/rpc/RpcSerialization"
 import { SocketServer } from "effect/socket/SocketServer"
 import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchemaLock from "../internal/SqlSchemaLock.ts"
 import * as ClusterStorage from "./ClusterStorage.ts"
 
@@ -58,6 +61,12 @@ const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.andThen(
   Migrator.make({})({ loader: SqlRunnerStorage.migrations({}), table: "cluster_runner_migrations" })
 )))
 
+/** Effect's SQL storage of the engine's messages, a request's final reply stored in one statement (see ClusterStorage). */
+const messages = Layer.effect(MessageStorage.MessageStorage)(Effect.gen(function*() {
+  const encoded = yield* SqlMessageStorage.makeEncodedStorage({})
+  return yield* MessageStorage.makeEncoded(ClusterStorage.finalReplyInOneStatement(encoded, yield* SqlClient.SqlClient))
+})).pipe(Layer.provide(Snowflake.layerGenerator), Layer.provide(SqlMessageStorage.layerMigrations({})))
+
 /**
  * The engine's storage: its messages and its runners, in the SqlClient's database, through ClusterStorage's
  * wrappers (the runners read again when one changed, or `runnersMaxAge` after the last read; a lock refresh in one
@@ -65,7 +74,7 @@ const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.andThen(
  */
 const storage = (runnersMaxAge: Duration.Duration) =>
   ClusterStorage.layerMessages.pipe(
-    Layer.provide(SqlMessageStorage.layer),
+    Layer.provide(messages),
     Layer.provide(NodeCrypto.layerDigest),
     Layer.provideMerge(ClusterStorage.layerRunners({ maxAge: runnersMaxAge })),
     Layer.provide(ClusterStorage.layerLocks),

@@ -12,7 +12,8 @@
  *   last one is younger than the refresh interval (see `layerLocks`);
  * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
  *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
- *   before it is acknowledged (its task saved as queued, in the Turn's own transaction).
+ *   before it is acknowledged (its task saved as queued, in the Turn's own transaction); and a request's final
+ *   reply is stored in one statement (see `finalReplyInOneStatement`).
  *
  * Used by ClusterSocket, which builds the engine of a node.
  *
@@ -288,3 +289,35 @@ export const layerLocks: Layer.Layer<
       })
   })
 }))
+
+/**
+ * Effect's encoded SQL message storage, but for a request's final reply on PostgreSQL: stored in one statement (the
+ * reply's row, and its request marked processed, as Effect's storage writes them, in the default `cluster_` tables)
+ * rather than in a transaction of four round trips (BEGIN, UPDATE, INSERT, COMMIT). Every Turn ends with one, on
+ * its way to its caller. A chunk (no Turn streams), and any other database than PostgreSQL, is stored as Effect
+ * stores it.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const finalReplyInOneStatement = (
+  encoded: MessageStorage.Encoded,
+  sql: SqlClient.SqlClient
+): MessageStorage.Encoded =>
+  sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    ? {
+      ...encoded,
+      saveReply: (reply) =>
+        reply._tag !== "WithExit" ? encoded.saveReply(reply) : sql`WITH processed AS (
+            UPDATE cluster_messages SET processed = TRUE, last_reply_id = ${reply.id}
+            WHERE request_id = ${reply.requestId}
+          )
+          INSERT INTO cluster_replies (id, kind, request_id, payload, sequence)
+          VALUES (${reply.id}, 0, ${reply.requestId}, ${JSON.stringify(reply.exit)}, NULL)`.pipe(
+          Effect.asVoid,
+          Effect.mapError((cause) => new PersistenceError({ cause })),
+          // As Effect's storage runs its statements: no span each.
+          Effect.withTracerEnabled(false)
+        )
+    }
+    : encoded

@@ -180,7 +180,11 @@ export const make = (
 
     // --- receiving ---
 
+    // Every payload this node sends starts so (see `inlineOf` and `payloadOf`): its own notifications, which
+    // PostgreSQL delivers back to it as to every listener, are dropped before their event's Schema is walked.
+    const ownPrefix = `{"n":${JSON.stringify(node)},`
     const receive = (payload: string): Effect.Effect<void> => {
+      if (payload.startsWith(ownPrefix)) return Effect.void
       const decoded = decodeNotification(payload)
       if (Result.isFailure(decoded)) return Effect.logWarning("Ignored a malformed event notification")
       const { e, n, r, s, t } = decoded.success

@@ -2,16 +2,19 @@
  * The engine's runner storage as a node runs it (ClusterStorage.layerLocks over a real PostgreSQL): a lock refresh
  * writes the runner's heartbeat and reports the shards whose advisory locks its own lock session holds, never one
  * another runner's session holds, nor one its session lost; a confirmation of one shard right after a heartbeat
- * leaves the heartbeat out.
+ * leaves the heartbeat out. And a request's final reply stored in one statement (finalReplyInOneStatement) leaves
+ * the rows Effect's own storage leaves, and fails as it does when the request has its final reply already.
  */
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Schedule } from "effect"
+import { Context, Effect, Exit, Layer, Schedule } from "effect"
 import * as Runner from "effect/cluster/Runner"
 import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import * as RunnerStorage from "effect/cluster/RunnerStorage"
 import * as ShardId from "effect/cluster/ShardId"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
@@ -92,6 +95,71 @@ describe.skipIf(testDatabaseUrl === undefined)(`ClusterStorage.layerLocks (${ski
               }),
               SqlRunnerStorage.layerMigrations({})
             ).pipe(Layer.provideMerge(PgClient.layer({ url, maxConnections: 6 })))
+          )
+        )
+      }),
+    60_000
+  )
+})
+
+describe.skipIf(testDatabaseUrl === undefined)(`ClusterStorage.finalReplyInOneStatement (${skipReason})`, () => {
+  it.live(
+    "a final reply in one statement leaves the rows Effect's storage leaves, and is refused as it is",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* freshDatabaseUrl
+        yield* Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const effects = yield* SqlMessageStorage.makeEncoded({})
+          const ours = ClusterStorage.finalReplyInOneStatement(effects, sql)
+          assert.notStrictEqual(ours.saveReply, effects.saveReply)
+          // Two requests (ids 1 and 2) as the engine stores them, unprocessed, each with an interrupt of its own.
+          for (const request of [1, 2]) {
+            yield* sql`INSERT INTO cluster_messages (id, message_id, shard_id, entity_type, entity_id, kind, tag,
+              payload, processed, request_id)
+              VALUES (${request}, ${`turn-${request}`}, 'default:1', 'effect-a2a/Task', ${`task-${request}`}, 0,
+                'Turn', '{}', FALSE, ${request}),
+              (${request + 10}, NULL, 'default:1', 'effect-a2a/Task', ${`task-${request}`}, 1, NULL, NULL, FALSE,
+                ${request})`
+          }
+          const reply = (request: number) => ({
+            _tag: "WithExit" as const,
+            id: String(request + 100),
+            requestId: String(request),
+            exit: { _tag: "Success" as const, value: { _tag: "Reply", message: { messageId: `m-${request}` } } }
+          })
+          yield* effects.saveReply(reply(1))
+          yield* ours.saveReply(reply(2))
+          const messages = yield* sql<{ id: string; processed: boolean; last_reply_id: string | null }>`
+            SELECT id::text, processed, last_reply_id::text FROM cluster_messages ORDER BY cluster_messages.id`
+          assert.deepStrictEqual(messages.map((m) => [m.id, m.processed, m.last_reply_id]), [
+            ["1", true, "101"],
+            ["2", true, "102"],
+            ["11", true, "101"],
+            ["12", true, "102"]
+          ])
+          const replies = yield* sql<{ id: string; kind: number; request_id: string; payload: string; acked: boolean }>`
+            SELECT id::text, kind, request_id::text, payload, sequence, acked FROM cluster_replies ORDER BY id`
+          assert.deepStrictEqual(replies, [
+            { ...replies[0]!, id: "101", kind: 0, request_id: "1", payload: JSON.stringify(reply(1).exit) },
+            { ...replies[0]!, id: "102", kind: 0, request_id: "2", payload: JSON.stringify(reply(2).exit) }
+          ])
+          // A second final reply of a request: refused by both (the reply's row is unique), nothing changed.
+          const again = (request: number) => ({ ...reply(request), id: String(request + 200) })
+          const refused = [
+            yield* Effect.exit(effects.saveReply(again(1))),
+            yield* Effect.exit(ours.saveReply(again(2)))
+          ]
+          assert.deepStrictEqual(refused.map((e) => Exit.isFailure(e)), [true, true])
+          const [left] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_messages
+            WHERE last_reply_id IN (201, 202)`
+          assert.strictEqual(left?.n, 0)
+        }).pipe(
+          Effect.scoped,
+          Effect.provide(
+            Layer.mergeAll(NodeCrypto.layerDigest, ShardingConfig.layer({ shardsPerGroup: 4 })).pipe(
+              Layer.provideMerge(PgClient.layer({ url, maxConnections: 4 }))
+            )
           )
         )
       }),
