@@ -21,7 +21,8 @@
  *     [--rounds n] [--hold seconds (default 10)] [--parallel n]
  *     [--count-saves] (SQLite: counts the task rows written, by triggers the bench adds to the server's database
  *       once it started, and the events they hold, at the end of the hold: how many events each save carried, so
- *       what coalescing saved; the triggers add a row update to every save)
+ *       what coalescing saved; the triggers add a row update to every save; `writtenOpening`: the same, and the
+ *       tasks' first saves among them, once every stream is open)
  *     [--cpu-prof dir] (profiles the server: a .cpuprofile in dir once it stops)
  *     [--open-limit seconds] (stops opening more streams after that long; the rest count as not opened)
  *     [--node-options "flags"] (the server's Node flags; default the V8 flags `serve` starts itself with,
@@ -33,6 +34,9 @@
  *     [--live] (at the end of the hold, after reading the heap, forces a full GC in the server (`--expose-gc`) and
  *       reads it again: the live set, against the old space that held it; the figures after the cancel then follow
  *       that collection) [--heap-snapshot file] (with --live: a heap snapshot of that live set, written to file)
+ *
+ * `openCpuMs`: the server's CPU time (user + system, /proc) from the first stream sent to the last one open, a count
+ * that the machine's load changes less than the times do.
  *
  * RSS is read with the streams held (and its peak so far, `VmHWM`, and how much of it is anonymous or file-backed) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
  * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
@@ -125,6 +129,13 @@ const rssMiB = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS") => {
 }
 
 /** The process's resident memory by kind (`/proc/PID/smaps_rollup`), MiB: anonymous (heaps, malloc) and file-backed. */
+/** The CPU time the process has used so far (user + system), in milliseconds (clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th of them.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const residentMiB = (pid: number) => {
   const fields = Object.fromEntries(
     readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").split("\n").map((line) => /^(\w+):\s+(\d+) kB/.exec(line))
@@ -327,7 +338,9 @@ const openAll = async (
 const countingSaves = (dir: string) => {
   const db = new DatabaseSync(join(dir, "a2a.db"), { timeout: 10_000 })
   db.exec(`CREATE TABLE bench_saves (n INTEGER NOT NULL); INSERT INTO bench_saves VALUES (0);
-    CREATE TRIGGER bench_saves_insert AFTER INSERT ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1; END;
+    CREATE TABLE bench_first_saves (n INTEGER NOT NULL); INSERT INTO bench_first_saves VALUES (0);
+    CREATE TRIGGER bench_saves_insert AFTER INSERT ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1;
+      UPDATE bench_first_saves SET n = n + 1; END;
     CREATE TRIGGER bench_saves_update AFTER UPDATE ON a2a_tasks BEGIN UPDATE bench_saves SET n = n + 1; END;`)
   return db
 }
@@ -335,8 +348,9 @@ const countingSaves = (dir: string) => {
 /** The task rows written so far, and the events they hold (a task's version is the sequence of its last event). */
 const savesSoFar = (db: DatabaseSync) => {
   const saves = Number((db.prepare("SELECT n FROM bench_saves").get() as { n: number }).n)
+  const firstSaves = Number((db.prepare("SELECT n FROM bench_first_saves").get() as { n: number }).n)
   const events = Number((db.prepare("SELECT SUM(version) AS v FROM a2a_tasks").get() as { v: number | null }).v ?? 0)
-  return { saves, events, eventsPerSave: saves === 0 ? 0 : Number((events / saves).toFixed(2)) }
+  return { saves, firstSaves, events, eventsPerSave: saves === 0 ? 0 : Number((events / saves).toFixed(2)) }
 }
 
 const runOnce = async (store: Store, method: Method) => {
@@ -353,6 +367,7 @@ const runOnce = async (store: Store, method: Method) => {
     let probe: string | undefined
     await heapSpaces(child, output) // from now on: the event loop's delay and the GC pauses
     const refusals = { count: 0 }
+    const cpuBefore = cpuMs(child.pid!)
     const openStarted = performance.now()
     const opened = await openAll(base, method, refusals, (stream) => {
       if (probe !== undefined) return
@@ -360,6 +375,8 @@ const runOnce = async (store: Store, method: Method) => {
       prober.postMessage(probe)
     })
     const openAllMs = performance.now() - openStarted
+    const openCpuMs = cpuMs(child.pid!) - cpuBefore
+    const writtenOpening = counter === undefined ? undefined : savesSoFar(counter)
     const ok = opened.filter((s): s is Stream => s !== null)
     console.error(`${store}, ${method}: opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
     if (allocProfFile !== undefined) child.kill("SIGUSR2")
@@ -410,6 +427,8 @@ const runOnce = async (store: Store, method: Method) => {
       getTaskMaxMs: Math.round(quantile(getTaskMs, 1)),
       getTaskOver100ms: getTaskMs.filter((ms) => ms > 100).length,
       written,
+      writtenOpening,
+      openCpuMs,
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),

@@ -149,14 +149,16 @@ export const make = Effect.gen(function*() {
     note(task.id, { count: history.length, tail: history[history.length - 1]?.messageId ?? null })
   }
 
-  // Whether the task has push configs, read in the save's own statement (PostgreSQL), for the PushNotifier to know
-  // without a read of its own (see SqlNode's PushPresence).
+  // Whether the task has push configs, read in the save's own statement, for the PushNotifier to know without a
+  // read of its own for each batch of the task's events (see SqlNode's PushPresence). A primary-key probe inside
+  // the write, where the read it spares is a statement of its own on every batch.
   const pushedColumn = sql.literal(
-    isPg ? `, EXISTS (SELECT 1 FROM a2a_push_configs p WHERE p.task_id = a2a_tasks.id) AS pushed` : ""
+    `, EXISTS (SELECT 1 FROM a2a_push_configs p WHERE p.task_id = a2a_tasks.id) AS pushed`
   )
-  const notePushed = (taskId: string, rows: ReadonlyArray<{ readonly pushed?: boolean }>) => {
+  // PostgreSQL gives a boolean, SQLite 0 or 1.
+  const notePushed = (taskId: string, rows: ReadonlyArray<{ readonly pushed?: boolean | number }>) => {
     const pushed = rows[0]?.pushed
-    if (typeof pushed === "boolean") node.pushConfigs.saved(taskId, pushed)
+    if (pushed !== undefined) node.pushConfigs.saved(taskId, pushed === true || pushed === 1)
   }
 
   /** The notifications of a save's events, to send in its own statement (see SqlNode's SaveNotices), if it can. */
@@ -183,7 +185,7 @@ export const make = Effect.gen(function*() {
   const upsert = (record: TaskRecord, json: string, now: number, expected: Known | undefined) => {
     const { owner, task, tenant, version } = record
     const history = task.history ?? []
-    return sql<{ id: string; pushed?: boolean }>`
+    return sql<{ id: string; pushed?: boolean | number }>`
       INSERT INTO a2a_tasks (id, owner, tenant, context_id, state, status_ts, version, node_id, updated_at, task,
         history_count, history_tail, turn)
       VALUES (${task.id}, ${owner}, ${tenant}, ${task.contextId ?? null}, ${task.status.state}, ${
@@ -233,10 +235,17 @@ export const make = Effect.gen(function*() {
 
   /**
    * The save of a task whose stored history this process knows: the row and the new messages in one statement
-   * (PostgreSQL) or one write (SQLite, urgent when it ends a turn: a client may wait for it); false when refused, by the guards or because the history stored is not
-   * the one known (another node saved the task since).
+   * (PostgreSQL) or one write (SQLite, `urgent` when a client waits for it); false when refused, by the guards or
+   * because the history stored is not the one known (another node saved the task since).
    */
-  const extend = (record: TaskRecord, json: string, now: number, expected: Known, notices: Notices | undefined) =>
+  const extend = (
+    record: TaskRecord,
+    json: string,
+    now: number,
+    expected: Known,
+    notices: Notices | undefined,
+    urgent: boolean
+  ) =>
     Effect.gen(function*() {
       const values = yield* valuesFrom(record.task.history ?? [], expected.count)
       if (isPg) {
@@ -258,11 +267,13 @@ export const make = Effect.gen(function*() {
       }
       return yield* atomically(
         Effect.gen(function*() {
-          if ((yield* upsert(record, json, now, expected)).length === 0) return false
+          const saved = yield* upsert(record, json, now, expected)
+          if (saved.length === 0) return false
+          notePushed(record.task.id, saved)
           if (values !== undefined) yield* appendRows(record.task.id, values)
           return true
         }),
-        isFinal(record.task.status.state),
+        urgent,
         record.task.id
       )
     })
@@ -310,14 +321,19 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const { history: _, ...withoutHistory } = record.task
       const json = yield* encodeTask(withoutHistory)
+      const events = yield* SavedEvents
       // A version-0 save is a task's first (every save has a newer version than the stored one), as is one of a
-      // task this process found absent: written as a new task without reading it first (refused, and read first,
-      // if it is stored after all).
-      const expected = known.get(record.task.id) ?? (record.version === 0 ? NONE : undefined)
+      // task this process found absent, and, on SQLite, one whose events start the task's sequence (over version
+      // 0: nothing stored); PostgreSQL's cluster engine saves queued tasks at version 0 on other nodes. Written as
+      // a new task without reading it first (refused, and read first, if it is stored after all); on SQLite ahead
+      // of the routine saves, as a client waits for its first event.
+      const first = record.version === 0 || (Option.isSome(sqlite) && events[0]?.sequence === 1)
+      const expected = known.get(record.task.id) ?? (first ? NONE : undefined)
       // The events this save holds, sent to the other nodes with it when they can be (see SaveNotices).
-      const notices = noticesOf(yield* SavedEvents)
+      const notices = noticesOf(events)
+      const urgent = first || isFinal(record.task.status.state)
       const extended = expected !== undefined && extendsHistory(record.task.history ?? [], expected) &&
-        (yield* extend(record, json, now, expected, notices))
+        (yield* extend(record, json, now, expected, notices, urgent))
       const written: Written = extended ? { saved: true } : yield* replace(record, json, now, notices)
       if (written.saved) remember(record.task)
       else known.delete(record.task.id)
