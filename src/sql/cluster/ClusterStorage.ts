@@ -120,7 +120,9 @@ export const layerMessages: Layer.Layer<
       }
       return claimed.pipe(
         Effect.andThen(base.saveRequest(envelope)),
-        Effect.tap(() => alongside === undefined ? Effect.void : sql.value.withTransaction(alongside).pipe(Effect.ignore)),
+        Effect.tap(() =>
+          alongside === undefined ? Effect.void : sql.value.withTransaction(alongside).pipe(Effect.ignore)
+        ),
         sql.value.withTransaction,
         Effect.catchTag("SqlError", (error) => Effect.fail(new PersistenceError({ cause: error }))),
         Effect.tap(() => done)

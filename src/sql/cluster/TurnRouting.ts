@@ -223,14 +223,14 @@ export const make: Effect.Effect<
             acknowledge.offer
           )
         )).pipe(
-        Effect.catchTags({
-          MailboxFull: engineFailed(taskId),
-          AlreadyProcessingMessage: engineFailed(taskId),
-          PersistenceError: engineFailed(taskId),
-          EntityNotAssignedToRunner: engineFailed(taskId)
-        }),
-        Effect.exit
-      )
+          Effect.catchTags({
+            MailboxFull: engineFailed(taskId),
+            AlreadyProcessingMessage: engineFailed(taskId),
+            PersistenceError: engineFailed(taskId),
+            EntityNotAssignedToRunner: engineFailed(taskId)
+          }),
+          Effect.exit
+        )
       if (Exit.isFailure(answer)) {
         yield* Fiber.interrupt(forwarding)
         if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
@@ -328,12 +328,13 @@ export const make: Effect.Effect<
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
         const claim = fresh ? start.receipt?.claimInTurn : undefined
-        yield* report(events, immediate ? acknowledge : undefined, claim, snapshot, payload, taskId, caller, start).pipe(
-          Effect.ensuring(Effect.sync(() => caller.end())),
-          Scope.provide(turnScope),
-          Effect.ensuring(Scope.close(turnScope, Exit.void)),
-          Effect.forkIn(serverScope)
-        )
+        yield* report(events, immediate ? acknowledge : undefined, claim, snapshot, payload, taskId, caller, start)
+          .pipe(
+            Effect.ensuring(Effect.sync(() => caller.end())),
+            Scope.provide(turnScope),
+            Effect.ensuring(Scope.close(turnScope, Exit.void)),
+            Effect.forkIn(serverScope)
+          )
         return undefined
       })
 

@@ -99,7 +99,9 @@ describe.skipIf(testDatabaseUrl === undefined)(`A new task's receipt in its Turn
             texts.push(text)
             const immediate = i % 2 === 1
             const sent = message(`m-twice-${i}`, text)
-            const request = immediate ? { message: sent, configuration: { returnImmediately: true } } : { message: sent }
+            const request = immediate
+              ? { message: sent, configuration: { returnImmediately: true } }
+              : { message: sent }
             // Half of them on one node, half on two.
             const other = i % 4 < 2 ? a : b
             const [first, second] = yield* Effect.all(
