@@ -209,9 +209,8 @@ export const make: Effect.Effect<
       // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
       // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
       // A new task's message is claimed in its Turn's transaction (see MessageClaims), a blocking send's too.
-      const answer = yield* (acknowledge === undefined
-        ? claim === undefined ? outcomeOf : acknowledgedOnceStored(outcomeOf, payload, taskId, { claim }, Effect.void)
-        : acknowledgedOnceStored(
+      const sent = acknowledge !== undefined
+        ? acknowledgedOnceStored(
           outcomeOf,
           payload,
           taskId,
@@ -222,15 +221,19 @@ export const make: Effect.Effect<
             }),
             acknowledge.offer
           )
-        )).pipe(
-          Effect.catchTags({
-            MailboxFull: engineFailed(taskId),
-            AlreadyProcessingMessage: engineFailed(taskId),
-            PersistenceError: engineFailed(taskId),
-            EntityNotAssignedToRunner: engineFailed(taskId)
-          }),
-          Effect.exit
         )
+        : claim !== undefined
+        ? acknowledgedOnceStored(outcomeOf, payload, taskId, { claim }, Effect.void)
+        : outcomeOf
+      const answer = yield* sent.pipe(
+        Effect.catchTags({
+          MailboxFull: engineFailed(taskId),
+          AlreadyProcessingMessage: engineFailed(taskId),
+          PersistenceError: engineFailed(taskId),
+          EntityNotAssignedToRunner: engineFailed(taskId)
+        }),
+        Effect.exit
+      )
       if (Exit.isFailure(answer)) {
         yield* Fiber.interrupt(forwarding)
         if (task === undefined) yield* options.receipt?.unaccepted() ?? Effect.void
@@ -328,13 +331,22 @@ export const make: Effect.Effect<
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
         const claim = fresh ? start.receipt?.claimInTurn : undefined
-        yield* report(events, immediate ? acknowledge : undefined, claim, snapshot, payload, taskId, caller, start)
-          .pipe(
-            Effect.ensuring(Effect.sync(() => caller.end())),
-            Scope.provide(turnScope),
-            Effect.ensuring(Scope.close(turnScope, Exit.void)),
-            Effect.forkIn(serverScope)
-          )
+        const reported = report(
+          events,
+          immediate ? acknowledge : undefined,
+          claim,
+          snapshot,
+          payload,
+          taskId,
+          caller,
+          start
+        )
+        yield* reported.pipe(
+          Effect.ensuring(Effect.sync(() => caller.end())),
+          Scope.provide(turnScope),
+          Effect.ensuring(Scope.close(turnScope, Exit.void)),
+          Effect.forkIn(serverScope)
+        )
         return undefined
       })
 
