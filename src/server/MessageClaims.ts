@@ -6,6 +6,9 @@
  * 1. A send claims its message's receipt for the task it will work on (MessageReceipts.claim, atomic). The send that
  *    made the receipt holds the claim and starts the message; its execution decides the claim: a task stored
  *    (accepted), a direct reply recorded in the receipt, or the claim given back (the message was not accepted).
+ *    Through the cluster engine (a routed runner), a new task's message is claimed in the transaction that stores
+ *    its Turn (`claimInTurn`), one commit for both: when another send had made the receipt, the Turn is not
+ *    stored (its transaction rolled back), its execution tells this send nothing, and this send goes on as in 2.
  * 2. A send that finds the receipt made already (with the same body: another body is InvalidParams) waits for the
  *    claim to be decided and answers the first send's outcome: its reply, or its task as it is now. When the claim
  *    was given back, it claims the message itself, a few rounds at most.
@@ -112,6 +115,20 @@ export class Claim implements TaskRunner.ReceiptHooks, TaskRunner.Caller {
   entry: LiveSet.Entry<Claim> | undefined = undefined
   /** Done once the claim is decided; made by the first retry that waits for it. */
   decided: Deferred.Deferred<void> | undefined = undefined
+  /** The claim to make in the transaction that stores the message's Turn, when it is made there (see `start`). */
+  claimInTurn: Effect.Effect<boolean, unknown> | undefined = undefined
+  /**
+   * When claimed in its Turn's transaction: done once the claim was tried there, with the receipt another send had
+   * made, if any; or (with none) once the execution told its caller something without trying it.
+   */
+  found: Deferred.Deferred<Option.Option<Receipt>> | undefined = undefined
+  /** Whether this send made the receipt in its Turn's transaction. */
+  claimedInTurn = false
+  /**
+   * Another send had made the receipt, found in this send's Turn's transaction: the Turn was not stored, and what its
+   * execution tells goes nowhere (this send answers the other's outcome, see `MessageClaims.start`).
+   */
+  duplicate = false
 
   constructor(claims: MessageClaims, key: ReceiptKey, taskId: string, makesTask: boolean, caller: TaskRunner.Caller) {
     this.claims = claims
@@ -138,7 +155,13 @@ export class Claim implements TaskRunner.ReceiptHooks, TaskRunner.Caller {
     if (this.decided !== undefined) Deferred.doneUnsafe(this.decided, decidedExit)
   }
 
+  /** The claim was tried in the Turn's transaction, finding `receipt` (another send's), or it will not be. */
+  tried(receipt: Option.Option<Receipt>): void {
+    if (this.found !== undefined) Deferred.doneUnsafe(this.found, Exit.succeed(receipt))
+  }
+
   replied(message: v1.Message): Effect.Effect<void> {
+    if (this.duplicate) return Effect.void
     return Effect.catch(
       this.claims.receipts.reply(this.key, message),
       (error) => Effect.logWarning(`Cannot record the reply to message ${this.key.messageId} in its receipt`, error)
@@ -146,25 +169,40 @@ export class Claim implements TaskRunner.ReceiptHooks, TaskRunner.Caller {
   }
 
   unaccepted(): Effect.Effect<void> {
+    if (this.duplicate) return Effect.void
+    // Not claimed in its Turn's transaction (the Turn failed before it was stored): nothing to give back.
+    if (this.claimInTurn !== undefined && !this.claimedInTurn) {
+      return Effect.sync(() => {
+        this.tried(Option.none())
+        this.decide()
+      })
+    }
     return Effect.andThen(this.claims.giveBack(this.key, this.taskId), Effect.sync(() => this.decide()))
   }
 
   offer(processed: TaskRunner.Processed): void {
+    if (this.duplicate) return
+    this.tried(Option.none())
     this.caller.offer(processed)
     // An event with its task comes once the task is stored.
     if (this.entry !== undefined && Option.isSome(processed.task)) this.decide()
   }
 
   fail(cause: Cause.Cause<A2AError>): void {
+    if (this.duplicate) return
+    this.tried(Option.none())
     this.caller.fail(cause)
   }
 
   end(): void {
+    if (this.duplicate) return
+    this.tried(Option.none())
     this.decide()
     this.caller.end()
   }
 
   queued(task: v1.Task): void {
+    if (this.duplicate) return
     if (this.caller.queued !== undefined) this.caller.queued(task)
   }
 }
@@ -214,6 +252,7 @@ export class MessageClaims {
     print: string,
     round = 1
   ): Effect.Effect<Earlier | undefined, A2AError> {
+    if (claim.makesTask && this.runner.routed === true) return this.startInTurn(options, claim, print, round)
     return Effect.flatMap(orInternal(this.receipts.claim(claim.key, print, claim.taskId)), (claimed) => {
       if (Option.isNone(claimed)) {
         claim.hold()
@@ -245,6 +284,59 @@ export class MessageClaims {
           ? this.start(options, claim, print, round + 1)
           : Effect.fail(stillTakingIn(claim.key.messageId)))
     })
+  }
+
+  /**
+   * `start` of a new task's message through the cluster engine: the message is claimed in the transaction that
+   * stores its Turn (`claimInTurn`, run there by the engine's storage), so that the Turn and its receipt are one
+   * commit. When another send had made the receipt, the Turn is not stored, and this send answers that send's
+   * outcome (or, that claim given back, starts the message again as a new claim, a few rounds at most).
+   */
+  startInTurn(
+    options: TaskRunner.StartOptions,
+    claim: Claim,
+    print: string,
+    round: number
+  ): Effect.Effect<Earlier | undefined, A2AError> {
+    const found = Deferred.makeUnsafe<Option.Option<Receipt>>()
+    claim.found = found
+    claim.claimInTurn = Effect.suspend(() => this.receipts.claim(claim.key, print, claim.taskId)).pipe(
+      Effect.map((receipt) => {
+        // This send's own receipt (its Turn's storage tried again) is its claim still.
+        if (Option.isSome(receipt) && receipt.value.taskId !== claim.taskId) {
+          claim.duplicate = true
+          claim.tried(receipt)
+          return false
+        }
+        claim.claimedInTurn = true
+        // Held before the transaction commits: a retry in this process that finds the receipt waits for it here.
+        claim.hold()
+        claim.tried(Option.none())
+        return true
+      }),
+      // Not claimed: the Turn is not stored, and its execution tells this send so.
+      Effect.tapError(() => Effect.sync(() => claim.tried(Option.none())))
+    )
+    return this.runner.start(options, claim).pipe(
+      Effect.tapError(() => claim.unaccepted()),
+      Effect.flatMap((record) => {
+        if (record !== undefined) {
+          claim.decide()
+          return Effect.succeed({ record })
+        }
+        return Effect.flatMap(Deferred.await(found), (receipt) => {
+          if (Option.isNone(receipt)) return Effect.succeed(undefined)
+          if (receipt.value.fingerprint !== print) return Effect.fail(differentBody(claim.key.messageId))
+          return Effect.flatMap(this.outcomeOf(claim.key, receipt.value), (earlier) => {
+            if (earlier !== undefined) return Effect.succeed(earlier)
+            if (round >= MAX_ROUNDS) return Effect.fail(stillTakingIn(claim.key.messageId))
+            // A claim of its own: what this one's execution still tells goes nowhere.
+            const again = this.claim(claim.key, claim.taskId, true, claim.caller)
+            return this.startInTurn({ ...options, receipt: again }, again, print, round + 1)
+          })
+        })
+      })
+    )
   }
 
   /**

@@ -91,6 +91,12 @@ export interface ReceiptHooks {
   readonly replied: (message: v1.Message) => Effect.Effect<void>
   /** The execution ended with neither a task nor a reply: the message was not accepted. */
   readonly unaccepted: () => Effect.Effect<void>
+  /**
+   * A new task's message not claimed yet, to claim in the transaction that stores its turn (an engine that stores
+   * turns runs it there, see MessageClaims): true when this send made the receipt and its turn goes on, false when
+   * another send of the message had made it (its turn must then not be stored: the send answers that one's outcome).
+   */
+  readonly claimInTurn?: Effect.Effect<boolean, unknown> | undefined
 }
 
 /**

@@ -11,9 +11,10 @@
  *   lock session rather than two, and a final reply's confirmation of its shard's lock writes no heartbeat when the
  *   last one is younger than the refresh interval (see `layerLocks`);
  * - the messages (MessageStorage): a sender can learn when its request is stored (StoredTurns), without storing it
- *   a second time to know, and have a write of its own committed with it: what a non-blocking send waits for
- *   before it is acknowledged (its task saved as queued, in the Turn's own transaction); and a request's final
- *   reply is stored in one statement (see `finalReplyInOneStatement`).
+ *   a second time to know, and have writes of its own committed with it: a new task's message is claimed (its
+ *   receipt made) in the Turn's own transaction, and a non-blocking send's task saved as queued there too, so that
+ *   the send is acknowledged after one commit; and a request's final reply is stored in one statement (see
+ *   `finalReplyInOneStatement`).
  *
  * Used by ClusterSocket, which builds the engine of a node.
  *
@@ -40,19 +41,38 @@ import type { Connection } from "effect/sql/SqlConnection"
 import * as PgChannel from "../internal/PgChannel.ts"
 
 /**
- * Where a sender learns that the request of a primary key is stored (a Turn's key: see TurnMessage): `expect` it
- * before sending, and the returned Deferred is done once the engine's storage has committed the request, or found
- * it stored already. `alongside`, if given, runs in the same transaction, after the request is stored (a savepoint
- * of its own: its failure is its own, logged, and the request stored all the same). `forget` once it is no longer
- * needed.
+ * What a sender commits with its Turn (see StoredTurns): `claim` first (a new task's message claimed: false when
+ * another send had claimed it, and the Turn is then not stored, its sender failing with a PersistenceError), then,
+ * after the request is stored, `alongside` (a savepoint of its own: its failure is its own, logged, and the request
+ * stored all the same).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface WithTurn {
+  readonly claim?: Effect.Effect<boolean, unknown> | undefined
+  readonly alongside?: Effect.Effect<void, unknown> | undefined
+}
+
+/**
+ * Where a sender learns that the request of a primary key to an entity is stored (a Turn's key: see TurnMessage):
+ * `expect` it before sending, and the returned Deferred is done once the engine's storage has committed the request,
+ * or found it stored already; `withTurn`, if given, runs in the same transaction. `forget` once it is no longer
+ * needed (with the Deferred `expect` gave: a later sender's expectation of the same key is left alone).
  *
  * @since 0.2.0
  * @category services
  */
 export class StoredTurns extends Context.Service<StoredTurns, {
-  readonly expect: (primaryKey: string, alongside?: Effect.Effect<void, unknown>) => Deferred.Deferred<void>
-  readonly forget: (primaryKey: string) => void
+  readonly expect: (entityId: string, primaryKey: string, withTurn?: WithTurn) => Deferred.Deferred<void>
+  readonly forget: (entityId: string, primaryKey: string, stored: Deferred.Deferred<void>) => void
 }>()("effect-a2a/sql/cluster/StoredTurns") {}
+
+/** A Turn's key among the expected ones: its entity and its primary key. */
+const turnKey = (entityId: string, primaryKey: string) => `${entityId}\u0000${primaryKey}`
+
+/** The claim of a Turn's message found made by another send: the Turn is not stored. */
+const claimedElsewhere = new PersistenceError({ cause: "The message was claimed by another send of it" })
 
 /**
  * The engine's MessageStorage, telling StoredTurns what it stores.
@@ -69,22 +89,41 @@ export const layerMessages: Layer.Layer<
   const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
   const waiting = new Map<string, {
     readonly stored: Deferred.Deferred<void>
+    readonly claim: Effect.Effect<boolean, unknown> | undefined
     readonly alongside: Effect.Effect<void, unknown> | undefined
   }>()
   const storage: MessageStorage.MessageStorage["Service"] = {
     ...base,
     saveRequest: (envelope) => {
       const payload: unknown = envelope.envelope.payload
-      const entry = PrimaryKey.isPrimaryKey(payload) ? waiting.get(PrimaryKey.value(payload)) : undefined
+      const entry = PrimaryKey.isPrimaryKey(payload)
+        ? waiting.get(turnKey(envelope.envelope.address.entityId, PrimaryKey.value(payload)))
+        : undefined
       if (entry === undefined) return base.saveRequest(envelope)
       const done = Effect.sync(() => Deferred.doneUnsafe(entry.stored, Exit.void))
-      if (entry.alongside === undefined) return Effect.tap(base.saveRequest(envelope), () => done)
-      const alongside = entry.alongside.pipe(
+      if (entry.claim === undefined && entry.alongside === undefined) {
+        return Effect.tap(base.saveRequest(envelope), () => done)
+      }
+      // Claimed first: a second send of the message waits here for the first one's transaction, and finds its
+      // receipt once that commits (or none, if it rolled back).
+      const claimed = entry.claim === undefined ? Effect.void : entry.claim.pipe(
+        Effect.mapError((cause) => new PersistenceError({ cause })),
+        Effect.flatMap((mine) => mine ? Effect.void : Effect.fail(claimedElsewhere))
+      )
+      const alongside = entry.alongside === undefined ? undefined : entry.alongside.pipe(
         Effect.catchCause((cause) => Effect.logWarning("A write committed with a stored Turn failed", cause))
       )
-      if (Option.isNone(sql)) return Effect.tap(base.saveRequest(envelope), () => Effect.andThen(alongside, done))
-      return base.saveRequest(envelope).pipe(
-        Effect.tap(() => sql.value.withTransaction(alongside).pipe(Effect.ignore)),
+      if (Option.isNone(sql)) {
+        return claimed.pipe(
+          Effect.andThen(base.saveRequest(envelope)),
+          Effect.tap(() => alongside === undefined ? done : Effect.andThen(alongside, done))
+        )
+      }
+      return claimed.pipe(
+        Effect.andThen(base.saveRequest(envelope)),
+        Effect.tap(() =>
+          alongside === undefined ? Effect.void : sql.value.withTransaction(alongside).pipe(Effect.ignore)
+        ),
         sql.value.withTransaction,
         Effect.catchTag("SqlError", (error) => Effect.fail(new PersistenceError({ cause: error }))),
         Effect.tap(() => done)
@@ -92,16 +131,20 @@ export const layerMessages: Layer.Layer<
     }
   }
   const stored = StoredTurns.of({
-    expect: (primaryKey, alongside) => {
-      // A second sender of the same request (a continued task's message sent again while its first send waits:
-      // a new task's sends are claimed one at a time, see MessageClaims) learns with the first.
-      const known = waiting.get(primaryKey)
+    expect: (entityId, primaryKey, withTurn) => {
+      const key = turnKey(entityId, primaryKey)
+      // A second sender of the same request (a continued task's message sent again while its first send waits)
+      // learns with the first. A claiming sender's request is its own (a new task's, its own entity).
+      const known = withTurn?.claim === undefined ? waiting.get(key) : undefined
       if (known !== undefined) return known.stored
       const deferred = Deferred.makeUnsafe<void>()
-      waiting.set(primaryKey, { stored: deferred, alongside })
+      waiting.set(key, { stored: deferred, claim: withTurn?.claim, alongside: withTurn?.alongside })
       return deferred
     },
-    forget: (primaryKey) => void waiting.delete(primaryKey)
+    forget: (entityId, primaryKey, deferred) => {
+      const key = turnKey(entityId, primaryKey)
+      if (waiting.get(key)?.stored === deferred) waiting.delete(key)
+    }
   })
   return Context.make(MessageStorage.MessageStorage, storage).pipe(Context.add(StoredTurns, stored))
 }))

@@ -7,7 +7,9 @@
  * the one that runs. Its events come through the EventBus (LISTEN/NOTIFY between the nodes), subscribed to before
  * the Turn is sent so that none is missed, and caught up from the store when the bus lost its channel; its outcome
  * (a reply, the task, or the A2A error) comes from the Turn's answer. A non-blocking send is acknowledged once its
- * Turn is stored, never sooner, so that a message sent after that acknowledgement runs after it.
+ * Turn is stored, never sooner, so that a message sent after that acknowledgement runs after it. A new task's
+ * message is claimed (see MessageClaims) in the transaction that stores its Turn, so that a non-blocking send is
+ * acknowledged after one commit.
  *
  * Used by ClusterTurns as the TurnDispatch's `route`, on every node of the engine.
  *
@@ -33,7 +35,7 @@ import { EventBus } from "../../server/EventBus.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isConflict, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
-import { StoredTurns } from "./ClusterStorage.ts"
+import { StoredTurns, type WithTurn } from "./ClusterStorage.ts"
 import { QUEUED, requestOf, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
 /**
@@ -93,22 +95,23 @@ export const make: Effect.Effect<
     const storedTurns = yield* StoredTurns
 
     /**
-     * Sends `payload`'s Turn and answers its outcome; `alongside` is committed with the Turn (see StoredTurns), and
-     * `stored` runs (and is waited for) once the Turn is stored, while the engine delivers it: a Turn that fails
-     * before it is stored never runs it.
+     * Sends `payload`'s Turn to `taskId` and answers its outcome; `withTurn` is committed with the Turn (see
+     * StoredTurns), and `stored` runs (and is waited for) once the Turn is stored, while the engine delivers it: a
+     * Turn that fails before it is stored never runs it.
      */
     const acknowledgedOnceStored = <A, E, R>(
       outcome: Effect.Effect<A, E, R>,
       payload: TurnRequest,
-      alongside: Effect.Effect<void> | undefined,
+      taskId: string,
+      withTurn: WithTurn,
       stored: Effect.Effect<void>
     ) =>
       Effect.gen(function*() {
         const key = PrimaryKey.value(payload)
-        const saved = storedTurns.expect(key, alongside)
+        const saved = storedTurns.expect(taskId, key, withTurn)
         const turn = yield* Effect.forkScoped(outcome)
         yield* Effect.raceFirst(Deferred.await(saved), Fiber.await(turn)).pipe(
-          Effect.ensuring(Effect.sync(() => storedTurns.forget(key)))
+          Effect.ensuring(Effect.sync(() => storedTurns.forget(taskId, key, saved)))
         )
         if (Deferred.isDoneUnsafe(saved)) yield* stored
         return yield* Fiber.join(turn)
@@ -120,6 +123,7 @@ export const make: Effect.Effect<
       acknowledge:
         | { readonly queued: Effect.Effect<void> | undefined; readonly offer: Effect.Effect<void> }
         | undefined,
+      claim: Effect.Effect<boolean, unknown> | undefined,
       snapshot: TaskRecord | undefined,
       payload: TurnRequest,
       taskId: string,
@@ -204,17 +208,24 @@ export const make: Effect.Effect<
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
       // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
       // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
-      const answer = yield* (acknowledge === undefined ? outcomeOf : acknowledgedOnceStored(
-        outcomeOf,
-        payload,
-        acknowledge.queued,
-        Effect.andThen(
-          Effect.sync(() => {
-            stored = true
-          }),
-          acknowledge.offer
+      // A new task's message is claimed in its Turn's transaction (see MessageClaims), a blocking send's too.
+      const sent = acknowledge !== undefined
+        ? acknowledgedOnceStored(
+          outcomeOf,
+          payload,
+          taskId,
+          { claim, alongside: acknowledge.queued },
+          Effect.andThen(
+            Effect.sync(() => {
+              stored = true
+            }),
+            acknowledge.offer
+          )
         )
-      )).pipe(
+        : claim !== undefined
+        ? acknowledgedOnceStored(outcomeOf, payload, taskId, { claim }, Effect.void)
+        : outcomeOf
+      const answer = yield* sent.pipe(
         Effect.catchTags({
           MailboxFull: engineFailed(taskId),
           AlreadyProcessingMessage: engineFailed(taskId),
@@ -319,7 +330,18 @@ export const make: Effect.Effect<
         // (a caller that leaves does not stop its turn).
         const turnScope = yield* Scope.fork(serverScope)
         const events = yield* bus.subscribe(taskId).pipe(Scope.provide(turnScope))
-        yield* report(events, immediate ? acknowledge : undefined, snapshot, payload, taskId, caller, start).pipe(
+        const claim = fresh ? start.receipt?.claimInTurn : undefined
+        const reported = report(
+          events,
+          immediate ? acknowledge : undefined,
+          claim,
+          snapshot,
+          payload,
+          taskId,
+          caller,
+          start
+        )
+        yield* reported.pipe(
           Effect.ensuring(Effect.sync(() => caller.end())),
           Scope.provide(turnScope),
           Effect.ensuring(Scope.close(turnScope, Exit.void)),

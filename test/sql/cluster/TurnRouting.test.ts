@@ -104,3 +104,33 @@ describe("a continued task's message sent again through the cluster engine", () 
     30_000
   )
 })
+
+describe("a new task's message sent twice at once through the cluster engine", () => {
+  it.live(
+    "claimed in its Turn's storage: it runs once, and both sends answer its task",
+    () =>
+      Effect.gen(function*() {
+        runs.length = 0
+        const handler = yield* RequestHandler
+        const ctx = CallContext.make()
+        for (const immediate of [false, true]) {
+          const sent = message(`m-twice-${immediate}`, `twice ${immediate}`)
+          const request = immediate ? { message: sent, configuration: { returnImmediately: true } } : { message: sent }
+          const [a, b] = yield* Effect.all([handler.sendMessage(request, ctx), handler.sendMessage(request, ctx)], {
+            concurrency: 2
+          })
+          const first = yield* taskOf(a)
+          const second = yield* taskOf(b)
+          assert.strictEqual(first.id, second.id)
+          if (!immediate) {
+            assert.strictEqual(first.status.state, "TASK_STATE_INPUT_REQUIRED")
+            assert.strictEqual(second.status.state, "TASK_STATE_INPUT_REQUIRED")
+          }
+        }
+        for (let i = 0; runs.length < 2 && i < 100; i++) yield* Effect.sleep("50 millis")
+        yield* Effect.sleep("300 millis")
+        assert.deepStrictEqual(runs, ["twice false", "twice true"])
+      }).pipe(Effect.provide(server), Effect.scoped, Effect.timeout("20 seconds")),
+    30_000
+  )
+})
