@@ -34,6 +34,7 @@ import * as Ids from "../../server/internal/Ids.ts"
 import { isConflict, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
 import { StoredTurns } from "./ClusterStorage.ts"
+import { LocalOutcomes } from "./LocalOutcomes.ts"
 import { QUEUED, requestOf, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
 /**
@@ -91,6 +92,7 @@ export const make: Effect.Effect<
     const serverScope = yield* Effect.scope
     const clientFor = yield* Task.client
     const storedTurns = yield* StoredTurns
+    const localOutcomes = yield* Effect.serviceOption(LocalOutcomes)
 
     /**
      * Sends `payload`'s Turn and answers its outcome; `alongside` is committed with the Turn (see StoredTurns), and
@@ -199,8 +201,20 @@ export const make: Effect.Effect<
         Effect.forkScoped
       )
       const client = clientFor(taskId)
-      // The Turn's answer, or the turn's end as the store shows it after an outage, whichever comes first.
-      const outcomeOf = Effect.raceFirst(client.Turn(payload), Deferred.await(shown))
+      // The Turn's answer, or the turn's end as the store shows it after an outage, or as this node ran it (told in
+      // memory, see LocalOutcomes), whichever comes first.
+      const answered = Effect.raceFirst(client.Turn(payload), Deferred.await(shown))
+      const outcomeOf = Option.match(localOutcomes, {
+        onNone: () => answered,
+        onSome: (outcomes) =>
+          Effect.suspend(() => {
+            const key = PrimaryKey.value(payload)
+            const ran = outcomes.expect(key)
+            return Effect.raceFirst(answered, Deferred.await(ran)).pipe(
+              Effect.ensuring(Effect.sync(() => outcomes.forget(key, ran)))
+            )
+          })
+      })
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
       // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
       // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
