@@ -67,7 +67,7 @@ const label = (text: string): string => {
   const t = text.replace(/\s+/g, " ").replace(/"/g, "")
   if (/a2a_message_receipts/.test(t)) return "receipt"
   if (/INSERT INTO cluster_messages/i.test(t)) return "turn"
-  if (/UPDATE cluster_messages SET last_read/i.test(t)) return "read-back"
+  if (/UPDATE cluster_messages( m)? SET last_read/i.test(t)) return "read-back"
   if (/UPDATE cluster_messages SET processed/i.test(t)) return "processed"
   if (/INSERT INTO cluster_replies/i.test(t)) return "reply"
   if (/cluster_replies/i.test(t)) return "reply-read"
@@ -178,6 +178,23 @@ const run = async (cluster: boolean) => {
     )
     previous = end
   })
+  // Per turn, all turns: from the request to its receipt's end, from there to the task's first save, from the last
+  // save to the answer (the agent's 100 ms between them).
+  const spans = rows.map((r, i) => {
+    const receipt = r.find((s) => s.what === "receipt")
+    const saves = r.filter((s) => s.what === "save")
+    return receipt === undefined || saves.length < 2 ? undefined : {
+      receipt: receipt.end,
+      start: saves[0]!.start - receipt.end,
+      end: total[i]! - saves.at(-1)!.end
+    }
+  }).filter((span) => span !== undefined)
+  console.log(
+    `  per turn (${spans.length}), medians: request -> receipt ${median(spans.map((s) => s.receipt)).toFixed(1)}, ` +
+      `receipt -> first save ${median(spans.map((s) => s.start)).toFixed(1)}, last save -> answer ${
+        median(spans.map((s) => s.end)).toFixed(1)
+      } ms`
+  )
   const answered = median(same.map(({ total }) => total))
   console.log(
     `  answered   ${answered.toFixed(1).padStart(7)}              gap before ${(answered - previous).toFixed(1)}`
