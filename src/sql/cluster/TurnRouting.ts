@@ -210,7 +210,10 @@ export const make: Effect.Effect<
           Effect.suspend(() => {
             const key = PrimaryKey.value(payload)
             const ran = outcomes.expect(key)
-            return Effect.raceFirst(answered, Deferred.await(ran)).pipe(
+            // The engine's answer is left to come in the turn's scope, not interrupted (and waited for) when the turn
+            // is told first: the caller is answered before that.
+            return Effect.forkScoped(answered).pipe(
+              Effect.flatMap((engine) => Effect.raceFirst(Fiber.join(engine), Deferred.await(ran))),
               Effect.ensuring(Effect.sync(() => outcomes.forget(key, ran)))
             )
           })
