@@ -1,7 +1,7 @@
 // The timeline of one uncontended turn (#42): `node bench/turnTimeline.ts POSTGRES_URL [TURNS]`. Starts one
 // `effect-a2a serve` node (test/fixtures/ClusterAgent.ts) on a PostgreSQL database (its public schema emptied first),
 // engine off and on alternately (BENCH_ENGINE, default "off,on"; BENCH_REPEAT rounds, default 1), and sends TURNS
-// (default 20) blocking "sleep 100" messages one at a time, 300 ms apart, while the server logs every statement with
+// (default 20) blocking "sleep 100" messages one at a time, 300 ms apart (BENCH_GAP; 0: back to back), while the server logs every statement with
 // its duration (`ALTER SYSTEM SET log_min_duration_statement = 0`, reset at the end; the server must log to a file
 // this script can read: BENCH_PG_LOG, default the `server.log` next to `.ci/postgres.sh`'s data, $A2A_PG_DIR).
 //
@@ -23,6 +23,7 @@ if (url === undefined) throw new Error("usage: node bench/turnTimeline.ts POSTGR
 const LOG = process.env["BENCH_PG_LOG"] ?? join(process.env["A2A_PG_DIR"] ?? "/tmp/effect-a2a-pg", "server.log")
 const REPEAT = Number(process.env["BENCH_REPEAT"] ?? "1")
 const VERBOSE = process.env["BENCH_VERBOSE"] === "1"
+const GAP_MS = Number(process.env["BENCH_GAP"] ?? "300")
 
 const psql = (command: string) => execFileSync("psql", [url, "-qAtc", command]).toString()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -130,7 +131,7 @@ const run = async (cluster: boolean) => {
     const start = now()
     await send(node.base)
     windows.push({ start, end: now() })
-    await sleep(300)
+    await sleep(GAP_MS)
   }
   psql("ALTER SYSTEM RESET log_min_duration_statement")
   psql("SELECT pg_reload_conf()")
