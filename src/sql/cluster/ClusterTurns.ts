@@ -44,6 +44,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Local, type Service, TurnDispatch } from "../../server/TurnDispatch.ts"
+import * as LocalOutcomes from "./LocalOutcomes.ts"
 import * as TurnEntity from "./TurnEntity.ts"
 import * as TurnRouting from "./TurnRouting.ts"
 
@@ -71,10 +72,17 @@ const make = (options: Options) =>
     const serverScope = yield* Effect.scope
     const ready = yield* Deferred.make<Local>()
     const state = TurnEntity.makeState()
+    // The outcome of a Turn both sent and run here, told in memory as the turn ends (see LocalOutcomes).
+    const outcomes = LocalOutcomes.make()
     if (options.execute) {
-      yield* Layer.buildWithScope(TurnEntity.layer(ready, state, options.maxExecutions), serverScope)
+      yield* Layer.buildWithScope(
+        TurnEntity.layer(ready, state, options.maxExecutions).pipe(
+          Layer.provide(Layer.succeed(LocalOutcomes.LocalOutcomes, outcomes))
+        ),
+        serverScope
+      )
     }
-    const route = yield* TurnRouting.make
+    const route = yield* Effect.provideService(TurnRouting.make, LocalOutcomes.LocalOutcomes, outcomes)
     const service: Service = {
       route,
       serve: (local) =>

@@ -32,6 +32,7 @@ import * as Outcome from "../../server/engine/Outcome.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isStorageUnreachable, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { type Caller, type Local, type Processed, setStatus, type StartOptions } from "../../server/TurnDispatch.ts"
+import { LocalOutcomes } from "./LocalOutcomes.ts"
 import { TurnHolder } from "./TurnHolder.ts"
 import { QUEUED, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
@@ -135,6 +136,8 @@ const handler = (
     const store = yield* TaskStore
     // On PostgreSQL: whether a turn found cut still runs on another node (see TurnHolder).
     const holder = yield* Effect.serviceOption(TurnHolder)
+    // A sender of this node waiting for a Turn's outcome hears it as the turn ends (see LocalOutcomes).
+    const outcomes = yield* Effect.serviceOption(LocalOutcomes)
 
     /**
      * Records a task whose turn was lost with its node FAILED (NODE_LOST) as the runner commits any change: saved,
@@ -364,6 +367,7 @@ const handler = (
             Effect.sync(() => {
               if (state.delivered.get(key) === ended) state.delivered.delete(key)
               Deferred.doneUnsafe(ended, Exit.succeed(exit))
+              if (Exit.isSuccess(exit) && Option.isSome(outcomes)) outcomes.value.tell(key, exit.value)
             })
           )
         )

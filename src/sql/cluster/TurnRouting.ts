@@ -36,6 +36,7 @@ import * as Ids from "../../server/internal/Ids.ts"
 import { isConflict, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { appended, applyEvent, type Caller, type LocalStart, type StartOptions } from "../../server/TurnDispatch.ts"
 import { StoredTurns, type WithTurn } from "./ClusterStorage.ts"
+import { LocalOutcomes } from "./LocalOutcomes.ts"
 import { QUEUED, requestOf, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
 
 /**
@@ -93,6 +94,7 @@ export const make: Effect.Effect<
     const serverScope = yield* Effect.scope
     const clientFor = yield* Task.client
     const storedTurns = yield* StoredTurns
+    const localOutcomes = yield* Effect.serviceOption(LocalOutcomes)
 
     /**
      * Sends `payload`'s Turn to `taskId` and answers its outcome; `withTurn` is committed with the Turn (see
@@ -203,8 +205,23 @@ export const make: Effect.Effect<
         Effect.forkScoped
       )
       const client = clientFor(taskId)
-      // The Turn's answer, or the turn's end as the store shows it after an outage, whichever comes first.
-      const outcomeOf = Effect.raceFirst(client.Turn(payload), Deferred.await(shown))
+      // The Turn's answer, or the turn's end as the store shows it after an outage, or as this node ran it (told in
+      // memory, see LocalOutcomes), whichever comes first.
+      const answered = Effect.raceFirst(client.Turn(payload), Deferred.await(shown))
+      const outcomeOf = Option.match(localOutcomes, {
+        onNone: () => answered,
+        onSome: (outcomes) =>
+          Effect.suspend(() => {
+            const key = PrimaryKey.value(payload)
+            const ran = outcomes.expect(key)
+            // The engine's answer is left to come in the turn's scope, not interrupted (and waited for) when the turn
+            // is told first: the caller is answered before that.
+            return Effect.forkScoped(answered).pipe(
+              Effect.flatMap((engine) => Effect.raceFirst(Fiber.join(engine), Deferred.await(ran))),
+              Effect.ensuring(Effect.sync(() => outcomes.forget(key, ran)))
+            )
+          })
+      })
       // A non-blocking send is answered once its Turn is stored (the engine then runs it after the task's turns
       // stored before it): a message answered before another was sent runs before it. Every send sends its Turn
       // once, and hears its answer as the engine delivers it (in memory, or over the runner's socket).
