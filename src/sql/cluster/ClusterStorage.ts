@@ -44,6 +44,7 @@ import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import * as PgChannel from "../internal/PgChannel.ts"
+import { SqlLiveness } from "../internal/SqlLiveness.ts"
 
 /**
  * Where a sender learns that the request of a primary key is stored (a Turn's key: see TurnMessage): `expect` it
@@ -306,7 +307,8 @@ const seeingReserved = (
  * lock connection (a data-modifying WITH), so the session is used as often as before (the server ends it when it
  * idles for the lock's expiry); and a confirmation of one shard leaves the heartbeat out when the last one is younger
  * than the refresh interval: the periodic refreshes keep it fresh (at worst two intervals old, within the expiry
- * that the runners' list allows it). A refresh that fails, an empty one (Effect's probe while the locks are
+ * that the runners' list allows it). The periodic refresh writes this node's liveness heartbeat too (SqlLiveness's
+ * SharedBeat), so that an idle node does not beat twice. A refresh that fails, an empty one (Effect's probe while the locks are
  * unhealthy), one made while no lock session is open, and every other operation are Effect's own. On another
  * database, with table locks, or on PGlite, this is Effect's storage as it is.
  *
@@ -332,11 +334,22 @@ export const layerLocks: Layer.Layer<
   // rank (from 1) among the available groups, sorted.
   const groups = new Map(Array.from(ShardingConfig.shardGroupConfig(config).available, (group, i) => [group, i + 1]))
   const lockNumber = (shard: ShardId.ShardId) => (groups.get(shard.group) ?? 0) * 1_000_000 + shard.id
-  const heldLocks = `SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${
+  const heldLocks = `SELECT objid::int8 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${
     lockSpace("cluster")
   } AND objsubid = 2 AND pid = pg_backend_pid()`
-  const withHeartbeat =
-    `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1) ${heldLocks}`
+  // This node's liveness heartbeat, written by the same statement when its liveness lock is held: a row of -1 says
+  // it was (see SqlLiveness's SharedBeat).
+  const shared = Option.flatMapNullishOr(yield* Effect.serviceOption(SqlLiveness), (liveness) => liveness.shared)
+  const withHeartbeat = Option.match(shared, {
+    onNone: () =>
+      `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1) ${heldLocks}`,
+    onSome: (beat) =>
+      `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1), ${
+        beat.heartbeat("$2")
+      } ${heldLocks} UNION ALL SELECT -1 FROM seen`
+  })
+  const heartbeatParams = (address: string) =>
+    Option.match(shared, { onNone: () => [address], onSome: (beat) => [address, beat.node] })
   const interval = Duration.toMillis(Duration.min(
     Duration.fromInputUnsafe(config.shardLockRefreshInterval),
     Duration.divideUnsafe(Duration.fromInputUnsafe(config.shardLockExpiration), 3)
@@ -358,10 +371,11 @@ export const layerLocks: Layer.Layer<
         if (connection === undefined) return Effect.tap(own, () => beaten)
         const heartbeat = shards.length > 1 || now - lastHeartbeat >= interval
         return (heartbeat
-          ? connection.executeValues(withHeartbeat, [`${address.host}:${address.port}`])
+          ? connection.executeValues(withHeartbeat, heartbeatParams(`${address.host}:${address.port}`))
           : connection.executeValues(heldLocks, [])).pipe(
             Effect.map((rows) => {
               const held = new Set(rows.map((row) => Number(row[0])))
+              if (heartbeat && Option.isSome(shared)) shared.value.written(held.has(-1), now)
               return shards.filter((shard) => held.has(lockNumber(shard)))
             }),
             Effect.tap(() => heartbeat ? beaten : Effect.void),
