@@ -46,9 +46,10 @@ import { SqlNode } from "./SqlNode.ts"
 export const DEFAULT_LEASE = Duration.seconds(10)
 
 /**
- * Heartbeats per lease: a node that loses its connection was seen at most a beat before, so it keeps two thirds of
- * its lease or more to take its lock again (retried every second), and an idle node commits less often. A beat only
- * matters once the lock is free: while a node holds it, nobody judges it gone, however old its last beat.
+ * Heartbeats per lease: a node that loses its connection was seen at most a beat before (a beat and a tenth when
+ * the engine's lock refresh writes its heartbeat, see SharedBeat), so it keeps three fifths of its lease or more to
+ * take its lock again (retried every second), and an idle node commits less often. A beat only matters once the lock
+ * is free: while a node holds it, nobody judges it gone, however old its last beat.
  *
  * @since 0.1.0
  * @category constants
