@@ -82,6 +82,7 @@ export const layer = (options: Options) => {
     Layer.provide(ClusterSocket.layer({
       sharding: ClusterTurns.shardingConfig(settings),
       runnersMaxAge: ClusterTurns.runnersMaxAge(settings),
+      reads: ClusterTurns.storageReads(settings),
       runner: settings.execute
         ? Option.some({ host, port: options.port ?? 0, advertiseHost })
         : Option.none()

@@ -17,6 +17,7 @@ import * as MessageStorage from "effect/cluster/MessageStorage"
 import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import * as RunnerHealth from "effect/cluster/RunnerHealth"
 import * as Runners from "effect/cluster/Runners"
+import type * as Sharding from "effect/cluster/Sharding"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Snowflake from "effect/cluster/Snowflake"
 import * as SocketRunner from "effect/cluster/SocketRunner"
@@ -44,6 +45,8 @@ export interface Options {
   readonly sharding: Partial<ShardingConfig.ShardingConfig["Service"]>
   /** How old the list of runners a node read may get before it reads it again, no change told meanwhile. */
   readonly runnersMaxAge: Duration.Duration
+  /** How often the engine reads its stored messages, and for how long, once a change of the runners is heard. */
+  readonly reads: { readonly every: Duration.Duration; readonly during: Duration.Duration }
   /** The runner's socket: where it listens (port 0: any free one), and the host it is reached at; none: no runner. */
   readonly runner: Option.Option<{
     readonly host: string
@@ -106,25 +109,29 @@ export const layer = (options: Options) =>
       assemble(
         SocketRunner.layerClientOnly,
         ShardingConfig.layer({ ...options.sharding, runnerAddress: Option.none() }),
-        options.runnersMaxAge
+        options
       ),
     onSome: (runner) =>
       assemble(
         SocketRunner.layer.pipe(Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc)))),
         listening(options.sharding, runner),
-        options.runnersMaxAge
+        options
       )
   })
 
-/** `engine` over the runners' client, the storage and `config` (all sharing one ShardingConfig). */
-const assemble = <A, E, R, CA, CE>(
+/**
+ * `engine` over the runners' client, the storage and `config` (all sharing one ShardingConfig), with the reads of
+ * its storage made as the runners change.
+ */
+const assemble = <A extends Sharding.Sharding, E, R, CA, CE>(
   engine: Layer.Layer<A, E, R>,
   config: Layer.Layer<CA | ShardingConfig.ShardingConfig, CE>,
-  runnersMaxAge: Duration.Duration
+  options: Options
 ) =>
-  engine.pipe(
+  ClusterStorage.layerReads(options.reads).pipe(
+    Layer.provideMerge(engine),
     Layer.provide(layerClientProtocol),
-    Layer.provideMerge(storage(runnersMaxAge)),
+    Layer.provideMerge(storage(options.runnersMaxAge)),
     Layer.provide(config),
     Layer.provide(RpcSerialization.layerNdjson)
   )

@@ -7,6 +7,10 @@
  *   it reads changes, or once its last read is `maxAge` old (a runner that died without a word drops out of the set
  *   when its heartbeat gets old, which nothing announces). While this node cannot LISTEN (the database lost, no PostgreSQL client) it reads them
  *   every time the engine asks, as Effect's storage does;
+ * - the storage poll (RunnerChanges, `layerReads`): what this node hears of the runners changing also has the
+ *   engine read its stored messages every few seconds for a while, so that the engine's own poll can be long (a
+ *   safety net) while a Turn sent to a runner that no longer held its shard, as the runners changed, is still read
+ *   promptly by the one that took it; as is what stayed unread while the database was lost, once it is back;
  * - the shard locks (RunnerStorage too, underneath the runners' wrapper): a lock refresh is one statement on the
  *   lock session rather than two, and a final reply's confirmation of its shard's lock writes no heartbeat when the
  *   last one is younger than the refresh interval (see `layerLocks`);
@@ -26,6 +30,7 @@ import * as MessageStorage from "effect/cluster/MessageStorage"
 import type { Runner } from "effect/cluster/Runner"
 import * as RunnerStorage from "effect/cluster/RunnerStorage"
 import type * as ShardId from "effect/cluster/ShardId"
+import * as Sharding from "effect/cluster/Sharding"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as Context from "effect/Context"
@@ -33,12 +38,15 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PrimaryKey from "effect/PrimaryKey"
+import type * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import * as PgChannel from "../internal/PgChannel.ts"
+import { SqlLiveness } from "../internal/SqlLiveness.ts"
 
 /**
  * What a sender commits with its Turn (see StoredTurns): `claim` first (a new task's message claimed: false when
@@ -157,29 +165,60 @@ const sameRunners = (a: ReadonlyArray<readonly [Runner, boolean]>, b: ReadonlyAr
 }
 
 /**
+ * What this node hears of the cluster's runners changing: a runner told to have registered, left, or changed
+ * health (NOTIFY), a read of the runners unlike the one before, this node's channel lost, or listened to again (the
+ * database back), and, while it is lost, every time the engine asks for the runners. `subscribe` runs `f` on each
+ * for the life of the scope. Without a channel (no PostgreSQL client) nothing is heard.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class RunnerChanges extends Context.Service<RunnerChanges, {
+  readonly subscribe: (f: () => void) => Effect.Effect<void, never, Scope.Scope>
+}>()("effect-a2a/sql/cluster/RunnerChanges") {}
+
+/** Listeners of the changes heard, and how to tell them. */
+const makeChanges = () => {
+  const listeners = new Set<() => void>()
+  const changes = RunnerChanges.of({
+    subscribe: (f) =>
+      Effect.acquireRelease(Effect.sync(() => void listeners.add(f)), () => Effect.sync(() => listeners.delete(f)))
+  })
+  const fire = () => listeners.forEach((f) => f())
+  return { changes, fire }
+}
+
+/**
  * The engine's RunnerStorage, read again only when a runner changed (LISTEN/NOTIFY), the last read differed from
- * the one before, or `maxAge` after the last read (see the module).
+ * the one before, or `maxAge` after the last read (see the module); and what it hears of the changes.
  *
  * @since 0.2.0
  * @category layers
  */
 export const layerRunners = (options: {
   readonly maxAge: Duration.Duration
-}): Layer.Layer<RunnerStorage.RunnerStorage, never, RunnerStorage.RunnerStorage | SqlClient.SqlClient> =>
-  Layer.effect(RunnerStorage.RunnerStorage)(Effect.gen(function*() {
+}): Layer.Layer<
+  RunnerStorage.RunnerStorage | RunnerChanges,
+  never,
+  RunnerStorage.RunnerStorage | SqlClient.SqlClient
+> =>
+  Layer.effectContext(Effect.gen(function*() {
     const base = yield* RunnerStorage.RunnerStorage
+    const { changes, fire } = makeChanges()
+    const unchanged = Context.make(RunnerStorage.RunnerStorage, base).pipe(Context.add(RunnerChanges, changes))
     const pg = yield* Effect.serviceOption(PgClient)
-    if (Option.isNone(pg)) return base
+    if (Option.isNone(pg)) return unchanged
     const sql = yield* SqlClient.SqlClient
     const maxAge = Duration.toMillis(options.maxAge)
     const channel = yield* PgChannel.name("a2a_cluster_runners").pipe(Effect.option)
-    if (Option.isNone(channel)) return base
+    if (Option.isNone(channel)) return unchanged
     // Whether this node hears the changes now; whether one came since the last read; that read and when.
     let listening = true
     let changed = true
     let last: { readonly at: number; readonly runners: Effect.Success<typeof base.getRunners> } | undefined
     const told = Effect.sync(() => {
       changed = true
+      fire()
     })
     // Not listening at first (the database lost as the node starts): Effect's storage as it is.
     const followed = yield* PgChannel.follow(pg.value, channel.value, () => told, {
@@ -188,16 +227,18 @@ export const layerRunners = (options: {
       lost: Effect.sync(() => {
         listening = false
         changed = true
+        fire()
       }),
       listening: Effect.sync(() => {
         listening = true
         changed = true
+        fire()
       })
     }).pipe(Effect.option)
-    if (Option.isNone(followed)) return base
+    if (Option.isNone(followed)) return unchanged
     const tell = <A, E>(change: Effect.Effect<A, E>) =>
       Effect.tap(change, () => sql`SELECT pg_notify(${channel.value}, '')`.pipe(Effect.ignore))
-    return RunnerStorage.RunnerStorage.of({
+    const runners = RunnerStorage.RunnerStorage.of({
       ...base,
       register: (runner, healthy) => tell(base.register(runner, healthy)),
       unregister: (address) => tell(base.unregister(address)),
@@ -207,6 +248,8 @@ export const layerRunners = (options: {
         if (listening && !changed && last !== undefined && now - last.at < maxAge) {
           return Effect.succeed([...last.runners])
         }
+        // Nothing is heard while the channel is lost: every ask counts as a change.
+        if (!listening) fire()
         // Cleared before the read: a change told while it runs is read next time.
         changed = false
         return base.getRunners.pipe(
@@ -214,7 +257,10 @@ export const layerRunners = (options: {
             Effect.sync(() => {
               // A list unlike the last one is read again next time: a runner whose heartbeat was late for a moment
               // (a loaded machine) drops out of it and comes back untold.
-              if (last === undefined || !sameRunners(last.runners, runners)) changed = true
+              if (last === undefined || !sameRunners(last.runners, runners)) {
+                changed = true
+                if (last !== undefined) fire()
+              }
               last = { at: now, runners }
             })
           ),
@@ -222,6 +268,44 @@ export const layerRunners = (options: {
         )
       })
     })
+    return Context.make(RunnerStorage.RunnerStorage, runners).pipe(Context.add(RunnerChanges, changes))
+  }))
+
+/**
+ * Has the engine read its stored messages (Sharding's `pollStorage`) at once when this node hears of a change to
+ * the runners (RunnerChanges), then every `every` until `during` after the last change heard. Around a change the
+ * nodes' views of who holds a shard differ for a moment: a Turn sent to a runner that no longer holds its shard
+ * (or does not yet) is stored, and read only by the runner that takes it as it takes it, or by that runner's next
+ * read of its storage: so the engine's own poll (`entityMessagePollInterval`) may be long, a safety net, without
+ * such a Turn waiting for it. Likewise once the database is back (the channel listened to again).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerReads = (options: {
+  readonly every: Duration.Duration
+  readonly during: Duration.Duration
+}): Layer.Layer<never, never, Sharding.Sharding | RunnerChanges> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const sharding = yield* Sharding.Sharding
+    const changes = yield* RunnerChanges
+    const during = Duration.toMillis(options.during)
+    const heard = yield* Latch.make(false)
+    let until = 0
+    yield* changes.subscribe(() => {
+      until = Date.now() + during
+      heard.openUnsafe()
+    })
+    yield* Effect.gen(function*() {
+      yield* heard.await
+      heard.closeUnsafe()
+      yield* sharding.pollStorage
+      while (Date.now() < until) {
+        yield* Effect.sleep(options.every)
+        heard.closeUnsafe()
+        yield* sharding.pollStorage
+      }
+    }).pipe(Effect.forever, Effect.forkScoped)
   }))
 
 /** The PostgreSQL advisory-lock key space of the engine's shard locks: a 32-bit FNV-1a hash of its table prefix. */
@@ -267,7 +351,8 @@ const seeingReserved = (
  * lock connection (a data-modifying WITH), so the session is used as often as before (the server ends it when it
  * idles for the lock's expiry); and a confirmation of one shard leaves the heartbeat out when the last one is younger
  * than the refresh interval: the periodic refreshes keep it fresh (at worst two intervals old, within the expiry
- * that the runners' list allows it). A refresh that fails, an empty one (Effect's probe while the locks are
+ * that the runners' list allows it). The periodic refresh writes this node's liveness heartbeat too (SqlLiveness's
+ * SharedBeat), so that an idle node does not beat twice. A refresh that fails, an empty one (Effect's probe while the locks are
  * unhealthy), one made while no lock session is open, and every other operation are Effect's own. On another
  * database, with table locks, or on PGlite, this is Effect's storage as it is.
  *
@@ -293,11 +378,22 @@ export const layerLocks: Layer.Layer<
   // rank (from 1) among the available groups, sorted.
   const groups = new Map(Array.from(ShardingConfig.shardGroupConfig(config).available, (group, i) => [group, i + 1]))
   const lockNumber = (shard: ShardId.ShardId) => (groups.get(shard.group) ?? 0) * 1_000_000 + shard.id
-  const heldLocks = `SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${
+  const heldLocks = `SELECT objid::int8 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${
     lockSpace("cluster")
   } AND objsubid = 2 AND pid = pg_backend_pid()`
-  const withHeartbeat =
-    `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1) ${heldLocks}`
+  // This node's liveness heartbeat, written by the same statement when its liveness lock is held: a row of -1 says
+  // it was (see SqlLiveness's SharedBeat).
+  const shared = Option.flatMapNullishOr(yield* Effect.serviceOption(SqlLiveness), (liveness) => liveness.shared)
+  const withHeartbeat = Option.match(shared, {
+    onNone: () =>
+      `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1) ${heldLocks}`,
+    onSome: (beat) =>
+      `WITH heartbeat AS (UPDATE cluster_runners SET last_heartbeat = NOW() WHERE address = $1), ${
+        beat.heartbeat("$2")
+      } ${heldLocks} UNION ALL SELECT -1 FROM seen`
+  })
+  const heartbeatParams = (address: string) =>
+    Option.match(shared, { onNone: () => [address], onSome: (beat) => [address, beat.node] })
   const interval = Duration.toMillis(Duration.min(
     Duration.fromInputUnsafe(config.shardLockRefreshInterval),
     Duration.divideUnsafe(Duration.fromInputUnsafe(config.shardLockExpiration), 3)
@@ -319,10 +415,11 @@ export const layerLocks: Layer.Layer<
         if (connection === undefined) return Effect.tap(own, () => beaten)
         const heartbeat = shards.length > 1 || now - lastHeartbeat >= interval
         return (heartbeat
-          ? connection.executeValues(withHeartbeat, [`${address.host}:${address.port}`])
+          ? connection.executeValues(withHeartbeat, heartbeatParams(`${address.host}:${address.port}`))
           : connection.executeValues(heldLocks, [])).pipe(
             Effect.map((rows) => {
               const held = new Set(rows.map((row) => Number(row[0])))
+              if (heartbeat && Option.isSome(shared)) shared.value.written(held.has(-1), now)
               return shards.filter((shard) => held.has(lockNumber(shard)))
             }),
             Effect.tap(() => heartbeat ? beaten : Effect.void),

@@ -94,12 +94,27 @@ const make = (options: Options) =>
   })
 
 /**
- * The engine's storage poll: a fifth of the failover, between 1 and 2 seconds. Not longer: the same interval paces
- * a runner's next try at a shard whose lock another runner still held (a shard handed over as runners join or
- * leave), so each such handover may wait for it.
+ * How often the engine reads its stored messages while the runners change (ClusterStorage's `layerReads`): every
+ * fifth of the failover, between 1 and 2 seconds, for a failover after the last change heard (the time a shard
+ * takes to change hands). Otherwise only the engine's own poll reads them, a safety net: every failover, at most
+ * 10 seconds.
+ *
+ * @since 0.2.0
+ * @category constructors
  */
+export const storageReads = (
+  options: Options
+): { readonly every: Duration.Duration; readonly during: Duration.Duration } => ({
+  every: Duration.max(
+    Duration.seconds(1),
+    Duration.min(Duration.divideUnsafe(options.failover, 5), Duration.seconds(2))
+  ),
+  during: options.failover
+})
+
+/** The engine's own storage poll, a safety net (see `storageReads`). */
 const pollInterval = (options: Options) =>
-  Duration.max(Duration.seconds(1), Duration.min(Duration.divideUnsafe(options.failover, 5), Duration.seconds(2)))
+  Duration.max(storageReads(options).every, Duration.min(options.failover, Duration.seconds(10)))
 
 /**
  * How old this node's list of runners may get, no change told (ClusterStorage): a runner lost without anyone
@@ -126,7 +141,8 @@ export const shardingConfig = (options: Options): Partial<ShardingConfig.Shardin
   // The pings of the other runners' sockets: not the database.
   runnerHealthCheckInterval: Duration.seconds(1),
   // A stored Turn reaches its runner at once (in memory, or over the runner's socket); what stays unread (a runner
-  // that could not be told, an entity that had no slot) is read when its shard is taken, or by this poll.
+  // that could not be told, an entity that had no slot) is read when its shard is taken, by the reads made while
+  // the runners change or once the database is back (see `storageReads`), or by this poll.
   entityMessagePollInterval: pollInterval(options),
   // Only a retried send (the same message sent again while its Turn waits) reads its reply back from storage.
   entityReplyPollInterval: Duration.millis(100),

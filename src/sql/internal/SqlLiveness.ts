@@ -15,6 +15,10 @@
  * And a node judges others only while it holds its own lock (checked in the judging transaction), and, once it
  * has had to take its lock again, only a lease after that: the others needed as long to come back.
  *
+ * A node that runs the cluster engine writes its heartbeat with a statement it makes anyway: the engine's lock
+ * refresh (see ClusterStorage's `layerLocks` and `SharedBeat`) writes it too, while the node's liveness lock is
+ * held, and the node's own beat waits while those come. An idle node commits once where it did twice.
+ *
  * SQLite serves one process per database file: every other node is gone, and this node is always alive.
  *
  * @since 0.1.0
@@ -24,10 +28,12 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlNode } from "./SqlNode.ts"
 
@@ -40,9 +46,10 @@ import { SqlNode } from "./SqlNode.ts"
 export const DEFAULT_LEASE = Duration.seconds(10)
 
 /**
- * Heartbeats per lease: a node that loses its connection was seen at most a beat before, so it keeps two thirds of
- * its lease or more to take its lock again (retried every second), and an idle node commits less often. A beat only
- * matters once the lock is free: while a node holds it, nobody judges it gone, however old its last beat.
+ * Heartbeats per lease: a node that loses its connection was seen at most a beat before (a beat and a tenth when
+ * the engine's lock refresh writes its heartbeat, see SharedBeat), so it keeps three fifths of its lease or more to
+ * take its lock again (retried every second), and an idle node commits less often. A beat only matters once the lock
+ * is free: while a node holds it, nobody judges it gone, however old its last beat.
  *
  * @since 0.1.0
  * @category constants
@@ -57,6 +64,27 @@ export const LEASE_BEATS = 3
  * @category constants
  */
 export const LOCK_SPACE = "effect-a2a/node"
+
+/**
+ * This node's heartbeat as another statement writes it (the cluster engine's lock refresh, see ClusterStorage):
+ * `heartbeat(param)` is a part of a data-modifying WITH (`WITH ..., <heartbeat>`) named `seen` that writes this
+ * node's heartbeat while its liveness lock is held (by its own session: no other takes it), with `param` the
+ * placeholder of the node's id, and returns a row when it did; that statement, begun at `at` (epoch ms), then tells
+ * `written` whether it did (`held`). Not held (its session gone, or its row): the node beats at once on its own
+ * session, which finds it gone and takes the lock again. The node's own beat waits for a beat after the last one
+ * written, and a tenth of one more when that was written so (another statement comes first on the same schedule).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SharedBeat {
+  /** This node's id. */
+  readonly node: string
+  /** The heartbeat as part of a data-modifying WITH (see above). */
+  readonly heartbeat: (param: string) => string
+  /** Tells the node that a statement begun at `at` wrote its heartbeat (held), or found its lock free. */
+  readonly written: (held: boolean, at: number) => void
+}
 
 /**
  * How long a node may go unseen before the others count it as gone.
@@ -83,6 +111,8 @@ export class SqlLiveness extends Context.Service<SqlLiveness, {
   readonly judge: (nodeId: string) => Effect.Effect<boolean, SqlError>
   /** `judge` in a transaction of its own. */
   readonly isGone: (nodeId: string) => Effect.Effect<boolean, SqlError>
+  /** PostgreSQL: this node's heartbeat, for a statement made anyway to write it too (see `SharedBeat`). */
+  readonly shared?: SharedBeat | undefined
 }>()("effect-a2a/sql/SqlLiveness") {}
 
 /**
@@ -104,7 +134,45 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
         return SqlLiveness.of({ judge, isGone: judge })
       }
       const lease = Duration.fromInputUnsafe(options.lease ?? DEFAULT_LEASE)
-      const beat = Duration.divideUnsafe(lease, LEASE_BEATS)
+      const beat = Duration.toMillis(Duration.divideUnsafe(lease, LEASE_BEATS))
+      // When (epoch ms) the last heartbeat written began, whether another statement wrote it (see SharedBeat), and
+      // a wake-up of the own beat when that statement found the lock free.
+      let lastBeat = 0
+      let lastShared = false
+      const poked = Latch.makeUnsafe(false)
+      const shared: SharedBeat = {
+        node,
+        heartbeat: (param) =>
+          `seen AS (UPDATE a2a_nodes SET seen_at = now() WHERE node_id = ${param} AND EXISTS (SELECT 1 FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = hashtext('${LOCK_SPACE}')::oid
+            AND objid = hashtext(${param})::oid) RETURNING 1)`,
+        written: (held, at) => {
+          if (!held) {
+            poked.openUnsafe()
+          } else if (at > lastBeat) {
+            lastBeat = at
+            lastShared = true
+          }
+        }
+      }
+      // Beats on `connection` when a beat is due (none written for a beat, or a tenth more when the last was
+      // written by another statement), or at once when poked.
+      const beats = (connection: Connection) =>
+        Effect.forever(Effect.gen(function*() {
+          const wait = lastBeat + beat + (lastShared ? beat / 10 : 0) - Date.now()
+          if (
+            wait > 0 && !(yield* Effect.raceFirst(Effect.as(poked.await, true), Effect.as(Effect.sleep(wait), false)))
+          ) {
+            return
+          }
+          poked.closeUnsafe()
+          const at = Date.now()
+          yield* connection.executeRaw(seen, [node])
+          if (at > lastBeat) {
+            lastBeat = at
+            lastShared = false
+          }
+        }))
       const seen = `INSERT INTO a2a_nodes (node_id, seen_at) VALUES ($1, now())
         ON CONFLICT (node_id) DO UPDATE SET seen_at = excluded.seen_at`
       // From when (epoch ms) this node may judge others: at once with its first lock; never while it has lost it;
@@ -130,10 +198,14 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
               Effect.ignore
             )
           )
+          const at = Date.now()
           yield* connection.executeRaw(seen, [node])
+          lastBeat = Math.max(lastBeat, at)
+          lastShared = false
+          poked.closeUnsafe()
           // Rows of nodes that crashed long ago (a clean stop removes its own): a lock held is never judged gone.
           yield* connection.executeRaw(`DELETE FROM a2a_nodes WHERE seen_at < now() - interval '1 day'`, [])
-          return Effect.forever(Effect.andThen(Effect.sleep(beat), connection.executeRaw(seen, [node])))
+          return beats(connection)
         })
 
       const layerScope = yield* Effect.scope
@@ -177,6 +249,6 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
           return row !== undefined && !row.self && row.free && row.expired !== false
         })
 
-      return SqlLiveness.of({ judge, isGone: (nodeId) => sql.withTransaction(judge(nodeId)) })
+      return SqlLiveness.of({ judge, isGone: (nodeId) => sql.withTransaction(judge(nodeId)), shared })
     })
   )

@@ -2,22 +2,30 @@
  * The engine's runner storage as a node runs it (ClusterStorage.layerLocks over a real PostgreSQL): a lock refresh
  * writes the runner's heartbeat and reports the shards whose advisory locks its own lock session holds, never one
  * another runner's session holds, nor one its session lost; a confirmation of one shard right after a heartbeat
- * leaves the heartbeat out. And a request's final reply stored in one statement (finalReplyInOneStatement) leaves
- * the rows Effect's own storage leaves, and fails as it does when the request has its final reply already.
+ * leaves the heartbeat out. The periodic refresh writes the node's liveness heartbeat too while its liveness lock is
+ * held, and has the node take that lock again at once when it finds it free. A node hears of a runner that
+ * registers on another (ClusterStorage.RunnerChanges), which has the engine read its storage for a while, then
+ * no more (ClusterStorage.layerReads). And a request's final reply stored in one statement
+ * (finalReplyInOneStatement) leaves the rows Effect's own storage leaves, and fails as it does when the request has
+ * its final reply already.
  */
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Schedule } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Layer, Schedule } from "effect"
 import * as Runner from "effect/cluster/Runner"
 import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import * as RunnerStorage from "effect/cluster/RunnerStorage"
 import * as ShardId from "effect/cluster/ShardId"
+import * as Sharding from "effect/cluster/Sharding"
 import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
+import * as SqlLiveness from "../../../src/sql/internal/SqlLiveness.ts"
+import * as SqlMigrations from "../../../src/sql/internal/SqlMigrations.ts"
+import * as SqlNode from "../../../src/sql/internal/SqlNode.ts"
 import { freshDatabaseUrl, skipReason, testDatabaseUrl } from "../pg.ts"
 
 const shard = (id: number) => ShardId.make("default", id)
@@ -100,6 +108,135 @@ describe.skipIf(testDatabaseUrl === undefined)(`ClusterStorage.layerLocks (${ski
       }),
     60_000
   )
+
+  it.live(
+    "the periodic refresh writes the liveness heartbeat while its lock is held, and has it taken again at once",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* freshDatabaseUrl
+        yield* Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const a = yield* storage
+          yield* a.register(Runner.make({ address: addressA, groups: ["default"], weight: 1 }), true)
+          assert.deepStrictEqual(ids(yield* a.acquire(addressA, [shard(1), shard(2)])), [1, 2])
+          const seenAge = Effect.map(
+            sql<{ age: number }>`SELECT EXTRACT(EPOCH FROM now() - seen_at)::float8 AS age FROM a2a_nodes
+              WHERE node_id = 'node-a'`,
+            (rows) => rows[0]?.age ?? Infinity
+          )
+          const livenessHeld = Effect.map(
+            sql<{ held: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+              AND classid = hashtext(${SqlLiveness.LOCK_SPACE})::oid AND objid = hashtext('node-a')::oid
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`,
+            (rows) => rows[0]?.held === true
+          )
+          const age = sql`UPDATE a2a_nodes SET seen_at = now() - interval '1 minute' WHERE node_id = 'node-a'`
+
+          // The node's own beat comes a third of its lease (a minute) after the last: this one is the refresh's.
+          yield* age
+          assert.deepStrictEqual(ids(yield* a.refresh(addressA, [shard(1), shard(2)])), [1, 2])
+          assert.isBelow(yield* seenAge, 5)
+          // A confirmation of one shard writes neither heartbeat.
+          yield* age
+          assert.deepStrictEqual(ids(yield* a.refresh(addressA, [shard(1)])), [1])
+          assert.isAbove(yield* seenAge, 30)
+
+          // The liveness session ends: the refresh writes no liveness heartbeat (the node is seen as before the
+          // loss), and the node takes its lock again at once, not at its next own beat (20 s on).
+          yield* sql`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'
+            AND classid = hashtext(${SqlLiveness.LOCK_SPACE})::oid AND objid = hashtext('node-a')::oid
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+          assert.isFalse(yield* livenessHeld.pipe(Effect.repeat({ until: (held) => !held, times: 50 })))
+          yield* age
+          assert.deepStrictEqual(ids(yield* a.refresh(addressA, [shard(1), shard(2)])), [1, 2])
+          const [took, held] = yield* livenessHeld.pipe(
+            Effect.repeat({ until: (held) => held, schedule: Schedule.spaced("100 millis"), times: 100 }),
+            Effect.timed
+          )
+          assert.isTrue(held)
+          assert.isBelow(Duration.toMillis(took), 5_000)
+          // Taken again, it was seen (its own beat), and the refresh writes its heartbeat again.
+          assert.isBelow(yield* seenAge, 5)
+          yield* age
+          yield* a.refresh(addressA, [shard(1), shard(2)])
+          assert.isBelow(yield* seenAge, 5)
+        }).pipe(
+          Effect.scoped,
+          Effect.provide(
+            SqlLiveness.layer({ lease: "60 seconds" }).pipe(
+              Layer.provideMerge(
+                Layer.mergeAll(
+                  ShardingConfig.layer({
+                    shardsPerGroup: 4,
+                    shardLockExpiration: "9 seconds",
+                    shardLockRefreshInterval: "3 seconds"
+                  }),
+                  SqlRunnerStorage.layerMigrations({}),
+                  SqlNode.layerId("node-a"),
+                  Layer.effectDiscard(SqlMigrations.run)
+                )
+              ),
+              Layer.provideMerge(PgClient.layer({ url, maxConnections: 6 }))
+            )
+          )
+        )
+      }),
+    60_000
+  )
+
+  it.live("a node hears of a runner that registers on another", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabaseUrl
+      const node = Layer.build(
+        ClusterStorage.layerRunners({ maxAge: Duration.seconds(5) }).pipe(
+          Layer.provide(SqlRunnerStorage.layerStorage({}))
+        )
+      )
+      yield* Effect.gen(function*() {
+        const a = yield* node
+        const b = Context.get(yield* node, RunnerStorage.RunnerStorage)
+        const heard = yield* Deferred.make<void>()
+        yield* Context.get(a, ClusterStorage.RunnerChanges).subscribe(() => Deferred.doneUnsafe(heard, Exit.void))
+        yield* b.register(Runner.make({ address: addressB, groups: ["default"], weight: 1 }), true)
+        yield* Deferred.await(heard).pipe(Effect.timeout("5 seconds"))
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(
+          Layer.mergeAll(ShardingConfig.layer({ shardsPerGroup: 4 }), SqlRunnerStorage.layerMigrations({})).pipe(
+            Layer.provideMerge(PgClient.layer({ url, maxConnections: 6 }))
+          )
+        )
+      )
+    }), 60_000)
+})
+
+describe("ClusterStorage.layerReads", () => {
+  it.live("a change heard has the engine read its storage at once, then every `every` for `during`, then no more", () =>
+    Effect.gen(function*() {
+      const polls: Array<number> = []
+      const listeners = new Set<() => void>()
+      const sharding: Partial<Sharding.Sharding["Service"]> = {
+        pollStorage: Effect.sync(() => void polls.push(Date.now()))
+      }
+      const changes = ClusterStorage.RunnerChanges.of({
+        subscribe: (f) =>
+          Effect.acquireRelease(Effect.sync(() => void listeners.add(f)), () => Effect.sync(() => listeners.delete(f)))
+      })
+      yield* Layer.build(ClusterStorage.layerReads({ every: Duration.millis(200), during: Duration.seconds(1) })).pipe(
+        Effect.provideService(Sharding.Sharding, sharding as Sharding.Sharding["Service"]),
+        Effect.provideService(ClusterStorage.RunnerChanges, changes)
+      )
+      yield* Effect.sleep("500 millis")
+      assert.strictEqual(polls.length, 0, "no read before a change is heard")
+      const heard = Date.now()
+      listeners.forEach((f) => f())
+      yield* Effect.sleep("1500 millis")
+      const during = polls.filter((at) => at - heard < 1_300).length
+      assert.isAtLeast(during, 3, "read while the runners change")
+      const settled = polls.length
+      yield* Effect.sleep("1 second")
+      assert.strictEqual(polls.length, settled, "no read once the change is a `during` old")
+    }).pipe(Effect.scoped))
 })
 
 describe.skipIf(testDatabaseUrl === undefined)(`ClusterStorage.finalReplyInOneStatement (${skipReason})`, () => {
