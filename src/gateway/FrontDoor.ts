@@ -50,6 +50,7 @@ import * as Observability from "../server/Observability.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as ByteRelay from "./ByteRelay.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
+import { NativeRelay } from "./NativeRelay.ts"
 import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
 import type { StoredAgent } from "./GatewayStore.ts"
 import * as CardTemplate from "./internal/CardTemplate.ts"
@@ -164,6 +165,7 @@ export const routes: Layer.Layer<
     )
     const served = new Map<string, Served>()
     const relayOn = yield* ByteRelay.Enabled
+    const native = yield* NativeRelay
     const traced = yield* Observability.isEnabled
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
@@ -192,7 +194,8 @@ export const routes: Layer.Layer<
           target,
           secrets: connected.secrets,
           report: (observation) => registry.report(stored.name, observation),
-          traced
+          traced,
+          native
         })
         return {
           relay: relay === undefined

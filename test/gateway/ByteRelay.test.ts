@@ -14,7 +14,7 @@ import * as Auth from "../../src/server/Auth.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { cardFor, json, serve } from "../client/TestServer.ts"
 import { request as sdkRequest, textOf as sdkTextOf } from "../fixtures/SdkClientCalls.ts"
-import { call, startGateway } from "./GatewayPeers.ts"
+import { call, relayPaths, startGateway } from "./GatewayPeers.ts"
 
 interface Exchange {
   readonly method: string
@@ -72,12 +72,12 @@ const raw = (url: string, init: { method?: string; body?: string; headers?: Reco
     return { status: response.status, text: await response.text(), type: response.headers.get("content-type") }
   })
 
-describe("the gateway's byte relay", () => {
+describe.each(relayPaths)("the gateway's byte relay, on the %s path", (path) => {
   it.live("a 1.0 call goes on as bytes with the agent's credentials, and the agent's answer comes back as it was", () =>
     Effect.gen(function*() {
       const agent = yield* OurServer.start({ secured: true })
       const proxy = yield* recordingProxy(agent.url)
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       const registered = yield* call(`${gateway.url}/admin/agents`, {
         body: { url: proxy.url, name: "demo", credentials: { bearer: OurServer.TOKEN } }
       })
@@ -162,7 +162,7 @@ describe("the gateway's byte relay", () => {
       const agent = yield* OurServer.start()
       const proxy = yield* recordingProxy(agent.url)
       const auth = Auth.bearer({ tokens: { "alice-t": "alice", "bob-t": "bob" } })
-      const gateway = yield* startGateway(Gateway.layerMemory, {}, auth)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, auth, path)
       assert.strictEqual(
         (yield* call(`${gateway.url}/admin/agents`, { body: { url: proxy.url, name: "open" } })).status,
         201
@@ -219,7 +219,7 @@ describe("the gateway's byte relay", () => {
         }
         json(res, 200, reply(`you sent ${key}`))
       })
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       const registered = yield* call(`${gateway.url}/admin/agents`, {
         body: { url: upstream.url, name: "leaky", credentials: { apiKey: secret } }
       })
@@ -240,7 +240,7 @@ describe("the gateway's byte relay", () => {
     Effect.gen(function*() {
       const agent = yield* OurServer.start({ secured: true })
       const proxy = yield* recordingProxy(agent.url)
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       const registered = yield* call(`${gateway.url}/admin/agents`, {
         body: { url: proxy.url, name: "demo", credentials: { bearer: "not-the-token" } }
       })
@@ -262,7 +262,7 @@ describe("the gateway's byte relay", () => {
     Effect.gen(function*() {
       const agent = yield* OurServer.start()
       const proxy = yield* recordingProxy(agent.url)
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       assert.strictEqual(
         (yield* call(`${gateway.url}/admin/agents`, { body: { url: proxy.url, name: "demo" } })).status,
         201

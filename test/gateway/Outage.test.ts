@@ -15,7 +15,8 @@ import { textOf, userText } from "../../src/client/Messages.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { json, serve } from "../client/TestServer.ts"
-import { call, startGateway } from "./GatewayPeers.ts"
+import * as Auth from "../../src/server/Auth.ts"
+import { call, relayPaths, startGateway } from "./GatewayPeers.ts"
 import { relay } from "./Outage.ts"
 
 interface ToolResult {
@@ -54,14 +55,14 @@ const healthOf = (gateway: string) =>
 
 const timeout = Duration.seconds(1)
 
-describe("gateway health from every call", () => {
+describe.each(relayPaths)("gateway health from every call (the relay on the %s path)", (path) => {
   it.live(
     "an agent that goes down flips to unreachable, and back when it answers, through either door",
     () =>
       Effect.gen(function*() {
         const demo = yield* OurServer.start()
         const upstream = yield* relay(demo.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
         const registered = yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })
         assert.strictEqual(registered.status, 201, registered.text)
         const client = yield* A2AClient.resolve(`${gateway.url}/agents/demo`).pipe(
@@ -122,7 +123,7 @@ describe("gateway health from every call", () => {
         let status = 200
         const endpoint = yield* serve((_req, res) => json(res, status, { ok: status < 300 }))
         const upstream = yield* relay(endpoint.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
         const registered = yield* call(`${gateway.url}/admin/agents`, {
           body: { url: upstream.url, name: "lambda", kind: "rest-passthrough" }
         })
@@ -171,14 +172,14 @@ describe("gateway health from every call", () => {
   )
 })
 
-describe("gateway and an agent that fails mid-way or never answers", () => {
+describe.each(relayPaths)("gateway and an agent that fails mid-way or never answers (the relay on the %s path)", (path) => {
   it.live(
     "down mid-stream: the streamed SendMessage and the MCP tool call end with a clear error, in time",
     () =>
       Effect.gen(function*() {
         const demo = yield* OurServer.start()
         const upstream = yield* relay(demo.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
         assert.strictEqual(
           (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })).status,
           201
@@ -228,7 +229,7 @@ describe("gateway and an agent that fails mid-way or never answers", () => {
       Effect.gen(function*() {
         const demo = yield* OurServer.start()
         const upstream = yield* relay(demo.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
         assert.strictEqual(
           (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })).status,
           201
