@@ -47,8 +47,8 @@ import * as Stream from "effect/Stream"
 import * as Credentials from "../client/Credentials.ts"
 import * as OAuth2ClientCredentials from "../client/OAuth2ClientCredentials.ts"
 import * as EditionKit from "../http/EditionKit.ts"
-import type { DirectResponse } from "../http/NativeHttp.ts"
 import * as RequestBody from "../http/internal/RequestBody.ts"
+import type { DirectResponse } from "../http/NativeHttp.ts"
 import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
@@ -214,7 +214,9 @@ export const make = (options: {
   readonly native?: NativeRelay.Service | undefined
 }) => {
   const { basePath, name, native, secrets, target } = options
-  const query = target.query.length === 0 ? "" : new URLSearchParams(target.query.map(([k, v]): [string, string] => [k, v])).toString()
+  const query = target.query.length === 0
+    ? ""
+    : new URLSearchParams(target.query.map(([k, v]): [string, string] => [k, v])).toString()
   const withQuery = (url: string) => query === "" ? url : `${url}${url.includes("?") ? "&" : "?"}${query}`
   const timeout = target.timeout
   const say = (text: string) => GatewayCredentials.mask(text, secrets)

@@ -50,10 +50,10 @@ import * as Observability from "../server/Observability.ts"
 import { RequestHandler } from "../server/RequestHandler.ts"
 import * as ByteRelay from "./ByteRelay.ts"
 import * as ForwardingHandler from "./ForwardingHandler.ts"
-import { NativeRelay } from "./NativeRelay.ts"
 import { GatewayRegistry, type Health } from "./GatewayRegistry.ts"
 import type { StoredAgent } from "./GatewayStore.ts"
 import * as CardTemplate from "./internal/CardTemplate.ts"
+import { NativeRelay } from "./NativeRelay.ts"
 import * as RestPassthrough from "./RestPassthrough.ts"
 
 /**

@@ -16,7 +16,7 @@
  */
 // By subpath: the package barrel loads every platform module (Redis, undici, ws...) into the process.
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { IncomingMessage as NodeIncomingMessage } from "node:http"
 import { TLSSocket } from "node:tls"
