@@ -49,13 +49,13 @@ import * as OAuth2ClientCredentials from "../client/OAuth2ClientCredentials.ts"
 import * as EditionKit from "../http/EditionKit.ts"
 import * as RequestBody from "../http/internal/RequestBody.ts"
 import type { DirectResponse } from "../http/NativeHttp.ts"
+import type * as NativeRelay from "../http/NativeRelay.ts"
 import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
 import * as Operations from "../protocol/Operations.ts"
 import type * as AgentHealth from "./AgentHealth.ts"
 import * as GatewayCredentials from "./GatewayCredentials.ts"
-import type * as NativeRelay from "./NativeRelay.ts"
 
 /**
  * Whether the front door relays what it may (default true). Off, every call takes the full path: to compare the

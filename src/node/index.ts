@@ -4,7 +4,8 @@
  * the SSRF guard vetted (`WebhookPush`; its parts `PinnedDeliveryClient` and `PinnedLookup` in `push/`). The
  * runtime-neutral notifier and guard (`WebhookPushNotifier`, `WebhookGuard`, `GuardedRequestHandler`) live in the
  * server core and are re-exported here; effect-a2a/web delivers through them over `fetch`. For a small process
- * (`NodeA2AServer.serve`'s `lowMemory`): `IdleMemoryRelease` and `YoungGenerationBound`.
+ * (`NodeA2AServer.serve`'s `lowMemory`): `IdleMemoryRelease` and `YoungGenerationBound`. For the gateway
+ * (effect-a2a/gateway): `NodeNativeRelay`, its byte relay on Node's own request, response and undici's dispatcher.
  *
  * @example
  * ```ts

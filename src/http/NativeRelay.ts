@@ -1,5 +1,6 @@
 /**
- * The seam for a runtime's own way of carrying the byte relay's calls (ByteRelay). Without an implementation (the
+ * The seam for a runtime's own way of carrying the gateway's byte relay (ByteRelay, effect-a2a/gateway): calls
+ * forwarded as bytes, the caller's request to an agent and the agent's answer back. Without an implementation (the
  * default) a relayed call is read with the platform's body reader, sent with the HttpClient in context and answered
  * with an `HttpServerResponse`; where the runtime offers its native request, response and HTTP client, a relayed
  * call can skip those layers: its body read as bytes in one pass, the call sent on the runtime's client, and the
@@ -13,7 +14,8 @@
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import { Gateway, NativeRelay } from "effect-a2a/gateway"
+ * import { Gateway } from "effect-a2a/gateway"
+ * import { NativeRelay } from "effect-a2a/http"
  *
  * // the gateway's routes with the generic relay only, whatever the runtime offers
  * const routes = Gateway.routes().pipe(Layer.provide(Layer.succeed(NativeRelay.NativeRelay, undefined)))
@@ -24,7 +26,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type { BodyReadFailure, DirectResponse } from "../http/NativeHttp.ts"
+import type { BodyReadFailure, DirectResponse } from "./NativeHttp.ts"
 
 /**
  * One call to the agent, as the relay built it.
@@ -62,7 +64,9 @@ export interface Failure {
  * @category models
  */
 export interface Transform {
+  /** The bytes to write for a chunk of the agent's stream (some may be kept for the next one). */
   readonly chunk: (bytes: Uint8Array) => Uint8Array
+  /** What is left to write once the agent's stream has ended. */
   readonly end: () => Uint8Array
 }
 
@@ -120,6 +124,6 @@ export interface Service {
  * @since 0.2.0
  * @category services
  */
-export const NativeRelay = Context.Reference<Service | undefined>("effect-a2a/gateway/NativeRelay", {
+export const NativeRelay = Context.Reference<Service | undefined>("effect-a2a/http/NativeRelay", {
   defaultValue: () => undefined
 })
