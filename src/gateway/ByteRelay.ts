@@ -267,6 +267,25 @@ export const make = (options: {
     body: Uint8Array | undefined,
     jsonRpcId: JsonRpc.JsonRpcId | undefined
   ) =>
+    Effect.suspend(() => {
+      // an event stream not yet piped when the caller leaves: dropped (piping drops it itself once begun)
+      let opened: NativeRelay.Answer | undefined
+      return Effect.onInterrupt(
+        sendNativeOnce(relay, to, url, request, body, jsonRpcId, (answer) => opened = answer),
+        () => Effect.sync(() => opened?._tag === "Stream" && opened.discard())
+      )
+    })
+
+  /** `sendNative`'s work; `onAnswer` is told of the agent's answer as soon as it has come. */
+  const sendNativeOnce = (
+    relay: NativeRelay.Service,
+    to: DirectResponse,
+    url: string,
+    request: HttpServerRequest.HttpServerRequest,
+    body: Uint8Array | undefined,
+    jsonRpcId: JsonRpc.JsonRpcId | undefined,
+    onAnswer: (answer: NativeRelay.Answer) => void
+  ) =>
     Effect.gen(function*() {
       const binding = bindingOf(jsonRpcId)
       const headers = headersFor(request)
@@ -289,6 +308,7 @@ export const make = (options: {
           : down(failure._tag, `cannot be reached: ${failure.message}`)
       }
       const answer = sent.success
+      onAnswer(answer)
       const contentType = answer.headers["content-type"]
       if (answer.status >= 500 && !isJson(contentType)) {
         if (answer._tag === "Stream") answer.discard()

@@ -86,9 +86,10 @@ const exchange = (dispatcher: Dispatcher, call: NativeRelay.Call) =>
       | undefined
     const chunks: Array<Buffer> = []
     let size = 0
+    // once: an aborted call (or one that ended) is not aborted again
     const abort = (error: Error) => {
-      if (finished) return
-      abortedWith ??= error
+      if (finished || abortedWith !== undefined) return
+      abortedWith = error
       controller?.abort(error)
     }
     const settle = (outcome: Effect.Effect<NativeRelay.Answer, NativeRelay.Failure>) => {
