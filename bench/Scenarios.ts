@@ -44,7 +44,8 @@ const A2A: ReadonlyArray<ServerKind> = [
   "sdk",
   "gateway",
   "gateway-fetch",
-  "gateway-full"
+  "gateway-full",
+  "gateway-generic"
 ]
 const ALL: ReadonlyArray<ServerKind> = [...A2A, "ceiling"]
 /** The servers that serve gRPC (the SQLite variant only changes the store; Bun serves HTTP only). */

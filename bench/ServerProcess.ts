@@ -30,6 +30,7 @@ export const serverKinds = [
   "gateway",
   "gateway-fetch",
   "gateway-full",
+  "gateway-generic",
   "proxy-ceiling"
 ] as const
 export type ServerKind = typeof serverKinds[number]
@@ -48,6 +49,7 @@ export const serverLabel: Record<ServerKind, string> = {
   gateway: "gateway -> effect-a2a",
   "gateway-fetch": "gateway (fetch) -> effect-a2a",
   "gateway-full": "gateway (no relay) -> effect-a2a",
+  "gateway-generic": "gateway (relay on Effect's HTTP) -> effect-a2a",
   "proxy-ceiling": "node:http proxy -> effect-a2a"
 }
 

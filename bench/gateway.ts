@@ -10,7 +10,7 @@
  * - throughput: `connections` callers at once (autocannon for SendMessage, the stream driver for streams).
  *
  * The gateway's CPU per operation is its own process's; its upstream's is apart; both with one caller and with
- * `connections` (where each side handles several calls per wake-up). The load average is read before
+ * `connections` (where each side handles several calls per wake-up), and per stream with `connections`. The load average is read before
  * every measurement. Bars (issue #41): the gateway adds at most 1 ms at p50 and keeps at least 70% of the direct
  * throughput.
  *
@@ -54,6 +54,9 @@ interface Figures {
   /** The same two with one caller (no batching of calls per wake-up on either side). */
   readonly cpuUsPerSendAlone: number
   readonly upstreamUsPerSendAlone: number | undefined
+  /** The server process's CPU per stream under load, µs, and its upstream's. */
+  readonly cpuUsPerStream: number
+  readonly upstreamUsPerStream: number | undefined
   readonly load: ReadonlyArray<number>
 }
 
@@ -140,7 +143,11 @@ const measure = (server: BenchServer) =>
     loadNow()
     const oneStream = yield* runStreams(stream, { connections: 1, durationSec })
     loadNow()
+    const streamCpuBefore = yield* server.cpuMs
+    const streamChildBefore = yield* childCpu
     const streams = yield* runStreams(stream, { connections, durationSec })
+    const streamCpuMs = (yield* server.cpuMs) - streamCpuBefore
+    const streamChildAfter = yield* childCpu
     if (sent.errors > 0 || streams.errors > 0 || oneStream.errors > 0) {
       yield* Console.error(
         `${server.kind}: errors ${sent.errors} (send), ${streams.errors + oneStream.errors} (stream)`
@@ -148,6 +155,7 @@ const measure = (server: BenchServer) =>
     }
     const perSend = (ms: number) => sent.completed === 0 ? 0 : (ms * 1000) / sent.completed
     const perCall = (ms: number) => times.length === 0 ? 0 : (ms * 1000) / times.length
+    const perStream = (ms: number) => streams.completed === 0 ? 0 : (ms * 1000) / streams.completed
     return {
       sendP50: percentile(times, 50),
       sendP99: percentile(times, 99),
@@ -163,6 +171,10 @@ const measure = (server: BenchServer) =>
       upstreamUsPerSendAlone: aloneChildBefore === undefined || aloneChildAfter === undefined
         ? undefined
         : perCall(aloneChildAfter - aloneChildBefore),
+      cpuUsPerStream: perStream(streamCpuMs),
+      upstreamUsPerStream: streamChildBefore === undefined || streamChildAfter === undefined
+        ? undefined
+        : perStream(streamChildAfter - streamChildBefore),
       load
     } satisfies Figures
   })
@@ -218,6 +230,8 @@ const main = Effect.gen(function*() {
       int(med(kind, (f) => f.cpuUsPerSendAlone)!)
     } | ${
       med(kind, (f) => f.upstreamUsPerSendAlone) === undefined ? "-" : int(med(kind, (f) => f.upstreamUsPerSendAlone)!)
+    } | ${int(med(kind, (f) => f.cpuUsPerStream)!)} | ${
+      med(kind, (f) => f.upstreamUsPerStream) === undefined ? "-" : int(med(kind, (f) => f.upstreamUsPerStream)!)
     } |`
   )
   yield* Console.log(
@@ -225,8 +239,8 @@ const main = Effect.gen(function*() {
       "",
       `| server | SendMessage p50 ms (1 caller) | p99 ms | SendMessage req/s (${connections}) | stream p50 ms (1 caller) ` +
       `| streams/s (${connections}) | CPU µs/SendMessage (${connections}) | upstream's (${connections}) ` +
-      `| CPU µs/SendMessage (1 caller) | upstream's (1 caller) |`,
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      `| CPU µs/SendMessage (1 caller) | upstream's (1 caller) | CPU µs/stream (${connections}) | upstream's (${connections}) |`,
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows,
       "",
       `Medians of ${rounds} round(s); load average (1 min) during the run: ${Math.min(...loads).toFixed(1)} to ${

@@ -8,7 +8,9 @@
  *
  * Its upstream calls go through undici's pooled client, as `effect-a2a gateway` makes them; with
  * BENCH_GATEWAY_CLIENT=fetch (the `gateway-fetch` server) through fetch, as the command made them before. With
- * BENCH_GATEWAY_RELAY=off (the `gateway-full` server) the byte relay is off: every call takes the full path.
+ * BENCH_GATEWAY_RELAY=off (the `gateway-full` server) the byte relay is off: every call takes the full path. Its
+ * relay runs on Node's native path (NodeNativeRelay, on the same undici pool), as the command runs it; with
+ * BENCH_GATEWAY_NATIVE=off (the `gateway-generic` server) on Effect's generic HTTP server and HttpClient.
  *
  * The child is stopped when the gateway stops (SIGTERM first, SIGKILL when the process exits anyway).
  */
@@ -25,6 +27,7 @@ import * as Redacted from "effect/Redacted"
 import { createServer } from "node:http"
 import * as ByteRelay from "../../src/gateway/ByteRelay.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
+import * as NodeNativeRelay from "../../src/node/NodeNativeRelay.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as A2A01 from "../../src/v0_1/A2A01.ts"
 import { announce, installAllocationSampler, installGcOnSignal, installProfiler, startUpstream } from "./lifecycle.ts"
@@ -74,7 +77,15 @@ const main = register.pipe(
   Layer.provide(Gateway.layerMemory),
   Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
   Layer.provide(Layer.merge(A2A01.client, A2A01.server)),
-  Layer.provide(process.env.BENCH_GATEWAY_CLIENT === "fetch" ? FetchHttpClient.layer : NodeHttpClient.layerUndici),
+  Layer.provide(
+    process.env.BENCH_GATEWAY_CLIENT === "fetch"
+      ? FetchHttpClient.layer
+      : process.env.BENCH_GATEWAY_NATIVE === "off"
+      ? NodeHttpClient.layerUndici
+      : Layer.merge(NodeHttpClient.layerUndiciNoDispatcher, NodeNativeRelay.layer).pipe(
+        Layer.provideMerge(NodeHttpClient.layerDispatcher)
+      )
+  ),
   Layer.provide(Layer.succeed(ByteRelay.Enabled, process.env.BENCH_GATEWAY_RELAY !== "off"))
 )
 

@@ -24,6 +24,7 @@ import * as Gateway from "../gateway/Gateway.ts"
 import * as GatewayRegistry from "../gateway/GatewayRegistry.ts"
 import * as RegistryMcp from "../gateway/RegistryMcp.ts"
 import * as NodeA2AServer from "../node/NodeA2AServer.ts"
+import * as NodeNativeRelay from "../node/NodeNativeRelay.ts"
 import * as ApiDocs from "../pages/ApiDocs.ts"
 import * as GatewayUi from "../pages/GatewayUi.ts"
 import * as Auth from "../server/Auth.ts"
@@ -62,8 +63,14 @@ export const run = (options: RunOptions) =>
     }
     const store = options.memory ? Gateway.layerMemory : Gateway.storeConfig
     // Upstream calls through undici's pooled keep-alive client: cheaper per call than fetch, which the gateway
-    // pays on every forwarded request.
-    const clients = Layer.mergeAll(ClientLayer.forBinding(Option.none()), A2A01.server, NodeHttpClient.layerUndici)
+    // pays on every forwarded request. The relay sends on the same pool, without the HttpClient's conversions.
+    const undici = NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provideMerge(NodeHttpClient.layerDispatcher))
+    const clients = Layer.mergeAll(
+      ClientLayer.forBinding(Option.none()),
+      A2A01.server,
+      undici,
+      NodeNativeRelay.layer.pipe(Layer.provide(undici))
+    )
     if (options.stdio === true) {
       // stdout is the MCP connection: the local operator's, who sees every agent of the store
       return yield* Layer.launch(

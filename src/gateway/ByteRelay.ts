@@ -38,6 +38,7 @@ import * as Effect from "effect/Effect"
 import { constTrue, identity } from "effect/Function"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Option from "effect/Option"
@@ -47,6 +48,8 @@ import * as Credentials from "../client/Credentials.ts"
 import * as OAuth2ClientCredentials from "../client/OAuth2ClientCredentials.ts"
 import * as EditionKit from "../http/EditionKit.ts"
 import * as RequestBody from "../http/internal/RequestBody.ts"
+import type { DirectResponse } from "../http/NativeHttp.ts"
+import type * as NativeRelay from "../http/NativeRelay.ts"
 import { type A2AError, InternalError, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as JsonRpc from "../protocol/JsonRpc.ts"
@@ -174,6 +177,25 @@ const maskedLines = <E>(stream: Stream.Stream<Uint8Array, E>, secrets: ReadonlyA
   ).pipe(Stream.filter((chunk) => chunk.length > 0))
 }
 
+/** The same masking as `maskedLines`, for a stream the runtime pipes itself (NativeRelay). */
+const maskingTransform = (secrets: ReadonlyArray<string>): NativeRelay.Transform => {
+  let carry: Uint8Array = new Uint8Array(0)
+  return {
+    chunk: (chunk) => {
+      const joined = carry.length === 0 ? chunk : Buffer.concat([carry, chunk])
+      const end = joined.lastIndexOf(10) + 1
+      carry = joined.subarray(end)
+      return masked(joined.subarray(0, end), secrets)
+    },
+    end: () => masked(carry, secrets)
+  }
+}
+
+const unchanged: NativeRelay.Transform = { chunk: identity, end: () => new Uint8Array(0) }
+
+/** What the platform's response handling makes of a response the relay wrote itself: nothing (it has ended). */
+const written = (status: number) => HttpServerResponse.empty({ status })
+
 /**
  * The relay for one agent; `basePath` is where the front door serves it (`/agents/{name}`).
  *
@@ -188,8 +210,14 @@ export const make = (options: {
   readonly report: (observation: AgentHealth.Observation) => Effect.Effect<void>
   /** Whether the gateway is traced (Observability.isEnabled): untraced, the upstream call makes no span. */
   readonly traced: boolean
+  /** The runtime's own relay (NativeRelay), for the requests it serves natively. */
+  readonly native?: NativeRelay.Service | undefined
 }) => {
-  const { basePath, name, secrets, target } = options
+  const { basePath, name, native, secrets, target } = options
+  const query = target.query.length === 0
+    ? ""
+    : new URLSearchParams(target.query.map(([k, v]): [string, string] => [k, v])).toString()
+  const withQuery = (url: string) => query === "" ? url : `${url}${url.includes("?") ? "&" : "?"}${query}`
   const timeout = target.timeout
   const say = (text: string) => GatewayCredentials.mask(text, secrets)
 
@@ -214,6 +242,117 @@ export const make = (options: {
         event: (error: A2AError) => EditionKit.sseEvent(JSON.stringify(toHttpError(error).body), "error")
       }
 
+  /** The headers of the call to the agent: its credentials, and what the caller said of versions and media. */
+  const headersFor = (request: HttpServerRequest.HttpServerRequest) => {
+    const headers: Record<string, string> = { ...target.headers }
+    headers["accept"] = request.headers["accept"] ?? "application/json, text/event-stream"
+    headers["a2a-version"] = request.headers["a2a-version"] ?? ""
+    const extensions = request.headers["a2a-extensions"]
+    if (extensions !== undefined) headers["a2a-extensions"] = extensions
+    return headers
+  }
+  const methodOf = (request: HttpServerRequest.HttpServerRequest) =>
+    request.method === "POST" ? "POST" : request.method === "DELETE" ? "DELETE" : "GET"
+  const timeoutMillis = Duration.toMillis(timeout)
+
+  /**
+   * `send` on the runtime's own relay: the same decisions, the agent's answer written straight to the caller's
+   * response `to` (the platform's response handling then finds it ended).
+   */
+  const sendNative = (
+    relay: NativeRelay.Service,
+    to: DirectResponse,
+    url: string,
+    request: HttpServerRequest.HttpServerRequest,
+    body: Uint8Array | undefined,
+    jsonRpcId: JsonRpc.JsonRpcId | undefined
+  ) =>
+    Effect.suspend(() => {
+      // an event stream not yet piped when the caller leaves: dropped (piping drops it itself once begun)
+      let opened: NativeRelay.Answer | undefined
+      return Effect.onInterrupt(
+        sendNativeOnce(relay, to, url, request, body, jsonRpcId, (answer) => opened = answer),
+        () => Effect.sync(() => opened?._tag === "Stream" && opened.discard())
+      )
+    })
+
+  /** `sendNative`'s work; `onAnswer` is told of the agent's answer as soon as it has come. */
+  const sendNativeOnce = (
+    relay: NativeRelay.Service,
+    to: DirectResponse,
+    url: string,
+    request: HttpServerRequest.HttpServerRequest,
+    body: Uint8Array | undefined,
+    jsonRpcId: JsonRpc.JsonRpcId | undefined,
+    onAnswer: (answer: NativeRelay.Answer) => void
+  ) =>
+    Effect.gen(function*() {
+      const binding = bindingOf(jsonRpcId)
+      const headers = headersFor(request)
+      if (body !== undefined) headers["content-type"] = request.headers["content-type"] ?? "application/json"
+      const started = yield* Clock.currentTimeMillis
+      const since = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+      const down = (kind: string, message: string) =>
+        Effect.flatMap(since, (latencyMillis) =>
+          Effect.as(
+            options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
+            binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
+          ))
+      const sent = yield* Effect.result(
+        relay.send({ method: methodOf(request), url: withQuery(url), headers, body, timeoutMillis })
+      )
+      if (sent._tag === "Failure") {
+        const failure = sent.failure
+        return yield* failure._tag === "Timeout"
+          ? down("Timeout", `did not answer in time: no answer within ${Duration.format(timeout)}`)
+          : down(failure._tag, `cannot be reached: ${failure.message}`)
+      }
+      const answer = sent.success
+      onAnswer(answer)
+      const contentType = answer.headers["content-type"]
+      if (answer.status >= 500 && !isJson(contentType)) {
+        if (answer._tag === "Stream") answer.discard()
+        return yield* down("UnexpectedStatus", `is unavailable: it answered HTTP ${answer.status}`)
+      }
+      // the caller did authenticate, with the gateway: the agent refusing the gateway's credentials is the gateway's
+      // failure, as on the full path
+      if (answer.status === 401 || answer.status === 403) {
+        if (answer._tag === "Stream") answer.discard()
+        const kind = answer.status === 401 ? "Unauthenticated" : "PermissionDenied"
+        const message = `refused the gateway's credentials: it answered HTTP ${answer.status}`
+        yield* options.report({ reachable: true, error: `${kind}: ${message}`, latencyMillis: yield* since })
+        return binding.response(new InternalError({ message: `Agent ${name} ${message}` }))
+      }
+      const extensions = answer.headers["a2a-extensions"]
+      const head: Record<string, string> = {}
+      if (extensions !== undefined) head["a2a-extensions"] = extensions
+      yield* options.report({ reachable: true, latencyMillis: yield* since })
+      if (answer._tag === "Stream") {
+        head["content-type"] = contentType ?? "text/event-stream"
+        head["cache-control"] = "no-cache"
+        to.writeHead(answer.status, head)
+        const cut = yield* answer.pipe(to, secrets.length === 0 ? unchanged : maskingTransform(secrets))
+        if (cut !== undefined) {
+          yield* options.report({ reachable: false, error: say(`ConnectionLost: ${cut}`), latencyMillis: yield* since })
+          if (!to.destroyed) {
+            to.end(binding.event(new Unavailable({ message: say(`Agent ${name} cannot be reached: ${cut}`) })))
+          }
+        } else if (!to.destroyed) to.end()
+        return written(answer.status)
+      }
+      const bytes = masked(answer.body, secrets)
+      if (answer.status === 204 && bytes.length === 0) {
+        to.writeHead(204, head)
+        to.end()
+        return written(204)
+      }
+      head["content-type"] = contentType ?? ""
+      head["content-length"] = String(bytes.length)
+      to.writeHead(answer.status, head)
+      to.end(bytes)
+      return written(answer.status)
+    })
+
   const send = (
     url: string,
     request: HttpServerRequest.HttpServerRequest,
@@ -223,12 +362,8 @@ export const make = (options: {
     Effect.gen(function*() {
       const binding = bindingOf(jsonRpcId)
       const client = yield* HttpClient.HttpClient
-      const headers: Record<string, string> = { ...target.headers }
-      headers["accept"] = request.headers["accept"] ?? "application/json, text/event-stream"
-      headers["a2a-version"] = request.headers["a2a-version"] ?? ""
-      const extensions = request.headers["a2a-extensions"]
-      if (extensions !== undefined) headers["a2a-extensions"] = extensions
-      const method = request.method === "POST" ? "POST" : request.method === "DELETE" ? "DELETE" : "GET"
+      const headers = headersFor(request)
+      const method = methodOf(request)
       let outgoing = HttpClientRequest.make(method)(url, { headers, urlParams: target.query })
       if (body !== undefined) {
         outgoing = HttpClientRequest.bodyUint8Array(
@@ -323,7 +458,28 @@ export const make = (options: {
   const fullPath = (request: HttpServerRequest.HttpServerRequest): Outcome => ({ _tag: "FullPath", request })
 
   const readBody = (request: HttpServerRequest.HttpServerRequest) =>
-    Effect.map(Effect.option(request.arrayBuffer), Option.map((buffer) => new Uint8Array(buffer)))
+    Effect.flatMap(Effect.service(HttpIncomingMessage.MaxBodySize), (limit) => {
+      const read = native?.readBody(request, limit === undefined ? Infinity : Number(limit))
+      return read !== undefined
+        ? Effect.option(read)
+        : Effect.map(Effect.option(request.arrayBuffer), Option.map((buffer) => new Uint8Array(buffer)))
+    })
+
+  /** The call sent on, on the runtime's own relay where it serves the request. */
+  const relayed = (
+    url: string,
+    request: HttpServerRequest.HttpServerRequest,
+    body: Uint8Array | undefined,
+    jsonRpcId: JsonRpc.JsonRpcId | undefined
+  ) => {
+    const to = native?.response(request)
+    return Effect.map(
+      native !== undefined && to !== undefined
+        ? sendNative(native, to, url, request, body, jsonRpcId)
+        : send(url, request, body, jsonRpcId),
+      (response): Outcome => ({ _tag: "Answered", response })
+    )
+  }
 
   /** Relays the call, or says it takes the full path. */
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Outcome, never, HttpClient.HttpClient> =>
@@ -346,18 +502,17 @@ export const make = (options: {
         if (Option.isNone(body)) return fullPath(request)
         const call = parseCall(body.value)
         if (call === undefined) return fullPath(replay(request, body.value))
-        const response = yield* send(target.jsonRpc, request, body.value, call.id)
-        return { _tag: "Answered", response }
+        return yield* relayed(target.jsonRpc, request, body.value, call.id)
       }
       if (target.rest === undefined || !(rest.startsWith("/message:") || rest.startsWith("/tasks"))) {
         return fullPath(request)
       }
       const url = `${target.rest}${rest}${question === -1 ? "" : request.url.slice(question)}`
-      if (!hasBody) return { _tag: "Answered", response: yield* send(url, request, undefined, undefined) }
+      if (!hasBody) return yield* relayed(url, request, undefined, undefined)
       const body = yield* readBody(request)
       if (Option.isNone(body)) return fullPath(request)
       if (asBuffer(body.value).includes("\"tenant\"")) return fullPath(replay(request, body.value))
-      return { _tag: "Answered", response: yield* send(url, request, body.value, undefined) }
+      return yield* relayed(url, request, body.value, undefined)
     })
 }
 

@@ -33,7 +33,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -41,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as A2AHttp from "../http/A2AHttp.ts"
+import { NativeRelay } from "../http/NativeRelay.ts"
 import { MethodNotFound, toHttpError, Unavailable } from "../protocol/A2AError.ts"
 import type * as v1 from "../protocol/generated/v1.ts"
 import * as A2AServer from "../server/A2AServer.ts"
@@ -92,9 +93,13 @@ const hidden = (request: HttpServerRequest.HttpServerRequest) => {
   return HttpServerResponse.jsonUnsafe(error.body, { status: error.status })
 }
 
+const noQuery: Readonly<Record<string, string>> = Object.freeze({})
+
 const authRequestOf = (request: HttpServerRequest.HttpServerRequest): AuthRequest => {
-  const query = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "")
-  return { headers: request.headers, query: Object.fromEntries(query.entries()) }
+  const question = request.url.indexOf("?")
+  // most calls have no query: no parser for them
+  if (question === -1) return { headers: request.headers, query: noQuery }
+  return { headers: request.headers, query: Object.fromEntries(new URLSearchParams(request.url.slice(question))) }
 }
 
 // A host name or address with an optional port, nothing else: a hostile Host header puts nothing into the catalog.
@@ -164,6 +169,7 @@ export const routes: Layer.Layer<
     )
     const served = new Map<string, Served>()
     const relayOn = yield* ByteRelay.Enabled
+    const native = yield* NativeRelay
     const traced = yield* Observability.isEnabled
 
     const principalOf = (request: HttpServerRequest.HttpServerRequest) =>
@@ -192,12 +198,16 @@ export const routes: Layer.Layer<
           target,
           secrets: connected.secrets,
           report: (observation) => registry.report(stored.name, observation),
-          traced
+          traced,
+          native
         })
+        // the relay needs the HttpClient only: providing it alone spares a copy of the whole context per call
+        const client = Context.get(context, HttpClient.HttpClient)
         return {
           relay: relay === undefined
             ? undefined
-            : (request: HttpServerRequest.HttpServerRequest) => Effect.provideContext(relay(request), context),
+            : (request: HttpServerRequest.HttpServerRequest) =>
+              Effect.provideService(relay(request), HttpClient.HttpClient, client),
           layer: Layer.mergeAll(
             Layer.succeed(RequestHandler, ForwardingHandler.make(connected, auth)),
             Layer.succeed(AgentCardConfig.AgentCardConfig, AgentCardConfig.make({ card: template }, auth)),

@@ -1,6 +1,7 @@
 /**
  * effect-a2a HTTP bindings: the agent card, JSON-RPC and HTTP+JSON/REST routes on Effect's HttpRouter, to mount
- * on any router, and their seams: `NativeHttp` (a runtime's fast paths) and `HttpEdition` (other protocol versions,
+ * on any router, and their seams: `NativeHttp` (a runtime's fast paths), `NativeRelay` (a runtime's way of carrying
+ * the gateway's byte relay) and `HttpEdition` (other protocol versions,
  * provided through `HttpCallContext.HttpEditions`; A2A 0.3 is `effect-a2a/v0_3`, 0.1 `effect-a2a/v0_1`). What the
  * bindings are made of lives in `internal/`. The browser pages served beside them (the dev UI, the OpenAPI document
  * and its page) are `effect-a2a/pages`; `NodeA2AServer.serve` (`effect-a2a/node`) serves them all on Node.
@@ -25,4 +26,5 @@ export * as HttpBindingOptions from "./HttpBindingOptions.ts"
 export * as HttpCallContext from "./HttpCallContext.ts"
 export * as HttpEdition from "./HttpEdition.ts"
 export * as NativeHttp from "./NativeHttp.ts"
+export * as NativeRelay from "./NativeRelay.ts"
 export * as ServerShutdown from "./ServerShutdown.ts"

@@ -4,7 +4,8 @@
  * the SSRF guard vetted (`WebhookPush`; its parts `PinnedDeliveryClient` and `PinnedLookup` in `push/`). The
  * runtime-neutral notifier and guard (`WebhookPushNotifier`, `WebhookGuard`, `GuardedRequestHandler`) live in the
  * server core and are re-exported here; effect-a2a/web delivers through them over `fetch`. For a small process
- * (`NodeA2AServer.serve`'s `lowMemory`): `IdleMemoryRelease` and `YoungGenerationBound`.
+ * (`NodeA2AServer.serve`'s `lowMemory`): `IdleMemoryRelease` and `YoungGenerationBound`. For the gateway
+ * (effect-a2a/gateway): `NodeNativeRelay`, its byte relay on Node's own request, response and undici's dispatcher.
  *
  * @example
  * ```ts
@@ -28,6 +29,7 @@ export * as WebhookPushNotifier from "../server/push/WebhookPushNotifier.ts"
 export * as IdleMemoryRelease from "./IdleMemoryRelease.ts"
 export * as NodeA2AServer from "./NodeA2AServer.ts"
 export * as NodeNativeHttp from "./NodeNativeHttp.ts"
+export * as NodeNativeRelay from "./NodeNativeRelay.ts"
 export * as PinnedDeliveryClient from "./push/PinnedDeliveryClient.ts"
 export * as PinnedLookup from "./push/PinnedLookup.ts"
 export * as WebhookPush from "./push/WebhookPush.ts"

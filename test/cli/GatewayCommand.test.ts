@@ -49,6 +49,25 @@ describe("effect-a2a gateway", () => {
       const card = yield* Effect.promise(() => fetch(`${base}/agents/demo/.well-known/agent-card.json`))
       assert.strictEqual(card.status, 200)
 
+      // relayed calls, on the relay the command installs (Node's native path): a unary call and a stream
+      const relayed = (method: string, text: string) =>
+        Effect.promise(() =>
+          fetch(`${base}/agents/demo`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "a2a-version": "1.0" },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method,
+              params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] } }
+            })
+          }).then(async (r) => ({ type: r.headers.get("content-type") ?? "", text: await r.text() }))
+        )
+      assert.include((yield* relayed("SendMessage", "hi")).text, "Echo: hi")
+      const streamed = yield* relayed("SendStreamingMessage", "task")
+      assert.include(streamed.type, "text/event-stream")
+      assert.include(streamed.text, "TASK_STATE_COMPLETED")
+
       // its OpenAPI document (the admin API on: a token was given) and the page that shows it
       const document = yield* Effect.promise(() =>
         fetch(`${base}/openapi.json`).then((r) =>

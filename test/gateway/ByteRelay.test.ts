@@ -14,7 +14,7 @@ import * as Auth from "../../src/server/Auth.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { cardFor, json, serve } from "../client/TestServer.ts"
 import { request as sdkRequest, textOf as sdkTextOf } from "../fixtures/SdkClientCalls.ts"
-import { call, startGateway } from "./GatewayPeers.ts"
+import { call, relayPaths, startGateway } from "./GatewayPeers.ts"
 
 interface Exchange {
   readonly method: string
@@ -72,12 +72,12 @@ const raw = (url: string, init: { method?: string; body?: string; headers?: Reco
     return { status: response.status, text: await response.text(), type: response.headers.get("content-type") }
   })
 
-describe("the gateway's byte relay", () => {
+describe.each(relayPaths)("the gateway's byte relay, on the %s path", (path) => {
   it.live("a 1.0 call goes on as bytes with the agent's credentials, and the agent's answer comes back as it was", () =>
     Effect.gen(function*() {
       const agent = yield* OurServer.start({ secured: true })
       const proxy = yield* recordingProxy(agent.url)
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       const registered = yield* call(`${gateway.url}/admin/agents`, {
         body: { url: proxy.url, name: "demo", credentials: { bearer: OurServer.TOKEN } }
       })
@@ -162,7 +162,7 @@ describe("the gateway's byte relay", () => {
       const agent = yield* OurServer.start()
       const proxy = yield* recordingProxy(agent.url)
       const auth = Auth.bearer({ tokens: { "alice-t": "alice", "bob-t": "bob" } })
-      const gateway = yield* startGateway(Gateway.layerMemory, {}, auth)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, auth, path)
       assert.strictEqual(
         (yield* call(`${gateway.url}/admin/agents`, { body: { url: proxy.url, name: "open" } })).status,
         201
@@ -219,7 +219,7 @@ describe("the gateway's byte relay", () => {
         }
         json(res, 200, reply(`you sent ${key}`))
       })
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       const registered = yield* call(`${gateway.url}/admin/agents`, {
         body: { url: upstream.url, name: "leaky", credentials: { apiKey: secret } }
       })
@@ -236,11 +236,64 @@ describe("the gateway's byte relay", () => {
       assert.isTrue(upstream.requests.some((r) => r.body.includes("\"id\":3")))
     }).pipe(Effect.scoped))
 
+  it.live("a caller that leaves mid-stream: the agent's stream is dropped too", () =>
+    Effect.gen(function*() {
+      let closed = 0
+      let opened = 0
+      const upstream = yield* serve((request, res) => {
+        if (request.method === "GET") {
+          return json(res, 200, cardFor([{ url: "", protocolBinding: "JSONRPC", protocolVersion: "1.0" }]))
+        }
+        // an event every 20 ms, for as long as the gateway reads
+        opened++
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        const id = (JSON.parse(request.body) as { id: number }).id
+        const event = JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          result: { message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "tick" }] } }
+        })
+        const ticks = setInterval(() => res.write(`data: ${event}\n\n`), 20)
+        res.on("close", () => {
+          clearInterval(ticks)
+          closed++
+        })
+      })
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
+      assert.strictEqual(
+        (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "endless" } })).status,
+        201
+      )
+      const first = yield* Effect.promise(async () => {
+        const abort = new AbortController()
+        const response = await fetch(`${gateway.url}/agents/endless`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "a2a-version": "1.0" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 4,
+            method: "SendStreamingMessage",
+            params: { message: msg("x") }
+          }),
+          signal: abort.signal
+        })
+        const reader = response.body!.getReader()
+        const chunk = await reader.read()
+        abort.abort()
+        return new TextDecoder().decode(chunk.value)
+      })
+      assert.include(first, "tick")
+      assert.strictEqual(opened, 1)
+      // the gateway lets go of the agent's stream within a moment of the caller's leaving
+      for (let i = 0; i < 100 && closed === 0; i++) yield* Effect.sleep("20 millis")
+      assert.strictEqual(closed, 1)
+    }).pipe(Effect.scoped))
+
   it.live("the agent refusing the gateway's credentials is the gateway's error, not a 401 for the caller", () =>
     Effect.gen(function*() {
       const agent = yield* OurServer.start({ secured: true })
       const proxy = yield* recordingProxy(agent.url)
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       const registered = yield* call(`${gateway.url}/admin/agents`, {
         body: { url: proxy.url, name: "demo", credentials: { bearer: "not-the-token" } }
       })
@@ -262,7 +315,7 @@ describe("the gateway's byte relay", () => {
     Effect.gen(function*() {
       const agent = yield* OurServer.start()
       const proxy = yield* recordingProxy(agent.url)
-      const gateway = yield* startGateway(Gateway.layerMemory)
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
       assert.strictEqual(
         (yield* call(`${gateway.url}/admin/agents`, { body: { url: proxy.url, name: "demo" } })).status,
         201

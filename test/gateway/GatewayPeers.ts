@@ -2,6 +2,7 @@
  * What the gateway tests put behind the gateway and in front of it: the gateway itself (Gateway.routes on Node's
  * HTTP server, 127.0.0.1 and an ephemeral port) over a given store and Auth, and small helpers to call its admin API.
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Context, Effect, Layer, Logger, Redacted, Schedule, type Scope } from "effect"
@@ -12,6 +13,7 @@ import * as NetAddress from "effect/net/NetAddress"
 import { createServer } from "node:http"
 import * as Gateway from "../../src/gateway/Gateway.ts"
 import type * as GatewayStore from "../../src/gateway/GatewayStore.ts"
+import * as NodeNativeRelay from "../../src/node/NodeNativeRelay.ts"
 import * as Auth from "../../src/server/Auth.ts"
 import * as A2A01 from "../../src/v0_1/A2A01.ts"
 
@@ -24,11 +26,25 @@ export interface RunningGateway {
   readonly url: string
 }
 
+/**
+ * Where the byte relay runs: on Effect's generic HTTP server and the HttpClient (fetch), or on Node's native path
+ * (NodeNativeRelay over undici's dispatcher, as `effect-a2a gateway` runs it).
+ */
+export type RelayPath = "generic" | "native"
+
+/** Both relay paths, for the tests that run on each. */
+export const relayPaths: ReadonlyArray<RelayPath> = ["generic", "native"]
+
+const nativeClients = Layer.merge(NodeHttpClient.layerUndiciNoDispatcher, NodeNativeRelay.layer).pipe(
+  Layer.provideMerge(NodeHttpClient.layerDispatcher)
+)
+
 /** The gateway for the scope, on `store`, its callers authenticated by `auth` (none by default). */
 export const startGateway = (
   store: Layer.Layer<GatewayStore.GatewayStore, unknown>,
   options: Gateway.Options = {},
-  auth: Auth.AuthService = Auth.none
+  auth: Auth.AuthService = Auth.none,
+  relay: RelayPath = "generic"
 ): Effect.Effect<RunningGateway, never, Scope.Scope> =>
   Effect.gen(function*() {
     const layer = HttpRouter.serve(Gateway.routes({ adminToken: Redacted.make(ADMIN), ...options }), {
@@ -39,7 +55,7 @@ export const startGateway = (
       Layer.provide(store),
       Layer.provide(Layer.succeed(Auth.Auth, auth)),
       Layer.provide(A2A01.layer),
-      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(relay === "native" ? nativeClients : FetchHttpClient.layer),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(layer).pipe(Effect.orDie)

@@ -13,9 +13,10 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import { textOf, userText } from "../../src/client/Messages.ts"
 import * as Gateway from "../../src/gateway/Gateway.ts"
+import * as Auth from "../../src/server/Auth.ts"
 import * as OurServer from "../client/OurServer.ts"
 import { json, serve } from "../client/TestServer.ts"
-import { call, startGateway } from "./GatewayPeers.ts"
+import { call, relayPaths, startGateway } from "./GatewayPeers.ts"
 import { relay } from "./Outage.ts"
 
 interface ToolResult {
@@ -54,14 +55,14 @@ const healthOf = (gateway: string) =>
 
 const timeout = Duration.seconds(1)
 
-describe("gateway health from every call", () => {
+describe.each(relayPaths)("gateway health from every call (the relay on the %s path)", (path) => {
   it.live(
     "an agent that goes down flips to unreachable, and back when it answers, through either door",
     () =>
       Effect.gen(function*() {
         const demo = yield* OurServer.start()
         const upstream = yield* relay(demo.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
         const registered = yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })
         assert.strictEqual(registered.status, 201, registered.text)
         const client = yield* A2AClient.resolve(`${gateway.url}/agents/demo`).pipe(
@@ -122,7 +123,7 @@ describe("gateway health from every call", () => {
         let status = 200
         const endpoint = yield* serve((_req, res) => json(res, status, { ok: status < 300 }))
         const upstream = yield* relay(endpoint.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
+        const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
         const registered = yield* call(`${gateway.url}/admin/agents`, {
           body: { url: upstream.url, name: "lambda", kind: "rest-passthrough" }
         })
@@ -171,97 +172,100 @@ describe("gateway health from every call", () => {
   )
 })
 
-describe("gateway and an agent that fails mid-way or never answers", () => {
-  it.live(
-    "down mid-stream: the streamed SendMessage and the MCP tool call end with a clear error, in time",
-    () =>
-      Effect.gen(function*() {
-        const demo = yield* OurServer.start()
-        const upstream = yield* relay(demo.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
-        assert.strictEqual(
-          (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })).status,
-          201
-        )
-        const client = yield* A2AClient.resolve(`${gateway.url}/agents/demo`).pipe(
-          Effect.provide(FetchHttpClient.layer)
-        )
-
-        // the front door: a task that runs until stopped, its stream cut after its first events
-        const events: Array<unknown> = []
-        const started = Date.now()
-        const cut = yield* Effect.flip(
-          Stream.runForEach(
-            client.sendStreamingMessage({ message: userText("slow") }),
-            (event) =>
-              Effect.suspend(() => {
-                events.push(event)
-                return events.length === 2 ? upstream.down : Effect.void
-              })
+describe.each(relayPaths)(
+  "gateway and an agent that fails mid-way or never answers (the relay on the %s path)",
+  (path) => {
+    it.live(
+      "down mid-stream: the streamed SendMessage and the MCP tool call end with a clear error, in time",
+      () =>
+        Effect.gen(function*() {
+          const demo = yield* OurServer.start()
+          const upstream = yield* relay(demo.url)
+          const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
+          assert.strictEqual(
+            (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })).status,
+            201
           )
-        )
-        assert.isBelow(Date.now() - started, 5_000)
-        assert.isAtLeast(events.length, 2)
-        assert.strictEqual(cut._tag, "Unavailable")
-        assert.include(cut.message, "demo")
-        assert.strictEqual((yield* healthOf(gateway.url)).reachable, false)
+          const client = yield* A2AClient.resolve(`${gateway.url}/agents/demo`).pipe(
+            Effect.provide(FetchHttpClient.layer)
+          )
 
-        // over MCP: the tool call's stream cut after its first progress
-        yield* upstream.up
-        const mcp = yield* mcpClient(gateway.url)
-        let progressed = 0
-        const failed = yield* callTool(mcp, "slow", () => {
-          if (++progressed === 2) Effect.runFork(upstream.down)
-        })
-        assert.isAtLeast(progressed, 2)
-        assert.isTrue(failed.isError, failed.text)
-        assert.include(failed.text, "demo")
-        assert.isBelow(failed.millis, 5_000)
-        assert.strictEqual((yield* healthOf(gateway.url)).reachable, false)
-      }).pipe(Effect.scoped, Effect.timeout(Duration.seconds(30))),
-    40_000
-  )
+          // the front door: a task that runs until stopped, its stream cut after its first events
+          const events: Array<unknown> = []
+          const started = Date.now()
+          const cut = yield* Effect.flip(
+            Stream.runForEach(
+              client.sendStreamingMessage({ message: userText("slow") }),
+              (event) =>
+                Effect.suspend(() => {
+                  events.push(event)
+                  return events.length === 2 ? upstream.down : Effect.void
+                })
+            )
+          )
+          assert.isBelow(Date.now() - started, 5_000)
+          assert.isAtLeast(events.length, 2)
+          assert.strictEqual(cut._tag, "Unavailable")
+          assert.include(cut.message, "demo")
+          assert.strictEqual((yield* healthOf(gateway.url)).reachable, false)
 
-  it.live(
-    "accepts the connection and never answers: a clear timeout within --timeout, at either door",
-    () =>
-      Effect.gen(function*() {
-        const demo = yield* OurServer.start()
-        const upstream = yield* relay(demo.url)
-        const gateway = yield* startGateway(Gateway.layerMemory, { timeout })
-        assert.strictEqual(
-          (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })).status,
-          201
-        )
-        const client = yield* A2AClient.resolve(`${gateway.url}/agents/demo`).pipe(
-          Effect.provide(FetchHttpClient.layer)
-        )
-        const mcp = yield* mcpClient(gateway.url)
-        yield* upstream.hang
-
-        const timed = <A, E>(effect: Effect.Effect<A, E>) =>
-          Effect.gen(function*() {
-            const started = Date.now()
-            const error = yield* Effect.flip(effect)
-            return { error, millis: Date.now() - started }
+          // over MCP: the tool call's stream cut after its first progress
+          yield* upstream.up
+          const mcp = yield* mcpClient(gateway.url)
+          let progressed = 0
+          const failed = yield* callTool(mcp, "slow", () => {
+            if (++progressed === 2) Effect.runFork(upstream.down)
           })
-        const unary = yield* timed(client.sendMessage({ message: userText("hi") }))
-        const streamed = yield* timed(Stream.runDrain(client.sendStreamingMessage({ message: userText("hi") })))
-        for (const { error, millis } of [unary, streamed]) {
-          assert.strictEqual(error._tag, "Unavailable")
-          assert.include(error.message, "Agent demo did not answer in time")
-          assert.isAtLeast(millis, 900)
-          assert.isBelow(millis, 4_000)
-        }
-        const health = yield* healthOf(gateway.url)
-        assert.strictEqual(health.reachable, false)
-        assert.include(health.reason, "Timeout")
+          assert.isAtLeast(progressed, 2)
+          assert.isTrue(failed.isError, failed.text)
+          assert.include(failed.text, "demo")
+          assert.isBelow(failed.millis, 5_000)
+          assert.strictEqual((yield* healthOf(gateway.url)).reachable, false)
+        }).pipe(Effect.scoped, Effect.timeout(Duration.seconds(30))),
+      40_000
+    )
 
-        const tool = yield* callTool(mcp, "hi")
-        assert.isTrue(tool.isError, tool.text)
-        assert.include(tool.text, "demo")
-        assert.isBelow(tool.millis, 4_000)
-      }).pipe(Effect.scoped, Effect.timeout(Duration.seconds(30))),
-    40_000
-  )
-})
+    it.live(
+      "accepts the connection and never answers: a clear timeout within --timeout, at either door",
+      () =>
+        Effect.gen(function*() {
+          const demo = yield* OurServer.start()
+          const upstream = yield* relay(demo.url)
+          const gateway = yield* startGateway(Gateway.layerMemory, { timeout }, Auth.none, path)
+          assert.strictEqual(
+            (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "demo" } })).status,
+            201
+          )
+          const client = yield* A2AClient.resolve(`${gateway.url}/agents/demo`).pipe(
+            Effect.provide(FetchHttpClient.layer)
+          )
+          const mcp = yield* mcpClient(gateway.url)
+          yield* upstream.hang
+
+          const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+            Effect.gen(function*() {
+              const started = Date.now()
+              const error = yield* Effect.flip(effect)
+              return { error, millis: Date.now() - started }
+            })
+          const unary = yield* timed(client.sendMessage({ message: userText("hi") }))
+          const streamed = yield* timed(Stream.runDrain(client.sendStreamingMessage({ message: userText("hi") })))
+          for (const { error, millis } of [unary, streamed]) {
+            assert.strictEqual(error._tag, "Unavailable")
+            assert.include(error.message, "Agent demo did not answer in time")
+            assert.isAtLeast(millis, 900)
+            assert.isBelow(millis, 4_000)
+          }
+          const health = yield* healthOf(gateway.url)
+          assert.strictEqual(health.reachable, false)
+          assert.include(health.reason, "Timeout")
+
+          const tool = yield* callTool(mcp, "hi")
+          assert.isTrue(tool.isError, tool.text)
+          assert.include(tool.text, "demo")
+          assert.isBelow(tool.millis, 4_000)
+        }).pipe(Effect.scoped, Effect.timeout(Duration.seconds(30))),
+      40_000
+    )
+  }
+)
