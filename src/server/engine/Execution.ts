@@ -320,7 +320,7 @@ export class Execution {
 
   // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber, any other is pulled as a stream,
   // a step per event; on a store that coalesces saves the agent runs ahead in a fiber of its own and a step
-  // takes every event waiting.
+  // takes every event waiting (for a `produce` agent from a plain array, with no Stream channel nor queue).
   consume(): Effect.Effect<void, unknown> {
     return Effect.suspend(() => {
       const events = this.deps.executor.execute(this.context)

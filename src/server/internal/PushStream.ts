@@ -7,7 +7,10 @@
  *   and a pumping fiber per subscriber);
  * - `runForEachWhile` runs an emitting stream's producer in the reader's fiber, each `emit` waiting for the
  *   reader's step: an agent's TaskUpdater work runs in the execution's own fiber, each event saved before the next
- *   is made (read as a Stream it needs a producer fiber and a queue per execution).
+ *   is made (read as a Stream it needs a producer fiber and a queue per execution);
+ * - `runBatchesWhile` runs an emitting stream's producer ahead of its reader in a fiber of its own, feeding a plain
+ *   array the reader takes whole at each step: the batches a store that coalesces saves needs, without the queue,
+ *   scope and channels a buffered Stream would add per execution.
  *
  * Both take any Stream and read it the Stream way when it carries no such form. Why not pull: Effect's Stream is
  * pulled (Stream.fromPull, channels), and a producer that calls `emit` can only be pulled if it is suspended
