@@ -203,11 +203,13 @@ class RunAhead<A, E> {
     this.capacity = capacity
   }
 
+  // The reader resumes after a yield, not in the producer's call: what the producer emits before it waits (a
+  // task and its first status, a burst of chunks) is then taken in one batch.
   private wake(): void {
     const reader = this.reader
     if (reader === undefined) return
     this.reader = undefined
-    reader(Effect.void)
+    reader(Effect.yieldNow)
   }
 
   private offer(event: A): Effect.Effect<void> {
