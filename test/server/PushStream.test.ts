@@ -3,10 +3,11 @@
  * attach, no fiber) and any other Stream through a fiber; `map` keeps a PushStream one and never lets its
  * function throw into the producer. The in-process EventBus subscription is one, buffering until attached.
  * `produce` streams: `runForEachWhile` runs their producer in its own fiber and ends as Stream.runForEachWhile does
- * (the same stream read the Stream way is the reference).
+ * (the same stream read the Stream way is the reference); `runBatchesWhile` reads them in batches as Stream.chunks
+ * of `buffered` does, and stops their producer wherever it waits.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Deferred, Effect, Exit, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Stream } from "effect"
 import { InternalError } from "../../src/protocol/A2AError.ts"
 import * as EventBus from "../../src/server/EventBus.ts"
 import * as PushStream from "../../src/server/internal/PushStream.ts"
@@ -264,5 +265,121 @@ describe("PushStream.produce", () => {
         )
       )
       assert.deepStrictEqual(batches, [[1], [2]])
+    }))
+  // --- runBatchesWhile ---
+
+  it.effect("runBatchesWhile: every event in order, in batches of at most its capacity, then the producer's failure", () =>
+    Effect.gen(function*() {
+      const { stream } = emitting(10, true)
+      const batches: Array<ReadonlyArray<number>> = []
+      const error = yield* PushStream.runBatchesWhile(
+        stream,
+        4,
+        (batch) => Effect.as(Effect.andThen(Effect.sync(() => batches.push(batch)), Effect.yieldNow), true)
+      ).pipe(Effect.flip)
+      assert.strictEqual(error.message, "boom")
+      assert.deepStrictEqual(batches.flat(), numbersTo(10))
+      for (const batch of batches) assert.isAtMost(batch.length, 4)
+      assert.isAtLeast(batches.length, 3)
+      // A plain Stream goes through Stream.buffer: the same events.
+      const plain: Array<number> = []
+      yield* PushStream.runBatchesWhile(
+        Stream.fromIterable(numbersTo(10)),
+        4,
+        (batch) => Effect.sync(() => plain.push(...batch) > 0)
+      )
+      assert.deepStrictEqual(plain, numbersTo(10))
+    }))
+
+  it.effect("runBatchesWhile: what a producer emits while a batch is read is taken in one batch, up to the capacity", () =>
+    Effect.gen(function*() {
+      const { counter, stream } = emitting(50, false)
+      const ahead: Array<number> = []
+      const sizes: Array<number> = []
+      let read = 0
+      yield* PushStream.runBatchesWhile(stream, 8, (batch) =>
+        Effect.gen(function*() {
+          read += batch.length
+          sizes.push(batch.length)
+          // Busy with this batch (a save in flight): the producer goes on meanwhile, until the buffer is full.
+          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+          ahead.push(counter.emitted - read)
+          return true
+        }))
+      assert.strictEqual(read, 50)
+      assert.isAtMost(Math.max(...ahead), 8)
+      assert.isAbove(Math.max(...ahead), 0)
+      // Coalesced: fewer batches than events, the later ones full.
+      assert.isBelow(sizes.length, 50)
+      assert.strictEqual(Math.max(...sizes), 8)
+    }))
+
+  it.effect("runBatchesWhile: a lone event is read at once, with nothing waiting after it", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const stream = PushStream.produce<number, never>((emit) =>
+        Effect.andThen(emit(1), Effect.andThen(Deferred.await(release), emit(2)))
+      )
+      const batches: Array<ReadonlyArray<number>> = []
+      yield* PushStream.runBatchesWhile(stream, 8, (batch) =>
+        Effect.as(
+          Effect.andThen(
+            Effect.sync(() => batches.push(batch)),
+            // The producer waits for this: the first batch was read without it.
+            batches.length === 0 ? Deferred.succeed(release, undefined) : Effect.void
+          ),
+          true
+        ))
+      assert.deepStrictEqual(batches, [[1], [2]])
+    }))
+
+  it.effect("runBatchesWhile: once the reader is done, a producer waiting elsewhere is interrupted, its finalizers run", () =>
+    Effect.gen(function*() {
+      const finalized = yield* Deferred.make<void>()
+      const never = yield* Deferred.make<void>()
+      const stream = PushStream.produce<number, never>((emit) =>
+        Effect.andThen(emit(1), Effect.andThen(emit(2), Deferred.await(never))).pipe(
+          Effect.ensuring(Deferred.succeed(finalized, undefined))
+        )
+      )
+      const taken: Array<number> = []
+      yield* PushStream.runBatchesWhile(stream, 8, (batch) => Effect.sync(() => taken.push(...batch) < 2))
+      assert.isTrue(yield* Deferred.isDone(finalized))
+      assert.deepStrictEqual(taken, [1, 2])
+      // The reader failing stops it the same way, and its failure is the outcome.
+      const again = yield* Deferred.make<void>()
+      const failing = PushStream.produce<number, never>((emit) =>
+        Effect.andThen(emit(1), Deferred.await(never)).pipe(Effect.ensuring(Deferred.succeed(again, undefined)))
+      )
+      const exit = yield* Effect.exit(PushStream.runBatchesWhile(failing, 8, () => Effect.fail("store failed")))
+      assert.deepStrictEqual(exit, Exit.fail("store failed"))
+      assert.isTrue(yield* Deferred.isDone(again))
+    }))
+
+  it.effect("runBatchesWhile: interrupted, it lets the batch being read finish and drops what waits", () =>
+    Effect.gen(function*() {
+      const reading = yield* Deferred.make<void>()
+      const finish = yield* Deferred.make<void>()
+      const { stream } = emitting(20, false)
+      const taken: Array<ReadonlyArray<number>> = []
+      const fiber = yield* PushStream.runBatchesWhile(
+        stream,
+        4,
+        (batch) =>
+          Effect.uninterruptible(Effect.gen(function*() {
+            yield* Deferred.succeed(reading, undefined)
+            yield* Deferred.await(finish)
+            taken.push(batch)
+            return true
+          }))
+      ).pipe(Effect.forkChild)
+      yield* Deferred.await(reading)
+      const interrupted = yield* Effect.forkChild(Fiber.interrupt(fiber))
+      yield* Effect.yieldNow
+      yield* Deferred.succeed(finish, undefined)
+      yield* Fiber.join(interrupted)
+      // The batch in progress was read to its end; nothing after it.
+      assert.strictEqual(taken.length, 1)
+      assert.strictEqual(taken[0]![0], 1)
     }))
 })

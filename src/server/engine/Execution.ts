@@ -50,7 +50,6 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { type A2AError, InternalError, InvalidAgentResponse } from "../../protocol/A2AError.ts"
 import type * as v1 from "../../protocol/generated/v1.ts"
 import { isTerminal } from "../../protocol/TaskStates.ts"
@@ -321,16 +320,13 @@ export class Execution {
 
   // An agent made with `produce` (the TaskUpdater helpers) runs in this fiber, any other is pulled as a stream,
   // a step per event; on a store that coalesces saves the agent runs ahead in a fiber of its own and a step
-  // takes every event waiting.
+  // takes every event waiting (for a `produce` agent from a plain array, with no Stream channel nor queue).
   consume(): Effect.Effect<void, unknown> {
     return Effect.suspend(() => {
       const events = this.deps.executor.execute(this.context)
       return this.deps.store.coalesceSaves === true
         // Whatever the agent emitted while the last save was being made is applied and saved at once.
-        ? Stream.runForEachWhile(
-          Stream.chunks(PushStream.buffered(events, COALESCE_CAPACITY)),
-          (batch) => Effect.uninterruptible(this.step(batch))
-        )
+        ? PushStream.runBatchesWhile(events, COALESCE_CAPACITY, (batch) => Effect.uninterruptible(this.step(batch)))
         : PushStream.runForEachWhile(events, (event) => Effect.uninterruptible(this.step([event])))
     })
   }

@@ -7,7 +7,10 @@
  *   and a pumping fiber per subscriber);
  * - `runForEachWhile` runs an emitting stream's producer in the reader's fiber, each `emit` waiting for the
  *   reader's step: an agent's TaskUpdater work runs in the execution's own fiber, each event saved before the next
- *   is made (read as a Stream it needs a producer fiber and a queue per execution).
+ *   is made (read as a Stream it needs a producer fiber and a queue per execution);
+ * - `runBatchesWhile` runs an emitting stream's producer ahead of its reader in a fiber of its own, feeding a plain
+ *   array the reader takes whole at each step: the batches a store that coalesces saves needs, without the queue,
+ *   scope and channels a buffered Stream would add per execution.
  *
  * Both take any Stream and read it the Stream way when it carries no such form. Why not pull: Effect's Stream is
  * pulled (Stream.fromPull, channels), and a producer that calls `emit` can only be pulled if it is suspended
@@ -21,6 +24,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { A2AError } from "../../protocol/A2AError.ts"
@@ -150,6 +154,123 @@ export const buffered = <A, E>(self: Stream.Stream<A, E>, capacity: number): Str
   return producer !== undefined
     ? StreamSources.fromProducer(producer, capacity)
     : Stream.buffer(self, { capacity })
+}
+
+/**
+ * Reads `self` in batches, as `Stream.runForEachWhile(Stream.chunks(buffered(self, capacity)), f)` does: `self` runs
+ * ahead of `f` by up to `capacity` events, and each call of `f` takes every event waiting then, at least one, never
+ * waiting for more. For an emitting stream, without a Stream: its producer runs in a fiber of its own feeding a
+ * plain array that this fiber takes whole, which costs a fiber and a small object per reading rather than a queue,
+ * a scope and the channels of Stream.callback, Stream.chunks and Stream.runForEachWhile. Once `f` answers false or
+ * fails, or this fiber is interrupted (never during `f` when `f` is uninterruptible), the producer is interrupted,
+ * whatever it is doing, and the events it emitted that `f` did not take go with it; a failure of the producer is
+ * read after the events it emitted before it.
+ *
+ * @since 0.2.0
+ * @category readers
+ */
+export const runBatchesWhile = <A, E, E2>(
+  self: Stream.Stream<A, E>,
+  capacity: number,
+  f: (batch: ReadonlyArray<A>) => Effect.Effect<boolean, E2>
+): Effect.Effect<void, E | E2> => {
+  const producer = StreamSources.producerOf(self)
+  if (producer === undefined) return Stream.runForEachWhile(Stream.chunks(Stream.buffer(self, { capacity })), f)
+  return Effect.uninterruptibleMask((restore) => {
+    const ahead = new RunAhead<A, E>(capacity)
+    return Effect.flatMap(
+      Effect.forkDetach(ahead.produce(producer)),
+      (fiber) => Effect.ensuring(restore(ahead.read(f)), Fiber.interrupt(fiber))
+    )
+  })
+}
+
+/**
+ * One `runBatchesWhile` of a producer: the events emitted and not yet taken, and who waits (the reader for an
+ * event, a producer for room). A class: an idle agent holds it for as long as it waits.
+ */
+class RunAhead<A, E> {
+  private readonly capacity: number
+  private waiting: Array<A> = []
+  /** How the producer ended, once it has. */
+  private exit: Exit.Exit<void, E> | undefined = undefined
+  /** The reader, while it waits for an event or the producer's end. */
+  private reader: ((effect: Effect.Effect<void>) => void) | undefined = undefined
+  /** Producers waiting for room, while the buffer is full. */
+  private writers: Array<(effect: Effect.Effect<void>) => void> | undefined = undefined
+
+  constructor(capacity: number) {
+    this.capacity = capacity
+  }
+
+  // The reader resumes after a yield, not in the producer's call: what the producer emits before it waits (a
+  // task and its first status, a burst of chunks) is then taken in one batch.
+  private wake(): void {
+    const reader = this.reader
+    if (reader === undefined) return
+    this.reader = undefined
+    reader(Effect.yieldNow)
+  }
+
+  private offer(event: A): Effect.Effect<void> {
+    if (this.waiting.length < this.capacity) {
+      this.waiting.push(event)
+      this.wake()
+      return Effect.void
+    }
+    // Full: wait until the reader takes what waits, then try again.
+    return Effect.andThen(
+      Effect.callback<void>((resume) => {
+        const writers = this.writers ??= []
+        writers.push(resume)
+        return Effect.sync(() => {
+          const at = writers.indexOf(resume)
+          if (at >= 0) writers.splice(at, 1)
+        })
+      }),
+      Effect.suspend(() => this.offer(event))
+    )
+  }
+
+  readonly emit: StreamSources.Emit<A> = (event) => Effect.suspend(() => this.offer(event))
+
+  produce(producer: StreamSources.Producer<A, E>): Effect.Effect<void> {
+    return Effect.onExit(
+      Effect.asVoid(producer(this.emit)),
+      (exit) =>
+        Effect.sync(() => {
+          this.exit = exit
+          this.wake()
+        })
+    ).pipe(Effect.ignoreCause)
+  }
+
+  read<E2>(f: (batch: ReadonlyArray<A>) => Effect.Effect<boolean, E2>): Effect.Effect<void, E | E2> {
+    const next: Effect.Effect<void, E | E2> = Effect.suspend(() => {
+      if (this.waiting.length > 0) {
+        const batch = this.waiting
+        this.waiting = []
+        const writers = this.writers
+        if (writers !== undefined) {
+          this.writers = undefined
+          for (const writer of writers) writer(Effect.void)
+        }
+        return Effect.flatMap(f(batch), (more) => more ? next : Effect.void)
+      }
+      const exit = this.exit
+      if (exit !== undefined) return exit
+      return Effect.andThen(
+        Effect.callback<void>((resume) => {
+          this.reader = resume
+          return Effect.sync(() => {
+            if (this.reader === resume) this.reader = undefined
+          })
+        }),
+        next
+      )
+    })
+    return next
+  }
 }
 
 /**
