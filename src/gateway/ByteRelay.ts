@@ -256,6 +256,22 @@ export const make = (options: {
   const timeoutMillis = Duration.toMillis(timeout)
 
   /**
+   * A call's clock, started now: `since` reads the time it has taken, `down` ends it as the agent being down (its
+   * health recorded, Unavailable answered in the caller's binding).
+   */
+  const startCall = (binding: ReturnType<typeof bindingOf>) =>
+    Effect.map(Clock.currentTimeMillis, (started) => {
+      const since = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+      const down = (kind: string, message: string) =>
+        Effect.flatMap(since, (latencyMillis) =>
+          Effect.as(
+            options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
+            binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
+          ))
+      return { down, since }
+    })
+
+  /**
    * `send` on the runtime's own relay: the same decisions, the agent's answer written straight to the caller's
    * response `to` (the platform's response handling then finds it ended).
    */
@@ -290,14 +306,7 @@ export const make = (options: {
       const binding = bindingOf(jsonRpcId)
       const headers = headersFor(request)
       if (body !== undefined) headers["content-type"] = request.headers["content-type"] ?? "application/json"
-      const started = yield* Clock.currentTimeMillis
-      const since = Effect.map(Clock.currentTimeMillis, (now) => now - started)
-      const down = (kind: string, message: string) =>
-        Effect.flatMap(since, (latencyMillis) =>
-          Effect.as(
-            options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
-            binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
-          ))
+      const { down, since } = yield* startCall(binding)
       const sent = yield* Effect.result(
         relay.send({ method: methodOf(request), url: withQuery(url), headers, body, timeoutMillis })
       )
@@ -372,14 +381,7 @@ export const make = (options: {
           request.headers["content-type"] ?? "application/json"
         )
       }
-      const started = yield* Clock.currentTimeMillis
-      const since = Effect.map(Clock.currentTimeMillis, (now) => now - started)
-      const down = (kind: string, message: string) =>
-        Effect.flatMap(since, (latencyMillis) =>
-          Effect.as(
-            options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
-            binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
-          ))
+      const { down, since } = yield* startCall(binding)
       const opened = yield* client.execute(outgoing).pipe(
         Effect.timeoutOption(timeout),
         Effect.result,
