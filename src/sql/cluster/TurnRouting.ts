@@ -60,6 +60,14 @@ const sameStatus = (told: v1.TaskStatus, final: v1.TaskStatus) =>
   told.state === final.state && told.timestamp === final.timestamp &&
   told.message?.messageId === final.message?.messageId
 
+/**
+ * A send reaching a server that has begun to stop (its scope closed): a turn forked there would never start, nor tell
+ * its caller anything, so the send is refused, to be sent again (to another node, or once this one is back).
+ */
+const stopping = Effect.fail(
+  new Unavailable({ message: "The server is stopping: send the message again", retryAfterSeconds: 1 })
+)
+
 /** Waits this long, at most, for the events of a turn that has answered to arrive through the EventBus. */
 const EVENTS_GRACE = Duration.seconds(5)
 
@@ -92,6 +100,8 @@ export const make: Effect.Effect<
     // The A2A 1.1 draft: an acknowledged new task is created, generation 1, as its turn will create it.
     const created = (yield* A2A11).enabled ? { generation: 1 } : {}
     const serverScope = yield* Effect.scope
+    // Whether the server has begun to stop (read anew each time: the scope closes while a send is on its way).
+    const stopped = () => serverScope.state._tag === "Closed"
     const clientFor = yield* Task.client
     const storedTurns = yield* StoredTurns
     const localOutcomes = yield* Effect.serviceOption(LocalOutcomes)
@@ -277,6 +287,7 @@ export const make: Effect.Effect<
 
     const route = (start: StartOptions, caller: Caller) =>
       Effect.gen(function*() {
+        if (stopped()) return yield* stopping
         const given = start.message.taskId
         const scope = { owner: start.owner, tenant: start.tenant }
         let snapshot: TaskRecord | undefined
@@ -340,6 +351,8 @@ export const make: Effect.Effect<
             )
           )
         const acknowledge = { queued, offer: Effect.sync(offer) }
+        // Checked again before anything is told: the server may have begun to stop while the task was read.
+        if (stopped()) return yield* stopping
         // A blocking or streaming send hears the task as it is at once, as the runner tells a continued task's.
         const immediate = start.configuration?.returnImmediately === true
         if (!immediate) offer()

@@ -3,11 +3,12 @@
  * receipt, then stopped short of storing its Turn (its node stopping, the engine refusing it): the task, stored
  * before, is then no sign that the message was taken, and a retry answered with it was acknowledged while the
  * message never ran (the rolling-restart test saw "next 1" lost so). Sent again, the message is routed again and
- * runs; sent once more after that, it does not run a second time. The engine is Effect's in-memory test runner (its
- * message storage seen through ClusterStorage), the stores are in memory.
+ * runs; sent once more after that, it does not run a second time. A new task's message sent twice at once runs once.
+ * A send reaching a server that has stopped is refused, retryable, rather than left waiting. The engine is Effect's
+ * in-memory test runner (its message storage seen through ClusterStorage), the stores are in memory.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as MessageStorage from "effect/cluster/MessageStorage"
 import * as RunnerHealth from "effect/cluster/RunnerHealth"
 import * as Runners from "effect/cluster/Runners"
@@ -131,6 +132,31 @@ describe("a new task's message sent twice at once through the cluster engine", (
         yield* Effect.sleep("300 millis")
         assert.deepStrictEqual(runs, ["twice false", "twice true"])
       }).pipe(Effect.provide(server), Effect.scoped, Effect.timeout("20 seconds")),
+    30_000
+  )
+})
+
+describe("a send through the cluster engine of a server that has stopped", () => {
+  it.live(
+    "is refused, retryable, rather than left waiting for a turn that never starts",
+    () =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(server, scope)
+        const handler = Context.get(context, RequestHandler)
+        yield* Scope.close(scope, Exit.void)
+        for (const configuration of [undefined, { returnImmediately: true }]) {
+          const sent = message(`m-stopped-${configuration === undefined}`, "too late")
+          const exit = yield* handler.sendMessage(
+            { message: sent, ...(configuration ? { configuration } : {}) },
+            CallContext.make()
+          )
+            .pipe(Effect.timeout("5 seconds"), Effect.exit)
+          assert.isTrue(Exit.isFailure(exit), `answered: ${JSON.stringify(exit)}`)
+          const failure = Exit.isFailure(exit) ? exit.cause.toString() : ""
+          assert.include(failure, "Unavailable", failure)
+        }
+      }),
     30_000
   )
 })
