@@ -140,6 +140,13 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
       let lastBeat = 0
       let lastShared = false
       const poked = Latch.makeUnsafe(false)
+      // A heartbeat written by a statement begun at `at`, by another statement (`byOther`) or the node's own.
+      const wrote = (at: number, byOther: boolean) => {
+        if (at > lastBeat) {
+          lastBeat = at
+          lastShared = byOther
+        }
+      }
       const shared: SharedBeat = {
         node,
         heartbeat: (param) =>
@@ -149,10 +156,7 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
         written: (held, at) => {
           if (!held) {
             poked.openUnsafe()
-          } else if (at > lastBeat) {
-            lastBeat = at
-            lastShared = true
-          }
+          } else wrote(at, true)
         }
       }
       // Beats on `connection` when a beat is due (none written for a beat, or a tenth more when the last was
@@ -168,10 +172,7 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
           poked.closeUnsafe()
           const at = Date.now()
           yield* connection.executeRaw(seen, [node])
-          if (at > lastBeat) {
-            lastBeat = at
-            lastShared = false
-          }
+          wrote(at, false)
         }))
       const seen = `INSERT INTO a2a_nodes (node_id, seen_at) VALUES ($1, now())
         ON CONFLICT (node_id) DO UPDATE SET seen_at = excluded.seen_at`
@@ -200,8 +201,7 @@ export const layer = (options: Options = {}): Layer.Layer<SqlLiveness, SqlError,
           )
           const at = Date.now()
           yield* connection.executeRaw(seen, [node])
-          lastBeat = Math.max(lastBeat, at)
-          lastShared = false
+          wrote(at, false)
           poked.closeUnsafe()
           // Rows of nodes that crashed long ago (a clean stop removes its own): a lock held is never judged gone.
           yield* connection.executeRaw(`DELETE FROM a2a_nodes WHERE seen_at < now() - interval '1 day'`, [])
