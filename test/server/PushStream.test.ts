@@ -4,7 +4,7 @@
  * function throw into the producer. The in-process EventBus subscription is one, buffering until attached.
  * `produce` streams: `runForEachWhile` runs their producer in its own fiber and ends as Stream.runForEachWhile does
  * (the same stream read the Stream way is the reference); `runBatchesWhile` reads them in batches as Stream.chunks
- * of `buffered` does, and stops their producer wherever it waits.
+ * of a Stream.buffer does, and stops their producer wherever it waits.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Stream } from "effect"
@@ -192,7 +192,7 @@ describe("PushStream.produce", () => {
       assert.deepStrictEqual(failed, Exit.fail("store failed"))
     }))
 
-  // --- buffered ---
+  // --- runBatchesWhile ---
 
   const numbersTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 
@@ -210,63 +210,6 @@ describe("PushStream.produce", () => {
     )
     return { counter, stream }
   }
-
-  it.effect("buffered: every event in order, in batches of at most its capacity, then the producer's failure", () =>
-    Effect.gen(function*() {
-      const { stream } = emitting(10, true)
-      const batches: Array<ReadonlyArray<number>> = []
-      const error = yield* Stream.chunks(PushStream.buffered(stream, 4)).pipe(
-        Stream.runForEach((batch) => Effect.sync(() => batches.push(batch))),
-        Effect.flip
-      )
-      assert.strictEqual(error.message, "boom")
-      assert.deepStrictEqual(batches.flat(), numbersTo(10))
-      for (const batch of batches) assert.isAtMost(batch.length, 4)
-      assert.isAtLeast(batches.length, 3)
-      // A plain Stream goes through Stream.buffer: the same events.
-      const plain = yield* Stream.runCollect(PushStream.buffered(Stream.fromIterable(numbersTo(10)), 4))
-      assert.deepStrictEqual([...plain], numbersTo(10))
-    }))
-
-  it.effect("buffered: the producer runs ahead of a busy reader by its capacity at most", () =>
-    Effect.gen(function*() {
-      const { counter, stream } = emitting(50, false)
-      const ahead: Array<number> = []
-      let read = 0
-      yield* Stream.chunks(PushStream.buffered(stream, 8)).pipe(
-        Stream.runForEach((batch) =>
-          Effect.gen(function*() {
-            read += batch.length
-            // Busy with this batch: the producer goes on meanwhile, until the buffer is full.
-            for (let i = 0; i < 50; i++) yield* Effect.yieldNow
-            ahead.push(counter.emitted - read)
-          })
-        )
-      )
-      assert.strictEqual(read, 50)
-      assert.isAtMost(Math.max(...ahead), 8)
-      assert.isAbove(Math.max(...ahead), 0)
-    }))
-
-  it.effect("buffered: a lone event is read at once, with nothing waiting after it", () =>
-    Effect.gen(function*() {
-      const release = yield* Deferred.make<void>()
-      const stream = PushStream.produce<number, never>((emit) =>
-        Effect.andThen(emit(1), Effect.andThen(Deferred.await(release), emit(2)))
-      )
-      const batches: Array<ReadonlyArray<number>> = []
-      yield* Stream.chunks(PushStream.buffered(stream, 8)).pipe(
-        Stream.runForEach((batch) =>
-          Effect.andThen(
-            Effect.sync(() => batches.push(batch)),
-            // The producer waits for this: the first batch was read without it.
-            batches.length === 0 ? Deferred.succeed(release, undefined) : Effect.void
-          )
-        )
-      )
-      assert.deepStrictEqual(batches, [[1], [2]])
-    }))
-  // --- runBatchesWhile ---
 
   it.effect("runBatchesWhile: every event in order, in batches of at most its capacity, then the producer's failure", () =>
     Effect.gen(function*() {

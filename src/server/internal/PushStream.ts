@@ -141,23 +141,7 @@ export const unwrap = <A, E>(
 ): Stream.Stream<A, E> => make((sink) => Effect.flatMap(effect, (stream) => run(stream, sink)))
 
 /**
- * `self` run ahead of its reader by up to `capacity` events, in a fiber of its own (an emitting stream's producer
- * directly, any other stream through Stream.buffer): each pull of the result takes every event waiting then, at
- * least one, never waiting for more. Read with Stream.chunks, those are the batches a slow reader (a reader that
- * commits to a database) can handle in one go.
- *
- * @since 0.1.0
- * @category readers
- */
-export const buffered = <A, E>(self: Stream.Stream<A, E>, capacity: number): Stream.Stream<A, E> => {
-  const producer = StreamSources.producerOf(self)
-  return producer !== undefined
-    ? StreamSources.fromProducer(producer, capacity)
-    : Stream.buffer(self, { capacity })
-}
-
-/**
- * Reads `self` in batches, as `Stream.runForEachWhile(Stream.chunks(buffered(self, capacity)), f)` does: `self` runs
+ * Reads `self` in batches, as `Stream.runForEachWhile(Stream.chunks(Stream.buffer(self, { capacity })), f)` does: `self` runs
  * ahead of `f` by up to `capacity` events, and each call of `f` takes every event waiting then, at least one, never
  * waiting for more. For an emitting stream, without a Stream: its producer runs in a fiber of its own feeding a
  * plain array that this fiber takes whole, which costs a fiber and a small object per reading rather than a queue,

@@ -118,7 +118,7 @@ class Emitting<A, E> extends LazyStream<A, E> {
     this[ProducerId] = producer
   }
   protected build(): Stream.Stream<A, E> {
-    return fromProducer(this[ProducerId], undefined)
+    return fromProducer(this[ProducerId])
   }
 }
 
@@ -140,16 +140,15 @@ export const delivering = <A, E = A2AError>(attach: Attach<A, E>): Stream.Stream
 export const emitting = <A, E>(producer: Producer<A, E>): Stream.Stream<A, E> => new Emitting(producer)
 
 /**
- * The producer in a fiber of its own feeding a queue (unbounded unless `capacity` is given, then it waits).
+ * The producer in a fiber of its own feeding an unbounded queue.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromProducer = <A, E>(producer: Producer<A, E>, capacity: number | undefined): Stream.Stream<A, E> =>
+export const fromProducer = <A, E>(producer: Producer<A, E>): Stream.Stream<A, E> =>
   // Failures of the producer travel through the queue, after the events emitted before them.
-  Stream.callback<A, E>(
-    (queue) => Effect.andThen(producer((event) => Effect.asVoid(Queue.offer(queue, event))), Queue.end(queue)),
-    capacity === undefined ? undefined : { bufferSize: capacity, strategy: "suspend" }
+  Stream.callback<A, E>((queue) =>
+    Effect.andThen(producer((event) => Effect.asVoid(Queue.offer(queue, event))), Queue.end(queue))
   )
 
 /**
