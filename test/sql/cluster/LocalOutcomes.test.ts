@@ -6,24 +6,14 @@
  * ClusterStorage, its replies held at will), the stores are in memory.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import * as MessageStorage from "effect/cluster/MessageStorage"
-import * as RunnerHealth from "effect/cluster/RunnerHealth"
-import * as Runners from "effect/cluster/Runners"
-import * as RunnerStorage from "effect/cluster/RunnerStorage"
-import * as Sharding from "effect/cluster/Sharding"
-import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import * as Latch from "effect/Latch"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
-import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
-import * as Auth from "../../../src/server/Auth.ts"
 import * as CallContext from "../../../src/server/CallContext.ts"
-import * as MemoryMessageReceipts from "../../../src/server/memory/MemoryMessageReceipts.ts"
 import { RequestHandler } from "../../../src/server/RequestHandler.ts"
-import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
-import * as ClusterTurns from "../../../src/sql/cluster/ClusterTurns.ts"
-import { baseCard } from "../../server/support.ts"
+import { inMemoryNode } from "./InMemoryEngine.ts"
 
 /** The texts of the turns the agent ran, in order. */
 const runs: Array<string> = []
@@ -49,22 +39,8 @@ const holding = Layer.effect(MessageStorage.MessageStorage)(Effect.gen(function*
   })
 })).pipe(Layer.provide(MessageStorage.layerMemory))
 
-/** Effect's TestRunner, its messages' storage seen through ClusterStorage, as a node's is. */
-const testRunner = Sharding.layer.pipe(
-  Layer.provideMerge(Runners.layerNoop),
-  Layer.provideMerge(ClusterStorage.layerMessages.pipe(Layer.provide(holding))),
-  Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
-  Layer.provide(ShardingConfig.layer())
-)
-
-const server = A2AServer.layerCore({ card: baseCard }).pipe(
-  Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
-  Layer.provideMerge(ClusterTurns.layer({ execute: true, maxExecutions: 4, failover: Duration.seconds(2) })),
-  Layer.provideMerge(MemoryMessageReceipts.layer),
-  Layer.provideMerge(A2AServer.memoryServices),
-  Layer.provideMerge(testRunner),
-  Layer.provideMerge(Layer.succeed(AgentExecutor.AgentExecutor, agent))
-)
+/** A node's server core over the in-memory engine, its replies held at will. */
+const server = inMemoryNode(agent, holding)
 
 const message = (messageId: string, text: string): v1.Message => ({ messageId, role: "ROLE_USER", parts: [{ text }] })
 

@@ -8,25 +8,14 @@
  * in-memory test runner (its message storage seen through ClusterStorage), the stores are in memory.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Layer, Option, Scope } from "effect"
-import * as MessageStorage from "effect/cluster/MessageStorage"
-import * as RunnerHealth from "effect/cluster/RunnerHealth"
-import * as Runners from "effect/cluster/Runners"
-import * as RunnerStorage from "effect/cluster/RunnerStorage"
-import * as Sharding from "effect/cluster/Sharding"
-import * as ShardingConfig from "effect/cluster/ShardingConfig"
+import { Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
-import * as A2AServer from "../../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
-import * as Auth from "../../../src/server/Auth.ts"
 import * as CallContext from "../../../src/server/CallContext.ts"
-import * as MemoryMessageReceipts from "../../../src/server/memory/MemoryMessageReceipts.ts"
 import { fingerprint, MessageReceipts } from "../../../src/server/MessageReceipts.ts"
 import { RequestHandler } from "../../../src/server/RequestHandler.ts"
 import { TaskStore } from "../../../src/server/TaskStore.ts"
-import * as ClusterStorage from "../../../src/sql/cluster/ClusterStorage.ts"
-import * as ClusterTurns from "../../../src/sql/cluster/ClusterTurns.ts"
-import { baseCard } from "../../server/support.ts"
+import { inMemoryNode } from "./InMemoryEngine.ts"
 
 /** The texts of the turns the agent ran, in order. */
 const runs: Array<string> = []
@@ -38,23 +27,8 @@ const asking = AgentExecutor.task((task, context) => {
   return task.requireInput(`got ${text}`)
 })
 
-/** Effect's TestRunner, its messages' storage seen through ClusterStorage, as a node's is. */
-const testRunner = Sharding.layer.pipe(
-  Layer.provideMerge(Runners.layerNoop),
-  Layer.provideMerge(ClusterStorage.layerMessages.pipe(Layer.provide(MessageStorage.layerMemory))),
-  Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
-  Layer.provide(ShardingConfig.layer())
-)
-
-/** A node's server core over the engine, its receipts in a MessageReceipts of their own (to claim one below). */
-const server = A2AServer.layerCore({ card: baseCard }).pipe(
-  Layer.provide(Layer.succeed(Auth.Auth, Auth.none)),
-  Layer.provideMerge(ClusterTurns.layer({ execute: true, maxExecutions: 4, failover: Duration.seconds(2) })),
-  Layer.provideMerge(MemoryMessageReceipts.layer),
-  Layer.provideMerge(A2AServer.memoryServices),
-  Layer.provideMerge(testRunner),
-  Layer.provideMerge(Layer.succeed(AgentExecutor.AgentExecutor, asking))
-)
+/** A node's server core over the in-memory engine. */
+const server = inMemoryNode(asking)
 
 const message = (messageId: string, text: string, taskId?: string): v1.Message => ({
   messageId,
