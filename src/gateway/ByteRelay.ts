@@ -257,7 +257,9 @@ export const make = (options: {
 
   /**
    * A call's clock, started now: `since` reads the time it has taken, `down` ends it as the agent being down (its
-   * health recorded, Unavailable answered in the caller's binding).
+   * health recorded, Unavailable answered in the caller's binding), and `refused` reads the agent's status before
+   * its body is relayed: the answer that replaces it, once `drop` has let go of the unread body (a 5xx that is not
+   * JSON: the agent is down; 401 or 403: it refused the gateway's credentials), or undefined to relay it.
    */
   const startCall = (binding: ReturnType<typeof bindingOf>) =>
     Effect.map(Clock.currentTimeMillis, (started) => {
@@ -268,7 +270,24 @@ export const make = (options: {
             options.report({ reachable: false, error: say(`${kind}: ${message}`), latencyMillis }),
             binding.response(new Unavailable({ message: say(`Agent ${name} ${message}`) }))
           ))
-      return { down, since }
+      const refused = (status: number, contentType: string | undefined, drop: Effect.Effect<void>) => {
+        if (status >= 500 && !isJson(contentType)) {
+          return Effect.andThen(drop, down("UnexpectedStatus", `is unavailable: it answered HTTP ${status}`))
+        }
+        if (status !== 401 && status !== 403) return Effect.undefined
+        // the caller did authenticate, with the gateway: the agent refusing the gateway's credentials is the
+        // gateway's failure, as on the full path
+        const kind = status === 401 ? "Unauthenticated" : "PermissionDenied"
+        const message = `refused the gateway's credentials: it answered HTTP ${status}`
+        return drop.pipe(
+          Effect.andThen(since),
+          Effect.flatMap((latencyMillis) =>
+            options.report({ reachable: true, error: `${kind}: ${message}`, latencyMillis })
+          ),
+          Effect.as(binding.response(new InternalError({ message: `Agent ${name} ${message}` })))
+        )
+      }
+      return { down, refused, since }
     })
 
   /**
@@ -306,7 +325,7 @@ export const make = (options: {
       const binding = bindingOf(jsonRpcId)
       const headers = headersFor(request)
       if (body !== undefined) headers["content-type"] = request.headers["content-type"] ?? "application/json"
-      const { down, since } = yield* startCall(binding)
+      const { down, refused, since } = yield* startCall(binding)
       const sent = yield* Effect.result(
         relay.send({ method: methodOf(request), url: withQuery(url), headers, body, timeoutMillis })
       )
@@ -319,19 +338,12 @@ export const make = (options: {
       const answer = sent.success
       onAnswer(answer)
       const contentType = answer.headers["content-type"]
-      if (answer.status >= 500 && !isJson(contentType)) {
-        if (answer._tag === "Stream") answer.discard()
-        return yield* down("UnexpectedStatus", `is unavailable: it answered HTTP ${answer.status}`)
-      }
-      // the caller did authenticate, with the gateway: the agent refusing the gateway's credentials is the gateway's
-      // failure, as on the full path
-      if (answer.status === 401 || answer.status === 403) {
-        if (answer._tag === "Stream") answer.discard()
-        const kind = answer.status === 401 ? "Unauthenticated" : "PermissionDenied"
-        const message = `refused the gateway's credentials: it answered HTTP ${answer.status}`
-        yield* options.report({ reachable: true, error: `${kind}: ${message}`, latencyMillis: yield* since })
-        return binding.response(new InternalError({ message: `Agent ${name} ${message}` }))
-      }
+      const refusal = yield* refused(
+        answer.status,
+        contentType,
+        Effect.sync(() => answer._tag === "Stream" && answer.discard())
+      )
+      if (refusal !== undefined) return refusal
       const extensions = answer.headers["a2a-extensions"]
       const head: Record<string, string> = {}
       if (extensions !== undefined) head["a2a-extensions"] = extensions
@@ -381,7 +393,7 @@ export const make = (options: {
           request.headers["content-type"] ?? "application/json"
         )
       }
-      const { down, since } = yield* startCall(binding)
+      const { down, refused, since } = yield* startCall(binding)
       const opened = yield* client.execute(outgoing).pipe(
         Effect.timeoutOption(timeout),
         Effect.result,
@@ -396,18 +408,14 @@ export const make = (options: {
       }
       const response = opened.success.value
       const contentType = response.headers["content-type"]
-      if (response.status >= 500 && !isJson(contentType)) {
-        return yield* down("UnexpectedStatus", `is unavailable: it answered HTTP ${response.status}`)
-      }
-      // the caller did authenticate, with the gateway: the agent refusing the gateway's credentials is the gateway's
-      // failure, as on the full path
-      if (response.status === 401 || response.status === 403) {
-        const kind = response.status === 401 ? "Unauthenticated" : "PermissionDenied"
-        const message = `refused the gateway's credentials: it answered HTTP ${response.status}`
-        yield* Effect.ignore(response.arrayBuffer)
-        yield* options.report({ reachable: true, error: `${kind}: ${message}`, latencyMillis: yield* since })
-        return binding.response(new InternalError({ message: `Agent ${name} ${message}` }))
-      }
+      // the unread body read to its end aside (for at most the call's timeout), so that its connection goes back to
+      // the pool without holding up the answer
+      const refusal = yield* refused(
+        response.status,
+        contentType,
+        Effect.asVoid(Effect.forkDetach(Effect.ignore(Effect.timeoutOption(response.arrayBuffer, timeout))))
+      )
+      if (refusal !== undefined) return refusal
       const passed = response.headers["a2a-extensions"] === undefined
         ? undefined
         : { "a2a-extensions": response.headers["a2a-extensions"] }

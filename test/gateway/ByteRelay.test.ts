@@ -236,6 +236,36 @@ describe.each(relayPaths)("the gateway's byte relay, on the %s path", (path) => 
       assert.isTrue(upstream.requests.some((r) => r.body.includes("\"id\":3")))
     }).pipe(Effect.scoped))
 
+  it.live("an agent answering a 5xx page that is not JSON is down: UNAVAILABLE for the caller, its error recorded", () =>
+    Effect.gen(function*() {
+      const upstream = yield* serve((request, res) => {
+        if (request.method === "GET") {
+          return json(res, 200, cardFor([{ url: "", protocolBinding: "JSONRPC", protocolVersion: "1.0" }]))
+        }
+        res.writeHead(502, { "content-type": "text/html" })
+        res.end("<html><body>Bad gateway</body></html>")
+      })
+      const gateway = yield* startGateway(Gateway.layerMemory, {}, Auth.none, path)
+      assert.strictEqual(
+        (yield* call(`${gateway.url}/admin/agents`, { body: { url: upstream.url, name: "flaky" } })).status,
+        201
+      )
+      const before = upstream.requests.length
+      const answer = yield* raw(`${gateway.url}/agents/flaky`, {
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "SendMessage", params: { message: msg("hi") } })
+      })
+      assert.strictEqual(answer.status, 200, answer.text)
+      const error = JSON.parse(answer.text) as { id: number; error: { code: number; message: string } }
+      assert.strictEqual(error.id, 9)
+      assert.include(error.error.message, "Agent flaky is unavailable: it answered HTTP 502")
+      assert.notInclude(answer.text, "Bad gateway")
+      assert.strictEqual(upstream.requests.length, before + 1)
+      const health = (yield* call(`${gateway.url}/admin/agents/flaky`)).body.health
+      // (inspecting it fetches its card again, which answers: reachable again, the call's error kept)
+      assert.strictEqual(health.lastError.at, health.lastCall)
+      assert.include(health.lastError.message, "UnexpectedStatus: is unavailable: it answered HTTP 502")
+    }).pipe(Effect.scoped))
+
   it.live("a caller that leaves mid-stream: the agent's stream is dropped too", () =>
     Effect.gen(function*() {
       let closed = 0
