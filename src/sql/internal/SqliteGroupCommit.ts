@@ -4,6 +4,11 @@
  * outbox rows cost one commit (one WAL append) instead of one each. A write's caller resumes only once its group
  * committed: what it then publishes is saved.
  *
+ * A group's callers resume in the order of their writes, as many as `GROUP_BUDGET_MS` allows in one turn of the
+ * event loop, the rest in the turns after: a caller's continuation (publishing its events, writing them to a stream,
+ * running its agent on) costs several times its statements, so a large group resumed at once would keep the event
+ * loop from everything else (a GetTask, a request being read) for as long as all of them take.
+ *
  * A group runs as one `BEGIN IMMEDIATE ... COMMIT` under the writer's semaphore; a write that fails in it (a
  * constraint, a busy database) rolls the group back, and its writes run again one by one, each in its own commit,
  * so each caller gets the outcome it would have had alone. A write may be several statements (a task row and its
@@ -107,6 +112,62 @@ export const make = (
     // When the oldest of the writes the last group left waiting was queued (Infinity: none left).
     let backlogAt = Infinity
 
+    // The writes whose outcome is known and whose callers have not resumed yet, in order (see `resumeSome`).
+    let outcomes: Array<Write> = []
+    let exits: Array<Exit.Exit<unknown, unknown>> = []
+    // How far `resumeSome` has got in `outcomes`.
+    let resumed = 0
+    // The turn scheduled to resume the rest, if any.
+    let resuming: ReturnType<typeof setImmediate> | undefined = undefined
+
+    /** Resumes the callers waiting for their outcome, in order, until `GROUP_BUDGET_MS` passes (at least one). */
+    const resumeSome = () => {
+      resuming = undefined
+      const deadline = performance.now() + GROUP_BUDGET_MS
+      while (resumed < outcomes.length) {
+        if (resumed > 0 && performance.now() > deadline) break
+        const i = resumed++
+        Deferred.doneUnsafe(outcomes[i]!.done, exits[i]!)
+      }
+      if (resumed === outcomes.length) {
+        outcomes = []
+        exits = []
+        resumed = 0
+        return
+      }
+      // The rest in a later turn: what waits for the event loop (reads, requests) comes first.
+      resuming = setImmediate(resumeSome)
+      // Those resumed leave the arrays now and then, not one by one.
+      if (resumed >= 1024) {
+        outcomes = outcomes.slice(resumed)
+        exits = exits.slice(resumed)
+        resumed = 0
+      }
+    }
+
+    /** Tells `write`'s caller its outcome, after those told before it (see `resumeSome`). */
+    const settle = (write: Write, exit: Exit.Exit<unknown, unknown>) => {
+      outcomes.push(write)
+      exits.push(exit)
+    }
+
+    /** Resumes the callers of the group just run: some now, the rest in the next turns. */
+    const resumeGroup = () => {
+      if (resuming === undefined && resumed < outcomes.length) resumeSome()
+    }
+
+    // A closing scope resumes everyone still waiting for their outcome.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (resuming !== undefined) clearImmediate(resuming)
+        resuming = undefined
+        for (let i = resumed; i < outcomes.length; i++) Deferred.doneUnsafe(outcomes[i]!.done, exits[i]!)
+        outcomes = []
+        exits = []
+        resumed = 0
+      })
+    )
+
     const attempt = (conn: Connection.Connection, write: Write) => Effect.runSyncExit(write.run(conn))
 
     const control = (conn: Connection.Connection, sql: string) =>
@@ -150,18 +211,18 @@ export const make = (
       const deadline = performance.now() + GROUP_BUDGET_MS
       const exit = together(conn, writes, deadline)
       if (Exit.isSuccess(exit)) {
-        exit.value.forEach((value, i) => Deferred.doneUnsafe(writes[i]!.done, Exit.succeed(value)))
+        exit.value.forEach((value, i) => settle(writes[i]!, Exit.succeed(value)))
         return exit.value.length
       }
       if (writes.length === 1) {
-        Deferred.doneUnsafe(writes[0]!.done, exit)
+        settle(writes[0]!, exit)
         return 1
       }
       // Each alone, so each caller gets the outcome it would have had alone.
       let ran = 0
       for (const write of writes) {
         if (ran > 0 && performance.now() > deadline) break
-        Deferred.doneUnsafe(write.done, Exit.map(together(conn, [write], deadline), (values) => values[0]))
+        settle(write, Exit.map(together(conn, [write], deadline), (values) => values[0]))
         ran++
       }
       return ran
@@ -179,6 +240,7 @@ export const make = (
         // The writes past the budget lead the next group, after a pause for everyone else (and before the writes
         // their callers' wake-ups may have added meanwhile).
         const ran = runGroup(conn, writes)
+        resumeGroup()
         if (ran < writes.length) {
           backlog = true
           const left = writes.slice(ran)
@@ -199,7 +261,8 @@ export const make = (
           urgent = []
           pending = []
           backlogAt = Infinity
-          for (const write of writes) Deferred.doneUnsafe(write.done, Exit.fail(error))
+          for (const write of writes) settle(write, Exit.fail(error))
+          resumeGroup()
         })
       ),
       Effect.forever,
