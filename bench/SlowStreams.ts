@@ -36,7 +36,10 @@
  *       that collection) [--heap-snapshot file] (with --live: a heap snapshot of that live set, written to file)
  *
  * `openCpuMs`: the server's CPU time (user + system, /proc) from the first stream sent to the last one open, a count
- * that the machine's load changes less than the times do.
+ * that the machine's load changes less than the times do. `listenOverflows`: the connections the kernel turned away
+ * while opening because the server's listen backlog was full (`ListenOverflows` of /proc/net/netstat, counted for the
+ * whole machine): each of those clients sent its SYN again after a second, and its stream's first event came that
+ * much later.
  *
  * RSS is read with the streams held (and its peak so far, `VmHWM`, and how much of it is anonymous or file-backed) (with V8's heap by space, MiB physical (used), and, from the first stream sent to
  * the end of the hold, the server's event-loop delay p99 / max and its GC pauses by kind: heapSpaces.js), 2 s after canceling them, and again once the server has been quiet for
@@ -134,6 +137,14 @@ const cpuMs = (pid: number) => {
   // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th of them.
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** The machine's count of connections dropped because a listen backlog was full, so far (/proc/net/netstat). */
+const listenOverflows = () => {
+  const lines = readFileSync("/proc/net/netstat", "utf8").split("\n").filter((line) => line.startsWith("TcpExt:"))
+  const names = lines[0]?.split(/\s+/) ?? []
+  const values = lines[1]?.split(/\s+/) ?? []
+  return Number(values[names.indexOf("ListenOverflows")] ?? 0)
 }
 
 const residentMiB = (pid: number) => {
@@ -368,6 +379,7 @@ const runOnce = async (store: Store, method: Method) => {
     await heapSpaces(child, output) // from now on: the event loop's delay and the GC pauses
     const refusals = { count: 0 }
     const cpuBefore = cpuMs(child.pid!)
+    const overflowsBefore = listenOverflows()
     const openStarted = performance.now()
     const opened = await openAll(base, method, refusals, (stream) => {
       if (probe !== undefined) return
@@ -376,6 +388,7 @@ const runOnce = async (store: Store, method: Method) => {
     })
     const openAllMs = performance.now() - openStarted
     const openCpuMs = cpuMs(child.pid!) - cpuBefore
+    const overflowsOpening = listenOverflows() - overflowsBefore
     const writtenOpening = counter === undefined ? undefined : savesSoFar(counter)
     const ok = opened.filter((s): s is Stream => s !== null)
     console.error(`${store}, ${method}: opened ${ok.length} of ${streams} in ${Math.round(openAllMs)} ms`)
@@ -429,6 +442,7 @@ const runOnce = async (store: Store, method: Method) => {
       written,
       writtenOpening,
       openCpuMs,
+      listenOverflows: overflowsOpening,
       rssBeforeMiB: Math.round(rssBefore),
       rssHeldMiB: Math.round(rssHeld),
       rssPeakMiB: Math.round(rssPeak),

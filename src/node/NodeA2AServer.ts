@@ -67,6 +67,15 @@ export interface ServeOptions extends HttpBindingOptions.HttpBindingOptions {
   readonly host?: string | undefined
   /** Port to listen on; 0 picks a free one. Default 8080. */
   readonly port?: number | undefined
+  /**
+   * How many connections the kernel holds for the server before it accepts them (the listen backlog; Linux caps it
+   * at `net.core.somaxconn`). Past it a new connection's SYN is dropped and the client sends it again only after its
+   * retransmission timeout (a second or more), so a burst of connections larger than this waits that long. Default
+   * `DEFAULT_BACKLOG`.
+   *
+   * @since 0.2.0
+   */
+  readonly backlog?: number | undefined
   /** Longest time to receive one request (headers and body); Node answers 408 after it. Default 30 s. */
   readonly requestTimeout?: Duration.Input | undefined
   /**
@@ -131,6 +140,15 @@ export const DEFAULT_HOST = "127.0.0.1"
  * @category constants
  */
 export const DEFAULT_PORT = 8080
+/**
+ * The listen backlog unless `backlog` says otherwise: room for a burst of a few thousand connections opened at once
+ * (Node's own default, 511, drops the SYNs past it, and those clients wait a retransmission timeout). The kernel
+ * caps it at its own limit (`net.core.somaxconn` on Linux).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const DEFAULT_BACKLOG = 4096
 /**
  * How long a stopping server lets what is in flight end, unless `shutdownTimeout` says otherwise.
  *
@@ -261,6 +279,7 @@ const serveHttp = (
       {
         host: options.host ?? DEFAULT_HOST,
         port: options.port ?? DEFAULT_PORT,
+        backlog: options.backlog ?? DEFAULT_BACKLOG,
         gracefulShutdownTimeout: Duration.sum(shutdownTimeout, ANSWER_GRACE)
       }
     )

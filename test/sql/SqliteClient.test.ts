@@ -166,6 +166,39 @@ describe("SqliteClient (node:sqlite)", () => {
       })
     ))
 
+  it.effect("the callers of a large group resume over several turns of the event loop, in the order of their writes", () =>
+    withDb((sql) =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE t (id INTEGER PRIMARY KEY)`
+        // A timer of the event loop's own: it fires only when the loop gets a turn.
+        let turns = 0
+        const ticker = setInterval(() => turns++, 1)
+        // Fast writes (one group), each caller busy for half a millisecond once resumed: 100 ms of continuations.
+        const resumed: Array<{ readonly id: number; readonly turn: number }> = []
+        yield* Effect.forEach(
+          Array.from({ length: 200 }, (_, i) => i),
+          (id) =>
+            Effect.andThen(
+              sql`INSERT INTO t (id) VALUES (${id})`,
+              Effect.sync(() => {
+                const until = performance.now() + 0.5
+                while (performance.now() < until) {
+                  // busy
+                }
+                resumed.push({ id, turn: turns })
+              })
+            ),
+          { concurrency: "unbounded" }
+        )
+        clearInterval(ticker)
+        assert.deepStrictEqual(resumed.map((r) => r.id), Array.from({ length: 200 }, (_, i) => i))
+        // All resumed at once, they would have kept the event loop for the whole 100 ms: one turn.
+        assert.isAtLeast(new Set(resumed.map((r) => r.turn)).size, 4)
+        const [count] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM t`
+        assert.strictEqual(count?.n, 200)
+      })
+    ))
+
   it.effect("writeAtomically: several statements commit together or not at all; an urgent one jumps a backlog", () =>
     withDb((sql) =>
       Effect.gen(function*() {

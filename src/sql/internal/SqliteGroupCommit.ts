@@ -4,6 +4,11 @@
  * outbox rows cost one commit (one WAL append) instead of one each. A write's caller resumes only once its group
  * committed: what it then publishes is saved.
  *
+ * A group's callers resume in the order of their writes, as many as `GROUP_BUDGET_MS` allows in one turn of the
+ * event loop, the rest in the turns after: a caller's continuation (publishing its events, writing them to a stream,
+ * running its agent on) costs several times its statements, so a large group resumed at once would keep the event
+ * loop from everything else (a GetTask, a request being read) for as long as all of them take.
+ *
  * A group runs as one `BEGIN IMMEDIATE ... COMMIT` under the writer's semaphore; a write that fails in it (a
  * constraint, a busy database) rolls the group back, and its writes run again one by one, each in its own commit,
  * so each caller gets the outcome it would have had alone. A write may be several statements (a task row and its
@@ -98,14 +103,110 @@ export const make = (
   isTransaction: (conn: Connection.Connection) => boolean
 ): Effect.Effect<GroupCommit, never, Scope.Scope> =>
   Effect.gen(function*() {
-    // The urgent writes lead every group.
+    // The two lanes, each waiting from its head on (what is before it has been taken), the urgent one leading
+    // every group. A group takes the writes it runs from the heads, so the writes it leaves lead the next group
+    // where they are: a backlog is not copied for every group.
     let urgent: Array<Write> = []
+    let urgentHead = 0
     let pending: Array<Write> = []
+    let pendingHead = 0
     let wake = Deferred.makeUnsafe<void>()
     // The last group left writes waiting.
     let backlog = false
-    // When the oldest of the writes the last group left waiting was queued (Infinity: none left).
-    let backlogAt = Infinity
+
+    /** The next write waiting (urgent first), taken off its lane; undefined when none waits. */
+    const take = (): Write | undefined => {
+      while (urgentHead < urgent.length) {
+        const write = urgent[urgentHead++]!
+        if (!write.dropped) return write
+      }
+      while (pendingHead < pending.length) {
+        const write = pending[pendingHead++]!
+        if (!write.dropped) return write
+      }
+      return undefined
+    }
+
+    /** Whether a write waits (the dropped ones at the heads are let go). */
+    const waiting = (): boolean => {
+      while (urgentHead < urgent.length && urgent[urgentHead]!.dropped) urgentHead++
+      while (pendingHead < pending.length && pending[pendingHead]!.dropped) pendingHead++
+      return urgentHead < urgent.length || pendingHead < pending.length
+    }
+
+    /** Lets go of the writes taken, now and then rather than one by one. */
+    const compact = () => {
+      if (urgentHead === urgent.length) {
+        urgent.length = 0
+        urgentHead = 0
+      } else if (urgentHead >= 1024) {
+        urgent = urgent.slice(urgentHead)
+        urgentHead = 0
+      }
+      if (pendingHead === pending.length) {
+        pending.length = 0
+        pendingHead = 0
+      } else if (pendingHead >= 1024) {
+        pending = pending.slice(pendingHead)
+        pendingHead = 0
+      }
+    }
+
+    // The writes whose outcome is known and whose callers have not resumed yet, in order (see `resumeSome`).
+    let outcomes: Array<Write> = []
+    let exits: Array<Exit.Exit<unknown, unknown>> = []
+    // How far `resumeSome` has got in `outcomes`.
+    let resumed = 0
+    // The turn scheduled to resume the rest, if any.
+    let resuming: ReturnType<typeof setImmediate> | undefined = undefined
+
+    /** Resumes the callers waiting for their outcome, in order, until `GROUP_BUDGET_MS` passes (at least one). */
+    const resumeSome = () => {
+      resuming = undefined
+      const deadline = performance.now() + GROUP_BUDGET_MS
+      while (resumed < outcomes.length) {
+        if (resumed > 0 && performance.now() > deadline) break
+        const i = resumed++
+        Deferred.doneUnsafe(outcomes[i]!.done, exits[i]!)
+      }
+      if (resumed === outcomes.length) {
+        outcomes = []
+        exits = []
+        resumed = 0
+        return
+      }
+      // The rest in a later turn: what waits for the event loop (reads, requests) comes first.
+      resuming = setImmediate(resumeSome)
+      // Those resumed leave the arrays now and then, not one by one.
+      if (resumed >= 1024) {
+        outcomes = outcomes.slice(resumed)
+        exits = exits.slice(resumed)
+        resumed = 0
+      }
+    }
+
+    /** Tells `write`'s caller its outcome, after those told before it (see `resumeSome`). */
+    const settle = (write: Write, exit: Exit.Exit<unknown, unknown>) => {
+      outcomes.push(write)
+      exits.push(exit)
+    }
+
+    /** Resumes the callers of the group just run: some now, the rest in the next turns. */
+    const resumeGroup = () => {
+      if (resuming === undefined && resumed < outcomes.length) resumeSome()
+    }
+
+    // A closing scope resumes everyone still waiting for their outcome.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (resuming !== undefined) clearImmediate(resuming)
+        resuming = undefined
+        for (let i = resumed; i < outcomes.length; i++) Deferred.doneUnsafe(outcomes[i]!.done, exits[i]!)
+        outcomes = []
+        exits = []
+        resumed = 0
+      })
+    )
 
     const attempt = (conn: Connection.Connection, write: Write) => Effect.runSyncExit(write.run(conn))
 
@@ -117,19 +218,23 @@ export const make = (
     }
 
     /**
-     * Runs writes in one transaction, in order, until `deadline` passes (at least one): the value of each write run
-     * once all committed, else the first failure (none kept).
+     * Runs the writes `next` gives in one transaction, in order, until `deadline` passes (at least one), each added
+     * to `ran`: the value of each once all committed, else the first failure (none kept).
      */
     const together = (
       conn: Connection.Connection,
-      writes: ReadonlyArray<Write>,
+      next: () => Write | undefined,
+      ran: Array<Write>,
       deadline: number
     ): Exit.Exit<Array<unknown>, unknown> => {
       const begun = control(conn, "BEGIN IMMEDIATE")
       if (Exit.isFailure(begun)) return Exit.failCause(begun.cause)
       const values: Array<unknown> = []
-      for (const write of writes) {
+      for (;;) {
         if (values.length > 0 && performance.now() > deadline) break
+        const write = next()
+        if (write === undefined) break
+        ran.push(write)
         const exit = attempt(conn, write)
         if (Exit.isFailure(exit)) {
           rollback(conn)
@@ -145,47 +250,54 @@ export const make = (
       return Exit.succeed(values)
     }
 
-    /** Runs a group of the first writes, as many as `GROUP_BUDGET_MS` allows; returns how many it took. */
-    const runGroup = (conn: Connection.Connection, writes: ReadonlyArray<Write>): number => {
+    /** Runs a group of the first writes waiting, as many as `GROUP_BUDGET_MS` allows. */
+    const runGroup = (conn: Connection.Connection): void => {
       const deadline = performance.now() + GROUP_BUDGET_MS
-      const exit = together(conn, writes, deadline)
+      const fromUrgent = urgentHead
+      const fromPending = pendingHead
+      const group: Array<Write> = []
+      const exit = together(conn, take, group, deadline)
       if (Exit.isSuccess(exit)) {
-        exit.value.forEach((value, i) => Deferred.doneUnsafe(writes[i]!.done, Exit.succeed(value)))
-        return exit.value.length
+        exit.value.forEach((value, i) => settle(group[i]!, Exit.succeed(value)))
+        return
       }
-      if (writes.length === 1) {
-        Deferred.doneUnsafe(writes[0]!.done, exit)
-        return 1
+      if (group.length <= 1) {
+        // Its one write failed, or the transaction could not begin: that write's outcome (or the next one's).
+        const failed = group[0] ?? take()
+        if (failed !== undefined) settle(failed, exit)
+        return
       }
-      // Each alone, so each caller gets the outcome it would have had alone.
+      // Each alone, so each caller gets the outcome it would have had alone: the group's writes are taken again.
+      urgentHead = fromUrgent
+      pendingHead = fromPending
       let ran = 0
-      for (const write of writes) {
+      for (;;) {
         if (ran > 0 && performance.now() > deadline) break
-        Deferred.doneUnsafe(write.done, Exit.map(together(conn, [write], deadline), (values) => values[0]))
+        const write = take()
+        if (write === undefined) break
+        let given = false
+        const once = () => given ? undefined : (given = true, write)
+        settle(write, Exit.map(together(conn, once, [], deadline), (values) => values[0]))
         ran++
       }
-      return ran
     }
 
     const flush = borrow((conn) =>
       Effect.sync(() => {
         wake = Deferred.makeUnsafe<void>()
-        const writes = urgent.concat(pending).filter((write) => !write.dropped)
-        urgent = []
-        pending = []
         backlog = false
-        backlogAt = Infinity
-        if (writes.length === 0) return
+        const urgentEnd = urgent.length
+        const pendingEnd = pending.length
+        if (!waiting()) return compact()
         // The writes past the budget lead the next group, after a pause for everyone else (and before the writes
-        // their callers' wake-ups may have added meanwhile).
-        const ran = runGroup(conn, writes)
-        if (ran < writes.length) {
+        // their callers' wake-ups may add meanwhile, which join the lanes behind them).
+        runGroup(conn)
+        if (urgentHead < urgentEnd || pendingHead < pendingEnd) {
           backlog = true
-          const left = writes.slice(ran)
-          for (const write of left) backlogAt = Math.min(backlogAt, write.at)
-          pending = left.concat(pending)
           Deferred.doneUnsafe(wake, Effect.void)
         }
+        resumeGroup()
+        compact()
       })
     )
 
@@ -195,11 +307,9 @@ export const make = (
       // A failure to take the writer fails the writes waiting for it, not the committer.
       Effect.catch((error) =>
         Effect.sync(() => {
-          const writes = urgent.concat(pending)
-          urgent = []
-          pending = []
-          backlogAt = Infinity
-          for (const write of writes) Deferred.doneUnsafe(write.done, Exit.fail(error))
+          for (let write = take(); write !== undefined; write = take()) settle(write, Exit.fail(error))
+          compact()
+          resumeGroup()
         })
       ),
       Effect.forever,
@@ -226,21 +336,26 @@ export const make = (
         ) as Effect.Effect<A, E | SqlError>
       })
 
-    // Writes queued since the last group are younger than those it left waiting, and each lane is in arrival order.
+    // Each lane is in arrival order (the writes a group left waiting at its head): its oldest write is its head.
     const lag = () => {
-      const oldest = backlogAt !== Infinity
-        ? backlogAt
-        : Math.min(urgent[0]?.at ?? Infinity, pending[0]?.at ?? Infinity)
+      const oldest = Math.min(urgent[urgentHead]?.at ?? Infinity, pending[pendingHead]?.at ?? Infinity)
       return oldest === Infinity ? 0 : performance.now() - oldest
     }
 
-    // The writes a group left over lead `pending`, so one pass finds every routine write of `key`.
+    // The routine writes waiting are `pending` from its head on (those a group left first): one pass finds those of
+    // `key`.
     const hurry = (key: string) => {
-      const hurried = pending.filter((write) => write.key === key)
-      if (hurried.length === 0) return
-      urgent = urgent.concat(hurried)
-      // The lag stays the oldest left over (`backlogAt`), still waiting, in either lane.
-      pending = pending.filter((write) => write.key !== key)
+      let found = false
+      for (let i = pendingHead; i < pending.length && !found; i++) found = pending[i]!.key === key
+      if (!found) return
+      const kept: Array<Write> = []
+      for (let i = pendingHead; i < pending.length; i++) {
+        const write = pending[i]!
+        if (write.key === key) urgent.push(write)
+        else kept.push(write)
+      }
+      pending = kept
+      pendingHead = 0
     }
 
     return { write, lag, hurry }
