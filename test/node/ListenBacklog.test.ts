@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Logger } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
+import { readFileSync } from "node:fs"
 import * as Net from "node:net"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
@@ -66,14 +67,28 @@ const burstOn = (options: Partial<NodeA2AServer.ServeOptions>) =>
     return yield* slowestConnect(port).pipe(Effect.timeout("10 seconds"))
   }).pipe(Effect.scoped)
 
+/** The kernel's cap on any listen backlog (Linux), undefined where it cannot be read. */
+const somaxconn = (() => {
+  try {
+    return Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8").trim())
+  } catch {
+    return undefined
+  }
+})()
+
 describe("NodeA2AServer.serve: listen backlog", () => {
-  it.live("a burst of connections past Node's default backlog is held, not dropped", () =>
-    Effect.gen(function*() {
-      const ours = yield* burstOn({})
-      // Node's default: the SYNs past it are dropped and sent again a second later.
-      const nodes = yield* burstOn({ backlog: 511 })
-      assert.isAtLeast(nodes, 900, `with Node's backlog the slowest connected after ${Math.round(nodes)} ms`)
-      assert.isBelow(ours, 900, `with ours the slowest connected after ${Math.round(ours)} ms`)
-      assert.strictEqual(NodeA2AServer.DEFAULT_BACKLOG, 4096)
-    }), 30_000)
+  // A kernel that caps every backlog below the burst (Linux before 5.4: 128) drops SYNs whatever the server asks.
+  it.live.skipIf(somaxconn === undefined || somaxconn < BURST)(
+    "a burst of connections past Node's default backlog is held, not dropped",
+    () =>
+      Effect.gen(function*() {
+        const ours = yield* burstOn({})
+        // Node's default: the SYNs past it are dropped and sent again a second later.
+        const nodes = yield* burstOn({ backlog: 511 })
+        assert.isAtLeast(nodes, 900, `with Node's backlog the slowest connected after ${Math.round(nodes)} ms`)
+        assert.isBelow(ours, 900, `with ours the slowest connected after ${Math.round(ours)} ms`)
+        assert.strictEqual(NodeA2AServer.DEFAULT_BACKLOG, 4096)
+      }),
+    30_000
+  )
 })
