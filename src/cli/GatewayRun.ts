@@ -115,7 +115,7 @@ export const run = (options: RunOptions) =>
             disableListenLog: true
           }
         ).pipe(
-          Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port, backlog: NodeA2AServer.DEFAULT_BACKLOG }))
         )
       ),
       Layer.provide(store),

@@ -67,7 +67,7 @@ const httpLayer = (options: McpGateway.Options, host: string, port: number) =>
   })).pipe(
     Layer.provideMerge(
       HttpRouter.serve(McpGateway.layerHttp(options), { disableLogger: true, disableListenLog: true }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port }))
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port, backlog: NodeA2AServer.DEFAULT_BACKLOG }))
       )
     )
   )
