@@ -13,10 +13,45 @@ import { ClusterSchema, Entity } from "effect/cluster"
 import * as PrimaryKey from "effect/PrimaryKey"
 import { Rpc } from "effect/rpc"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaParser from "effect/SchemaParser"
 import { A2AError } from "../../protocol/A2AError.ts"
 import * as v1 from "../../protocol/generated/v1.ts"
 import { receiptKeyString } from "../../server/MessageReceipts.ts"
 import type { StartOptions } from "../../server/TurnDispatch.ts"
+
+/**
+ * A protocol Schema whose values are written as they are and read as the Schema reads them. The protocol's Schemas
+ * encode every field unchanged, so a value is its own JSON: encoding it need not walk its Schema, which the engine
+ * would otherwise do for every Turn it stores and every outcome it answers (a task with its whole history). Reading
+ * is unchanged: the JSON is decoded by the Schema's JSON codec, every field checked, with the same errors.
+ *
+ * The value's side (what a constructor checks and what encoding starts from) and the JSON's side check only the
+ * kind of value (an object, an array), which also tells it from an optional field's `undefined` or `null`: a value
+ * is either decoded by the Schema or made by code its type checked, as SqlTaskRows trusts when it writes a task.
+ * The JSON written is the one the Schema writes, its keys in the value's own order (the Schema's, and the same
+ * bytes, for a value the Schema decoded).
+ */
+const asWritten = <T extends object, E>(
+  schema: Schema.Codec<T, E>,
+  kind: { readonly is: (input: unknown) => input is object; readonly expected: string }
+): Schema.decodeTo<Schema.declare<T>, Schema.declare<object>> => {
+  const decode = SchemaParser.decodeUnknownEffect(Schema.toCodecJson(schema))
+  // already JSON: a JSON codec derived from the Turn's Schema leaves it as it is
+  const json = Schema.declare(kind.is, { expected: kind.expected, toCodecJson: () => undefined })
+  const value = Schema.declare((input): input is T => kind.is(input), { expected: kind.expected })
+  return json.pipe(Schema.decodeTo(value, {
+    decode: SchemaGetter.transformEffect((input: object, options) => decode(input, options)),
+    encode: SchemaGetter.passthroughSupertype()
+  }))
+}
+
+const anObject = (expected: string) => ({
+  is: (input: unknown): input is object => typeof input === "object" && input !== null && !Array.isArray(input),
+  expected: `${expected} (a JSON object)`
+})
+
+const anArray = { is: (input: unknown): input is object => Array.isArray(input), expected: "array" }
 
 /** What travels of the request's CallContext: its credentials (authorization, cookies, API keys) never do. */
 const Call = Schema.Struct({
@@ -28,7 +63,7 @@ const Call = Schema.Struct({
   requestedVersion: Schema.String,
   extensions: Schema.Array(Schema.String),
   headers: Schema.Record(Schema.String, Schema.String),
-  interfaces: Schema.optional(Schema.Array(v1.AgentInterface)),
+  interfaces: Schema.optional(asWritten(Schema.Array(v1.AgentInterface), anArray)),
   origin: Schema.optional(Schema.String),
   binding: Schema.optional(Schema.String),
   namesTasks: Schema.optional(Schema.Boolean)
@@ -43,8 +78,8 @@ const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-
  * @category models
  */
 export const TurnOutcome = Schema.Union([
-  Schema.TaggedStruct("Reply", { message: v1.Message }),
-  Schema.TaggedStruct("Task", { task: v1.Task })
+  Schema.TaggedStruct("Reply", { message: asWritten(v1.Message, anObject("Message")) }),
+  Schema.TaggedStruct("Task", { task: asWritten(v1.Task, anObject("Task")) })
 ])
 
 /**
@@ -63,13 +98,13 @@ export type TurnOutcome = typeof TurnOutcome.Type
  * @category models
  */
 export class TurnRequest extends Schema.Class<TurnRequest>("effect-a2a/TurnRequest")({
-  message: v1.Message,
+  message: asWritten(v1.Message, anObject("Message")),
   owner: Schema.String,
   tenant: Schema.String,
   call: Call,
   metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-  configuration: Schema.optional(v1.SendMessageConfiguration),
-  pushConfig: Schema.optional(v1.TaskPushNotificationConfig),
+  configuration: Schema.optional(asWritten(v1.SendMessageConfiguration, anObject("SendMessageConfiguration"))),
+  pushConfig: Schema.optional(asWritten(v1.TaskPushNotificationConfig, anObject("TaskPushNotificationConfig"))),
   newTaskId: Schema.optional(Schema.String)
 }) {
   [PrimaryKey.symbol](): string {
