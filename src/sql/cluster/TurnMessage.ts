@@ -13,6 +13,7 @@ import { ClusterSchema, Entity } from "effect/cluster"
 import * as PrimaryKey from "effect/PrimaryKey"
 import { Rpc } from "effect/rpc"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaGetter from "effect/SchemaGetter"
 import * as SchemaParser from "effect/SchemaParser"
 import { A2AError } from "../../protocol/A2AError.ts"
@@ -26,32 +27,33 @@ import type { StartOptions } from "../../server/TurnDispatch.ts"
  * would otherwise do for every Turn it stores and every outcome it answers (a task with its whole history). Reading
  * is unchanged: the JSON is decoded by the Schema's JSON codec, every field checked, with the same errors.
  *
- * The value's side (what a constructor checks and what encoding starts from) and the JSON's side check only the
- * kind of value (an object, an array), which also tells it from an optional field's `undefined` or `null`: a value
- * is either decoded by the Schema or made by code its type checked, as SqlTaskRows trusts when it writes a task.
+ * The value's side (what a constructor checks and what encoding starts from) checks only what `json` does, the
+ * kind of value (an object; an array of objects), which also tells it from an optional field's `undefined` or
+ * `null`: a value is either decoded by the Schema or made by code its type checked, as SqlTaskRows trusts when it
+ * writes a task. `json` is the Schema's own JSON side as a union chooses by it (an object, an array).
  * The JSON written is the one the Schema writes, its keys in the value's own order (the Schema's, and the same
  * bytes, for a value the Schema decoded).
  */
-const asWritten = <T extends object, E>(
-  schema: Schema.Codec<T, E>,
-  kind: { readonly is: (input: unknown) => input is object; readonly expected: string }
-): Schema.decodeTo<Schema.declare<T>, Schema.declare<object>> => {
+const asWritten = <T extends J, E, J>(schema: Schema.Codec<T, E>, json: Schema.Codec<J>) => {
   const decode = SchemaParser.decodeUnknownEffect(Schema.toCodecJson(schema))
-  // already JSON: a JSON codec derived from the Turn's Schema leaves it as it is
-  const json = Schema.declare(kind.is, { expected: kind.expected, toCodecJson: () => undefined })
-  const value = Schema.declare((input): input is T => kind.is(input), { expected: kind.expected })
+  const isJson = Schema.is(json)
+  const identifier = SchemaAST.resolveIdentifier(schema.ast)
+  const value = Schema.declare((input): input is T => isJson(input), identifier === undefined ? {} : { identifier })
   return json.pipe(Schema.decodeTo(value, {
-    decode: SchemaGetter.transformEffect((input: object, options) => decode(input, options)),
+    decode: SchemaGetter.transformEffect((input: J, options) => decode(input, options)),
     encode: SchemaGetter.passthroughSupertype()
   }))
 }
 
-const anObject = (expected: string) => ({
-  is: (input: unknown): input is object => typeof input === "object" && input !== null && !Array.isArray(input),
-  expected: `${expected} (a JSON object)`
-})
-
-const anArray = { is: (input: unknown): input is object => Array.isArray(input), expected: "array" }
+/**
+ * The JSON side of a protocol message, as its Schema's own: an object, named as the Schema names it when it is not.
+ * Already JSON: a JSON codec derived from the Turn's Schema leaves it as it is.
+ */
+const jsonObject = (identifier: string) =>
+  Schema.declare(
+    (input: unknown): input is object => typeof input === "object" && input !== null && !Array.isArray(input),
+    { expected: `${identifier} (a JSON object)`, toCodecJson: () => undefined }
+  )
 
 /** What travels of the request's CallContext: its credentials (authorization, cookies, API keys) never do. */
 const Call = Schema.Struct({
@@ -63,7 +65,7 @@ const Call = Schema.Struct({
   requestedVersion: Schema.String,
   extensions: Schema.Array(Schema.String),
   headers: Schema.Record(Schema.String, Schema.String),
-  interfaces: Schema.optional(asWritten(Schema.Array(v1.AgentInterface), anArray)),
+  interfaces: Schema.optional(asWritten(Schema.Array(v1.AgentInterface), Schema.Array(jsonObject("AgentInterface")))),
   origin: Schema.optional(Schema.String),
   binding: Schema.optional(Schema.String),
   namesTasks: Schema.optional(Schema.Boolean)
@@ -78,8 +80,8 @@ const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-
  * @category models
  */
 export const TurnOutcome = Schema.Union([
-  Schema.TaggedStruct("Reply", { message: asWritten(v1.Message, anObject("Message")) }),
-  Schema.TaggedStruct("Task", { task: asWritten(v1.Task, anObject("Task")) })
+  Schema.TaggedStruct("Reply", { message: asWritten(v1.Message, jsonObject("Message")) }),
+  Schema.TaggedStruct("Task", { task: asWritten(v1.Task, jsonObject("Task")) })
 ])
 
 /**
@@ -98,13 +100,13 @@ export type TurnOutcome = typeof TurnOutcome.Type
  * @category models
  */
 export class TurnRequest extends Schema.Class<TurnRequest>("effect-a2a/TurnRequest")({
-  message: asWritten(v1.Message, anObject("Message")),
+  message: asWritten(v1.Message, jsonObject("Message")),
   owner: Schema.String,
   tenant: Schema.String,
   call: Call,
   metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-  configuration: Schema.optional(asWritten(v1.SendMessageConfiguration, anObject("SendMessageConfiguration"))),
-  pushConfig: Schema.optional(asWritten(v1.TaskPushNotificationConfig, anObject("TaskPushNotificationConfig"))),
+  configuration: Schema.optional(asWritten(v1.SendMessageConfiguration, jsonObject("SendMessageConfiguration"))),
+  pushConfig: Schema.optional(asWritten(v1.TaskPushNotificationConfig, jsonObject("TaskPushNotificationConfig"))),
   newTaskId: Schema.optional(Schema.String)
 }) {
   [PrimaryKey.symbol](): string {
