@@ -8,10 +8,12 @@
  *
  * CPU time moves with a shared machine's load; count instructions instead: run it under callgrind with
  * instrumentation off at the start and `--callgrind`, and the last pass alone is counted ("Collected" divided by
- * the Turns per pass: every step of one Turn). To compare with another commit, run the same file in a worktree of it.
+ * the Turns per pass: every step of one Turn; with `--count=STEP`, that step alone). To compare with another
+ * commit, run the same file in a worktree of it.
  *
  *   node bench/turnCodec.ts [turns per pass]
- *   valgrind --tool=callgrind --instr-atstart=no node --single-threaded bench/turnCodec.ts --callgrind 2000
+ *   valgrind --tool=callgrind --instr-atstart=no node --single-threaded --expose-gc bench/turnCodec.ts --callgrind 500
+ *   valgrind ... bench/turnCodec.ts --callgrind --count="encode reply" 500
  */
 import * as Reply from "effect/cluster/Reply"
 import * as Snowflake from "effect/cluster/Snowflake"
@@ -26,6 +28,8 @@ import * as CallContext from "../src/server/CallContext.ts"
 import { requestOf, Turn, type TurnOutcome } from "../src/sql/cluster/TurnMessage.ts"
 
 const callgrind = process.argv.includes("--callgrind")
+// --count=STEP: under callgrind, only that step of the last pass is counted
+const counted = process.argv.find((a) => a.startsWith("--count="))?.slice("--count=".length)
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const TURNS = Number(args[0] ?? 5000)
 const PASSES = 7
@@ -102,28 +106,41 @@ const steps: ReadonlyArray<Step> = ["construct", "encode request", "decode reque
 const best = new Map<Step, number>()
 const sizes = { request: 0, reply: 0 }
 
+// Under callgrind, its instrumentation is turned on for the last pass only (callgrind_control answers while the
+// event loop waits, so not with a synchronous call).
+const instrument = (on: boolean) =>
+  new Promise<void>((resolve, reject) =>
+    exec(`callgrind_control --instr=${on ? "on" : "off"} ${process.pid}`, (error) => error ? reject(error) : resolve())
+  )
+
 // One Turn's steps, each run TURNS times in a row (its own loop, so its CPU time is its own).
-const pass = (): Map<Step, number> => {
+const pass = async (last: boolean): Promise<Map<Step, number>> => {
   const used = new Map<Step, number>()
-  const time = (step: Step, f: (i: number) => void) => {
+  const time = async (step: Step, f: (i: number) => void) => {
+    const count = callgrind && last && (counted === undefined || counted === step)
+    // with --expose-gc, each step starts from a collected heap: the collection of the garbage of the steps before
+    // falls outside its count
+    globalThis.gc?.()
+    if (count) await instrument(true)
     const cpu = process.cpuUsage()
     for (let i = 0; i < TURNS; i++) f(i)
     const spent = process.cpuUsage(cpu)
+    if (count) await instrument(false)
     used.set(step, (spent.user + spent.system) / TURNS)
   }
   const requests = new Array<ReturnType<typeof requestOf>>(TURNS)
   const written = new Array<string>(TURNS)
   const replies = new Array<string>(TURNS)
-  time("construct", (i) => {
+  await time("construct", (i) => {
     requests[i] = requestOf(start, "7f3e2d1c-0b9a-4876-9543-210fedcba987")
   })
-  time("encode request", (i) => {
+  await time("encode request", (i) => {
     written[i] = JSON.stringify(Effect.runSync(encodePayload(requests[i]!)))
   })
-  time("decode request", (i) => {
+  await time("decode request", (i) => {
     Effect.runSync(decodePayload(JSON.parse(written[i]!)))
   })
-  time("encode reply", (i) => {
+  await time("encode reply", (i) => {
     const reply = new Reply.ReplyWithContext({
       reply: new Reply.WithExit<typeof Turn>({ requestId, id: replyId, exit: Exit.succeed(outcome) }),
       context: Context.empty(),
@@ -132,7 +149,7 @@ const pass = (): Map<Step, number> => {
     const encoded = Effect.runSync(Reply.serialize(reply, codecFor))
     replies[i] = encoded._tag === "WithExit" ? JSON.stringify(encoded.exit) : JSON.stringify(encoded.values)
   })
-  time("decode reply", (i) => {
+  await time("decode reply", (i) => {
     Effect.runSync(decodeReply({ _tag: "WithExit", requestId: "1", id: "2", exit: JSON.parse(replies[i]!) }))
   })
   sizes.request = written[0]!.length
@@ -140,16 +157,8 @@ const pass = (): Map<Step, number> => {
   return used
 }
 
-// Under callgrind, its instrumentation is turned on for the last pass only.
-const instrument = (on: boolean) =>
-  new Promise<void>((resolve, reject) =>
-    exec(`callgrind_control --instr=${on ? "on" : "off"} ${process.pid}`, (error) => error ? reject(error) : resolve())
-  )
 for (let i = 0; i < PASSES; i++) {
-  const counted = callgrind && i === PASSES - 1
-  if (counted) await instrument(true)
-  const used = pass()
-  if (counted) await instrument(false)
+  const used = await pass(i === PASSES - 1)
   if (i > 0) { for (const [step, micros] of used) best.set(step, Math.min(best.get(step) ?? Infinity, micros)) }
 }
 const total = steps.reduce((sum, step) => sum + (best.get(step) ?? 0), 0)
