@@ -5,7 +5,9 @@
  *
  * Everything here is persisted in PostgreSQL, in the engine's own tables, until answered: the entity type, the
  * message tag, the Schemas and the primary key are the wire format between the nodes of one database, and between
- * a node and the next version of itself. Change none of them without a migration.
+ * a node and the next version of itself. Change none of them without a migration. The protocol values in a Turn
+ * and its outcome (the message, the task) are written as they are and read by their Schemas (see `asWritten`): the
+ * JSON their Schemas would write, without walking them on every save.
  *
  * @since 0.2.0
  */
