@@ -5,7 +5,9 @@
  *
  * Everything here is persisted in PostgreSQL, in the engine's own tables, until answered: the entity type, the
  * message tag, the Schemas and the primary key are the wire format between the nodes of one database, and between
- * a node and the next version of itself. Change none of them without a migration.
+ * a node and the next version of itself. Change none of them without a migration. The protocol values in a Turn
+ * and its outcome (the message, the task) are written as they are and read by their Schemas (see `asWritten`): the
+ * JSON their Schemas would write, without walking them on every save.
  *
  * @since 0.2.0
  */
@@ -13,10 +15,47 @@ import { ClusterSchema, Entity } from "effect/cluster"
 import * as PrimaryKey from "effect/PrimaryKey"
 import { Rpc } from "effect/rpc"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaParser from "effect/SchemaParser"
 import { A2AError } from "../../protocol/A2AError.ts"
 import * as v1 from "../../protocol/generated/v1.ts"
 import { receiptKeyString } from "../../server/MessageReceipts.ts"
 import type { StartOptions } from "../../server/TurnDispatch.ts"
+
+/**
+ * A protocol Schema whose values are written as they are and read as the Schema reads them. The protocol's Schemas
+ * encode every field unchanged, so a value is its own JSON: encoding it need not walk its Schema, which the engine
+ * would otherwise do for every Turn it stores and every outcome it answers (a task with its whole history). Reading
+ * is unchanged: the JSON is decoded by the Schema's JSON codec, every field checked, with the same errors.
+ *
+ * The value's side (what a constructor checks and what encoding starts from) checks only what `json` does, the
+ * kind of value (an object; an array of objects), which also tells it from an optional field's `undefined` or
+ * `null`: a value is either decoded by the Schema or made by code its type checked, as SqlTaskRows trusts when it
+ * writes a task. `json` is the Schema's own JSON side as a union chooses by it (an object, an array).
+ * The JSON written is the one the Schema writes, its keys in the value's own order (the Schema's, and the same
+ * bytes, for a value the Schema decoded).
+ */
+const asWritten = <T extends J, E, J>(schema: Schema.Codec<T, E>, json: Schema.Codec<J>) => {
+  const decode = SchemaParser.decodeUnknownEffect(Schema.toCodecJson(schema))
+  const isJson = Schema.is(json)
+  const identifier = SchemaAST.resolveIdentifier(schema.ast)
+  const value = Schema.declare((input): input is T => isJson(input), identifier === undefined ? {} : { identifier })
+  return json.pipe(Schema.decodeTo(value, {
+    decode: SchemaGetter.transformEffect((input: J, options) => decode(input, options)),
+    encode: SchemaGetter.passthroughSupertype()
+  }))
+}
+
+/**
+ * The JSON side of a protocol message, as its Schema's own: an object, named as the Schema names it when it is not.
+ * Already JSON: a JSON codec derived from the Turn's Schema leaves it as it is.
+ */
+const jsonObject = (identifier: string) =>
+  Schema.declare(
+    (input: unknown): input is object => typeof input === "object" && input !== null && !Array.isArray(input),
+    { expected: `${identifier} (a JSON object)`, toCodecJson: () => undefined }
+  )
 
 /** What travels of the request's CallContext: its credentials (authorization, cookies, API keys) never do. */
 const Call = Schema.Struct({
@@ -28,7 +67,7 @@ const Call = Schema.Struct({
   requestedVersion: Schema.String,
   extensions: Schema.Array(Schema.String),
   headers: Schema.Record(Schema.String, Schema.String),
-  interfaces: Schema.optional(Schema.Array(v1.AgentInterface)),
+  interfaces: Schema.optional(asWritten(Schema.Array(v1.AgentInterface), Schema.Array(jsonObject("AgentInterface")))),
   origin: Schema.optional(Schema.String),
   binding: Schema.optional(Schema.String),
   namesTasks: Schema.optional(Schema.Boolean)
@@ -43,8 +82,8 @@ const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|x-api-key|api-
  * @category models
  */
 export const TurnOutcome = Schema.Union([
-  Schema.TaggedStruct("Reply", { message: v1.Message }),
-  Schema.TaggedStruct("Task", { task: v1.Task })
+  Schema.TaggedStruct("Reply", { message: asWritten(v1.Message, jsonObject("Message")) }),
+  Schema.TaggedStruct("Task", { task: asWritten(v1.Task, jsonObject("Task")) })
 ])
 
 /**
@@ -63,13 +102,13 @@ export type TurnOutcome = typeof TurnOutcome.Type
  * @category models
  */
 export class TurnRequest extends Schema.Class<TurnRequest>("effect-a2a/TurnRequest")({
-  message: v1.Message,
+  message: asWritten(v1.Message, jsonObject("Message")),
   owner: Schema.String,
   tenant: Schema.String,
   call: Call,
   metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-  configuration: Schema.optional(v1.SendMessageConfiguration),
-  pushConfig: Schema.optional(v1.TaskPushNotificationConfig),
+  configuration: Schema.optional(asWritten(v1.SendMessageConfiguration, jsonObject("SendMessageConfiguration"))),
+  pushConfig: Schema.optional(asWritten(v1.TaskPushNotificationConfig, jsonObject("TaskPushNotificationConfig"))),
   newTaskId: Schema.optional(Schema.String)
 }) {
   [PrimaryKey.symbol](): string {
