@@ -6,21 +6,27 @@
  * finds its message in its task and takes the lost-node path; a reset (a shard taken) or a read by ids never makes
  * a request first again. Needs A2A_TEST_DATABASE_URL (see .ci/postgres.sh).
  */
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Option, type Redacted, Tracer } from "effect"
+import type * as MessageStorage from "effect/cluster/MessageStorage"
+import * as Snowflake from "effect/cluster/Snowflake"
+import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
+import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as v1 from "../../../src/protocol/generated/v1.ts"
 import * as AgentExecutor from "../../../src/server/AgentExecutor.ts"
 import * as DemoAgent from "../../../src/server/DemoAgent.ts"
 import { RequestHandler } from "../../../src/server/RequestHandler.ts"
 import { TaskStore } from "../../../src/server/TaskStore.ts"
+import * as FirstDeliveries from "../../../src/sql/cluster/FirstDeliveries.ts"
 import { NODE_LOST } from "../../../src/sql/cluster/TurnEntity.ts"
 import * as DurableServer from "../../../src/sql/DurableServer.ts"
 import * as SqlStore from "../../../src/sql/SqlStore.ts"
 import * as WebPush from "../../../src/web/WebPush.ts"
 import { ctxFor, principal, taskOf } from "../../server/support.ts"
-import { freshDatabaseUrl, skipReason, testDatabaseUrl } from "../pg.ts"
+import { freshDatabaseUrl, freshSchemaUrl, skipReason, testDatabaseUrl } from "../pg.ts"
 
 /** The texts of the turns the agent ran. */
 const runs: Array<string> = []
@@ -156,5 +162,82 @@ describe.skipIf(testDatabaseUrl === undefined)(`A Turn's first delivery (${skipR
         }).pipe(Effect.scoped)
       }),
     90_000
+  )
+
+  /** The engine's message storage on a fresh schema (its tables made, the count's after `before` when given). */
+  const storage = (before?: (encoded: MessageStorage.Encoded) => Effect.Effect<void, unknown>) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* Migrator.make({})({ loader: SqlMessageStorage.migrations(), table: "cluster_migrations" })
+      const encoded = yield* SqlMessageStorage.makeEncodedStorage({})
+      if (before !== undefined) yield* before(encoded)
+      yield* FirstDeliveries.migrate
+      const firsts = FirstDeliveries.make()
+      return { firsts, storage: FirstDeliveries.counting(encoded, sql, firsts) }
+    }).pipe(Effect.provide(NodeCrypto.layerDigest))
+
+  /** A request of an entity on shard default:1, stored. */
+  const save = (encoded: MessageStorage.Encoded, requestId: string) =>
+    encoded.saveEnvelope({
+      envelope: {
+        _tag: "Request",
+        requestId,
+        address: { shardId: { group: "default", id: 1 }, entityType: "T", entityId: `e-${requestId}` },
+        tag: "Turn",
+        payload: { n: requestId },
+        headers: {}
+      },
+      primaryKey: `T/e-${requestId}/Turn/${requestId}`,
+      deliverAt: null
+    })
+
+  const shards = ["default:1"] as const
+  const read = (encoded: MessageStorage.Encoded) =>
+    Effect.map(
+      encoded.unprocessedMessages([...shards], Date.now(), { limit: 10 }),
+      (messages) => messages.map(({ envelope }) => envelope._tag === "Request" ? envelope.requestId : envelope._tag)
+    )
+
+  it.live(
+    "only a request's first claim is a first delivery: not after a reset, a read by ids, or an old row",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* freshSchemaUrl
+        yield* Effect.gen(function*() {
+          const { firsts, storage: counted } = yield* storage()
+          yield* save(counted, "1001")
+          assert.deepStrictEqual(yield* read(counted), ["1001"])
+          assert.isTrue(firsts.take("1001"), "read for the first time")
+          assert.isFalse(firsts.take("1001"), "asked once")
+          // Claimed: not read again until it is let go (a shard taken by another runner resets it).
+          assert.deepStrictEqual(yield* read(counted), [])
+          yield* counted.resetShards([...shards])
+          assert.deepStrictEqual(yield* read(counted), ["1001"])
+          assert.isFalse(firsts.take("1001"), "claimed before: given to a runner before")
+          // Read as first, then read by ids (an entity resumed) before it is delivered: not first any more.
+          yield* save(counted, "1002")
+          assert.deepStrictEqual(yield* read(counted), ["1002"])
+          const byIds = yield* counted.unprocessedMessagesById([Snowflake.Snowflake("1002")], Date.now())
+          assert.strictEqual(byIds.length, 1)
+          assert.isFalse(firsts.take("1002"), "read by ids")
+          // Read as first, then read again (let go, claimed once more) before its delivery asks: the last read says.
+          yield* save(counted, "1003")
+          assert.deepStrictEqual(yield* read(counted), ["1003"])
+          yield* counted.resetRequests([Snowflake.Snowflake("1003")])
+          assert.deepStrictEqual(yield* read(counted), ["1003"])
+          assert.isFalse(firsts.take("1003"), "the second claim")
+        }).pipe(Effect.scoped, Effect.provide(PgClient.layer({ url, maxConnections: 2 })))
+        // A row stored before the count existed is never known first (an older node may have claimed it).
+        const old = yield* freshSchemaUrl
+        yield* Effect.gen(function*() {
+          const { firsts, storage: counted } = yield* storage((encoded) => save(encoded, "2001"))
+          assert.deepStrictEqual(yield* read(counted), ["2001"])
+          assert.isFalse(firsts.take("2001"))
+          yield* save(counted, "2002")
+          assert.deepStrictEqual(yield* read(counted), ["2002"])
+          assert.isTrue(firsts.take("2002"), "a row stored after it: counted")
+        }).pipe(Effect.scoped, Effect.provide(PgClient.layer({ url: old, maxConnections: 2 })))
+      }),
+    60_000
   )
 })
