@@ -207,6 +207,8 @@ const handler = (
       // sender, is told to nobody before its turn saves it.
       const unread = first && (given === undefined || given.length === 0) && payload.newTaskId !== undefined &&
         payload.configuration?.returnImmediately !== true
+      // Its first save is then written as a new task's, as after a read that found nothing.
+      if (taskId !== undefined && unread) store.absent?.(taskId)
       if (taskId !== undefined && !unread) {
         const stored = yield* store.get(taskId, scope).pipe(
           orInternal,
