@@ -1,7 +1,7 @@
 /**
  * Which deliveries of the engine's requests are certainly their first ever, so that TurnEntity can start a new
  * task's turn without reading its task first (the read tells a Turn delivered again, after its node was lost, from a
- * first one; a first delivery of a new task can find nothing there but the queued task its sender saved).
+ * first one; a first delivery of a new task whose send saved nothing finds nothing there).
  *
  * PostgreSQL counts them: `cluster_messages.deliveries` is raised by a trigger every time a read of the engine's
  * storage claims a row (sets its `last_read`), whichever node, and whichever version of this library, reads it
