@@ -68,7 +68,7 @@ const label = (text: string): string => {
   const t = text.replace(/\s+/g, " ").replace(/"/g, "")
   if (/a2a_message_receipts/.test(t)) return "receipt"
   if (/INSERT INTO cluster_messages/i.test(t)) return "turn"
-  if (/UPDATE cluster_messages( m)? SET last_read/i.test(t)) return "read-back"
+  if (/UPDATE cluster_messages( \w+)? SET last_read/i.test(t)) return "read-back"
   if (/UPDATE cluster_messages SET processed/i.test(t)) return "processed"
   if (/INSERT INTO cluster_replies/i.test(t)) return "reply"
   if (/cluster_replies/i.test(t)) return "reply-read"

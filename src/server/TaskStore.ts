@@ -247,6 +247,13 @@ export class TaskStore extends Context.Service<TaskStore, {
    * on, so a cancel does not wait for the whole backlog. Unset: nothing to hurry.
    */
   readonly hurry?: ((taskId: string) => void) | undefined
+  /**
+   * Told that a task is not stored, known without reading it (a new task whose id its sender chose and told nobody),
+   * as a read that found nothing would tell it: a store that reads a task before saving it unless it knows what is
+   * stored (the SQL stores) writes its first save as a new task's. Wrong, it costs that save a read, never a write:
+   * the save is refused by what is stored, then made as without the hint. Unset: nothing to tell.
+   */
+  readonly absent?: ((taskId: string) => void) | undefined
 }>()("effect-a2a/server/TaskStore") {}
 
 /**

@@ -33,6 +33,7 @@ import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchemaLock from "../internal/SqlSchemaLock.ts"
 import * as ClusterStorage from "./ClusterStorage.ts"
+import * as FirstDeliveries from "./FirstDeliveries.ts"
 
 /**
  * The engine's settings and this node's runner, if it is one.
@@ -59,25 +60,35 @@ export interface Options {
  * The engine's tables, made (or brought up to date) under the stores' schema lock before its storage is built:
  * the storage layers migrate again as they start, and then find nothing to do.
  */
-const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.andThen(
+const migrated = Layer.effectDiscard(SqlSchemaLock.serialized(Effect.all([
   Migrator.make({})({ loader: SqlMessageStorage.migrations(), table: "cluster_migrations" }),
-  Migrator.make({})({ loader: SqlRunnerStorage.migrations({}), table: "cluster_runner_migrations" })
-)))
+  Migrator.make({})({ loader: SqlRunnerStorage.migrations({}), table: "cluster_runner_migrations" }),
+  // The deliveries' count of the engine's messages (see FirstDeliveries), once its tables are made.
+  FirstDeliveries.migrate
+], { discard: true })))
 
-/** Effect's SQL storage of the engine's messages, a request's final reply stored in one statement (see ClusterStorage). */
+/**
+ * Effect's SQL storage of the engine's messages, a request's final reply stored in one statement (see ClusterStorage),
+ * its read of the runner's messages telling which are read for the first time (see FirstDeliveries).
+ */
 const messages = Layer.effect(MessageStorage.MessageStorage)(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
   const encoded = yield* SqlMessageStorage.makeEncodedStorage({})
-  return yield* MessageStorage.makeEncoded(ClusterStorage.finalReplyInOneStatement(encoded, yield* SqlClient.SqlClient))
+  const firsts = yield* FirstDeliveries.FirstDeliveries
+  return yield* MessageStorage.makeEncoded(
+    FirstDeliveries.counting(ClusterStorage.finalReplyInOneStatement(encoded, sql), sql, firsts)
+  )
 })).pipe(Layer.provide(Snowflake.layerGenerator), Layer.provide(SqlMessageStorage.layerMigrations({})))
 
 /**
  * The engine's storage: its messages and its runners, in the SqlClient's database, through ClusterStorage's
  * wrappers (the runners read again when one changed, or `runnersMaxAge` after the last read; a lock refresh in one
- * statement).
+ * statement); and which requests it reads for the first time (FirstDeliveries, for TurnEntity).
  */
 const storage = (runnersMaxAge: Duration.Duration) =>
   ClusterStorage.layerMessages.pipe(
     Layer.provide(messages),
+    Layer.provideMerge(FirstDeliveries.layer),
     Layer.provide(NodeCrypto.layerDigest),
     Layer.provideMerge(ClusterStorage.layerRunners({ maxAge: runnersMaxAge })),
     Layer.provide(ClusterStorage.layerLocks),

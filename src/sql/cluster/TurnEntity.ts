@@ -8,7 +8,9 @@
  * restartable agent) or leaves the task FAILED with NODE_LOST, once the node that ran it, if another and alive
  * (its shards let go while it ran), has ended it or is gone (TurnHolder); a Turn that met a lost database runs again
  * once the database answers. A stopping runner starts no Turn, lets the running ones end until its ShutdownDeadline, and
- * leaves the rest to the task's next owner.
+ * leaves the rest to the task's next owner. Telling them apart takes a read of the task before the turn starts, but
+ * for a new task's Turn that the engine's storage says no runner was given before (FirstDeliveries, on
+ * PostgreSQL), whose send saved no task: nothing can be there yet.
  *
  * Used by ClusterTurns on a node that executes (`serve`, `worker`); a node that only sends (`serve --no-execute`)
  * has no handler.
@@ -32,6 +34,7 @@ import * as Outcome from "../../server/engine/Outcome.ts"
 import * as Ids from "../../server/internal/Ids.ts"
 import { isStorageUnreachable, isTurnCut, orInternal, type TaskRecord, TaskStore } from "../../server/TaskStore.ts"
 import { type Caller, type Local, type Processed, setStatus, type StartOptions } from "../../server/TurnDispatch.ts"
+import { FirstDeliveries } from "./FirstDeliveries.ts"
 import { LocalOutcomes } from "./LocalOutcomes.ts"
 import { TurnHolder } from "./TurnHolder.ts"
 import { QUEUED, Task, type TurnOutcome, type TurnRequest } from "./TurnMessage.ts"
@@ -138,6 +141,8 @@ const handler = (
     const holder = yield* Effect.serviceOption(TurnHolder)
     // A sender of this node waiting for a Turn's outcome hears it as the turn ends (see LocalOutcomes).
     const outcomes = yield* Effect.serviceOption(LocalOutcomes)
+    // On PostgreSQL: whether a Turn delivered now is delivered for the first time ever (see FirstDeliveries).
+    const firsts = yield* Effect.serviceOption(FirstDeliveries)
 
     /**
      * Records a task whose turn was lost with its node FAILED (NODE_LOST) as the runner commits any change: saved,
@@ -176,7 +181,8 @@ const handler = (
       )
 
     // `judged`: its turn, found cut, was judged lost with the node that held it (see TurnHolder): not waited for again.
-    const run = Effect.fnUntraced(function*(payload: TurnRequest, judged: boolean) {
+    // `first`: this is the Turn's first delivery ever, and its first run (see FirstDeliveries).
+    const run = Effect.fnUntraced(function*(payload: TurnRequest, judged: boolean, first: boolean) {
       const local = yield* Deferred.await(ready)
       // A stopping node starts no turn: it leaves it to the task's next owner (see below).
       if (state.stopping) return yield* Effect.never
@@ -196,7 +202,14 @@ const handler = (
         // A new task's non-blocking send is acknowledged once its Turn is stored (see `report`).
         acknowledged: payload.newTaskId !== undefined && payload.configuration?.returnImmediately === true
       }
-      if (taskId !== undefined) {
+      // A new task's Turn given to no runner before, whose send saved nothing (not acknowledged before its turn: no
+      // queued task, which a cancel could have ended meanwhile), finds no task: none is read. Its id, chosen by its
+      // sender, is told to nobody before its turn saves it.
+      const unread = first && (given === undefined || given.length === 0) && payload.newTaskId !== undefined &&
+        payload.configuration?.returnImmediately !== true
+      // Its first save is then written as a new task's, as after a read that found nothing.
+      if (taskId !== undefined && unread) store.absent?.(taskId)
+      if (taskId !== undefined && !unread) {
         const stored = yield* store.get(taskId, scope).pipe(
           orInternal,
           Effect.map(Option.getOrUndefined),
@@ -307,25 +320,29 @@ const handler = (
     /** A Turn's run, its task read again after a wait for its turn's end on another node (see READ_AGAIN). */
     const settled = (
       payload: TurnRequest,
+      first: boolean,
       judged = false
     ): Effect.Effect<TurnOutcome | typeof AGAIN, A2AError> =>
       Effect.flatMap(
-        run(payload, judged),
+        run(payload, judged, first),
         (outcome) =>
           outcome === READ_AGAIN || outcome === JUDGED_LOST ?
-            settled(payload, outcome === JUDGED_LOST) :
+            settled(payload, false, outcome === JUDGED_LOST) :
             Effect.succeed(outcome)
       )
 
-    /** A Turn's run, again (once the storage answers) for as long as it says so. */
-    const turn = (payload: TurnRequest): Effect.Effect<TurnOutcome, A2AError> =>
-      Effect.flatMap(settled(payload), (outcome) =>
+    /**
+     * A Turn's run, again (once the storage answers) for as long as it says so: a run again is not a first one (the
+     * one before may have taken the message into its task).
+     */
+    const turn = (payload: TurnRequest, first: boolean): Effect.Effect<TurnOutcome, A2AError> =>
+      Effect.flatMap(settled(payload, first), (outcome) =>
         outcome !== AGAIN ? Effect.succeed(outcome) : Effect.logWarning(
           `The storage was lost before or during the turn of message ${payload.message.messageId}; ` +
             "running it again once the storage is back"
         ).pipe(
           Effect.andThen(storageBack(payload)),
-          Effect.andThen(Effect.suspend(() => turn(payload)))
+          Effect.andThen(Effect.suspend(() => turn(payload, false)))
         ))
 
     /**
@@ -338,7 +355,7 @@ const handler = (
      * flight. It now waits for the first delivery's end and answers the same; should that one have been interrupted
      * (left to the shard's next owner), it runs the turn itself.
      */
-    const once = (payload: TurnRequest): Effect.Effect<TurnOutcome, A2AError> =>
+    const once = (payload: TurnRequest, requestId: string): Effect.Effect<TurnOutcome, A2AError> =>
       Effect.suspend(() => {
         const key = PrimaryKey.value(payload)
         const running = state.delivered.get(key)
@@ -348,12 +365,17 @@ const handler = (
               "answering its run's outcome"
           ).pipe(
             Effect.andThen(Deferred.await(running)),
-            Effect.flatMap((exit) => Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? once(payload) : exit)
+            Effect.flatMap((exit) =>
+              Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? once(payload, requestId) : exit
+            )
           )
         }
         const ended = Deferred.makeUnsafe<Exit.Exit<TurnOutcome, A2AError>>()
         state.delivered.set(key, ended)
-        return slots.withPermit(turn(payload)).pipe(
+        // Asked as the delivery arrives, once: a later delivery of the same request (a defect's restart of the
+        // entity, one after this one was interrupted) is not a first one.
+        const first = Option.isSome(firsts) && firsts.value.take(requestId)
+        return slots.withPermit(turn(payload, first)).pipe(
           // Answered with an error, its message was not taken into its task: said, as a non-blocking send's client,
           // acknowledged once the Turn was stored, is told nothing of it.
           Effect.tapError((error) =>
@@ -367,13 +389,18 @@ const handler = (
             Effect.sync(() => {
               if (state.delivered.get(key) === ended) state.delivered.delete(key)
               Deferred.doneUnsafe(ended, Exit.succeed(exit))
-              if (Exit.isSuccess(exit) && Option.isSome(outcomes)) outcomes.value.tell(key, exit.value)
+              if (Exit.isSuccess(exit) && Option.isSome(outcomes)) {
+                outcomes.value.tell(key, exit.value)
+              }
             })
           )
         )
       })
 
-    return Task.of({ Turn: ({ payload }) => once(payload) })
+    return Task.of({
+      Turn: (request) =>
+        once(request.payload, String(request.requestId))
+    })
   })
 
 /**

@@ -121,6 +121,8 @@ export const make = Effect.gen(function*() {
     save,
     list,
     coalesceSaves: true,
+    // A task known absent is saved as a read that found nothing would have it (see SqlTaskRows' `write`).
+    absent: (taskId) => rows.read(taskId, undefined),
     ...(Option.isSome(sqlite) ? { overloaded: sqlite.value.overloaded, hurry: rows.hurry } : {})
   })
 })
