@@ -159,16 +159,24 @@ const pgCpuMicros = (server: number): number => {
   return ticks * 10_000
 }
 
-/** The statements of the load by text (pg_stat_statements, reset before it), each with its calls per turn. */
-const statementList = (turns: number): Array<[number, string]> =>
+/**
+ * The statements of the load by text (pg_stat_statements, reset before it), each with its calls per turn and its
+ * execution time per turn in µs (the executor's, planning and the protocol's round trip not included).
+ */
+const statementList = (turns: number): Array<[number, number, string]> =>
   execFileSync("psql", [
     url,
     "-qAtc",
-    `SELECT calls, regexp_replace(left(query, 90), '\\s+', ' ', 'g') FROM ${STATEMENTS}.pg_stat_statements
+    `SELECT calls, total_exec_time, regexp_replace(left(query, 90), '\\s+', ' ', 'g')
+     FROM ${STATEMENTS}.pg_stat_statements
      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC LIMIT 25`
   ]).toString().trim().split("\n").map((line) => {
-    const [calls, ...text] = line.split("|")
-    return [Math.round(Number(calls) / turns * 100) / 100, text.join("|")] as [number, string]
+    const [calls, ms, ...text] = line.split("|")
+    return [
+      Math.round(Number(calls) / turns * 100) / 100,
+      Math.round(Number(ms) * 1000 / turns),
+      text.join("|")
+    ] as [number, number, string]
   })
 
 /** Turns callgrind's instrumentation of a node on or off. */
@@ -285,7 +293,9 @@ const run = async (nodes: number, cluster: boolean) => {
     loadAverage: loadAverage.map((l) => Math.round(l * 100) / 100)
   }))
   if (statements !== undefined) {
-    for (const [perTurn, text] of statements) console.log(`  ${perTurn.toFixed(2).padStart(6)}  ${text}`)
+    for (const [perTurn, micros, text] of statements) {
+      console.log(`  ${perTurn.toFixed(2).padStart(6)} ${String(micros).padStart(6)} µs  ${text}`)
+    }
   }
 }
 
