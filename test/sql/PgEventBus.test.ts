@@ -131,7 +131,7 @@ describe("PgEventBus", () => {
         const sql = Context.get(context, SqlClient.SqlClient)
         const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
         // The task is listened to here (another node's events of a task nobody here listens to are not decoded).
-        yield* Context.get(context, EventBus).subscribe("task-1")
+        yield* Context.get(context, EventBus).subscribe("task-1").pipe(Effect.asVoid)
         // Neither carries a valid event: decoded, each would be warned of as malformed.
         const own = `{"n":"node-a","t":"task-1","s":1,"e":{"not":"an event"}}`
         const others = `{"n":"node-b","t":"task-1","s":2,"e":{"not":"an event"}}`
