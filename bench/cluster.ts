@@ -10,7 +10,8 @@
 // turn, default 4 with the engine, 1 without), BENCH_IDLE (seconds the nodes are then left idle, measured, before the
 // load, default 5: on a loaded machine give BENCH_SETTLE some more, the engine's shards still being taken at first),
 // BENCH_WARMUP (seconds of the load before the idle measurement, default 0: one turn per node), BENCH_STATEMENTS=SCHEMA (where `CREATE EXTENSION pg_stat_statements SCHEMA ...` put its view, the
-// server started with shared_preload_libraries = 'pg_stat_statements').
+// server started with shared_preload_libraries = 'pg_stat_statements'), BENCH_STATEMENT_LIST=1 (with it: the load's
+// statements by text, with their calls per turn).
 //
 // BENCH_ALLOCATIONS=DIR writes each node's sampling allocation profile of the load (the garbage counted) to DIR
 // (`node bench/cpuOwners.ts --turns=N FILE.heapprofile` gives its bytes per turn by owner).
@@ -106,6 +107,8 @@ const send = async (base: string, nonblocking: boolean): Promise<number> => {
 }
 
 const STATEMENTS = process.env["BENCH_STATEMENTS"]
+// With BENCH_STATEMENTS: the load's statements listed by text, with their calls per turn (the view reset before).
+const STATEMENT_LIST = STATEMENTS !== undefined && process.env["BENCH_STATEMENT_LIST"] === "1"
 
 /** The transactions committed and statements run in the database so far (PostgreSQL's statistics). */
 const counters = (): { readonly commits: number; readonly statements: number } => {
@@ -128,6 +131,53 @@ const cpuMicros = (pid: number): { readonly user: number; readonly system: numbe
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
   return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 }
 }
+
+/** The PostgreSQL server's process (the first line of its data directory's postmaster.pid; same machine). */
+const postmaster = (): number => {
+  const directory = execFileSync("psql", [url, "-qAtc", "SHOW data_directory"]).toString().trim()
+  return Number(readFileSync(join(directory, "postmaster.pid"), "utf8").split("\n")[0])
+}
+
+/**
+ * The PostgreSQL server's CPU time so far, in microseconds: its live processes' (the backends, the background
+ * workers) and, through the server's cutime and cstime, those of the backends that ended and were reaped.
+ */
+const pgCpuMicros = (server: number): number => {
+  let ticks = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    let fields: Array<string>
+    try {
+      fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ")
+    } catch {
+      continue
+    }
+    const pid = Number(entry)
+    if (pid === server) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
+    else if (Number(fields[1]) === server) ticks += Number(fields[11]) + Number(fields[12])
+  }
+  return ticks * 10_000
+}
+
+/**
+ * The statements of the load by text (pg_stat_statements, reset before it), each with its calls per turn and its
+ * execution time per turn in µs (the executor's, planning and the protocol's round trip not included).
+ */
+const statementList = (turns: number): Array<[number, number, string]> =>
+  execFileSync("psql", [
+    url,
+    "-qAtc",
+    `SELECT calls, total_exec_time, regexp_replace(left(query, 90), '\\s+', ' ', 'g')
+     FROM ${STATEMENTS}.pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC LIMIT 25`
+  ]).toString().trim().split("\n").map((line) => {
+    const [calls, ms, ...text] = line.split("|")
+    return [
+      Math.round(Number(calls) / turns * 100) / 100,
+      Math.round(Number(ms) * 1000 / turns),
+      text.join("|")
+    ] as [number, number, string]
+  })
 
 /** Turns callgrind's instrumentation of a node on or off. */
 const instrument = (pid: number, on: boolean) =>
@@ -157,15 +207,30 @@ const run = async (nodes: number, cluster: boolean) => {
   await Promise.all(started.map((n) => send(n.base, false)))
   await load(started, performance.now() + WARMUP_SECONDS * 1000, [])
   await sleep(1_000)
+  const server = postmaster()
+  const pids = started.map((n) => n.child.pid!)
   const idleFrom = counters()
+  const idleCpuFrom = pids.map(cpuMicros)
+  const idlePgFrom = pgCpuMicros(server)
   const idleStart = performance.now()
   await sleep(IDLE_SECONDS * 1000)
   const idleTo = counters()
-  const idleCommits = (idleTo.commits - idleFrom.commits - PROBE_COMMITS) / ((performance.now() - idleStart) / 1000)
+  const idleSeconds = (performance.now() - idleStart) / 1000
+  const idleCommits = (idleTo.commits - idleFrom.commits - PROBE_COMMITS) / idleSeconds
+  // The nodes' and PostgreSQL's CPU time per second while idle: their background (polls, heartbeats, timers).
+  const idleNodeCpu = pids.map(cpuMicros).reduce(
+    (sum, now, i) => sum + now.user + now.system - idleCpuFrom[i]!.user - idleCpuFrom[i]!.system,
+    0
+  ) / idleSeconds
+  const idlePgCpu = (pgCpuMicros(server) - idlePgFrom) / idleSeconds
   const latencies: Array<number> = []
-  const pids = started.map((n) => n.child.pid!)
   if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, true) }
   if (ALLOCATIONS !== undefined) { for (const pid of pids) process.kill(pid, "SIGUSR2") }
+  if (STATEMENT_LIST) {
+    execFileSync("psql", [url, "-qAtc", `SELECT ${STATEMENTS}.pg_stat_statements_reset()`], { stdio: "ignore" })
+  }
+  const pgCpuBefore = pgCpuMicros(server)
+  const benchCpuBefore = process.cpuUsage()
   const cpuBefore = pids.map(cpuMicros)
   const windowFrom = process.hrtime.bigint() / 1000n
   const before = counters()
@@ -175,10 +240,14 @@ const run = async (nodes: number, cluster: boolean) => {
   if (NONBLOCKING) await sleep(SLEEP_MS * 3)
   const windowTo = process.hrtime.bigint() / 1000n
   const after = counters()
-  const cpu = pids.map((pid, i) => {
+  const pgCpu = pgCpuMicros(server) - pgCpuBefore
+  const benchCpu = process.cpuUsage(benchCpuBefore)
+  const perNode = pids.map((pid, i) => {
     const now = cpuMicros(pid)
     return { user: now.user - cpuBefore[i]!.user, system: now.system - cpuBefore[i]!.system }
-  }).reduce((a, b) => ({ user: a.user + b.user, system: a.system + b.system }))
+  })
+  const cpu = perNode.reduce((a, b) => ({ user: a.user + b.user, system: a.system + b.system }))
+  const statements = STATEMENT_LIST ? statementList(latencies.length) : undefined
   if (CALLGRIND !== undefined) { for (const pid of pids) instrument(pid, false) }
   if (ALLOCATIONS !== undefined) {
     for (const pid of pids) process.kill(pid, "SIGUSR2")
@@ -204,6 +273,13 @@ const run = async (nodes: number, cluster: boolean) => {
     nodeCpuMicrosPerTurn: Math.round((cpu.user + cpu.system) / latencies.length),
     // The kernel's share: the sockets' writes and reads (to PostgreSQL, to the clients) above all.
     nodeSystemMicrosPerTurn: Math.round(cpu.system / latencies.length),
+    // Each node's part of it, and PostgreSQL's (every backend's, the measuring psql sessions' included) and the
+    // bench's own (its clients) CPU time per turn: with several nodes on one machine, the cores they share.
+    eachNodeCpuMicrosPerTurn: perNode.map((c) => Math.round((c.user + c.system) / latencies.length)),
+    pgCpuMicrosPerTurn: Math.round(pgCpu / latencies.length),
+    idleNodeCpuMicrosPerSecond: Math.round(idleNodeCpu),
+    idlePgCpuMicrosPerSecond: Math.round(idlePgCpu),
+    benchCpuMicrosPerTurn: Math.round((benchCpu.user + benchCpu.system) / latencies.length),
     turns: latencies.length,
     // The load's window on the monotonic clock, in µs: what a node's CPU profile's sample times are on
     // (bench/cpuOwners.ts --from --to).
@@ -216,6 +292,11 @@ const run = async (nodes: number, cluster: boolean) => {
     }),
     loadAverage: loadAverage.map((l) => Math.round(l * 100) / 100)
   }))
+  if (statements !== undefined) {
+    for (const [perTurn, micros, text] of statements) {
+      console.log(`  ${perTurn.toFixed(2).padStart(6)} ${String(micros).padStart(6)} µs  ${text}`)
+    }
+  }
 }
 
 const counts = (process.env["BENCH_NODES"] ?? "1,2,3").split(",").map(Number)

@@ -10,7 +10,8 @@
 //
 // A sampling heap profile (`.heapprofile`, e.g. BENCH_ALLOCATIONS of bench/cluster.ts) is read the same way: its
 // bytes by owner. `--from=µs --to=µs` keeps the samples of a window of the monotonic clock (bench/cluster.ts prints its load's as
-// `window`), `--turns=N` adds microseconds per turn.
+// `window`), `--turns=N` adds microseconds per turn, `--callers=OWNER` splits that owner's part by its callers (e.g.
+// `--callers="Schema: encode/decode"`).
 //
 // Prints, per profile, the busy time (idle and the profiler's own time left out) and each owner's share of it.
 // With the node's CPU time per turn (bench/cluster.ts prints it), a share gives microseconds per turn per owner.
@@ -114,13 +115,30 @@ const byOwner = (nodes: ReadonlyArray<Node>, amounts: Iterable<readonly [number,
     ownerOfNode.set(id, owner)
     return owner
   }
+  // With --callers=OWNER: a sample of that owner is given to the first two owned frames above its own ones instead
+  // (each as file:function; see-through frames skipped, past a run loop too), so that e.g. the Schema's work is told
+  // by who asked for it (when the work ran in its caller's fiber, this names what resumed the fiber).
+  const callerOf = (id: number): string => {
+    const named: Array<string> = []
+    let inside = true
+    for (let at: number | undefined = id; at !== undefined && named.length < 2; at = parent.get(at)) {
+      const frame = byId.get(at)!.callFrame
+      const owner = ownerOf(frame.url, frame.functionName)
+      if (inside && owner === callers) continue
+      inside = false
+      if (owner === undefined || owner === callers || frame.functionName === "" || frame.url === "") continue
+      named.push(`${frame.url.split("/").at(-1)}:${frame.functionName}`)
+    }
+    return `${callers} <- ${named.join(" <- ")}`
+  }
   const total = new Map<string, number>()
   let sum = 0
   for (const [id, amount] of amounts) {
     const frame = byId.get(id)!.callFrame
     if (frame.functionName === "(idle)" || frame.url === "node:inspector") continue
     sum += amount
-    const owner = resolve(id)
+    const resolved = resolve(id)
+    const owner = callers !== undefined && resolved === callers ? callerOf(id) : resolved
     total.set(owner, (total.get(owner) ?? 0) + amount)
   }
   return { sum, owners: [...total].sort((a, b) => b[1] - a[1]) }
@@ -159,6 +177,7 @@ const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=
 const from = Number(flag("from") ?? -Infinity)
 const to = Number(flag("to") ?? Infinity)
 const turns = flag("turns")
+const callers = process.argv.find((a) => a.startsWith("--callers="))?.slice("--callers=".length)
 
 for (const file of process.argv.slice(2).filter((a) => !a.startsWith("--"))) {
   const json: unknown = JSON.parse(readFileSync(file, "utf8"))

@@ -69,6 +69,8 @@ export class EventBus extends Context.Service<EventBus, {
 export type InProcess = EventBus["Service"] & {
   /** Ends every live subscription with `error`; later subscriptions are not affected. */
   readonly failAll: (error: Unavailable) => Effect.Effect<void>
+  /** Whether `taskId` has a live subscription here now: an event of a task without one would reach no one. */
+  readonly watched: (taskId: string) => boolean
 }
 
 /** One live subscription: events wait in `pending` until a reader attaches, then go straight to it. */
@@ -151,6 +153,7 @@ export const makeInProcess: Effect.Effect<InProcess> = Effect.sync(() => {
 
   return {
     failAll,
+    watched: (taskId) => topics.has(taskId),
     publish: (event) =>
       Effect.sync(() => {
         const subscribers = topics.get(event.taskId)

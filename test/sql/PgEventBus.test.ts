@@ -130,6 +130,8 @@ describe("PgEventBus", () => {
         )
         const sql = Context.get(context, SqlClient.SqlClient)
         const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        // The task is listened to here (another node's events of a task nobody here listens to are not decoded).
+        yield* Context.get(context, EventBus).subscribe("task-1").pipe(Effect.asVoid)
         // Neither carries a valid event: decoded, each would be warned of as malformed.
         const own = `{"n":"node-a","t":"task-1","s":1,"e":{"not":"an event"}}`
         const others = `{"n":"node-b","t":"task-1","s":2,"e":{"not":"an event"}}`
@@ -139,6 +141,39 @@ describe("PgEventBus", () => {
         // Both were delivered by now (in order, to this connection): only the second was decoded.
         yield* Effect.sleep("200 millis")
         assert.strictEqual(warned(), 1)
+      }).pipe(Effect.scoped),
+    30_000
+  )
+
+  it.live(
+    "another node's events of a task with no subscriber here are dropped undecoded; a watched task's are decoded",
+    () =>
+      Effect.gen(function*() {
+        const url = new URL(Redacted.value(yield* freshSchemaUrl))
+        const logged: Array<string> = []
+        const context = yield* Layer.build(
+          PgEventBus.layer(PgClient.PgClient).pipe(
+            Layer.provideMerge(SqlNode.layerId("node-a")),
+            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) })),
+            Layer.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
+          )
+        )
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        const events = yield* Context.get(context, EventBus).subscribe("watched")
+        const heard = yield* Effect.forkChild(
+          Stream.runCollect(Stream.take(events, 1)).pipe(Effect.timeout("10 seconds"))
+        )
+        // Malformed events: one that is decoded is warned of. A task id with an escaped quote in it is read too.
+        const unwatched = `{"n":"node-b","t":"un\\"watched","s":1,"e":{"not":"an event"}}`
+        const malformed = `{"n":"node-b","t":"watched","s":1,"e":{"not":"an event"}}`
+        const valid = JSON.stringify({ n: "node-b", t: "watched", s: 2, e: event(2).event })
+        yield* sql`SELECT pg_notify(${channel}, ${unwatched}), pg_notify(${channel}, ${malformed}),
+          pg_notify(${channel}, ${valid})`
+        const got = yield* Fiber.join(heard)
+        // The valid one came last, in order: the two before it were handled by now.
+        assert.deepStrictEqual(Array.from(got, (e) => e.sequence), [2])
+        assert.strictEqual(logged.filter((m) => m.includes("malformed event notification")).length, 1)
       }).pipe(Effect.scoped),
     30_000
   )

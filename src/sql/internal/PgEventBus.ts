@@ -14,6 +14,9 @@
  * Outages: events a node publishes while it cannot reach the database are sent once it can, in order (they were
  * saved, so someone may wait for them); a node whose LISTEN is lost ends its subscriptions with Unavailable.
  *
+ * Fan-out: every node receives every notification; one of a task that has no subscriber on the receiving node is
+ * dropped there from its first bytes, undecoded, so that a node pays only for the events its own callers wait for.
+ *
  * Size: a NOTIFY payload is limited to 8000 bytes. A larger event (a big artifact) is written to
  * `a2a_task_events` and the notification carries only its key; receivers read it from there. Those rows are
  * kept for EVENT_RETENTION, far longer than any delivery takes.
@@ -79,6 +82,21 @@ const Notification = Schema.fromJsonString(Schema.Struct({
   r: Schema.optionalKey(Schema.Boolean)
 }))
 const decodeNotification = Schema.decodeUnknownResult(Notification)
+
+/** The start of every notification (see `inlineOf` and `payloadOf`): its node, then its task as a JSON string. */
+const HEAD = /^\{"n":"(?:[^"\\]|\\.)*","t":("(?:[^"\\]|\\.)*"),/
+
+/** The task a notification is of, read from its start alone; undefined when it does not start as ours do. */
+const taskOf = (payload: string): string | undefined => {
+  const head = HEAD.exec(payload)
+  if (head === null) return undefined
+  try {
+    const task: unknown = JSON.parse(head[1]!)
+    return typeof task === "string" ? task : undefined
+  } catch {
+    return undefined
+  }
+}
 
 const StoredEvent = Schema.fromJsonString(v1.StreamResponse)
 const decodeStoredEvent = Schema.decodeUnknownEffect(StoredEvent)
@@ -185,6 +203,12 @@ export const make = (
     const ownPrefix = `{"n":${JSON.stringify(node)},`
     const receive = (payload: string): Effect.Effect<void> => {
       if (payload.startsWith(ownPrefix)) return Effect.void
+      // Every node hears every other node's events, most of them of tasks nobody here listens to (their callers are
+      // on the node that sent them, or on another): those are dropped before their event's Schema is walked (or a
+      // large one read). A subscriber that comes later misses nothing: it reads the task after subscribing, and
+      // the event's save was committed before it was sent.
+      const task = taskOf(payload)
+      if (task !== undefined && !local.watched(task)) return Effect.void
       const decoded = decodeNotification(payload)
       if (Result.isFailure(decoded)) return Effect.logWarning("Ignored a malformed event notification")
       const { e, n, r, s, t } = decoded.success
