@@ -478,8 +478,8 @@ export const tlsConfig: Config.Config<TlsOptions | undefined> = Config.all({
 }))
 
 /**
- * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT`
- * (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS`, `A2A_RELEASE_MEMORY_WHEN_IDLE`
+ * `HOST` (default 127.0.0.1), `PORT` (default 8080), `A2A_LISTEN_BACKLOG` (default DEFAULT_BACKLOG),
+ * `A2A_REQUEST_TIMEOUT` and `A2A_SHUTDOWN_TIMEOUT` (durations, e.g. "10 seconds"), HTTPS (`tlsConfig`), `A2A_DEV_UI`, `A2A_API_DOCS`, `A2A_RELEASE_MEMORY_WHEN_IDLE`
  * and `A2A_LOW_MEMORY` (true or false; unset leaves the default), plus the binding settings of
  * HttpBindingOptions.config.
  *
@@ -497,6 +497,15 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
     ),
     Config.withDefault(DEFAULT_PORT)
   ),
+  backlog: Config.option(
+    Config.Int("A2A_LISTEN_BACKLOG").pipe(
+      Config.mapEffect((backlog) =>
+        backlog >= 1
+          ? Effect.succeed(backlog)
+          : Effect.fail(HttpBindingOptions.invalidConfig(`A2A_LISTEN_BACKLOG must be 1 or more, got ${backlog}`))
+      )
+    )
+  ),
   requestTimeout: Config.option(Config.Duration("A2A_REQUEST_TIMEOUT")),
   shutdownTimeout: Config.option(Config.Duration("A2A_SHUTDOWN_TIMEOUT")),
   tls: tlsConfig,
@@ -506,11 +515,24 @@ export const serveConfig: Config.Config<ServeOptions> = Config.all({
   lowMemory: Config.option(lowMemoryConfig),
   binding: HttpBindingOptions.config
 }).pipe(Config.map((
-  { apiDocs, binding, devUi, host, lowMemory, port, releaseMemoryWhenIdle, requestTimeout, shutdownTimeout, tls }
+  {
+    apiDocs,
+    backlog,
+    binding,
+    devUi,
+    host,
+    lowMemory,
+    port,
+    releaseMemoryWhenIdle,
+    requestTimeout,
+    shutdownTimeout,
+    tls
+  }
 ): ServeOptions => ({
   ...binding,
   host,
   port,
+  backlog: Option.getOrUndefined(backlog),
   tls,
   devUi: Option.getOrUndefined(devUi),
   apiDocs: Option.getOrUndefined(apiDocs),

@@ -4,7 +4,7 @@
  * those clients connect only after their retransmission timeout (a second on Linux).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger } from "effect"
+import { Context, Effect, Exit, Layer, Logger } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
 import { readFileSync } from "node:fs"
@@ -12,6 +12,7 @@ import * as Net from "node:net"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import { serveConfigFrom } from "../fixtures/ServeConfig.ts"
 
 /** More than Node's default backlog (511), fewer than ours. */
 const BURST = 1200
@@ -91,4 +92,15 @@ describe("NodeA2AServer.serve: listen backlog", () => {
       }),
     30_000
   )
+
+  it.effect("A2A_LISTEN_BACKLOG sets the backlog; unset leaves the default; a bad value is refused", () =>
+    Effect.gen(function*() {
+      const set = yield* serveConfigFrom({ A2A_LISTEN_BACKLOG: "8192" })
+      assert.isTrue(Exit.isSuccess(set) && set.value.backlog === 8192)
+      const unset = yield* serveConfigFrom({})
+      assert.isTrue(Exit.isSuccess(unset) && unset.value.backlog === undefined)
+      for (const bad of ["0", "-1", "many"]) {
+        assert.isTrue(Exit.isFailure(yield* serveConfigFrom({ A2A_LISTEN_BACKLOG: bad })), bad)
+      }
+    }))
 })
