@@ -17,24 +17,7 @@ import { type PushConfig, PushConfigStore } from "../../src/server/PushConfigSto
 import { TaskStore } from "../../src/server/TaskStore.ts"
 import * as SqliteClient from "../../src/sql/SqliteClient.ts"
 import * as SqlStore from "../../src/sql/SqlStore.ts"
-import { message, record, root, task } from "./fixtures.ts"
-
-/** A tracer that keeps the text of every statement run under it. */
-const recording = () => {
-  const statements: Array<string> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const span = new Tracer.NativeSpan(options)
-      const attribute = span.attribute.bind(span)
-      span.attribute = (key, value) => {
-        if (key === "db.query.text") statements.push(String(value).trim())
-        attribute(key, value)
-      }
-      return span
-    }
-  })
-  return { statements, tracer }
-}
+import { message, record, recordingStatements, root, task } from "./fixtures.ts"
 
 /** The stores over a fresh SQLite file, and a way to open the same file again (another process's stores). */
 const stores = Effect.gen(function*() {
@@ -61,7 +44,7 @@ const isRead = (statement: string) => /^select\b/i.test(statement)
 describe("SQLite saves of a new stream", () => {
   it.effect("a task's first save reads nothing first: the task's row and its history, in one write", () =>
     Effect.gen(function*() {
-      const { statements, tracer } = recording()
+      const { statements, tracer } = recordingStatements()
       const { here } = yield* stores
       const store = Context.get(here, TaskStore)
       const t = task({ history: [message("one")] })
@@ -115,7 +98,7 @@ describe("SQLite saves of a new stream", () => {
 
   it.effect("the PushNotifier's read of a task's configs: none after a save found none; a config is seen", () =>
     Effect.gen(function*() {
-      const { statements, tracer } = recording()
+      const { statements, tracer } = recordingStatements()
       const { here, open } = yield* stores
       // Opened before the task is saved: a store starting on the file fails the tasks in flight it finds (recovery).
       const there = yield* open

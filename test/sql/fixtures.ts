@@ -1,4 +1,5 @@
 /** Task builders for the store tests. */
+import * as Tracer from "effect/Tracer"
 import type * as v1 from "../../src/protocol/generated/v1.ts"
 import type { TaskRecord, TaskScope } from "../../src/server/TaskStore.ts"
 
@@ -66,3 +67,20 @@ export const richTask = (owner: string, id = uniqueId("rich")): v1.Task =>
     }],
     metadata: { source: "test", n: 1.5 }
   })
+
+/** A tracer that keeps the text of every statement run under it (effect/sql's spans carry it as `db.query.text`). */
+export const recordingStatements = () => {
+  const statements: Array<string> = []
+  const tracer = Tracer.make({
+    span: (options) => {
+      const span = new Tracer.NativeSpan(options)
+      const attribute = span.attribute.bind(span)
+      span.attribute = (key, value) => {
+        if (key === "db.query.text") statements.push(String(value).trim())
+        attribute(key, value)
+      }
+      return span
+    }
+  })
+  return { statements, tracer }
+}

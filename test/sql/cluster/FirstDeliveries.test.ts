@@ -27,6 +27,7 @@ import * as DurableServer from "../../../src/sql/DurableServer.ts"
 import * as SqlStore from "../../../src/sql/SqlStore.ts"
 import * as WebPush from "../../../src/web/WebPush.ts"
 import { ctxFor, principal, taskOf } from "../../server/support.ts"
+import { recordingStatements } from "../fixtures.ts"
 import { freshDatabaseUrl, freshSchemaUrl, skipReason, testDatabaseUrl } from "../pg.ts"
 
 /** The texts of the turns the agent ran. */
@@ -37,23 +38,6 @@ const agent = AgentExecutor.task((task, context) => {
   runs.push(AgentExecutor.textOf(context.message))
   return task.working("on it").pipe(Effect.andThen(task.complete("done")))
 })
-
-/** A tracer that keeps the text of every statement the stores run under it (the engine's own run untraced). */
-const recording = () => {
-  const statements: Array<string> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const span = new Tracer.NativeSpan(options)
-      const attribute = span.attribute.bind(span)
-      span.attribute = (key, value) => {
-        if (key === "db.query.text") statements.push(String(value).trim())
-        attribute(key, value)
-      }
-      return span
-    }
-  })
-  return { statements, tracer }
-}
 
 /** A server node on the database at `url`, with the engine: running turns (`execute`) or taking requests only. */
 const node = (url: Redacted.Redacted<string>, execute: boolean) =>
@@ -87,7 +71,7 @@ describe.skipIf(testDatabaseUrl === undefined)(`A Turn's first delivery (${skipR
     Effect.gen(function*() {
       runs.length = 0
       const url = yield* freshDatabaseUrl
-      const { statements, tracer } = recording()
+      const { statements, tracer } = recordingStatements()
       yield* Effect.gen(function*() {
         const { handler } = yield* node(url, true)
         const ctx = ctxFor(principal())
