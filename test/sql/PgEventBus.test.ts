@@ -81,6 +81,26 @@ const event = (sequence: number): TaskEvent => ({
   }
 })
 
+/**
+ * Node "node-a"'s bus on a fresh schema, in the test's scope, with what it logs kept: its bus, its SqlClient, the
+ * events' channel, and how many malformed notifications it has warned of so far.
+ */
+const nodeA = Effect.gen(function*() {
+  const url = new URL(Redacted.value(yield* freshSchemaUrl))
+  const logged: Array<string> = []
+  const context = yield* Layer.build(
+    PgEventBus.layer(PgClient.PgClient).pipe(
+      Layer.provideMerge(SqlNode.layerId("node-a")),
+      Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) })),
+      Layer.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
+    )
+  )
+  const sql = Context.get(context, SqlClient.SqlClient)
+  const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
+  const malformedWarnings = () => logged.filter((m) => m.includes("malformed event notification")).length
+  return { bus: Context.get(context, EventBus), channel, malformedWarnings, sql }
+})
+
 describe("PgEventBus", () => {
   if (testDatabaseUrl === undefined) return it.skip(skipReason, () => {})
 
@@ -119,28 +139,17 @@ describe("PgEventBus", () => {
     "a node drops its own notifications before decoding them: only another node's malformed one is warned of",
     () =>
       Effect.gen(function*() {
-        const url = new URL(Redacted.value(yield* freshSchemaUrl))
-        const logged: Array<string> = []
-        const context = yield* Layer.build(
-          PgEventBus.layer(PgClient.PgClient).pipe(
-            Layer.provideMerge(SqlNode.layerId("node-a")),
-            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) })),
-            Layer.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
-          )
-        )
-        const sql = Context.get(context, SqlClient.SqlClient)
-        const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        const { bus, channel, malformedWarnings, sql } = yield* nodeA
         // The task is listened to here (another node's events of a task nobody here listens to are not decoded).
-        yield* Context.get(context, EventBus).subscribe("task-1").pipe(Effect.asVoid)
+        yield* bus.subscribe("task-1").pipe(Effect.asVoid)
         // Neither carries a valid event: decoded, each would be warned of as malformed.
         const own = `{"n":"node-a","t":"task-1","s":1,"e":{"not":"an event"}}`
         const others = `{"n":"node-b","t":"task-1","s":2,"e":{"not":"an event"}}`
         yield* sql`SELECT pg_notify(${channel}, ${own}), pg_notify(${channel}, ${others})`
-        const warned = () => logged.filter((m) => m.includes("malformed event notification")).length
-        for (let i = 0; i < 100 && warned() === 0; i++) yield* Effect.sleep("50 millis")
+        for (let i = 0; i < 100 && malformedWarnings() === 0; i++) yield* Effect.sleep("50 millis")
         // Both were delivered by now (in order, to this connection): only the second was decoded.
         yield* Effect.sleep("200 millis")
-        assert.strictEqual(warned(), 1)
+        assert.strictEqual(malformedWarnings(), 1)
       }).pipe(Effect.scoped),
     30_000
   )
@@ -149,18 +158,8 @@ describe("PgEventBus", () => {
     "another node's events of a task with no subscriber here are dropped undecoded; a watched task's are decoded",
     () =>
       Effect.gen(function*() {
-        const url = new URL(Redacted.value(yield* freshSchemaUrl))
-        const logged: Array<string> = []
-        const context = yield* Layer.build(
-          PgEventBus.layer(PgClient.PgClient).pipe(
-            Layer.provideMerge(SqlNode.layerId("node-a")),
-            Layer.provideMerge(PgClient.layer({ url: Redacted.make(url.toString()) })),
-            Layer.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
-          )
-        )
-        const sql = Context.get(context, SqlClient.SqlClient)
-        const channel = yield* PgChannel.name("a2a_events").pipe(Effect.provideService(SqlClient.SqlClient, sql))
-        const events = yield* Context.get(context, EventBus).subscribe("watched")
+        const { bus, channel, malformedWarnings, sql } = yield* nodeA
+        const events = yield* bus.subscribe("watched")
         const heard = yield* Effect.forkChild(
           Stream.runCollect(Stream.take(events, 1)).pipe(Effect.timeout("10 seconds"))
         )
@@ -173,7 +172,7 @@ describe("PgEventBus", () => {
         const got = yield* Fiber.join(heard)
         // The valid one came last, in order: the two before it were handled by now.
         assert.deepStrictEqual(Array.from(got, (e) => e.sequence), [2])
-        assert.strictEqual(logged.filter((m) => m.includes("malformed event notification")).length, 1)
+        assert.strictEqual(malformedWarnings(), 1)
       }).pipe(Effect.scoped),
     30_000
   )
