@@ -37,6 +37,84 @@ interface Write {
 }
 
 /**
+ * Writes waiting, in arrival order, taken from the head: a group takes the writes it runs from there, so the ones it
+ * leaves lead the next group where they are, and a backlog is not copied for every group. What was taken is let go
+ * now and then (`compact`), not one by one.
+ */
+class Lane {
+  private writes: Array<Write> = []
+  private head = 0
+
+  push(write: Write): void {
+    this.writes.push(write)
+  }
+
+  /** The next write not dropped, taken; undefined when none waits. */
+  take(): Write | undefined {
+    while (this.head < this.writes.length) {
+      const write = this.writes[this.head++]!
+      if (!write.dropped) return write
+    }
+    return undefined
+  }
+
+  /** Whether a write waits (the dropped ones at the head are let go). */
+  waits(): boolean {
+    while (this.head < this.writes.length && this.writes[this.head]!.dropped) this.head++
+    return this.head < this.writes.length
+  }
+
+  /** Where the head is, to `rewind` to: the writes taken after it are taken again. */
+  mark(): number {
+    return this.head
+  }
+
+  rewind(to: number): void {
+    this.head = to
+  }
+
+  /** Whether the writes that were waiting when `end()` was read have not all been taken. */
+  leftBefore(end: number): boolean {
+    return this.head < end
+  }
+
+  end(): number {
+    return this.writes.length
+  }
+
+  /** When its oldest write waiting was queued; Infinity when none waits. */
+  oldest(): number {
+    return this.writes[this.head]?.at ?? Infinity
+  }
+
+  /** The writes waiting that match, taken out of the lane (the others keep their order); none if none match. */
+  takeOut(matches: (write: Write) => boolean): Array<Write> {
+    let found = false
+    for (let i = this.head; i < this.writes.length && !found; i++) found = matches(this.writes[i]!)
+    if (!found) return []
+    const out: Array<Write> = []
+    const kept: Array<Write> = []
+    for (let i = this.head; i < this.writes.length; i++) {
+      const write = this.writes[i]!
+      ;(matches(write) ? out : kept).push(write)
+    }
+    this.writes = kept
+    this.head = 0
+    return out
+  }
+
+  compact(): void {
+    if (this.head === this.writes.length) {
+      this.writes.length = 0
+      this.head = 0
+    } else if (this.head >= 1024) {
+      this.writes = this.writes.slice(this.head)
+      this.head = 0
+    }
+  }
+}
+
+/**
  * The writer's group commit: writes run together, committed once per group.
  *
  * @since 0.1.0
@@ -103,53 +181,23 @@ export const make = (
   isTransaction: (conn: Connection.Connection) => boolean
 ): Effect.Effect<GroupCommit, never, Scope.Scope> =>
   Effect.gen(function*() {
-    // The two lanes, each waiting from its head on (what is before it has been taken), the urgent one leading
-    // every group. A group takes the writes it runs from the heads, so the writes it leaves lead the next group
-    // where they are: a backlog is not copied for every group.
-    let urgent: Array<Write> = []
-    let urgentHead = 0
-    let pending: Array<Write> = []
-    let pendingHead = 0
+    // The two lanes, the urgent one leading every group.
+    const urgent = new Lane()
+    const pending = new Lane()
     let wake = Deferred.makeUnsafe<void>()
     // The last group left writes waiting.
     let backlog = false
 
     /** The next write waiting (urgent first), taken off its lane; undefined when none waits. */
-    const take = (): Write | undefined => {
-      while (urgentHead < urgent.length) {
-        const write = urgent[urgentHead++]!
-        if (!write.dropped) return write
-      }
-      while (pendingHead < pending.length) {
-        const write = pending[pendingHead++]!
-        if (!write.dropped) return write
-      }
-      return undefined
-    }
+    const take = (): Write | undefined => urgent.take() ?? pending.take()
 
     /** Whether a write waits (the dropped ones at the heads are let go). */
-    const waiting = (): boolean => {
-      while (urgentHead < urgent.length && urgent[urgentHead]!.dropped) urgentHead++
-      while (pendingHead < pending.length && pending[pendingHead]!.dropped) pendingHead++
-      return urgentHead < urgent.length || pendingHead < pending.length
-    }
+    const waiting = (): boolean => urgent.waits() || pending.waits()
 
     /** Lets go of the writes taken, now and then rather than one by one. */
     const compact = () => {
-      if (urgentHead === urgent.length) {
-        urgent.length = 0
-        urgentHead = 0
-      } else if (urgentHead >= 1024) {
-        urgent = urgent.slice(urgentHead)
-        urgentHead = 0
-      }
-      if (pendingHead === pending.length) {
-        pending.length = 0
-        pendingHead = 0
-      } else if (pendingHead >= 1024) {
-        pending = pending.slice(pendingHead)
-        pendingHead = 0
-      }
+      urgent.compact()
+      pending.compact()
     }
 
     // The writes whose outcome is known and whose callers have not resumed yet, in order (see `resumeSome`).
@@ -253,8 +301,8 @@ export const make = (
     /** Runs a group of the first writes waiting, as many as `GROUP_BUDGET_MS` allows. */
     const runGroup = (conn: Connection.Connection): void => {
       const deadline = performance.now() + GROUP_BUDGET_MS
-      const fromUrgent = urgentHead
-      const fromPending = pendingHead
+      const fromUrgent = urgent.mark()
+      const fromPending = pending.mark()
       const group: Array<Write> = []
       const exit = together(conn, take, group, deadline)
       if (Exit.isSuccess(exit)) {
@@ -268,8 +316,8 @@ export const make = (
         return
       }
       // Each alone, so each caller gets the outcome it would have had alone: the group's writes are taken again.
-      urgentHead = fromUrgent
-      pendingHead = fromPending
+      urgent.rewind(fromUrgent)
+      pending.rewind(fromPending)
       let ran = 0
       for (;;) {
         if (ran > 0 && performance.now() > deadline) break
@@ -286,13 +334,13 @@ export const make = (
       Effect.sync(() => {
         wake = Deferred.makeUnsafe<void>()
         backlog = false
-        const urgentEnd = urgent.length
-        const pendingEnd = pending.length
+        const urgentEnd = urgent.end()
+        const pendingEnd = pending.end()
         if (!waiting()) return compact()
         // The writes past the budget lead the next group, after a pause for everyone else (and before the writes
         // their callers' wake-ups may add meanwhile, which join the lanes behind them).
         runGroup(conn)
-        if (urgentHead < urgentEnd || pendingHead < pendingEnd) {
+        if (urgent.leftBefore(urgentEnd) || pending.leftBefore(pendingEnd)) {
           backlog = true
           Deferred.doneUnsafe(wake, Effect.void)
         }
@@ -338,24 +386,13 @@ export const make = (
 
     // Each lane is in arrival order (the writes a group left waiting at its head): its oldest write is its head.
     const lag = () => {
-      const oldest = Math.min(urgent[urgentHead]?.at ?? Infinity, pending[pendingHead]?.at ?? Infinity)
+      const oldest = Math.min(urgent.oldest(), pending.oldest())
       return oldest === Infinity ? 0 : performance.now() - oldest
     }
 
-    // The routine writes waiting are `pending` from its head on (those a group left first): one pass finds those of
-    // `key`.
+    // The routine writes of `key` waiting move to the urgent lane, behind the urgent writes already there.
     const hurry = (key: string) => {
-      let found = false
-      for (let i = pendingHead; i < pending.length && !found; i++) found = pending[i]!.key === key
-      if (!found) return
-      const kept: Array<Write> = []
-      for (let i = pendingHead; i < pending.length; i++) {
-        const write = pending[i]!
-        if (write.key === key) urgent.push(write)
-        else kept.push(write)
-      }
-      pending = kept
-      pendingHead = 0
+      for (const write of pending.takeOut((write) => write.key === key)) urgent.push(write)
     }
 
     return { write, lag, hurry }
