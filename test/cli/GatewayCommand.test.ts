@@ -8,11 +8,13 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as OurServer from "../client/OurServer.ts"
 import { cardUrl, wildAgent } from "../client/WildAgent.ts"
+import { slowestConnect, somaxconn } from "../fixtures/ConnectionBurst.ts"
 import { BIN, commandToExit } from "../fixtures/ServeProcess.ts"
 
 const TOKEN = "cli-admin-token"
 
-const startGateway = (args: ReadonlyArray<string> = [], env: NodeJS.ProcessEnv = process.env) =>
+/** The gateway's child process and its URL, once it says it listens. */
+const startGatewayProcess = (args: ReadonlyArray<string> = [], env: NodeJS.ProcessEnv = process.env) =>
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
@@ -28,12 +30,15 @@ const startGateway = (args: ReadonlyArray<string> = [], env: NodeJS.ProcessEnv =
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
     for (let i = 0; i < 1500; i++) {
       const m = /Gateway listening on (https?:\/\/\S+)/.exec(output)
-      if (m !== null) return m[1]!
+      if (m !== null) return { url: m[1]!, child }
       if (child.exitCode !== null) return yield* Effect.die(new Error(`gateway exited: ${output}`))
       yield* Effect.sleep("20 millis")
     }
     return yield* Effect.die(new Error(`gateway did not start: ${output}`))
   })
+
+const startGateway = (args: ReadonlyArray<string> = [], env: NodeJS.ProcessEnv = process.env) =>
+  Effect.map(startGatewayProcess(args, env), (gateway) => gateway.url)
 
 describe("effect-a2a gateway", () => {
   it.live("serves the gateway; add, ls and rm manage its agents", () =>
@@ -130,5 +135,23 @@ describe("effect-a2a gateway", () => {
         assert.strictEqual(added.code, 0, added.output)
       }).pipe(Effect.scoped),
     60_000
+  )
+
+  // More connections than Node's default backlog (511): with the gateway stopped (SIGSTOP) none is accepted, so
+  // only the kernel's queue holds them; past the backlog they would wait a second to send their SYN again.
+  it.live.skipIf(somaxconn === undefined || somaxconn < 1200)(
+    "listens with the server's backlog: a burst of connections is held while the gateway accepts none",
+    () =>
+      Effect.gen(function*() {
+        const { child, url } = yield* startGatewayProcess()
+        const port = Number(new URL(url).port)
+        yield* Effect.acquireRelease(
+          Effect.sync(() => child.kill("SIGSTOP")),
+          () => Effect.sync(() => child.kill("SIGCONT"))
+        )
+        const slowest = yield* slowestConnect(port, 1200).pipe(Effect.timeout("10 seconds"))
+        assert.isBelow(slowest, 900, `the slowest connected after ${Math.round(slowest)} ms`)
+      }).pipe(Effect.scoped),
+    30_000
   )
 })

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, type Scope } from "effect"
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -178,7 +178,11 @@ export const spawnCli = (
   args: ReadonlyArray<string>,
   listening: RegExp,
   env: Record<string, string> = {}
-): Effect.Effect<{ readonly match: string; readonly output: () => string }, never, Scope.Scope> =>
+): Effect.Effect<
+  { readonly match: string; readonly output: () => string; readonly child: ChildProcess },
+  never,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
@@ -191,7 +195,7 @@ export const spawnCli = (
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
     for (let i = 0; i < 1500; i++) {
       const match = listening.exec(output)?.[1]
-      if (match !== undefined) return { match, output: () => output }
+      if (match !== undefined) return { match, output: () => output, child }
       if (child.exitCode !== null) return yield* Effect.die(new Error(`${args[0]} exited: ${output}`))
       yield* Effect.sleep("20 millis")
     }
@@ -202,13 +206,13 @@ export const spawnCli = (
 export const overHttp = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {}
-): Effect.Effect<Gateway & { readonly url: string }, never, Scope.Scope> =>
+): Effect.Effect<Gateway & { readonly url: string; readonly child: ChildProcess }, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { match: url, output } = yield* spawnCli(
+    const { child, match: url, output } = yield* spawnCli(
       ["mcp", ...args, "--http", "0"],
       /MCP gateway listening on (\S+)/,
       env
     )
     const client = yield* connected(new StreamableHTTPClientTransport(new URL(url)))
-    return { client, url, stderr: output }
+    return { client, url, stderr: output, child }
   })

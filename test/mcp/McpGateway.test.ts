@@ -11,6 +11,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as A2AClient from "../../src/client/A2AClient.ts"
 import * as DemoAgent from "../../src/server/DemoAgent.ts"
 import { serveDemo, start as startOurs, TOKEN } from "../client/OurServer.ts"
+import { slowestConnect, somaxconn } from "../fixtures/ConnectionBurst.ts"
 import { start as startSdk } from "../interop/client/SdkServer.ts"
 import { call, freePort, type Gateway, overHttp, overStdio, scriptedAgent, settingsFile, text } from "./GatewayPeers.ts"
 
@@ -309,6 +310,26 @@ inFront(HttpGateway, overHttp)("effect-a2a mcp --http", (it) => {
       const id = yield* cancelMidTask(client, OURS, "slow")
       expect(yield* awaitState(peers.ours, id, "TASK_STATE_CANCELED", { bearer: TOKEN })).toBe("TASK_STATE_CANCELED")
     }))
+})
+
+describe("effect-a2a mcp --http: listen backlog", () => {
+  // More connections than Node's default backlog (511): with the gateway stopped (SIGSTOP) none is accepted, so
+  // only the kernel's queue holds them; past the backlog they would wait a second to send their SYN again.
+  it.live.skipIf(somaxconn === undefined || somaxconn < 1200)(
+    "listens with the server's backlog: a burst of connections is held while the gateway accepts none",
+    () =>
+      Effect.gen(function*() {
+        const port = yield* freePort
+        const { child, url } = yield* overHttp([`http://127.0.0.1:${port}`])
+        yield* Effect.acquireRelease(
+          Effect.sync(() => child.kill("SIGSTOP")),
+          () => Effect.sync(() => child.kill("SIGCONT"))
+        )
+        const slowest = yield* slowestConnect(Number(new URL(url).port), 1200).pipe(Effect.timeout("10 seconds"))
+        expect(slowest).toBeLessThan(900)
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
 })
 
 describe("effect-a2a mcp --refresh", () => {

@@ -7,11 +7,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Logger } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NetAddress from "effect/net/NetAddress"
-import { readFileSync } from "node:fs"
-import * as Net from "node:net"
 import * as NodeA2AServer from "../../src/node/NodeA2AServer.ts"
 import * as A2AServer from "../../src/server/A2AServer.ts"
 import * as AgentExecutor from "../../src/server/AgentExecutor.ts"
+import { slowestConnect, somaxconn } from "../fixtures/ConnectionBurst.ts"
 import { serveConfigFrom } from "../fixtures/ServeConfig.ts"
 
 /** More than Node's default backlog (511), fewer than ours. */
@@ -34,48 +33,13 @@ const served = (options: Partial<NodeA2AServer.ServeOptions>) =>
     Layer.provide(Logger.layer([]))
   )
 
-/**
- * Opens BURST connections in one go (their SYNs all sent before the server's next turn of the event loop) and
- * resolves with the time the slowest took to connect, in milliseconds.
- */
-const slowestConnect = (port: number) =>
-  Effect.callback<number>((resume) => {
-    const sockets: Array<Net.Socket> = []
-    const started = performance.now()
-    let connected = 0
-    let slowest = 0
-    for (let i = 0; i < BURST; i++) {
-      const socket = Net.connect({ host: "127.0.0.1", port })
-      socket.on("error", () => {})
-      socket.once("connect", () => {
-        slowest = Math.max(slowest, performance.now() - started)
-        if (++connected < BURST) return
-        for (const s of sockets) s.destroy()
-        resume(Effect.succeed(slowest))
-      })
-      sockets.push(socket)
-    }
-    return Effect.sync(() => {
-      for (const socket of sockets) socket.destroy()
-    })
-  })
-
 const burstOn = (options: Partial<NodeA2AServer.ServeOptions>) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(served(options))
     const address = Context.get(context, HttpServer.HttpServer).address
     const port = NetAddress.isInetAddress(address) ? address.port : 0
-    return yield* slowestConnect(port).pipe(Effect.timeout("10 seconds"))
+    return yield* slowestConnect(port, BURST).pipe(Effect.timeout("10 seconds"))
   }).pipe(Effect.scoped)
-
-/** The kernel's cap on any listen backlog (Linux), undefined where it cannot be read. */
-const somaxconn = (() => {
-  try {
-    return Number(readFileSync("/proc/sys/net/core/somaxconn", "utf8").trim())
-  } catch {
-    return undefined
-  }
-})()
 
 describe("NodeA2AServer.serve: listen backlog", () => {
   // A kernel that caps every backlog below the burst (Linux before 5.4: 128) drops SYNs whatever the server asks.
